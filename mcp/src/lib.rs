@@ -1,0 +1,1 @@
+//! MCP tool surface and loopback listener.

@@ -1,0 +1,1 @@
+//! Identity containers, tracker blocking, navigation policy. No CEF.

@@ -1,0 +1,1 @@
+//! egui browser chrome.

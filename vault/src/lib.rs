@@ -1,0 +1,1 @@
+//! Agent-blind password vault, TOTP and autofill profiles. No CEF.
