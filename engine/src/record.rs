@@ -12,6 +12,9 @@ pub const MASKED_VALUE: &str = "••••";
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Walk {
+    /// Renderer-side generation of this walk. The renderer keeps the element handles of its
+    /// latest walk, so element operations name `(walk_id, idx)` and are refused when stale.
+    pub walk_id: u64,
     pub url: String,
     pub title: String,
     /// Elements in document (pre-)order. Wrapper elements with nothing to say (no role, no own
