@@ -1,1 +1,4 @@
-//! MCP tool surface and loopback listener.
+//! Aperture's MCP surface: the loopback listener, the tool set, and the act → observe-delta
+//! loop. The browser is reached only through [`backend::Backend`], which `app/` implements.
+
+pub mod backend;

@@ -1,0 +1,308 @@
+//! The contract between the MCP surface and the browser that implements it.
+//!
+//! `app/` implements [`Backend`] on top of CEF; the tests implement it with fakes. The trait is
+//! deliberately small and mechanical: policy that must hold whatever the browser does (ref
+//! resolution, the untrusted-content envelope, "the agent may not close the human's tab",
+//! outcome-unknown reporting) lives on the MCP side, so an implementation cannot forget it.
+//!
+//! Every method is async and may be called concurrently for different tabs. The MCP layer
+//! serialises calls *per tab* (one agent action at a time on a tab), never across tabs.
+
+use std::fmt;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+pub use aperture_engine::record::{Rect, Walk};
+
+/// A browser tab as the agent addresses it. Stable for the tab's lifetime, never reused within
+/// a launch (reuse would let a stale id silently address a different page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct TabId(pub u64);
+
+impl fmt::Display for TabId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// One tab, as listed by [`Backend::tabs`]. `url` and `title` are page-authored and are only
+/// ever shown to the agent inside the untrusted-content envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TabInfo {
+    pub id: TabId,
+    pub url: String,
+    pub title: String,
+    /// Identity container the tab lives in (`None` for the default one).
+    pub container: Option<String>,
+    /// True when the agent opened this tab through [`Backend::open_tab`]. Only such tabs may be
+    /// closed by the agent.
+    pub opened_by_agent: bool,
+    /// True while a main-frame load is in flight.
+    pub loading: bool,
+    /// True while the human is interacting with this tab; input is then refused with
+    /// [`BackendError::HumanDriving`].
+    pub human_driving: bool,
+    /// The foreground tab of its window.
+    pub active: bool,
+}
+
+/// A main-frame navigation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Nav {
+    Goto(String),
+    Back,
+    Forward,
+    Reload,
+}
+
+/// What a navigation ended at. `url` and `title` are page-controlled.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct LoadOutcome {
+    /// The committed URL after redirects.
+    pub url: String,
+    /// HTTP status of the main document, when there was one (`None` for `about:`, `file:`...).
+    pub status: Option<u16>,
+    pub title: String,
+}
+
+/// An operation on one element of a walk, addressed by `(walk_id, idx)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ElementOp {
+    /// Scroll the element into view (centred where possible) and report its fresh bounds.
+    ScrollIntoView,
+    /// Focus the element and report its bounds.
+    Focus,
+    /// Empty an editable element the way a user would (select-all + delete), firing input
+    /// events.
+    Clear,
+    /// Select these options of a `<select>` (matched by value, then by visible label),
+    /// deselecting the rest; fires `input` and `change`.
+    SelectOptions(Vec<String>),
+    /// The element's rendered text (`innerText`, or the value of a form control), capped at
+    /// `cap` characters.
+    ReadText { cap: usize },
+}
+
+/// What an [`ElementOp`] reports back.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ElementReply {
+    /// Bounds after the operation, in CSS pixels relative to the top-level viewport.
+    pub bounds: Option<Rect>,
+    /// Page text, for [`ElementOp::ReadText`].
+    pub text: Option<String>,
+    /// True when `text` was cut at the cap.
+    pub truncated: bool,
+}
+
+/// The rendered text of a whole page.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PageText {
+    pub text: String,
+    pub truncated: bool,
+}
+
+/// A mouse button for [`Backend::click_at`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum MouseButton {
+    #[default]
+    Left,
+    Middle,
+    Right,
+}
+
+/// A PNG image.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Png {
+    pub bytes: Vec<u8>,
+    pub w: u32,
+    pub h: u32,
+}
+
+impl fmt::Debug for Png {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Png({}x{}, {} bytes)", self.w, self.h, self.bytes.len())
+    }
+}
+
+/// Kind of a console entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsoleKind {
+    Error,
+    Warning,
+    /// A subresource or main-frame request that failed (network error or HTTP status ≥ 400).
+    FailedRequest,
+}
+
+/// One console message or failed request. `text` and `url` are page-controlled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConsoleEntry {
+    pub kind: ConsoleKind,
+    pub text: String,
+    /// Script or request URL, when known.
+    pub url: Option<String>,
+    /// Source line, for script messages.
+    pub line: Option<u32>,
+}
+
+/// Per-site dark-mode policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThemeMode {
+    /// Follow the site and the system.
+    #[default]
+    Auto,
+    /// Force a dark rendering.
+    On,
+    /// Never darken.
+    Off,
+}
+
+/// What [`Backend::theme`] applies to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ThemeTarget {
+    /// A host name such as `example.com`.
+    Host(String),
+    /// The site currently shown in a tab.
+    Tab(TabId),
+}
+
+/// The dark-mode policy of one host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThemeState {
+    pub host: String,
+    pub mode: ThemeMode,
+}
+
+/// An identity container (separate cookies, storage and cache).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContainerInfo {
+    pub id: String,
+    /// Human-chosen display name (not page-controlled).
+    pub name: String,
+}
+
+/// Why a backend call failed.
+///
+/// The distinction that matters most is *before* versus *after* input was sent: the variants
+/// up to [`BackendError::StaleWalk`] mean nothing happened; for an input method, any other
+/// error is reported to the agent as "outcome unknown" and never retried, because the page may
+/// already have acted on it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BackendError {
+    #[error("no tab with id {0}")]
+    NoSuchTab(TabId),
+    #[error("the human is using this tab ({reason}); input was not sent")]
+    HumanDriving { reason: String },
+    #[error("tab {0} was opened by the human; the agent may not close it")]
+    NotOpenedByAgent(TabId),
+    #[error("refused by policy: {rule}")]
+    PolicyRefused { rule: String },
+    /// The renderer no longer holds the walk the element was addressed in.
+    #[error("the page changed since it was last observed (walk {walk_id} is gone)")]
+    StaleWalk { walk_id: u64 },
+    /// Navigation failed (DNS, TLS, aborted...). `url` is what was asked for.
+    #[error("navigation to {url} failed: {reason}")]
+    Navigation { url: String, reason: String },
+    #[error("timed out after {0:?}")]
+    Timeout(Duration),
+    #[error("the page's renderer process went away")]
+    RendererGone,
+    /// Input was dispatched but its effect could not be confirmed.
+    #[error("input was sent but its outcome is unknown: {0}")]
+    ActionOutcomeUnknown(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl BackendError {
+    /// True when the error guarantees that no input reached the page.
+    pub fn nothing_sent(&self) -> bool {
+        matches!(
+            self,
+            BackendError::NoSuchTab(_)
+                | BackendError::HumanDriving { .. }
+                | BackendError::NotOpenedByAgent(_)
+                | BackendError::PolicyRefused { .. }
+                | BackendError::StaleWalk { .. }
+        )
+    }
+}
+
+/// Result alias for backend calls.
+pub type BackendResult<T> = Result<T, BackendError>;
+
+/// The browser, as the MCP surface drives it.
+///
+/// Coordinates are CSS pixels relative to the top-level viewport, the same space as
+/// [`aperture_engine::record::NodeRecord::bounds`]. Input methods must inject *trusted* native
+/// events (as a user's mouse and keyboard would), never synthetic DOM events.
+#[async_trait]
+pub trait Backend: Send + Sync + 'static {
+    /// All tabs the agent can address (never the vault window or other internal UI).
+    async fn tabs(&self) -> BackendResult<Vec<TabInfo>>;
+    /// Opens a tab marked as agent-opened, in `container` (default container when `None`),
+    /// at `url` (a blank page when `None`). Returns once the tab exists; does not wait for
+    /// the load.
+    async fn open_tab(&self, url: Option<String>, container: Option<String>)
+    -> BackendResult<TabId>;
+    /// Closes a tab. Must refuse with [`BackendError::NotOpenedByAgent`] for human tabs (the
+    /// MCP layer checks too; this is the second lock on the door).
+    async fn close_tab(&self, id: TabId) -> BackendResult<()>;
+    /// Brings a tab to the foreground of its window.
+    async fn select_tab(&self, id: TabId) -> BackendResult<()>;
+    /// Navigates and waits for the main-frame load to finish (or fail, or time out).
+    async fn navigate(&self, id: TabId, nav: Nav) -> BackendResult<LoadOutcome>;
+    /// Waits until the page is quiet after an action: no main-frame load in flight and a
+    /// rendered frame since, or until `max` elapses. Elapsing is not an error.
+    async fn settle(&self, id: TabId, max: Duration) -> BackendResult<()> {
+        let _ = (id, max);
+        Ok(())
+    }
+    /// Runs the walker in the tab's top frame. The renderer keeps that walk's element handles
+    /// (superseding the previous walk's) for [`Backend::element`].
+    async fn walk(&self, id: TabId) -> BackendResult<Walk>;
+    /// Runs `op` on element `idx` of walk `walk_id`. Refuses with
+    /// [`BackendError::StaleWalk`] when `walk_id` is not the renderer's latest walk.
+    async fn element(
+        &self,
+        id: TabId,
+        walk_id: u64,
+        idx: u32,
+        op: ElementOp,
+    ) -> BackendResult<ElementReply>;
+    /// The rendered text of the whole page, capped at `cap` characters.
+    async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText>;
+    /// Trusted mouse click (`count` = 2 for a double click) at a viewport point.
+    async fn click_at(
+        &self,
+        id: TabId,
+        x: f32,
+        y: f32,
+        button: MouseButton,
+        count: u8,
+    ) -> BackendResult<()>;
+    /// Trusted mouse move to a viewport point (hover).
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()>;
+    /// Trusted wheel scroll by `(dx, dy)` CSS pixels with the pointer at `(x, y)`.
+    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()>;
+    /// One trusted key press, in the Playwright-style spelling: `"Enter"`, `"Tab"`,
+    /// `"ArrowDown"`, `"a"`, with modifiers joined by `+`: `"Control+a"`, `"Shift+Tab"`.
+    async fn key(&self, id: TabId, key: &str) -> BackendResult<()>;
+    /// Types text into the focused element as trusted character input.
+    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()>;
+    /// A PNG of the visible viewport, downscaled so its long edge is at most
+    /// `max_long_edge` pixels.
+    async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png>;
+    /// Console errors, warnings and failed requests recorded since the previous call for
+    /// this tab (the buffer is drained).
+    async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>>;
+    /// Reads, and when `set` is given first changes, the dark-mode policy of a site.
+    async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>)
+    -> BackendResult<ThemeState>;
+    /// The identity containers the human has set up.
+    async fn containers(&self) -> BackendResult<Vec<ContainerInfo>>;
+}
