@@ -1,0 +1,155 @@
+//! Chromium command-line switches that turn off phone-home traffic and keep WebRTC from
+//! leaking local addresses. The app appends these in `OnBeforeCommandLineProcessing`.
+//!
+//! Every switch and feature name below was checked against the strings in CEF 131.3.5's
+//! `libcef.so` (test `switch_names_exist_in_libcef` re-checks whenever that runtime is in the
+//! cache). Commonly copied names that are *not* in this build were left out rather than
+//! shipped as placebo: `--force-webrtc-ip-handling-policy` (renamed; Chrome now reads
+//! `--webrtc-ip-handling-policy` into the `webrtc.ip_handling_policy` pref),
+//! `--safebrowsing-disable-auto-update` and `--disable-client-side-phishing-detection` (CEF
+//! ships without Safe Browsing's network client), `--disable-crash-reporter`, and the
+//! `MediaRouter` / `CertificateTransparencyComponentUpdater` features.
+//!
+//! Variations: an unbranded Chromium (CEF is one) fetches no variations seed unless
+//! `--variations-server-url` is given, so the rule is to never pass that switch
+//! ([`FORBIDDEN_SWITCHES`]) and to drop the bundled field-trial testing config.
+
+/// `--disable-features` value: one switch, because Chromium keeps only the last
+/// `--disable-features` it sees; a second occurrence elsewhere would silently re-enable these.
+pub const DISABLED_FEATURES: &str = "AutofillServerCommunication,NetworkTimeServiceQuerying,OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,Translate,DialMediaRouteProvider,PreconnectToSearch,PrivacySandboxSettings4,BrowsingTopics";
+
+/// Each feature in [`DISABLED_FEATURES`] with why it is off.
+pub fn disabled_features() -> &'static [(&'static str, &'static str)] {
+    &[
+        ("AutofillServerCommunication", "autofill would upload form signatures to Google and download field predictions"),
+        ("NetworkTimeServiceQuerying", "no clock queries to Google's time service"),
+        ("OptimizationHints", "no per-navigation hint fetches to the optimization guide"),
+        ("OptimizationHintsFetching", "no batch hint fetches for top hosts"),
+        ("OptimizationGuideModelDownloading", "no ML model downloads in the background"),
+        ("Translate", "no translate-ranker/model downloads or page-language pings"),
+        ("DialMediaRouteProvider", "no SSDP/DIAL multicast scans of the LAN for cast devices"),
+        ("PreconnectToSearch", "no speculative connections to the default search engine"),
+        ("PrivacySandboxSettings4", "no Privacy Sandbox ads APIs (Topics, Protected Audience) or their prompts"),
+        ("BrowsingTopics", "no Topics API computing interest categories from history"),
+    ]
+}
+
+/// Switches the app must never add (or accept from a user's extra flags), because they turn
+/// phone-home traffic back on.
+pub const FORBIDDEN_SWITCHES: &[&str] = &["variations-server-url", "variations-insecure-server-url", "enable-crash-reporter"];
+
+/// `(switch name without dashes, value, one-line reason)` for the launch command line.
+///
+/// Append as `--name` or `--name=value`. The same WebRTC policy should also be set as the
+/// `webrtc.ip_handling_policy` preference on every container's request context, so a future
+/// CEF that stops mapping the switch to the pref still does the right thing.
+pub fn chromium_switches() -> &'static [(&'static str, Option<&'static str>, &'static str)] {
+    &[
+        ("disable-background-networking", None, "no extension/component update checks, translate, or other background fetches"),
+        ("disable-component-update", None, "no component-updater downloads (CRLSets, Widevine, origin trials, …)"),
+        ("disable-domain-reliability", None, "no Domain Reliability beacons reporting request failures to Google"),
+        ("metrics-recording-only", None, "UMA is recorded locally but never uploaded"),
+        ("disable-breakpad", None, "no crash dumps are collected or uploaded"),
+        ("disable-sync", None, "no Google account sync traffic"),
+        ("no-pings", None, "no hyperlink-auditing <a ping> beacons"),
+        ("disable-field-trial-config", None, "no bundled field-trial config; the variations seed is never fetched (see FORBIDDEN_SWITCHES)"),
+        ("disable-component-extensions-with-background-pages", None, "built-in extensions with background pages stay off, and so does their network use"),
+        ("disable-default-apps", None, "no default web apps installed (and fetched) on first run"),
+        ("no-first-run", None, "no first-run flow, which would fetch promos and set a default search engine"),
+        ("no-default-browser-check", None, "no default-browser probe"),
+        ("webrtc-ip-handling-policy", Some("disable_non_proxied_udp"), "WebRTC uses only proxied TCP, so no host/LAN/public-STUN address reaches a page"),
+        ("disable-features", Some(DISABLED_FEATURES), "feature-level phone-home switches; see disabled_features() for each"),
+    ]
+}
+
+/// The switches as `--name[=value]` argv strings.
+pub fn chromium_switch_args() -> Vec<String> {
+    chromium_switches()
+        .iter()
+        .map(|(n, v, _)| match v {
+            Some(v) => format!("--{n}={v}"),
+            None => format!("--{n}"),
+        })
+        .collect()
+}
+
+/// Returns the first forbidden switch present in `args` (`--name` or `--name=value` form).
+pub fn find_forbidden_switch<S: AsRef<str>>(args: &[S]) -> Option<&'static str> {
+    args.iter().find_map(|a| {
+        let name = a.as_ref().trim_start_matches('-');
+        let name = name.split_once('=').map_or(name, |(n, _)| n);
+        FORBIDDEN_SWITCHES.iter().copied().find(|f| *f == name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::path::PathBuf;
+
+    #[test]
+    fn features_constant_matches_documented_list() {
+        let joined: Vec<&str> = disabled_features().iter().map(|(f, _)| *f).collect();
+        assert_eq!(DISABLED_FEATURES, joined.join(","));
+    }
+
+    #[test]
+    fn one_disable_features_and_no_duplicates() {
+        let names: Vec<&str> = chromium_switches().iter().map(|(n, _, _)| *n).collect();
+        let unique: HashSet<_> = names.iter().collect();
+        assert_eq!(names.len(), unique.len(), "duplicate switch: {names:?}");
+        assert!(names.iter().all(|n| !n.starts_with('-') && !n.contains('=')));
+        assert!(chromium_switches().iter().all(|(_, _, why)| !why.is_empty() && !why.contains('\n')));
+    }
+
+    #[test]
+    fn webrtc_policy_and_args() {
+        let args = chromium_switch_args();
+        assert!(args.contains(&"--webrtc-ip-handling-policy=disable_non_proxied_udp".to_string()));
+        assert!(args.contains(&"--disable-domain-reliability".to_string()));
+        assert!(find_forbidden_switch(&args).is_none());
+        assert_eq!(find_forbidden_switch(&["--variations-server-url=http://x"]), Some("variations-server-url"));
+    }
+
+    /// Checks every name against CEF 131's own string table, when the runtime is cached
+    /// (`APERTURE_CEF_DIR`, else `$XDG_CACHE_HOME/aperture/cef/131.3.5`). Prints and passes
+    /// when it is not, since this crate must build and test without CEF.
+    #[test]
+    fn switch_names_exist_in_libcef() {
+        let dir = std::env::var_os("APERTURE_CEF_DIR").map(PathBuf::from).or_else(|| {
+            crate::fsutil::default_cache_root().map(|c| c.join("cef").join("131.3.5"))
+        });
+        let Some(lib) = dir.map(|d| d.join("libcef.so")).filter(|p| p.is_file()) else {
+            eprintln!("note: no CEF runtime cached; switch names not re-checked against libcef.so");
+            return;
+        };
+        let data = std::fs::read(&lib).unwrap();
+        let finder = |needle: &str| {
+            // A C string: preceded by a non-name byte (strings may be packed without NULs in
+            // front) and followed by NUL.
+            let mut pat = needle.as_bytes().to_vec();
+            pat.push(0);
+            memchr::memmem::find_iter(&data, &pat).any(|i| {
+                i == 0 || !(data[i - 1].is_ascii_alphanumeric() || data[i - 1] == b'-' || data[i - 1] == b'_')
+            })
+        };
+        let mut missing = vec![];
+        for (name, value, _) in chromium_switches() {
+            if !finder(name) {
+                missing.push(name.to_string());
+            }
+            if let Some(v) = value.filter(|_| *name != "disable-features") {
+                if !finder(v) {
+                    missing.push(format!("{name}={v}"));
+                }
+            }
+        }
+        for (f, _) in disabled_features() {
+            if !finder(f) {
+                missing.push(format!("feature {f}"));
+            }
+        }
+        assert!(missing.is_empty(), "not in {}: {missing:?}", lib.display());
+    }
+}
