@@ -1,0 +1,523 @@
+//! The human-side capability: create, unlock, lock, edit, reveal.
+//!
+//! [`Vault`] is held by the app and driven only from the vault window (which the agent cannot
+//! address). It hands out two narrower capabilities: [`Vault::agent_view`] for the MCP layer and
+//! [`Vault::filler`] for the app's own fill path. Neither can be turned back into a `Vault`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use chacha20poly1305::aead::{Aead, KeyInit, Payload as AeadPayload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+
+use crate::agent::AgentView;
+use crate::error::VaultError;
+use crate::file::{self, random_bytes};
+use crate::fill::Filler;
+use crate::kdf::KdfParams;
+use crate::origin::Origin;
+use crate::passgen::PasswordPolicy;
+use crate::profiles::Profile;
+use crate::secret::SecretString;
+use crate::state::{
+    self, AttachmentId, AttachmentMeta, AuditEvent, Entry, EntryId, Inner, Payload, Shared, Unlocked,
+    unix_now,
+};
+use crate::totp::Totp;
+
+/// Largest attachment accepted (a CV is a few hundred KiB; this is generous).
+pub const MAX_ATTACHMENT_BYTES: u64 = 32 * 1024 * 1024;
+
+/// The vault, as the human's side of the app holds it. Cloning shares the same state.
+#[derive(Clone)]
+pub struct Vault {
+    shared: Shared,
+}
+
+/// A new login entry.
+#[derive(Debug, Clone)]
+pub struct NewEntry<'a> {
+    /// The page the entry is for; it is bound to this origin's [`crate::Site`].
+    pub origin: &'a Origin,
+    /// Human-readable label ("Work account").
+    pub label: &'a str,
+    /// Username or email.
+    pub username: &'a str,
+    /// Password.
+    pub password: SecretString,
+    /// Optional TOTP seed.
+    pub totp: Option<Totp>,
+}
+
+/// An entry as the vault window lists it. No password.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryInfo {
+    /// Id.
+    pub id: EntryId,
+    /// Label.
+    pub label: String,
+    /// The site it is bound to, e.g. `https://example.com`.
+    pub site: String,
+    /// The origin it was saved from.
+    pub origin: String,
+    /// Username (shown to the human; never on the agent surface).
+    pub username: String,
+    /// Whether a TOTP seed is stored.
+    pub has_totp: bool,
+    /// Last change, Unix seconds.
+    pub updated: u64,
+}
+
+/// Plaintext of one entry, for display in the vault window only.
+pub struct Revealed {
+    username: SecretString,
+    password: SecretString,
+}
+
+impl Revealed {
+    /// The username.
+    pub fn username(&self) -> &str {
+        self.username.expose()
+    }
+    /// The password.
+    pub fn password(&self) -> &str {
+        self.password.expose()
+    }
+}
+
+impl std::fmt::Debug for Revealed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Revealed(<redacted>)")
+    }
+}
+
+/// An attachment as listed for the human.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttachmentInfo {
+    /// Id.
+    pub id: AttachmentId,
+    /// Label ("CV 2026").
+    pub label: String,
+    /// File name the upload will carry.
+    pub file_name: String,
+    /// MIME type.
+    pub media_type: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+impl Vault {
+    /// Creates a new vault file, calibrating Argon2id on this machine (about 0.5 s, never below
+    /// [`KdfParams::FLOOR`]). Refuses to overwrite an existing file.
+    pub fn create(path: impl AsRef<Path>, passphrase: &str) -> Result<Self, VaultError> {
+        Self::create_with_params(path, passphrase, KdfParams::calibrate())
+    }
+
+    /// Creates a vault with explicit KDF parameters (tests, migrations).
+    pub fn create_with_params(
+        path: impl AsRef<Path>,
+        passphrase: &str,
+        params: KdfParams,
+    ) -> Result<Self, VaultError> {
+        let path = path.as_ref().to_owned();
+        if passphrase.is_empty() {
+            return Err(VaultError::Policy("passphrase must not be empty"));
+        }
+        if path.exists() {
+            return Err(VaultError::AlreadyExists(path));
+        }
+        params.validate()?;
+        let (key, kh) = file::new_key(passphrase, params)?;
+        let payload = Payload::new();
+        let plain = state::serialize(&payload)?;
+        file::atomic_create(&path, &file::seal(&key, &kh, &plain))?;
+        let mut inner = Inner::new(path);
+        inner.unlocked = Some(Unlocked { key, kh, payload });
+        Ok(Self {
+            shared: Arc::new(Mutex::new(inner)),
+        })
+    }
+
+    /// Opens an existing vault file, locked. Checks the header (so a truncated, foreign or
+    /// future-version file is reported now) but needs no passphrase.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, VaultError> {
+        let path = path.as_ref().to_owned();
+        let bytes = fs::read(&path)?;
+        file::parse(&bytes)?;
+        Ok(Self {
+            shared: Arc::new(Mutex::new(Inner::new(path))),
+        })
+    }
+
+    /// Opens and unlocks in one step.
+    pub fn open_unlocked(path: impl AsRef<Path>, passphrase: &str) -> Result<Self, VaultError> {
+        let v = Self::open(path)?;
+        v.unlock(passphrase)?;
+        Ok(v)
+    }
+
+    /// Unlocks with the passphrase. On any error nothing is written and the vault stays locked.
+    pub fn unlock(&self, passphrase: &str) -> Result<(), VaultError> {
+        let mut g = state::lock(&self.shared);
+        let bytes = zeroize::Zeroizing::new(fs::read(&g.path)?);
+        let (key, kh, plain) = file::open(&bytes, passphrase)?;
+        let payload: Payload =
+            serde_json::from_slice(&plain).map_err(|e| VaultError::Payload(e.to_string()))?;
+        file::remove_stale_temps(&g.path);
+        g.unlocked = Some(Unlocked { key, kh, payload });
+        Ok(())
+    }
+
+    /// Locks: drops (and thereby zeroizes) the key and every decrypted secret, and voids all
+    /// outstanding grants.
+    pub fn lock(&self) {
+        let mut g = state::lock(&self.shared);
+        g.unlocked = None;
+        g.grants.clear();
+        g.consent.clear();
+    }
+
+    /// Whether the vault is unlocked.
+    pub fn is_unlocked(&self) -> bool {
+        state::lock(&self.shared).unlocked.is_some()
+    }
+
+    /// The vault file path.
+    pub fn path(&self) -> PathBuf {
+        state::lock(&self.shared).path.clone()
+    }
+
+    /// The KDF parameters in the current header.
+    pub fn kdf_params(&self) -> Result<KdfParams, VaultError> {
+        let g = state::lock(&self.shared);
+        Ok(g.unlocked.as_ref().ok_or(VaultError::Locked)?.kh.params)
+    }
+
+    /// Re-keys under a new passphrase with freshly calibrated (or given) parameters and a new
+    /// salt. Atomic like every save: a crash leaves the old passphrase working.
+    pub fn change_passphrase(
+        &self,
+        new_passphrase: &str,
+        params: Option<KdfParams>,
+    ) -> Result<(), VaultError> {
+        if new_passphrase.is_empty() {
+            return Err(VaultError::Policy("passphrase must not be empty"));
+        }
+        let params = params.unwrap_or_else(KdfParams::calibrate);
+        let mut g = state::lock(&self.shared);
+        let path = g.path.clone();
+        let u = g.unlocked.as_mut().ok_or(VaultError::Locked)?;
+        let (key, kh) = file::new_key(new_passphrase, params)?;
+        state::write_payload(&path, &key, &kh, &u.payload)?;
+        u.key = key;
+        u.kh = kh;
+        Ok(())
+    }
+
+    /// The capability handed to the MCP layer. See [`AgentView`].
+    pub fn agent_view(&self) -> AgentView {
+        AgentView::new(self.shared.clone())
+    }
+
+    /// The capability for the app's fill path. Never give this to the MCP layer.
+    pub fn filler(&self) -> Filler {
+        Filler::new(self.shared.clone())
+    }
+
+    /// Adds a login entry bound to `new.origin`'s site.
+    pub fn add_entry(&self, new: NewEntry<'_>) -> Result<EntryId, VaultError> {
+        let id = EntryId::random();
+        let now = unix_now();
+        let entry = Entry {
+            id: id.clone(),
+            site: new.origin.site(),
+            origin: new.origin.to_string(),
+            label: new.label.to_owned(),
+            username: SecretString::new(new.username),
+            password: new.password,
+            totp: new.totp,
+            notes: SecretString::default(),
+            created: now,
+            updated: now,
+        };
+        state::lock(&self.shared).mutate(|p| {
+            p.entries.push(entry);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Generates a password for `origin` and saves it as a new entry. Returns the id and the
+    /// policy's entropy in bits.
+    pub fn generate_entry(
+        &self,
+        origin: &Origin,
+        label: &str,
+        username: &str,
+        policy: &PasswordPolicy,
+    ) -> Result<(EntryId, f64), VaultError> {
+        let g = policy.generate()?;
+        let id = self.add_entry(NewEntry {
+            origin,
+            label,
+            username,
+            password: g.password,
+            totp: None,
+        })?;
+        Ok((id, g.entropy_bits))
+    }
+
+    fn with_entry<R>(&self, id: &EntryId, f: impl FnOnce(&mut Entry) -> R) -> Result<R, VaultError> {
+        state::lock(&self.shared).mutate(|p| {
+            let e = p
+                .entries
+                .iter_mut()
+                .find(|e| &e.id == id)
+                .ok_or(VaultError::NotFound)?;
+            e.updated = unix_now();
+            Ok(f(e))
+        })
+    }
+
+    /// Replaces an entry's password.
+    pub fn set_password(&self, id: &EntryId, password: SecretString) -> Result<(), VaultError> {
+        self.with_entry(id, |e| e.password = password)
+    }
+
+    /// Sets or clears an entry's TOTP seed.
+    pub fn set_totp(&self, id: &EntryId, totp: Option<Totp>) -> Result<(), VaultError> {
+        self.with_entry(id, |e| e.totp = totp)
+    }
+
+    /// Replaces an entry's free-form notes (never on any agent or fill path).
+    pub fn set_notes(&self, id: &EntryId, notes: &str) -> Result<(), VaultError> {
+        self.with_entry(id, |e| e.notes = SecretString::new(notes))
+    }
+
+    /// Reads an entry's notes, for the vault window.
+    pub fn notes(&self, id: &EntryId) -> Result<String, VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        let e = u
+            .payload
+            .entries
+            .iter()
+            .find(|e| &e.id == id)
+            .ok_or(VaultError::NotFound)?;
+        Ok(e.notes.expose().to_owned())
+    }
+
+    /// Deletes an entry.
+    pub fn delete_entry(&self, id: &EntryId) -> Result<(), VaultError> {
+        state::lock(&self.shared).mutate(|p| {
+            let before = p.entries.len();
+            p.entries.retain(|e| &e.id != id);
+            if p.entries.len() == before {
+                return Err(VaultError::NotFound);
+            }
+            Ok(())
+        })
+    }
+
+    /// Every entry, for the vault window.
+    pub fn entries(&self) -> Result<Vec<EntryInfo>, VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        Ok(u.payload
+            .entries
+            .iter()
+            .map(|e| EntryInfo {
+                id: e.id.clone(),
+                label: e.label.clone(),
+                site: e.site.to_string(),
+                origin: e.origin.clone(),
+                username: e.username.expose().to_owned(),
+                has_totp: e.totp.is_some(),
+                updated: e.updated,
+            })
+            .collect())
+    }
+
+    /// **The one function in the crate that returns a stored password to a caller.** It exists
+    /// for the vault window's "show password" button and must never gain a caller outside it.
+    pub fn reveal_for_human(&self, id: &EntryId) -> Result<Revealed, VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        let e = u
+            .payload
+            .entries
+            .iter()
+            .find(|e| &e.id == id)
+            .ok_or(VaultError::NotFound)?;
+        Ok(Revealed {
+            username: e.username.clone(),
+            password: e.password.clone(),
+        })
+    }
+
+    /// The live TOTP code and seconds remaining, for the vault window's countdown.
+    pub fn totp_now(&self, id: &EntryId) -> Result<(String, u64), VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        let e = u
+            .payload
+            .entries
+            .iter()
+            .find(|e| &e.id == id)
+            .ok_or(VaultError::NotFound)?;
+        Ok(e.totp.as_ref().ok_or(VaultError::NotFound)?.code_now())
+    }
+
+    /// Adds or replaces (by name) an autofill profile.
+    pub fn put_profile(&self, profile: Profile) -> Result<(), VaultError> {
+        state::lock(&self.shared).mutate(|p| {
+            p.profiles.retain(|q| q.name != profile.name);
+            p.profiles.push(profile);
+            Ok(())
+        })
+    }
+
+    /// Deletes a profile by name.
+    pub fn delete_profile(&self, name: &str) -> Result<(), VaultError> {
+        let mut g = state::lock(&self.shared);
+        g.consent.retain(|(_, p), _| p != name);
+        g.mutate(|p| {
+            let before = p.profiles.len();
+            p.profiles.retain(|q| q.name != name);
+            if before == p.profiles.len() {
+                return Err(VaultError::NotFound);
+            }
+            Ok(())
+        })
+    }
+
+    /// A copy of a profile, for editing in the vault window.
+    pub fn profile(&self, name: &str) -> Result<Profile, VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        u.payload
+            .profiles
+            .iter()
+            .find(|q| q.name == name)
+            .cloned()
+            .ok_or(VaultError::NotFound)
+    }
+
+    /// Copies a file the human picked into the attachments library, encrypted. This is the only
+    /// function that takes a path, and it is human-side.
+    pub fn add_attachment(
+        &self,
+        source: &Path,
+        label: &str,
+        media_type: &str,
+    ) -> Result<AttachmentId, VaultError> {
+        let size = fs::metadata(source)?.len();
+        if size > MAX_ATTACHMENT_BYTES {
+            return Err(VaultError::Policy("attachment too large"));
+        }
+        let data = zeroize::Zeroizing::new(fs::read(source)?);
+        let file_name = source
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "attachment".into());
+        let id = AttachmentId::random();
+        let mut g = state::lock(&self.shared);
+        let path = g.path.clone();
+        let key = g
+            .unlocked
+            .as_ref()
+            .ok_or(VaultError::Locked)?
+            .payload
+            .attachment_key_bytes();
+        let dir = state::attachments_dir(&path);
+        fs::create_dir_all(&dir)?;
+        let blob = seal_attachment(&key, &id, &data);
+        file::atomic_write(&dir.join(format!("{id}.bin")), &blob)?;
+        let meta = AttachmentMeta {
+            id: id.clone(),
+            label: label.to_owned(),
+            file_name,
+            media_type: media_type.to_owned(),
+            size,
+            added: unix_now(),
+        };
+        g.mutate(|p| {
+            p.attachments.push(meta);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Removes an attachment from the library and deletes its file.
+    pub fn remove_attachment(&self, id: &AttachmentId) -> Result<(), VaultError> {
+        let mut g = state::lock(&self.shared);
+        let path = g.path.clone();
+        g.mutate(|p| {
+            let before = p.attachments.len();
+            p.attachments.retain(|a| &a.id != id);
+            if before == p.attachments.len() {
+                return Err(VaultError::NotFound);
+            }
+            Ok(())
+        })?;
+        let _ = fs::remove_file(state::attachments_dir(&path).join(format!("{id}.bin")));
+        Ok(())
+    }
+
+    /// The library, for the vault window.
+    pub fn attachments(&self) -> Result<Vec<AttachmentInfo>, VaultError> {
+        let g = state::lock(&self.shared);
+        let u = g.unlocked.as_ref().ok_or(VaultError::Locked)?;
+        Ok(u.payload
+            .attachments
+            .iter()
+            .map(|a| AttachmentInfo {
+                id: a.id.clone(),
+                label: a.label.clone(),
+                file_name: a.file_name.clone(),
+                media_type: a.media_type.clone(),
+                size: a.size,
+            })
+            .collect())
+    }
+
+    /// Agent activity (grants, refusals), newest last, for the vault window.
+    pub fn audit_log(&self) -> Vec<AuditEvent> {
+        state::lock(&self.shared).audit.clone()
+    }
+}
+
+pub(crate) fn seal_attachment(key: &[u8; 32], id: &AttachmentId, data: &[u8]) -> Vec<u8> {
+    let nonce = random_bytes::<24>();
+    let cipher = XChaCha20Poly1305::new(key.into());
+    let ct = cipher
+        .encrypt(
+            XNonce::from_slice(&nonce),
+            AeadPayload {
+                msg: data,
+                aad: id.as_str().as_bytes(),
+            },
+        )
+        .expect("in-memory encryption cannot fail");
+    let mut out = nonce.to_vec();
+    out.extend_from_slice(&ct);
+    out
+}
+
+pub(crate) fn open_attachment(key: &[u8; 32], id: &AttachmentId, blob: &[u8]) -> Option<Vec<u8>> {
+    if blob.len() < 24 + 16 {
+        return None;
+    }
+    let cipher = XChaCha20Poly1305::new(key.into());
+    // AAD binds the blob to its id, so swapping two attachment files is detected.
+    cipher
+        .decrypt(
+            XNonce::from_slice(&blob[..24]),
+            AeadPayload {
+                msg: &blob[24..],
+                aad: id.as_str().as_bytes(),
+            },
+        )
+        .ok()
+}
