@@ -313,6 +313,12 @@ impl Blocker {
     }
 }
 
+/// `$XDG_CACHE_HOME/aperture/adblock-engine` (else under `$HOME/.cache`): where the app keeps
+/// the compiled engine. `None` when neither variable is set.
+pub fn default_engine_cache_dir() -> Option<PathBuf> {
+    crate::fsutil::default_cache_root().map(|r| r.join("adblock-engine"))
+}
+
 fn parse_options() -> ParseOptions {
     // The app does no cosmetic (element-hiding) injection yet; keeping only network rules
     // roughly halves build time and cache size.

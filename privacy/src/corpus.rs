@@ -300,7 +300,8 @@ fn decode_entities(v: &str) -> String {
     while let Some(p) = rest.find('&') {
         out.push_str(&rest[..p]);
         rest = &rest[p..];
-        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+        // Byte search: `;` is ASCII, so its index is always a char boundary.
+        let Some(semi) = rest.as_bytes()[..rest.len().min(12)].iter().position(|&c| c == b';') else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -383,5 +384,7 @@ mod tests {
     #[test]
     fn entities() {
         assert_eq!(decode_entities("a&amp;b&#38;c&#x26;d&bogus;e&"), "a&b&c&d&bogus;e&");
+        assert_eq!(decode_entities("&quot; isn’t"), "\" isn’t");
+        assert_eq!(decode_entities("&’’’’’;"), "&’’’’’;");
     }
 }

@@ -134,6 +134,8 @@ mod tests {
                 i == 0 || !(data[i - 1].is_ascii_alphanumeric() || data[i - 1] == b'-' || data[i - 1] == b'_')
             })
         };
+        // The finder must be able to say no: this renamed switch is absent from CEF 131.
+        assert!(!finder("force-webrtc-ip-handling-policy"));
         let mut missing = vec![];
         for (name, value, _) in chromium_switches() {
             if !finder(name) {
