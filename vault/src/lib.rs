@@ -130,7 +130,7 @@ pub use error::{AgentError, FillError, VaultError};
 pub use fill::{AttachmentData, FillSecret, Filler, ProfileApproval, ProfileFill};
 pub use kdf::KdfParams;
 pub use origin::{Origin, Site};
-pub use passgen::{GeneratedPassword, PasswordPolicy};
+pub use passgen::PasswordPolicy;
 pub use profiles::{
     Decision, FieldDescriptor, FillPlan, MatchSource, PlannedField, Profile, ProfileField, SelectOption,
     SkipReason,

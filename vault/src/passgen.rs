@@ -52,9 +52,11 @@ impl Default for PasswordPolicy {
     }
 }
 
-/// A generated password and the entropy of the distribution it was drawn from.
+/// A generated password and the entropy of the distribution it was drawn from. Crate-private:
+/// callers get a generated password only as a saved entry ([`crate::Vault::generate_entry`],
+/// [`crate::AgentView::generate_password`]), never as a loose value.
 #[derive(Debug)]
-pub struct GeneratedPassword {
+pub(crate) struct GeneratedPassword {
     pub(crate) password: SecretString,
     /// log2 of the number of equally likely passwords this policy can produce.
     pub entropy_bits: f64,
@@ -117,7 +119,7 @@ impl PasswordPolicy {
     }
 
     /// Generates one password.
-    pub fn generate(&self) -> Result<GeneratedPassword, VaultError> {
+    pub(crate) fn generate(&self) -> Result<GeneratedPassword, VaultError> {
         let classes = self.validate()?;
         let entropy_bits = self.entropy_bits()?;
         let alphabet: Vec<char> = classes.iter().flatten().copied().collect();
