@@ -1,1 +1,102 @@
-//! egui browser chrome.
+//! Aperture's browser chrome (egui on winit + glutin) and the dark-mode
+//! logic behind it.
+//!
+//! The chrome follows servoshell's split: it only **emits**
+//! [`UiCommand`]s and draws from a read-only [`ChromeModel`]; the
+//! application owns all browser state and applies the commands. The same
+//! code path then serves the human's clicks and the agent's MCP actions.
+//!
+//! # Modules the app uses without egui
+//!
+//! * [`dark`] — per-site Auto/On/Off policy, [`dark::mean_luminance`], the
+//!   layer decision [`dark::plan`], the filter stylesheet and the DevTools
+//!   calls for layers 1 and 2.
+//! * [`settings`] — atomic, corruption-tolerant `settings.json`.
+//! * [`omnibox`] — typed text → URL.
+//!
+//! # Integration contract (the app's `main`)
+//!
+//! ```no_run
+//! use std::sync::{Arc, Mutex};
+//! use std::time::Duration;
+//! use aperture_ui::{ChromeModel, Host, RunOptions, UiCommand, UiWaker};
+//!
+//! struct App { model: Arc<Mutex<ChromeModel>>, waker: UiWaker }
+//! impl Host for App {
+//!     fn apply(&mut self, cmd: UiCommand) {
+//!         match cmd {
+//!             // Close browsers first; quit once CEF reports them closed.
+//!             UiCommand::CloseRequested => self.waker.quit(),
+//!             _ => { /* route to tabs; update self.model; */ }
+//!         }
+//!     }
+//!     fn do_work(&mut self) { /* unsafe { cef_do_message_loop_work() } */ }
+//! }
+//!
+//! let event_loop = aperture_ui::event_loop()?;          // main thread, once
+//! let waker = UiWaker::new(&event_loop);                // Clone + Send
+//! let model = Arc::new(Mutex::new(ChromeModel::default()));
+//! // CEF's BrowserProcessHandler::OnScheduleMessagePumpWork(delay_ms), any thread:
+//! //     waker.schedule_work(Duration::from_millis(delay_ms.max(0) as u64));
+//! // RenderHandler::OnPaint (main thread): copy BGRA into model.frame,
+//! //     bump `generation`, then waker.request_repaint().
+//! // OnCursorChange / title / loading / URL changes: update model, request_repaint().
+//! let host = App { model: model.clone(), waker: waker.clone() };
+//! aperture_ui::run(event_loop, RunOptions::default(), model, host)?;
+//! # Ok::<(), aperture_ui::UiError>(())
+//! ```
+//!
+//! Rules the runner relies on:
+//!
+//! * **Threads.** [`run`] blocks the main thread. [`Host`] methods run on
+//!   it, so CEF must use the external message pump
+//!   (`external_message_pump = 1`, `multi_threaded_message_loop = 0`), and
+//!   CEF's UI-thread callbacks (OnPaint, OnCursorChange, …) happen inside
+//!   [`Host::do_work`]. [`UiWaker`] is the only thing other threads touch.
+//! * **Pumping.** [`Host::do_work`] is called when a
+//!   [`UiWaker::schedule_work`] delay expires, and additionally every
+//!   [`RunOptions::max_work_interval`] (CEF sample's 1/30 s) because not all
+//!   CEF work is announced. Between those the loop sleeps in
+//!   `ControlFlow::WaitUntil`; there is no busy loop.
+//! * **Painting.** The window redraws on input, on
+//!   [`UiWaker::request_repaint`] and on egui's own animation timers only.
+//!   The page texture is re-uploaded only when [`PageFrame::generation`]
+//!   changes.
+//! * **The model lock** is held only while the chrome builds a frame, never
+//!   across [`Host`] calls, so the host may lock it freely.
+//! * **Sizes.** [`UiCommand::Resize`] gives the page area in DIP plus the
+//!   device scale; answer `GetViewRect` with the DIP size and
+//!   `GetScreenInfo.device_scale_factor` with the scale, and call
+//!   `WasResized`. Paint buffers then arrive at `DIP × scale` pixels and are
+//!   drawn 1:1. Page input coordinates are DIP relative to the page area.
+//! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), all
+//!   keys except the browser shortcuts (Ctrl+L/T/W/R, Ctrl+Tab, Alt+←/→,
+//!   F5) go to the page as [`PageInput`] with Windows VK and X11 keycodes;
+//!   send [`KeyInput::character`] as a `KEYEVENT_CHAR` after the key-down
+//!   and [`PageInput::Text`] chars as `KEYEVENT_CHAR`s.
+//! * **Quitting.** Closing the window emits [`UiCommand::CloseRequested`];
+//!   the loop keeps running (CEF needs it to close browsers) until the app
+//!   calls [`UiWaker::quit`]. Then [`Host::exiting`] runs and [`run`]
+//!   returns; call `cef_shutdown()` after that.
+//!
+//! For tests without CEF, drive [`Chrome::run`] with synthetic
+//! `egui::RawInput` (see `tests/headless.rs`), or run the real window with a
+//! synthetic page: `cargo run -p aperture-ui --example chrome_demo`.
+
+pub mod chrome;
+pub mod command;
+pub mod dark;
+pub mod keys;
+pub mod model;
+pub mod omnibox;
+mod runner;
+pub mod settings;
+
+pub use chrome::Chrome;
+pub use command::{KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
+pub use model::{ChromeModel, ContainerInfo, CursorShape, PageFrame, Rgb, TabId, TabView};
+pub use runner::{Host, RunOptions, UiError, UiEvent, UiWaker, event_loop, run};
+
+/// The egui version this crate is built against, re-exported so tests and
+/// the app can build `RawInput` without a second, mismatched egui.
+pub use egui;

@@ -1,0 +1,1006 @@
+//! The browser chrome: tab strip, toolbar, omnibox and the page area.
+//!
+//! [`Chrome::run`] is one egui frame: it reads the [`ChromeModel`], draws,
+//! and returns the [`UiCommand`]s the human's input produced. It owns only
+//! UI-local state (omnibox text being edited, focus, the page texture).
+
+use std::collections::HashMap;
+
+use egui::text::{CCursor, CCursorRange};
+use egui::{
+    Align, Align2, Color32, Context, CornerRadius, CursorIcon, Event, FontId, FullOutput, Id, Key, Layout,
+    PointerButton, Pos2, RawInput, Rect, RichText, Sense, TextureHandle, TextureOptions, Ui, Vec2, pos2,
+    vec2,
+};
+
+use crate::command::{MouseButton, PageInput, UiCommand};
+use crate::dark::{ThemeMode, site_key};
+use crate::keys;
+use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
+use crate::omnibox::resolve_input;
+
+/// DIP per wheel "line": what Chromium's GTK port scrolls per notch.
+const WHEEL_LINE_DIP: f32 = 40.0;
+/// Two presses closer than this (seconds, points) count as a double click.
+const MULTI_CLICK_TIME: f64 = 0.5;
+const MULTI_CLICK_DIST: f32 = 4.0;
+
+const TAB_HEIGHT: f32 = 38.0;
+const TAB_MAX_WIDTH: f32 = 220.0;
+const TAB_MIN_WIDTH: f32 = 90.0;
+
+/// Colour of the "agent is driving" mark.
+const AGENT_COLOUR: Color32 = Color32::from_rgb(0xE8, 0x8A, 0x1A);
+/// Colour of the "you are driving" mark.
+const HUMAN_COLOUR: Color32 = Color32::from_rgb(0x2E, 0xA0, 0x43);
+
+/// Names of controls whose last-drawn rectangle [`Chrome::control_rect`]
+/// reports; tests use them to click without knowing the layout.
+pub mod controls {
+    /// The omnibox text field.
+    pub const OMNIBOX: &str = "omnibox";
+    /// The new-tab (container picker) button.
+    pub const NEW_TAB: &str = "new_tab";
+    /// Take over / Hand back in the toolbar.
+    pub const DRIVE: &str = "drive";
+    /// Back.
+    pub const BACK: &str = "back";
+    /// Forward.
+    pub const FORWARD: &str = "forward";
+    /// Reload / Stop.
+    pub const RELOAD: &str = "reload";
+    /// Dark-mode menu.
+    pub const THEME: &str = "theme";
+    /// Vault button.
+    pub const VAULT: &str = "vault";
+    /// The page area.
+    pub const PAGE: &str = "page";
+}
+
+/// Id of a tab's clickable area for [`Chrome::control_rect`].
+pub fn tab_control(tab: TabId) -> String {
+    format!("tab:{}", tab.0)
+}
+
+/// Id of a tab's close button for [`Chrome::control_rect`].
+pub fn tab_close_control(tab: TabId) -> String {
+    format!("close:{}", tab.0)
+}
+
+/// Id of a container row in the new-tab picker for [`Chrome::control_rect`].
+pub fn container_control(container: &str) -> String {
+    format!("container:{container}")
+}
+
+struct PageTexture {
+    handle: TextureHandle,
+    generation: u64,
+    size: [u32; 2],
+}
+
+#[derive(Clone, Copy)]
+struct LastClick {
+    time: f64,
+    pos: Pos2,
+    button: MouseButton,
+    count: u32,
+}
+
+/// UI-local chrome state. Create one per window and call [`Chrome::run`]
+/// every frame.
+pub struct Chrome {
+    omnibox_text: String,
+    /// Tab and URL the omnibox text was last synced from; the text follows
+    /// the model only while the human isn't editing.
+    omnibox_source: Option<(TabId, String)>,
+    omnibox_editing: bool,
+    focus_omnibox: bool,
+    page_focused: bool,
+    window_focused: bool,
+    /// What the app was last told in `PageFocus`, to send only changes.
+    reported_focus: Option<(TabId, bool)>,
+    texture: Option<PageTexture>,
+    last_resize: Option<(u32, u32, f32)>,
+    pointer_in_page: bool,
+    /// Buttons pressed inside the page; their moves and releases keep going
+    /// to the page even outside it, so drags and selections work.
+    captured: Vec<MouseButton>,
+    last_click: Option<LastClick>,
+    /// Key-downs the chrome used as shortcuts; their key-ups are dropped too.
+    swallowed_keys: Vec<Key>,
+    page_rect: Option<Rect>,
+    rects: HashMap<String, Rect>,
+    commands: Vec<UiCommand>,
+}
+
+impl Default for Chrome {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Chrome {
+    /// Fresh state: nothing focused.
+    pub fn new() -> Self {
+        Chrome {
+            omnibox_text: String::new(),
+            omnibox_source: None,
+            omnibox_editing: false,
+            focus_omnibox: false,
+            page_focused: false,
+            window_focused: true,
+            reported_focus: None,
+            texture: None,
+            last_resize: None,
+            pointer_in_page: false,
+            captured: Vec::new(),
+            last_click: None,
+            swallowed_keys: Vec::new(),
+            page_rect: None,
+            rects: HashMap::new(),
+            commands: Vec::new(),
+        }
+    }
+
+    /// Whether keyboard input currently goes to the page. The runner turns
+    /// egui-winit's clipboard shortcuts off while it does, so Ctrl+C/V reach
+    /// the page as keys (CEF does its own clipboard).
+    pub fn page_focused(&self) -> bool {
+        self.page_focused
+    }
+
+    /// Put keyboard focus in the omnibox with its text selected (Ctrl+L).
+    pub fn focus_omnibox(&mut self) {
+        self.focus_omnibox = true;
+    }
+
+    /// Where a control was drawn last frame (names in [`controls`],
+    /// [`tab_control`], …), in points.
+    pub fn control_rect(&self, name: &str) -> Option<Rect> {
+        self.rects.get(name).copied()
+    }
+
+    /// The page area's rectangle last frame, in points.
+    pub fn page_rect(&self) -> Option<Rect> {
+        self.page_rect
+    }
+
+    /// Run one egui frame. Keyboard input is routed before egui sees it:
+    /// browser shortcuts first, then — if the page has focus — everything
+    /// else goes to the page, so egui's own key handling (Tab focus
+    /// cycling, text editing) never fires underneath the page.
+    pub fn run(
+        &mut self,
+        ctx: &Context,
+        mut raw: RawInput,
+        model: &ChromeModel,
+    ) -> (FullOutput, Vec<UiCommand>) {
+        self.route_keyboard(&mut raw, model);
+        let output = ctx.run_ui(raw, |ui| self.ui(ui, model));
+        (output, std::mem::take(&mut self.commands))
+    }
+
+    fn emit(&mut self, cmd: UiCommand) {
+        self.commands.push(cmd);
+    }
+
+    fn route_keyboard(&mut self, raw: &mut RawInput, model: &ChromeModel) {
+        let active = model.active;
+        let events = std::mem::take(&mut raw.events);
+        for ev in events {
+            match &ev {
+                Event::WindowFocused(f) => {
+                    self.window_focused = *f;
+                    raw.events.push(ev);
+                }
+                Event::Key {
+                    key,
+                    pressed: true,
+                    modifiers,
+                    ..
+                } if self.shortcut(*key, *modifiers, model) => {
+                    self.swallowed_keys.push(*key);
+                }
+                Event::Key {
+                    key, pressed: false, ..
+                } if self.swallowed_keys.contains(key) => {
+                    self.swallowed_keys.retain(|k| k != key);
+                }
+                Event::Key {
+                    key,
+                    physical_key,
+                    pressed,
+                    repeat,
+                    modifiers,
+                } if self.page_focused && active.is_some() => {
+                    let k = keys::key_input(*key, *physical_key, *modifiers, *repeat);
+                    let input = if *pressed {
+                        PageInput::KeyDown(k)
+                    } else {
+                        PageInput::KeyUp(k)
+                    };
+                    self.page_input(active, input);
+                }
+                Event::Text(text) if self.page_focused && active.is_some() => {
+                    self.page_input(active, PageInput::Text { text: text.clone() });
+                }
+                Event::Ime(ime) if self.page_focused && active.is_some() => match ime {
+                    egui::ImeEvent::Preedit { text, .. } => {
+                        self.page_input(active, PageInput::ImeComposition { text: text.clone() })
+                    }
+                    egui::ImeEvent::Commit(text) => {
+                        self.page_input(active, PageInput::ImeCommit { text: text.clone() })
+                    }
+                    _ => {}
+                },
+                // Clipboard events only appear if the integration still
+                // translates shortcuts; the page does its own clipboard, so
+                // don't let them reach an egui widget underneath.
+                Event::Copy | Event::Cut | Event::Paste(_) if self.page_focused => {}
+                _ => raw.events.push(ev),
+            }
+        }
+    }
+
+    /// Handle a browser shortcut; `true` if it was one.
+    fn shortcut(&mut self, key: Key, m: egui::Modifiers, model: &ChromeModel) -> bool {
+        let active = model.active;
+        // egui-winit sets both `ctrl` and `command` for Ctrl on Linux;
+        // accept either so synthetic input needn't mimic that.
+        let ctrl = m.command || m.ctrl;
+        let ctrl_only = ctrl && !m.alt && !m.shift;
+        let alt_only = m.alt && !ctrl && !m.shift;
+        let none = !m.any();
+        match key {
+            Key::L if ctrl_only => {
+                self.focus_omnibox = true;
+                self.set_page_focus(false);
+            }
+            Key::T if ctrl_only => {
+                if let Some(container) = model.new_tab_container() {
+                    let container = container.to_string();
+                    self.emit(UiCommand::NewTab { container });
+                    // A new tab starts with the omnibox, as in every browser.
+                    self.focus_omnibox = true;
+                    self.set_page_focus(false);
+                }
+            }
+            Key::W if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::CloseTab { tab });
+                }
+            }
+            Key::ArrowLeft if alt_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::Back { tab });
+                }
+            }
+            Key::ArrowRight if alt_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::Forward { tab });
+                }
+            }
+            Key::F5 if none => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::Reload { tab });
+                }
+            }
+            Key::R if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::Reload { tab });
+                }
+            }
+            Key::Tab if ctrl && !m.alt => {
+                self.cycle_tab(model, if m.shift { -1 } else { 1 });
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn cycle_tab(&mut self, model: &ChromeModel, step: isize) {
+        let n = model.tabs.len() as isize;
+        if n < 2 {
+            return;
+        }
+        let cur = model
+            .tabs
+            .iter()
+            .position(|t| Some(t.id) == model.active)
+            .unwrap_or(0) as isize;
+        let next = (cur + step).rem_euclid(n) as usize;
+        self.emit(UiCommand::SelectTab {
+            tab: model.tabs[next].id,
+        });
+    }
+
+    fn page_input(&mut self, tab: Option<TabId>, input: PageInput) {
+        if let Some(tab) = tab {
+            self.emit(UiCommand::Page { tab, input });
+        }
+    }
+
+    fn set_page_focus(&mut self, focused: bool) {
+        self.page_focused = focused;
+    }
+
+    /// Tell the app about effective page focus (page focused and window
+    /// focused) when it changed, or when the active tab changed.
+    fn report_focus(&mut self, active: Option<TabId>) {
+        let Some(tab) = active else {
+            self.reported_focus = None;
+            return;
+        };
+        let focused = self.page_focused && self.window_focused;
+        match self.reported_focus {
+            Some((t, f)) if t == tab && f == focused => {}
+            Some((t, true)) if t != tab => {
+                // The old tab's browser must lose focus too.
+                self.emit(UiCommand::PageFocus {
+                    tab: t,
+                    focused: false,
+                });
+                self.emit(UiCommand::PageFocus { tab, focused });
+            }
+            None if !focused => {}
+            _ => self.emit(UiCommand::PageFocus { tab, focused }),
+        }
+        self.reported_focus = Some((tab, focused));
+    }
+
+    fn ui(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        self.rects.clear();
+        self.sync_omnibox(model);
+        let active = model.active_tab();
+
+        egui::Panel::top("aperture_tabs")
+            .exact_size(TAB_HEIGHT + 6.0)
+            .frame(
+                egui::Frame::new()
+                    .fill(ui.visuals().extreme_bg_color)
+                    .inner_margin(egui::Margin::symmetric(6, 3)),
+            )
+            .show(ui, |ui| self.tab_strip(ui, model));
+        egui::Panel::top("aperture_toolbar")
+            .frame(
+                egui::Frame::new()
+                    .fill(ui.visuals().panel_fill)
+                    .inner_margin(egui::Margin::symmetric(6, 4)),
+            )
+            .show(ui, |ui| self.toolbar(ui, active));
+        egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
+
+        // An egui widget took keyboard focus (omnibox click, Tab inside the
+        // chrome): the page no longer has it.
+        if ui.ctx().memory(|m| m.focused().is_some()) {
+            self.page_focused = false;
+        }
+        self.report_focus(model.active);
+    }
+
+    fn sync_omnibox(&mut self, model: &ChromeModel) {
+        let current = model.active_tab().map(|t| (t.id, t.url.clone()));
+        let switched_tab = current.as_ref().map(|c| c.0) != self.omnibox_source.as_ref().map(|s| s.0);
+        if switched_tab {
+            self.omnibox_editing = false;
+        }
+        if !self.omnibox_editing && current != self.omnibox_source {
+            self.omnibox_text = current.as_ref().map(|c| c.1.clone()).unwrap_or_default();
+        }
+        self.omnibox_source = current;
+    }
+
+    fn tab_strip(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        ui.horizontal_centered(|ui| {
+            ui.spacing_mut().item_spacing.x = 4.0;
+            let n = model.tabs.len().max(1) as f32;
+            let room = ui.available_width() - 40.0;
+            let width = (room / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
+            for tab in &model.tabs {
+                self.tab(ui, tab, model.active == Some(tab.id), width);
+            }
+            self.new_tab_button(ui, model);
+        });
+    }
+
+    fn tab(&mut self, ui: &mut Ui, tab: &TabView, active: bool, width: f32) {
+        let (rect, resp) = ui.allocate_exact_size(vec2(width, TAB_HEIGHT), Sense::click());
+        self.rects.insert(tab_control(tab.id), rect);
+        let visuals = ui.visuals().clone();
+        let fill = if active {
+            visuals.panel_fill
+        } else if resp.hovered() {
+            visuals.widgets.hovered.weak_bg_fill
+        } else {
+            visuals.faint_bg_color
+        };
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, CornerRadius::same(6), fill);
+        // Container colour as a top stripe: visible at a glance on every tab.
+        let stripe = Rect::from_min_size(rect.min, vec2(rect.width(), 3.0));
+        painter.rect_filled(
+            stripe,
+            CornerRadius {
+                nw: 6,
+                ne: 6,
+                sw: 0,
+                se: 0,
+            },
+            rgb(tab.container.colour),
+        );
+
+        let mut x = rect.min.x + 8.0;
+        let mid = rect.center().y + 1.0;
+        if tab.loading {
+            let r = Rect::from_center_size(pos2(x + 6.0, mid), vec2(12.0, 12.0));
+            egui::Spinner::new().size(12.0).paint_at(ui, r);
+            x += 18.0;
+        }
+        let mark = if tab.human_driving {
+            Some((
+                "YOU",
+                HUMAN_COLOUR,
+                "You took over this tab; the agent's actions on it are refused",
+            ))
+        } else if tab.agent_driving {
+            Some(("AI", AGENT_COLOUR, "The agent is driving this tab"))
+        } else {
+            None
+        };
+        if let Some((label, colour, _)) = mark {
+            let galley =
+                painter.layout_no_wrap(label.to_string(), FontId::proportional(10.0), Color32::WHITE);
+            let pill = Rect::from_min_size(pos2(x, mid - 8.0), vec2(galley.size().x + 8.0, 16.0));
+            painter.rect_filled(pill, CornerRadius::same(8), colour);
+            painter.galley(
+                pos2(pill.min.x + 4.0, mid - galley.size().y / 2.0),
+                galley,
+                Color32::WHITE,
+            );
+            x = pill.max.x + 5.0;
+        }
+        let close_size = 18.0;
+        let text_right = rect.max.x - close_size - 6.0;
+        let text_clip = Rect::from_min_max(pos2(x, rect.min.y), pos2(text_right, rect.max.y));
+        let title = if tab.title.is_empty() {
+            if tab.url.is_empty() {
+                "New tab"
+            } else {
+                tab.url.as_str()
+            }
+        } else {
+            tab.title.as_str()
+        };
+        let text_color = if active {
+            visuals.strong_text_color()
+        } else {
+            visuals.text_color()
+        };
+        let clipped = painter.with_clip_rect(text_clip);
+        clipped.text(
+            pos2(x, mid - 3.0),
+            Align2::LEFT_BOTTOM,
+            title,
+            FontId::proportional(13.0),
+            text_color,
+        );
+        clipped.text(
+            pos2(x, mid + 1.0),
+            Align2::LEFT_TOP,
+            &tab.container.name,
+            FontId::proportional(10.0),
+            readable_on(rgb(tab.container.colour), fill),
+        );
+
+        let close_rect = Rect::from_center_size(
+            pos2(rect.max.x - 6.0 - close_size / 2.0, mid),
+            Vec2::splat(close_size),
+        );
+        self.rects.insert(tab_close_control(tab.id), close_rect);
+        let close = ui
+            .put(
+                close_rect,
+                egui::Button::new(RichText::new("×").size(14.0)).frame(false),
+            )
+            .on_hover_text("Close tab (Ctrl+W)");
+
+        let hover = match mark {
+            Some((_, _, why)) => format!("{title}\n{} · {why}", tab.container.name),
+            None => format!("{title}\n{}", tab.container.name),
+        };
+        let resp = resp.on_hover_text(hover);
+        if close.clicked() || resp.middle_clicked() {
+            self.emit(UiCommand::CloseTab { tab: tab.id });
+        } else if resp.clicked() && !active {
+            self.emit(UiCommand::SelectTab { tab: tab.id });
+        }
+    }
+
+    fn new_tab_button(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        let menu = ui.menu_button(RichText::new(" + ").size(16.0), |ui| {
+            ui.label(RichText::new("New tab in container").small().weak());
+            for c in &model.containers {
+                let row = ui.horizontal(|ui| {
+                    let (sw, _) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::hover());
+                    ui.painter().rect_filled(sw, CornerRadius::same(3), rgb(c.colour));
+                    ui.button(&c.name)
+                });
+                self.rects.insert(container_control(&c.id), row.inner.rect);
+                if row.inner.clicked() {
+                    self.emit(UiCommand::NewTab {
+                        container: c.id.clone(),
+                    });
+                    self.focus_omnibox = true;
+                    self.page_focused = false;
+                    ui.close();
+                }
+            }
+        });
+        self.rects
+            .insert(controls::NEW_TAB.to_string(), menu.response.rect);
+        menu.response
+            .on_hover_text("New tab (Ctrl+T opens one in the last container)");
+    }
+
+    fn toolbar(&mut self, ui: &mut Ui, active: Option<&TabView>) {
+        ui.horizontal(|ui| {
+            let id = active.map(|t| t.id);
+            let nav = |ui: &mut Ui, enabled: bool, label: &str, hint: &str| {
+                ui.add_enabled(
+                    enabled,
+                    egui::Button::new(RichText::new(label).size(15.0)).min_size(vec2(28.0, 26.0)),
+                )
+                .on_hover_text(hint)
+            };
+            let back = nav(ui, active.is_some_and(|t| t.can_go_back), "⏴", "Back (Alt+Left)");
+            self.rects.insert(controls::BACK.to_string(), back.rect);
+            let fwd = nav(
+                ui,
+                active.is_some_and(|t| t.can_go_forward),
+                "⏵",
+                "Forward (Alt+Right)",
+            );
+            self.rects.insert(controls::FORWARD.to_string(), fwd.rect);
+            let loading = active.is_some_and(|t| t.loading);
+            let reload = if loading {
+                nav(ui, true, "✖", "Stop")
+            } else {
+                nav(ui, active.is_some(), "⟳", "Reload (F5)")
+            };
+            self.rects.insert(controls::RELOAD.to_string(), reload.rect);
+            if let Some(tab) = id {
+                if back.clicked() {
+                    self.emit(UiCommand::Back { tab });
+                }
+                if fwd.clicked() {
+                    self.emit(UiCommand::Forward { tab });
+                }
+                if reload.clicked() {
+                    self.emit(if loading {
+                        UiCommand::Stop { tab }
+                    } else {
+                        UiCommand::Reload { tab }
+                    });
+                }
+            }
+
+            // Right-to-left so the omnibox takes whatever the buttons leave.
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let vault = ui
+                    .add(egui::Button::new(RichText::new("🔑 Vault").size(13.0)).min_size(vec2(0.0, 26.0)))
+                    .on_hover_text("Open the password vault (a separate window the agent cannot reach)");
+                self.rects.insert(controls::VAULT.to_string(), vault.rect);
+                if vault.clicked() {
+                    self.emit(UiCommand::OpenVault);
+                }
+                self.theme_menu(ui, active);
+                if let Some(tab) = active {
+                    self.drive_button(ui, tab);
+                }
+                self.omnibox(ui, id);
+            });
+        });
+    }
+
+    fn theme_menu(&mut self, ui: &mut Ui, active: Option<&TabView>) {
+        let site = active.and_then(|t| site_key(&t.url));
+        let mode = active.and_then(|t| t.theme).unwrap_or_default();
+        let enabled = site.is_some();
+        let resp = ui
+            .add_enabled_ui(enabled, |ui| {
+                ui.menu_button(RichText::new(format!("◐ {}", mode.label())).size(13.0), |ui| {
+                    if let Some(site) = &site {
+                        ui.label(RichText::new(format!("Dark mode for {site}")).small().weak());
+                        for m in ThemeMode::ALL {
+                            if ui.selectable_label(m == mode, m.label()).clicked() {
+                                self.emit(UiCommand::SetTheme {
+                                    site: site.clone(),
+                                    mode: m,
+                                });
+                                ui.close();
+                            }
+                        }
+                    }
+                })
+            })
+            .inner;
+        self.rects.insert(controls::THEME.to_string(), resp.response.rect);
+    }
+
+    fn drive_button(&mut self, ui: &mut Ui, tab: &TabView) {
+        let (label, colour, hint, cmd) = if tab.human_driving {
+            (
+                "Hand back",
+                HUMAN_COLOUR,
+                "Let the agent drive this tab again",
+                UiCommand::HandBack { tab: tab.id },
+            )
+        } else if tab.agent_driving {
+            (
+                "Take over",
+                AGENT_COLOUR,
+                "Stop the agent on this tab; its actions are refused until you hand back",
+                UiCommand::TakeOver { tab: tab.id },
+            )
+        } else {
+            return;
+        };
+        let btn = egui::Button::new(RichText::new(label).color(Color32::WHITE).strong().size(13.0))
+            .fill(colour)
+            .min_size(vec2(0.0, 26.0));
+        let resp = ui.add(btn).on_hover_text(hint);
+        self.rects.insert(controls::DRIVE.to_string(), resp.rect);
+        if resp.clicked() {
+            self.emit(cmd);
+        }
+    }
+
+    fn omnibox(&mut self, ui: &mut Ui, tab: Option<TabId>) {
+        let id = Id::unique("aperture_omnibox");
+        let ctx = ui.ctx().clone();
+        if self.focus_omnibox {
+            self.focus_omnibox = false;
+            ctx.memory_mut(|m| m.request_focus(id));
+            let mut state = egui::TextEdit::load_state(&ctx, id).unwrap_or_default();
+            let len = self.omnibox_text.chars().count();
+            state
+                .cursor
+                .set_char_range(Some(CCursorRange::two(CCursor::new(0), CCursor::new(len))));
+            egui::TextEdit::store_state(&ctx, id, state);
+        }
+        let out = ui.add_enabled_ui(tab.is_some(), |ui| {
+            egui::TextEdit::singleline(&mut self.omnibox_text)
+                .id(id)
+                .hint_text("Search or enter address")
+                .font(FontId::proportional(14.0))
+                .margin(vec2(8.0, 5.0))
+                .desired_width(ui.available_width())
+                .show(ui)
+        });
+        let resp = out.inner.response;
+        self.rects.insert(controls::OMNIBOX.to_string(), resp.rect);
+        if resp.has_focus() {
+            self.page_focused = false;
+            if resp.changed() {
+                self.omnibox_editing = true;
+            }
+        }
+        if resp.lost_focus() {
+            let enter = ui.input(|i| i.key_pressed(Key::Enter));
+            if enter && let (Some(tab), Some(url)) = (tab, resolve_input(&self.omnibox_text)) {
+                self.emit(UiCommand::Navigate {
+                    tab,
+                    input: self.omnibox_text.trim().to_string(),
+                    url: url.clone(),
+                });
+                self.omnibox_text = url;
+                // After Enter the human reads the page; keys go there.
+                self.page_focused = true;
+            } else if let Some((_, url)) = &self.omnibox_source {
+                // Escape or clicking away abandons the edit.
+                self.omnibox_text = url.clone();
+            }
+            self.omnibox_editing = false;
+        }
+    }
+
+    fn page_area(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        let rect = ui.max_rect();
+        self.page_rect = Some(rect);
+        self.rects.insert(controls::PAGE.to_string(), rect);
+        let ctx = ui.ctx().clone();
+        let ppp = ctx.pixels_per_point();
+        let size = (
+            rect.width().round().max(1.0) as u32,
+            rect.height().round().max(1.0) as u32,
+            ppp,
+        );
+        if self.last_resize != Some(size) {
+            self.last_resize = Some(size);
+            self.emit(UiCommand::Resize {
+                width: size.0,
+                height: size.1,
+                scale: size.2,
+            });
+        }
+        let resp = ui.allocate_rect(rect, Sense::click_and_drag());
+        let painter = ui.painter_at(rect);
+
+        match &model.frame {
+            Some(frame) if frame.width > 0 && frame.height > 0 && model.active.is_some() => {
+                let tex = self.upload(&ctx, frame);
+                // Draw at the frame's own size: during a resize CEF still
+                // shows the old size for a frame or two, and stretching it
+                // would blur text for no gain.
+                let shown =
+                    Rect::from_min_size(rect.min, vec2(tex.size[0] as f32 / ppp, tex.size[1] as f32 / ppp));
+                painter.rect_filled(rect, 0.0, Color32::WHITE);
+                painter.image(
+                    tex.handle.id(),
+                    shown,
+                    Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
+                    Color32::WHITE,
+                );
+            }
+            _ => {
+                painter.rect_filled(rect, 0.0, ui.visuals().extreme_bg_color);
+                let text = if model.tabs.is_empty() {
+                    "No tabs open — press Ctrl+T or + to open one"
+                } else {
+                    ""
+                };
+                painter.text(
+                    rect.center(),
+                    Align2::CENTER_CENTER,
+                    text,
+                    FontId::proportional(16.0),
+                    ui.visuals().weak_text_color(),
+                );
+            }
+        }
+
+        if model.active.is_some() {
+            self.forward_pointer(ui, rect, model);
+            if resp.hovered() || !self.captured.is_empty() {
+                ctx.set_cursor_icon(cursor_icon(model.cursor));
+            }
+            if self.page_focused {
+                // Announcing an IME area is what makes egui-winit enable the
+                // platform IME while the page, not an egui widget, has focus.
+                ctx.output_mut(|o| {
+                    o.ime = Some(egui::output::IMEOutput {
+                        purpose: egui::IMEPurpose::Normal,
+                        rect,
+                        cursor_rect: Rect::from_min_size(rect.min, vec2(1.0, 16.0)),
+                        should_interrupt_composition: false,
+                    })
+                });
+            }
+        } else {
+            self.texture = None;
+        }
+    }
+
+    fn upload(&mut self, ctx: &Context, frame: &PageFrame) -> &PageTexture {
+        let stale = self
+            .texture
+            .as_ref()
+            .is_none_or(|t| t.generation != frame.generation);
+        if stale {
+            let image = bgra_to_image(frame.width, frame.height, &frame.bgra);
+            // Nearest: the frame is drawn 1:1 in device pixels, and linear
+            // filtering would only soften text when sizes briefly disagree.
+            let opts = TextureOptions::NEAREST;
+            match &mut self.texture {
+                Some(t) => {
+                    t.handle.set(image, opts);
+                    t.generation = frame.generation;
+                    t.size = [frame.width, frame.height];
+                }
+                None => {
+                    self.texture = Some(PageTexture {
+                        handle: ctx.load_texture("aperture-page", image, opts),
+                        generation: frame.generation,
+                        size: [frame.width, frame.height],
+                    });
+                }
+            }
+        }
+        self.texture.as_ref().expect("texture was just set")
+    }
+
+    fn forward_pointer(&mut self, ui: &mut Ui, rect: Rect, model: &ChromeModel) {
+        let ctx = ui.ctx().clone();
+        let layer = ui.layer_id();
+        let tab = model.active;
+        // Popups (menus, tooltips) over the page own the pointer there.
+        let over_page = |pos: Pos2| rect.contains(pos) && ctx.layer_id_at(pos).is_none_or(|l| l == layer);
+        let local = |pos: Pos2| (pos.x - rect.min.x, pos.y - rect.min.y);
+        let (events, time, modifiers, hover) =
+            ui.input(|i| (i.events.clone(), i.time, i.modifiers, i.pointer.hover_pos()));
+        let mods = keys::modifiers(modifiers);
+        for ev in events {
+            match ev {
+                Event::PointerMoved(pos) => {
+                    let inside = over_page(pos);
+                    if inside || !self.captured.is_empty() {
+                        let (x, y) = local(pos);
+                        self.page_input(
+                            tab,
+                            PageInput::MouseMove {
+                                x,
+                                y,
+                                modifiers: mods,
+                            },
+                        );
+                    } else if self.pointer_in_page {
+                        self.page_input(tab, PageInput::MouseLeave { modifiers: mods });
+                    }
+                    self.pointer_in_page = inside;
+                }
+                Event::PointerGone => {
+                    if self.pointer_in_page {
+                        self.page_input(tab, PageInput::MouseLeave { modifiers: mods });
+                    }
+                    self.pointer_in_page = false;
+                }
+                Event::PointerButton {
+                    pos,
+                    button,
+                    pressed,
+                    modifiers,
+                } => {
+                    let Some(button) = mouse_button(button) else {
+                        continue;
+                    };
+                    let mods = keys::modifiers(modifiers);
+                    let (x, y) = local(pos);
+                    if pressed && over_page(pos) {
+                        let count = match self.last_click {
+                            Some(c)
+                                if c.button == button
+                                    && time - c.time < MULTI_CLICK_TIME
+                                    && c.pos.distance(pos) < MULTI_CLICK_DIST =>
+                            {
+                                c.count % 3 + 1
+                            }
+                            _ => 1,
+                        };
+                        self.last_click = Some(LastClick {
+                            time,
+                            pos,
+                            button,
+                            count,
+                        });
+                        self.captured.push(button);
+                        if !self.page_focused {
+                            self.page_focused = true;
+                            ctx.memory_mut(|m| {
+                                if let Some(f) = m.focused() {
+                                    m.surrender_focus(f);
+                                }
+                            });
+                        }
+                        self.page_input(
+                            tab,
+                            PageInput::MouseDown {
+                                x,
+                                y,
+                                button,
+                                click_count: count,
+                                modifiers: mods,
+                            },
+                        );
+                    } else if !pressed && self.captured.contains(&button) {
+                        self.captured.retain(|b| *b != button);
+                        let count = self.last_click.map_or(1, |c| c.count);
+                        self.page_input(
+                            tab,
+                            PageInput::MouseUp {
+                                x,
+                                y,
+                                button,
+                                click_count: count,
+                                modifiers: mods,
+                            },
+                        );
+                    }
+                }
+                Event::MouseWheel {
+                    unit,
+                    delta,
+                    modifiers,
+                    ..
+                } => {
+                    let Some(pos) = hover.filter(|p| over_page(*p)) else {
+                        continue;
+                    };
+                    let scale = match unit {
+                        egui::MouseWheelUnit::Point => 1.0,
+                        egui::MouseWheelUnit::Line => WHEEL_LINE_DIP,
+                        egui::MouseWheelUnit::Page => rect.height(),
+                    };
+                    let (x, y) = local(pos);
+                    self.page_input(
+                        tab,
+                        PageInput::Wheel {
+                            x,
+                            y,
+                            delta_x: delta.x * scale,
+                            delta_y: delta.y * scale,
+                            modifiers: keys::modifiers(modifiers),
+                        },
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+fn mouse_button(b: PointerButton) -> Option<MouseButton> {
+    match b {
+        PointerButton::Primary => Some(MouseButton::Left),
+        PointerButton::Secondary => Some(MouseButton::Right),
+        PointerButton::Middle => Some(MouseButton::Middle),
+        _ => None,
+    }
+}
+
+fn rgb(c: Rgb) -> Color32 {
+    Color32::from_rgb(c.0, c.1, c.2)
+}
+
+/// The container colour itself if it reads on `bg`, else a lighter/darker
+/// variant, so a navy container name stays legible on a dark tab.
+fn readable_on(c: Color32, bg: Color32) -> Color32 {
+    let lum = |c: Color32| 0.2126 * c.r() as f32 + 0.7152 * c.g() as f32 + 0.0722 * c.b() as f32;
+    if (lum(c) - lum(bg)).abs() >= 80.0 {
+        c
+    } else if lum(bg) < 128.0 {
+        c.lerp_to_gamma(Color32::WHITE, 0.55)
+    } else {
+        c.lerp_to_gamma(Color32::BLACK, 0.55)
+    }
+}
+
+/// Map the page's cursor request to egui's.
+pub fn cursor_icon(c: CursorShape) -> CursorIcon {
+    match c {
+        CursorShape::Default => CursorIcon::Default,
+        CursorShape::Pointer => CursorIcon::PointingHand,
+        CursorShape::Text => CursorIcon::Text,
+        CursorShape::Wait => CursorIcon::Wait,
+        CursorShape::Progress => CursorIcon::Progress,
+        CursorShape::Crosshair => CursorIcon::Crosshair,
+        CursorShape::Move => CursorIcon::Move,
+        CursorShape::NotAllowed => CursorIcon::NotAllowed,
+        CursorShape::Help => CursorIcon::Help,
+        CursorShape::Grab => CursorIcon::Grab,
+        CursorShape::Grabbing => CursorIcon::Grabbing,
+        CursorShape::ResizeHorizontal => CursorIcon::ResizeHorizontal,
+        CursorShape::ResizeVertical => CursorIcon::ResizeVertical,
+        CursorShape::ResizeNwSe => CursorIcon::ResizeNwSe,
+        CursorShape::ResizeNeSw => CursorIcon::ResizeNeSw,
+        CursorShape::ResizeColumn => CursorIcon::ResizeColumn,
+        CursorShape::ResizeRow => CursorIcon::ResizeRow,
+        CursorShape::ZoomIn => CursorIcon::ZoomIn,
+        CursorShape::ZoomOut => CursorIcon::ZoomOut,
+        CursorShape::None => CursorIcon::None,
+    }
+}
+
+/// CEF's premultiplied BGRA → egui's premultiplied RGBA image. A short
+/// buffer (the app raced a resize) is padded with white rather than
+/// panicking.
+pub fn bgra_to_image(width: u32, height: u32, bgra: &[u8]) -> egui::ColorImage {
+    let n = width as usize * height as usize;
+    let mut pixels = Vec::with_capacity(n);
+    pixels.extend(
+        bgra.chunks_exact(4)
+            .take(n)
+            .map(|p| Color32::from_rgba_premultiplied(p[2], p[1], p[0], p[3])),
+    );
+    pixels.resize(n, Color32::WHITE);
+    egui::ColorImage::new([width as usize, height as usize], pixels)
+}

@@ -1,0 +1,252 @@
+//! Everything the chrome can ask the application to do.
+//!
+//! The chrome never mutates browser state itself (servoshell's split): it
+//! turns human input into [`UiCommand`]s and the application applies them,
+//! which keeps every state change on one code path that the agent's MCP
+//! actions share.
+
+use crate::dark::ThemeMode;
+use crate::model::TabId;
+
+/// A request from the chrome to the application.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UiCommand {
+    /// Open a new tab in the named container and make it active.
+    NewTab {
+        /// Container id (from [`crate::model::ContainerInfo::id`]).
+        container: String,
+    },
+    /// Close a tab.
+    CloseTab {
+        /// The tab to close.
+        tab: TabId,
+    },
+    /// Make a tab the active one.
+    SelectTab {
+        /// The tab to activate.
+        tab: TabId,
+    },
+    /// Load a URL in a tab. `url` is already resolved from what the human
+    /// typed (see [`crate::omnibox::resolve_input`]); `input` is the raw text.
+    Navigate {
+        /// The tab to navigate.
+        tab: TabId,
+        /// What the human typed.
+        input: String,
+        /// The URL to load.
+        url: String,
+    },
+    /// History back in a tab.
+    Back {
+        /// The tab.
+        tab: TabId,
+    },
+    /// History forward in a tab.
+    Forward {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Reload a tab.
+    Reload {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Stop loading a tab.
+    Stop {
+        /// The tab.
+        tab: TabId,
+    },
+    /// The human takes control of a tab the agent drives; agent actions on it
+    /// must then be refused with a reason until [`UiCommand::HandBack`].
+    TakeOver {
+        /// The tab.
+        tab: TabId,
+    },
+    /// The human returns control of a tab to the agent.
+    HandBack {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Set the dark-mode policy for a site (see [`crate::dark::site_key`]).
+    SetTheme {
+        /// Site key.
+        site: String,
+        /// New policy.
+        mode: ThemeMode,
+    },
+    /// Open the password-vault window. It is deliberately not a tab: the
+    /// agent addresses everything by tab id, so a window without one is
+    /// unreachable for it.
+    OpenVault,
+    /// Keyboard focus moved into (`true`) or out of the page area; CEF
+    /// needs `SetFocus` to show a caret and route keys.
+    PageFocus {
+        /// The tab shown in the page area.
+        tab: TabId,
+        /// Whether the page now has focus.
+        focused: bool,
+    },
+    /// Input for the page shown in the page area.
+    Page {
+        /// The tab the input is for.
+        tab: TabId,
+        /// The input.
+        input: PageInput,
+    },
+    /// The page area changed size or scale. Sent once at start and on every
+    /// change; the app answers CEF's `GetViewRect` / `GetScreenInfo` from it
+    /// and calls `WasResized`.
+    Resize {
+        /// Page-area width in logical pixels (CEF DIP).
+        width: u32,
+        /// Page-area height in logical pixels (CEF DIP).
+        height: u32,
+        /// Device scale factor (physical pixels per logical pixel).
+        scale: f32,
+    },
+    /// The whole window's logical inner size changed (for persisting).
+    WindowResized {
+        /// Logical width.
+        width: u32,
+        /// Logical height.
+        height: u32,
+    },
+    /// The operating system's light/dark preference is known or changed.
+    /// This is the human's real preference that dark-mode layer 1 reports.
+    SystemTheme {
+        /// Whether the human prefers dark.
+        dark: bool,
+    },
+    /// The human asked to close the window. The runner does not exit by
+    /// itself, because CEF needs its browsers closed first; the app calls
+    /// [`crate::UiWaker::quit`] when it is done.
+    CloseRequested,
+}
+
+/// Keyboard modifier state.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modifiers {
+    /// Shift.
+    pub shift: bool,
+    /// Control.
+    pub ctrl: bool,
+    /// Alt / Option.
+    pub alt: bool,
+    /// Super / Command / Windows key.
+    pub meta: bool,
+}
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseButton {
+    /// Primary (usually left).
+    Left,
+    /// Middle / wheel.
+    Middle,
+    /// Secondary (usually right).
+    Right,
+}
+
+/// A keyboard event in the form CEF's `CefKeyEvent` wants.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyInput {
+    /// Windows virtual-key code (`VK_*`); CEF uses this on every platform.
+    pub windows_key_code: i32,
+    /// X11 hardware keycode (evdev code + 8) for the key's physical position,
+    /// or 0 when unknown.
+    pub native_key_code: i32,
+    /// Modifiers held.
+    pub modifiers: Modifiers,
+    /// Whether this is an auto-repeat.
+    pub repeat: bool,
+    /// Whether it's on the numeric keypad (unknown positions say `false`).
+    pub is_keypad: bool,
+    /// For Enter, Tab, Backspace and Escape: the control character a page
+    /// expects a `KEYEVENT_CHAR` for after the key-down. Printable text
+    /// arrives separately as [`PageInput::Text`].
+    pub character: Option<char>,
+}
+
+/// Input for the page. Coordinates are in the page area's logical pixels
+/// (CEF DIP, origin at the page's top-left); multiply by `scale` from the
+/// last [`UiCommand::Resize`] for device pixels.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageInput {
+    /// The pointer moved over the page.
+    MouseMove {
+        /// X in DIP.
+        x: f32,
+        /// Y in DIP.
+        y: f32,
+        /// Modifiers held (CEF wants button state in them too; the app
+        /// tracks pressed buttons from Down/Up).
+        modifiers: Modifiers,
+    },
+    /// The pointer left the page area.
+    MouseLeave {
+        /// Modifiers held.
+        modifiers: Modifiers,
+    },
+    /// A mouse button went down.
+    MouseDown {
+        /// X in DIP.
+        x: f32,
+        /// Y in DIP.
+        y: f32,
+        /// Which button.
+        button: MouseButton,
+        /// 1 for a single click, 2 for a double click, …
+        click_count: u32,
+        /// Modifiers held.
+        modifiers: Modifiers,
+    },
+    /// A mouse button went up.
+    MouseUp {
+        /// X in DIP.
+        x: f32,
+        /// Y in DIP.
+        y: f32,
+        /// Which button.
+        button: MouseButton,
+        /// Same count as the matching down.
+        click_count: u32,
+        /// Modifiers held.
+        modifiers: Modifiers,
+    },
+    /// Scroll. Deltas are in DIP with CEF's `SendMouseWheelEvent` sign:
+    /// positive `delta_y` is the wheel turned away from the user (scroll
+    /// towards the top).
+    Wheel {
+        /// X in DIP.
+        x: f32,
+        /// Y in DIP.
+        y: f32,
+        /// Horizontal delta.
+        delta_x: f32,
+        /// Vertical delta.
+        delta_y: f32,
+        /// Modifiers held.
+        modifiers: Modifiers,
+    },
+    /// A key went down (CEF `KEYEVENT_RAWKEYDOWN`).
+    KeyDown(KeyInput),
+    /// A key went up (CEF `KEYEVENT_KEYUP`).
+    KeyUp(KeyInput),
+    /// Committed text (typed characters or an IME commit); the app sends
+    /// one `KEYEVENT_CHAR` per char, or `ImeCommitText` if composing.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// The IME composition changed (CEF `ImeSetComposition`); empty text
+    /// means the composition was cancelled.
+    ImeComposition {
+        /// Current preedit text.
+        text: String,
+    },
+    /// The IME committed text (CEF `ImeCommitText`).
+    ImeCommit {
+        /// The committed text.
+        text: String,
+    },
+}

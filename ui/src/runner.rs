@@ -1,0 +1,502 @@
+//! The winit + glutin + egui_glow window that hosts the chrome, with an
+//! externally pumped message loop for CEF.
+//!
+//! See the crate docs for the integration contract.
+
+#![allow(unsafe_code)] // GL context creation and proc-address loading are FFI.
+
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use egui::{Event, Key, ViewportId};
+use egui_glow::glow;
+use glutin::config::ConfigTemplateBuilder;
+use glutin::context::{
+    ContextApi, ContextAttributesBuilder, NotCurrentGlContext as _, PossiblyCurrentContext,
+};
+use glutin::display::{GetGlDisplay as _, GlDisplay as _};
+use glutin::surface::{GlSurface as _, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
+use raw_window_handle::HasWindowHandle as _;
+use winit::application::ApplicationHandler;
+use winit::event::WindowEvent;
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
+use winit::window::{Window, WindowAttributes, WindowId};
+
+use crate::chrome::Chrome;
+use crate::command::UiCommand;
+use crate::model::ChromeModel;
+
+/// Events other threads (and CEF callbacks) send into the UI loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UiEvent {
+    /// The model changed (CEF painted, a title changed, …): redraw.
+    Repaint,
+    /// CEF's `OnScheduleMessagePumpWork(delay_ms)`: call
+    /// [`Host::do_work`] after `delay`.
+    ScheduleWork(Duration),
+    /// Leave the event loop ([`run`] returns).
+    Quit,
+}
+
+/// Cloneable, `Send` handle for waking the UI loop from any thread.
+#[derive(Clone, Debug)]
+pub struct UiWaker {
+    proxy: EventLoopProxy<UiEvent>,
+}
+
+impl UiWaker {
+    /// A waker for `event_loop`; create it before calling [`run`].
+    pub fn new(event_loop: &EventLoop<UiEvent>) -> Self {
+        UiWaker {
+            proxy: event_loop.create_proxy(),
+        }
+    }
+
+    /// Redraw soon. Cheap; call it after every model change that should
+    /// show (at least every `OnPaint`).
+    pub fn request_repaint(&self) {
+        // Sending only fails once the loop is gone, when nothing needs waking.
+        let _ = self.proxy.send_event(UiEvent::Repaint);
+    }
+
+    /// Ask for [`Host::do_work`] after `delay` (zero = as soon as possible).
+    /// Call it from CEF's `OnScheduleMessagePumpWork`, on any thread.
+    pub fn schedule_work(&self, delay: Duration) {
+        let _ = self.proxy.send_event(UiEvent::ScheduleWork(delay));
+    }
+
+    /// Make [`run`] return after the current iteration.
+    pub fn quit(&self) {
+        let _ = self.proxy.send_event(UiEvent::Quit);
+    }
+}
+
+/// What the application plugs into [`run`]. All methods are called on the
+/// main thread, from inside the event loop, never while the model lock is
+/// held.
+pub trait Host {
+    /// Apply one command from the chrome.
+    fn apply(&mut self, command: UiCommand);
+    /// Do a slice of CEF work: `cef_do_message_loop_work()`.
+    fn do_work(&mut self);
+    /// The loop is about to return; CEF browsers should be closed by now.
+    fn exiting(&mut self) {}
+}
+
+/// Window and pump settings for [`run`].
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Title used when no tab has one.
+    pub title: String,
+    /// Initial inner size in logical pixels.
+    pub width: u32,
+    /// Initial inner size in logical pixels.
+    pub height: u32,
+    /// Longest time between [`Host::do_work`] calls even without a
+    /// `schedule_work`, as CEF's own external-pump sample does (1/30 s):
+    /// some CEF work is never announced. `None` only pumps on request.
+    pub max_work_interval: Option<Duration>,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            title: "Aperture".to_string(),
+            width: 1280,
+            height: 800,
+            max_work_interval: Some(Duration::from_millis(33)),
+        }
+    }
+}
+
+/// Why the window couldn't run.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    /// winit failed (no display, …).
+    #[error("event loop: {0}")]
+    EventLoop(#[from] winit::error::EventLoopError),
+    /// No usable OpenGL / GLES context or surface.
+    #[error("OpenGL setup: {0}")]
+    Gl(String),
+    /// The window couldn't be created.
+    #[error("window: {0}")]
+    Window(String),
+}
+
+/// Create the event loop [`run`] needs. Must be called on the main thread,
+/// once per process (a winit rule).
+pub fn event_loop() -> Result<EventLoop<UiEvent>, UiError> {
+    Ok(EventLoop::<UiEvent>::with_user_event().build()?)
+}
+
+/// Open the browser window and run until [`UiWaker::quit`]. Blocks the
+/// main thread; CEF work happens inside through [`Host::do_work`].
+pub fn run(
+    event_loop: EventLoop<UiEvent>,
+    options: RunOptions,
+    model: Arc<Mutex<ChromeModel>>,
+    host: impl Host,
+) -> Result<(), UiError> {
+    let mut app = App {
+        options,
+        model,
+        host,
+        chrome: Chrome::new(),
+        gfx: None,
+        error: None,
+        next_work: None,
+        next_repaint: None,
+        title: String::new(),
+        clipboard: arboard::Clipboard::new().ok(),
+    };
+    event_loop.set_control_flow(ControlFlow::Wait);
+    event_loop.run_app(&mut app)?;
+    match app.error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+// Field order is drop order: GL objects go before the window they draw to.
+struct Gfx {
+    painter: egui_glow::Painter,
+    surface: Surface<WindowSurface>,
+    context: PossiblyCurrentContext,
+    egui_ctx: egui::Context,
+    egui_winit: egui_winit::State,
+    shown: bool,
+    window: Window,
+}
+
+struct App<H: Host> {
+    options: RunOptions,
+    model: Arc<Mutex<ChromeModel>>,
+    host: H,
+    chrome: Chrome,
+    gfx: Option<Gfx>,
+    error: Option<UiError>,
+    next_work: Option<Instant>,
+    next_repaint: Option<Instant>,
+    title: String,
+    clipboard: Option<arboard::Clipboard>,
+}
+
+impl<H: Host> App<H> {
+    fn fail(&mut self, event_loop: &ActiveEventLoop, e: UiError) {
+        self.error = Some(e);
+        event_loop.exit();
+    }
+
+    fn redraw(&mut self) {
+        let Some(gfx) = &mut self.gfx else { return };
+        let mut raw = gfx.egui_winit.take_egui_input(&gfx.window);
+        translate_clipboard(&mut raw, self.clipboard.as_mut(), self.chrome.page_focused());
+        let (output, commands, title) = {
+            let model = self.model.lock().unwrap_or_else(|p| p.into_inner());
+            let (output, commands) = self.chrome.run(&gfx.egui_ctx, raw, &model);
+            let title = model
+                .active_tab()
+                .map(|t| t.title.trim())
+                .filter(|t| !t.is_empty())
+                .map_or_else(|| self.options.title.clone(), |t| format!("{t} — Aperture"));
+            (output, commands, title)
+        };
+        if title != self.title {
+            gfx.window.set_title(&title);
+            self.title = title;
+        }
+
+        let mut platform = output.platform_output;
+        platform.commands.retain(|c| match c {
+            egui::OutputCommand::CopyText(text) => {
+                if let Some(cb) = &mut self.clipboard {
+                    let _ = cb.set_text(text.clone());
+                }
+                false
+            }
+            _ => true,
+        });
+        gfx.egui_winit.handle_platform_output(&gfx.window, platform);
+
+        let size = gfx.window.inner_size();
+        let ppp = output.pixels_per_point;
+        let primitives = gfx.egui_ctx.tessellate(output.shapes, ppp);
+        let mut textures = output.textures_delta;
+        gfx.painter.clear([size.width, size.height], [0.1, 0.1, 0.1, 1.0]);
+        gfx.painter
+            .paint_and_update_textures([size.width, size.height], ppp, &primitives, &mut textures);
+        if let Err(e) = gfx.surface.swap_buffers(&gfx.context) {
+            eprintln!("aperture-ui: swap_buffers failed: {e}");
+        }
+        if !gfx.shown {
+            // Shown only after the first frame so the human never sees an
+            // uninitialised (often garbage) surface.
+            gfx.window.set_visible(true);
+            gfx.shown = true;
+        }
+
+        let delay = output
+            .viewport_output
+            .get(&ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        if delay.is_zero() {
+            gfx.window.request_redraw();
+        } else {
+            self.next_repaint = Instant::now().checked_add(delay);
+        }
+
+        for cmd in commands {
+            self.host.apply(cmd);
+        }
+    }
+}
+
+impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.gfx.is_some() {
+            return;
+        }
+        match create_gfx(event_loop, &self.options) {
+            Ok(gfx) => {
+                let dark = matches!(
+                    gfx.window.theme().or(event_loop.system_theme()),
+                    Some(winit::window::Theme::Dark)
+                );
+                let size = gfx
+                    .window
+                    .inner_size()
+                    .to_logical::<f64>(gfx.window.scale_factor());
+                gfx.window.request_redraw();
+                self.gfx = Some(gfx);
+                self.host.apply(UiCommand::SystemTheme { dark });
+                self.host.apply(UiCommand::WindowResized {
+                    width: size.width.round() as u32,
+                    height: size.height.round() as u32,
+                });
+                // CEF may have queued work before the window existed.
+                self.next_work = Some(Instant::now());
+            }
+            Err(e) => self.fail(event_loop, e),
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(gfx) = &mut self.gfx else { return };
+        match &event {
+            WindowEvent::CloseRequested => {
+                self.host.apply(UiCommand::CloseRequested);
+                return;
+            }
+            WindowEvent::RedrawRequested => {
+                self.redraw();
+                return;
+            }
+            WindowEvent::Resized(size) => {
+                if let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) {
+                    gfx.surface.resize(&gfx.context, w, h);
+                }
+                let logical = size.to_logical::<f64>(gfx.window.scale_factor());
+                self.host.apply(UiCommand::WindowResized {
+                    width: logical.width.round() as u32,
+                    height: logical.height.round() as u32,
+                });
+            }
+            WindowEvent::ThemeChanged(theme) => {
+                self.host.apply(UiCommand::SystemTheme {
+                    dark: *theme == winit::window::Theme::Dark,
+                });
+            }
+            _ => {}
+        }
+        let Some(gfx) = &mut self.gfx else { return };
+        let response = gfx.egui_winit.on_window_event(&gfx.window, &event);
+        if response.repaint {
+            gfx.window.request_redraw();
+        }
+        let _ = event_loop;
+    }
+
+    fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UiEvent) {
+        match event {
+            UiEvent::Repaint => {
+                if let Some(gfx) = &self.gfx {
+                    gfx.window.request_redraw();
+                }
+            }
+            UiEvent::ScheduleWork(delay) => {
+                let at = Instant::now() + delay;
+                self.next_work = Some(self.next_work.map_or(at, |t| t.min(at)));
+            }
+            UiEvent::Quit => event_loop.exit(),
+        }
+    }
+
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        let now = Instant::now();
+        if self.next_work.is_some_and(|t| t <= now) {
+            self.next_work = None;
+            self.host.do_work();
+            if self.next_work.is_none() {
+                self.next_work = self.options.max_work_interval.map(|d| Instant::now() + d);
+            }
+        }
+        if self.next_repaint.is_some_and(|t| t <= now) {
+            self.next_repaint = None;
+            if let Some(gfx) = &self.gfx {
+                gfx.window.request_redraw();
+            }
+        }
+        let deadline = match (self.next_work, self.next_repaint) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        event_loop.set_control_flow(match deadline {
+            Some(t) => ControlFlow::WaitUntil(t),
+            None => ControlFlow::Wait,
+        });
+    }
+
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        self.host.exiting();
+        if let Some(gfx) = &mut self.gfx {
+            gfx.painter.destroy();
+        }
+    }
+}
+
+/// With egui-winit's clipboard feature off, translate the clipboard
+/// shortcuts for egui widgets ourselves, but only while the chrome has
+/// focus; while the page has it the keys go to CEF untouched.
+fn translate_clipboard(
+    raw: &mut egui::RawInput,
+    clipboard: Option<&mut arboard::Clipboard>,
+    page_focused: bool,
+) {
+    if page_focused {
+        return;
+    }
+    let mut clipboard = clipboard;
+    for ev in &mut raw.events {
+        let Event::Key {
+            key,
+            pressed: true,
+            modifiers,
+            ..
+        } = ev
+        else {
+            continue;
+        };
+        let cmd = modifiers.command && !modifiers.alt;
+        let replacement = match key {
+            Key::C if cmd => Some(Event::Copy),
+            Key::X if cmd => Some(Event::Cut),
+            Key::Copy => Some(Event::Copy),
+            Key::Cut => Some(Event::Cut),
+            Key::V | Key::Paste if cmd || *key == Key::Paste => {
+                let text = clipboard
+                    .as_deref_mut()
+                    .and_then(|c| c.get_text().ok())
+                    .unwrap_or_default();
+                Some(Event::Paste(text.replace("\r\n", "\n")))
+            }
+            _ => None,
+        };
+        if let Some(r) = replacement {
+            *ev = r;
+        }
+    }
+}
+
+fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx, UiError> {
+    let attrs = WindowAttributes::default()
+        .with_title(options.title.clone())
+        .with_inner_size(winit::dpi::LogicalSize::new(options.width, options.height))
+        .with_min_inner_size(winit::dpi::LogicalSize::new(400, 300))
+        .with_visible(false);
+    let template = ConfigTemplateBuilder::new()
+        .prefer_hardware_accelerated(None)
+        .with_depth_size(0)
+        .with_stencil_size(0)
+        .with_transparency(false);
+    // EGL first with GLX fallback: both work on Mesa (llvmpipe under Xvfb
+    // included), and EGL is what Wayland and most drivers prefer.
+    let (window, config) = glutin_winit::DisplayBuilder::new()
+        .with_preference(glutin_winit::ApiPreference::FallbackEgl)
+        .with_window_attributes(Some(attrs.clone()))
+        .build(event_loop, template, |mut configs| {
+            configs.next().expect("glutin yields at least one config")
+        })
+        .map_err(|e| UiError::Gl(format!("no GL config: {e}")))?;
+    let display = config.display();
+    let raw_handle = window
+        .as_ref()
+        .and_then(|w| w.window_handle().ok())
+        .map(|h| h.as_raw());
+    let context = {
+        let core = ContextAttributesBuilder::new().build(raw_handle);
+        let gles = ContextAttributesBuilder::new()
+            .with_context_api(ContextApi::Gles(None))
+            .build(raw_handle);
+        // SAFETY: the handle (if any) belongs to a live window we own.
+        unsafe {
+            display
+                .create_context(&config, &core)
+                .or_else(|_| display.create_context(&config, &gles))
+        }
+        .map_err(|e| UiError::Gl(format!("no GL context: {e}")))?
+    };
+    let window = match window {
+        Some(w) => w,
+        None => glutin_winit::finalize_window(event_loop, attrs, &config)
+            .map_err(|e| UiError::Window(e.to_string()))?,
+    };
+    let size = window.inner_size();
+    let handle = window
+        .window_handle()
+        .map_err(|e| UiError::Window(e.to_string()))?
+        .as_raw();
+    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
+        handle,
+        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
+        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
+    );
+    // SAFETY: the window outlives the surface (both live in `Gfx`, surface
+    // dropped first by field order).
+    let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
+        .map_err(|e| UiError::Gl(format!("no GL surface: {e}")))?;
+    let context = context
+        .make_current(&surface)
+        .map_err(|e| UiError::Gl(format!("make_current: {e}")))?;
+    // Vsync where available; not fatal where it isn't (some Xvfb setups).
+    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
+    // SAFETY: the context is current on this thread and stays so.
+    let gl = unsafe {
+        glow::Context::from_loader_function(|s| {
+            let s = std::ffi::CString::new(s).expect("GL symbol names have no NUL");
+            display.get_proc_address(&s)
+        })
+    };
+    let painter = egui_glow::Painter::new(Arc::new(gl), "", None, true)
+        .map_err(|e| UiError::Gl(format!("egui painter: {e}")))?;
+    let egui_ctx = egui::Context::default();
+    let mut egui_winit = egui_winit::State::new(
+        egui_ctx.clone(),
+        ViewportId::ROOT,
+        event_loop,
+        Some(window.scale_factor() as f32),
+        event_loop.system_theme(),
+        Some(painter.max_texture_side()),
+    );
+    // We translate clipboard keys ourselves (see `translate_clipboard`).
+    egui_winit.set_clipboard_shortcuts(false);
+    Ok(Gfx {
+        surface,
+        context,
+        window,
+        painter,
+        egui_ctx,
+        egui_winit,
+        shown: false,
+    })
+}

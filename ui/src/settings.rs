@@ -1,0 +1,473 @@
+//! Settings persisted as JSON in the XDG config dir
+//! (`$XDG_CONFIG_HOME/aperture/settings.json`, else `~/.config/...`).
+//!
+//! Writes are atomic (temp file, fsync, rename, fsync of the directory) so a
+//! crash mid-save leaves either the old or the new file, never half of one.
+//! A file that doesn't parse is moved aside to
+//! `settings.json.corrupt-<UTC timestamp>` before defaults replace it, so a
+//! bug or a hand-edit typo never silently destroys the human's choices.
+
+use std::fs::{self, File};
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dark::{ColorScheme, FilterOptions, SitePolicies};
+
+/// File name inside the config dir's `aperture/` folder.
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Everything persisted. Every field has a default so older or partial
+/// files load; unknown fields are ignored so a newer file still loads in an
+/// older build.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Format version, for future migrations.
+    pub version: u32,
+    /// Main window geometry.
+    pub window: WindowSettings,
+    /// Container picked for the last new tab; Ctrl+T reuses it.
+    pub last_container: Option<String>,
+    /// Dark-mode settings.
+    pub theme: ThemeSettings,
+    /// Search URL template (`{}` = query); `None` uses the built-in default.
+    pub search_template: Option<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            version: 1,
+            window: WindowSettings::default(),
+            last_container: None,
+            theme: ThemeSettings::default(),
+            search_template: None,
+        }
+    }
+}
+
+/// Main window geometry in logical pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WindowSettings {
+    /// Width.
+    pub width: u32,
+    /// Height.
+    pub height: u32,
+}
+
+impl Default for WindowSettings {
+    fn default() -> Self {
+        WindowSettings {
+            width: 1280,
+            height: 800,
+        }
+    }
+}
+
+/// Dark-mode settings.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ThemeSettings {
+    /// Per-site Auto/On/Off.
+    pub policies: SitePolicies,
+    /// Brightness/contrast for the filter layer.
+    pub filter: FilterOptions,
+    /// Override of the system light/dark preference; `None` follows the OS.
+    pub prefer: Option<ColorScheme>,
+}
+
+/// Why settings couldn't be loaded or saved. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// Neither `XDG_CONFIG_HOME` nor `HOME` gives a config directory.
+    #[error("no config directory: set XDG_CONFIG_HOME or HOME")]
+    NoConfigDir,
+    /// The file exists but couldn't be read; it is left untouched.
+    #[error("cannot read settings {path}: {source}")]
+    Read {
+        /// The settings file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The file didn't parse. It was moved to `backup` and defaults were
+    /// written in its place.
+    #[error("settings {path} were corrupt ({source}); kept the old file as {backup}, using defaults")]
+    Corrupt {
+        /// The settings file.
+        path: PathBuf,
+        /// Where the unreadable file now is.
+        backup: PathBuf,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+    /// The file didn't parse and couldn't be moved aside either; nothing was
+    /// overwritten.
+    #[error("settings {path} are corrupt ({parse}) and could not be backed up to {backup}: {source}")]
+    Backup {
+        /// The settings file.
+        path: PathBuf,
+        /// The backup path attempted.
+        backup: PathBuf,
+        /// The parse error.
+        parse: serde_json::Error,
+        /// Why the backup failed.
+        source: io::Error,
+    },
+    /// Saving failed; the previous file, if any, is intact.
+    #[error("cannot write settings {path}: {source}")]
+    Write {
+        /// The settings file.
+        path: PathBuf,
+        /// The I/O error.
+        source: io::Error,
+    },
+}
+
+/// Result of [`SettingsStore::load`].
+#[derive(Debug)]
+pub struct Loaded {
+    /// Settings to use.
+    pub settings: Settings,
+    /// Set when the file was corrupt and got replaced (always
+    /// [`SettingsError::Corrupt`]); the app should tell the human.
+    pub recovered: Option<SettingsError>,
+}
+
+/// Reads and writes one settings file.
+#[derive(Debug, Clone)]
+pub struct SettingsStore {
+    path: PathBuf,
+}
+
+impl SettingsStore {
+    /// The store in the XDG config dir.
+    pub fn xdg() -> Result<Self, SettingsError> {
+        let base = config_dir_from(
+            std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
+            std::env::var_os("HOME").map(PathBuf::from),
+        )
+        .ok_or(SettingsError::NoConfigDir)?;
+        Ok(Self::at(base.join("aperture").join(SETTINGS_FILE)))
+    }
+
+    /// A store at an explicit path (tests, `--profile`).
+    pub fn at(path: impl Into<PathBuf>) -> Self {
+        SettingsStore { path: path.into() }
+    }
+
+    /// The settings file path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Load settings. A missing file gives defaults; a corrupt one is moved
+    /// aside, replaced by defaults and reported in [`Loaded::recovered`];
+    /// an unreadable one is an error and is left alone.
+    pub fn load(&self) -> Result<Loaded, SettingsError> {
+        let bytes = match fs::read(&self.path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Ok(Loaded {
+                    settings: Settings::default(),
+                    recovered: None,
+                });
+            }
+            Err(source) => {
+                return Err(SettingsError::Read {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        };
+        match serde_json::from_slice::<Settings>(&bytes) {
+            Ok(settings) => Ok(Loaded {
+                settings,
+                recovered: None,
+            }),
+            Err(parse) => {
+                let backup = self.backup_path(SystemTime::now());
+                // Rename rather than copy: atomic, and the original bytes are
+                // kept exactly even if the disk is nearly full.
+                if let Err(source) = fs::rename(&self.path, &backup) {
+                    return Err(SettingsError::Backup {
+                        path: self.path.clone(),
+                        backup,
+                        parse,
+                        source,
+                    });
+                }
+                let settings = Settings::default();
+                // A failed rewrite is harmless: the file is gone, so the next
+                // start gets defaults anyway.
+                let _ = self.save(&settings);
+                Ok(Loaded {
+                    settings,
+                    recovered: Some(SettingsError::Corrupt {
+                        path: self.path.clone(),
+                        backup,
+                        source: parse,
+                    }),
+                })
+            }
+        }
+    }
+
+    /// Save atomically: write a temp file beside the target, fsync it,
+    /// rename it over the target and fsync the directory.
+    pub fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
+        let err = |source| SettingsError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        let dir = self
+            .path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(err)?;
+        let mut json = serde_json::to_vec_pretty(settings).map_err(|e| err(io::Error::other(e)))?;
+        json.push(b'\n');
+        let tmp = self.temp_path();
+        let written = (|| {
+            let mut f = File::create(&tmp)?;
+            f.write_all(&json)?;
+            f.sync_all()?;
+            fs::rename(&tmp, &self.path)
+        })();
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(err(e));
+        }
+        // Persist the rename itself; without this a crash can forget it.
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+
+    /// `settings.json.corrupt-<timestamp>`, with `-N` appended if taken.
+    fn backup_path(&self, now: SystemTime) -> PathBuf {
+        let secs = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let base = format!("{}.corrupt-{}", self.file_name(), utc_stamp(secs));
+        let dir = self.path.parent().unwrap_or(Path::new(""));
+        let mut candidate = dir.join(&base);
+        let mut n = 1;
+        while candidate.exists() {
+            candidate = dir.join(format!("{base}-{n}"));
+            n += 1;
+        }
+        candidate
+    }
+
+    /// Unique per process and call so concurrent saves never share a temp.
+    fn temp_path(&self) -> PathBuf {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{}.tmp-{}-{n}", self.file_name(), std::process::id());
+        self.path.with_file_name(name)
+    }
+
+    fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map_or_else(|| SETTINGS_FILE.to_string(), |n| n.to_string_lossy().into_owned())
+    }
+}
+
+/// XDG rule: `XDG_CONFIG_HOME` if absolute, else `$HOME/.config`.
+fn config_dir_from(xdg: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
+    xdg.filter(|p| p.is_absolute()).or_else(|| {
+        home.filter(|h| !h.as_os_str().is_empty())
+            .map(|h| h.join(".config"))
+    })
+}
+
+/// `YYYYMMDDTHHMMSSZ` for a Unix time, without a date crate.
+fn utc_stamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// Howard Hinnant's days-to-civil conversion (proleptic Gregorian).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dark::ThemeMode;
+
+    fn store() -> (tempfile::TempDir, SettingsStore) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = SettingsStore::at(dir.path().join("aperture").join(SETTINGS_FILE));
+        (dir, s)
+    }
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn missing_file_gives_defaults() {
+        let (_d, s) = store();
+        let l = s.load().unwrap();
+        assert_eq!(l.settings, Settings::default());
+        assert!(l.recovered.is_none());
+        assert!(!s.path().exists(), "loading must not create the file");
+    }
+
+    #[test]
+    fn round_trip_and_no_temp_left_behind() {
+        let (_d, s) = store();
+        let mut st = Settings::default();
+        st.window = WindowSettings {
+            width: 900,
+            height: 700,
+        };
+        st.last_container = Some("work".into());
+        st.theme.policies.set("example.com", ThemeMode::On);
+        st.theme.filter.brightness = 0.85;
+        s.save(&st).unwrap();
+        st.theme.policies.set("dark.example", ThemeMode::Off);
+        s.save(&st).unwrap();
+        assert_eq!(s.load().unwrap().settings, st);
+        assert_eq!(
+            entries(s.path().parent().unwrap()),
+            vec![SETTINGS_FILE.to_string()]
+        );
+    }
+
+    #[test]
+    fn partial_file_fills_defaults_and_ignores_unknown_fields() {
+        let (_d, s) = store();
+        fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        fs::write(s.path(), r#"{"last_container":"bank","from_the_future":[1,2]}"#).unwrap();
+        let l = s.load().unwrap();
+        assert!(l.recovered.is_none());
+        assert_eq!(l.settings.last_container.as_deref(), Some("bank"));
+        assert_eq!(l.settings.window, WindowSettings::default());
+    }
+
+    #[test]
+    fn corrupt_file_is_kept_reported_and_replaced() {
+        let (_d, s) = store();
+        let dir = s.path().parent().unwrap().to_path_buf();
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(s.path(), b"{\"window\": {\"width\": tru").unwrap();
+        let l = s.load().unwrap();
+        assert_eq!(l.settings, Settings::default());
+        let Some(SettingsError::Corrupt { path, backup, .. }) = &l.recovered else {
+            panic!("expected Corrupt, got {:?}", l.recovered)
+        };
+        assert_eq!(path, s.path());
+        assert_eq!(fs::read(backup).unwrap(), b"{\"window\": {\"width\": tru");
+        let name = backup.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.starts_with("settings.json.corrupt-"), "{name}");
+        let msg = l.recovered.as_ref().unwrap().to_string();
+        assert!(msg.contains(&s.path().display().to_string()), "{msg}");
+        // Defaults were written in place, so the next load is clean.
+        let again = s.load().unwrap();
+        assert!(again.recovered.is_none());
+        // A second corruption in the same second doesn't clobber the first copy.
+        fs::write(s.path(), b"[").unwrap();
+        let l2 = s.load().unwrap();
+        let Some(SettingsError::Corrupt { backup: b2, .. }) = &l2.recovered else {
+            panic!()
+        };
+        assert_ne!(b2, backup);
+        assert_eq!(fs::read(backup).unwrap(), b"{\"window\": {\"width\": tru");
+        assert_eq!(entries(&dir).len(), 3);
+    }
+
+    #[test]
+    fn wrong_types_count_as_corrupt() {
+        let (_d, s) = store();
+        fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        fs::write(
+            s.path(),
+            r#"{"theme":{"policies":{"sites":{"a.com":"sideways"}}}}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            s.load().unwrap().recovered,
+            Some(SettingsError::Corrupt { .. })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn unreadable_file_is_an_error_and_untouched() {
+        let (_d, s) = store();
+        // A directory where the file should be: read fails with something
+        // other than NotFound, even as root.
+        fs::create_dir_all(s.path()).unwrap();
+        let e = s.load().unwrap_err();
+        assert!(matches!(e, SettingsError::Read { .. }), "{e:?}");
+        assert!(s.path().is_dir());
+    }
+
+    #[test]
+    fn failed_save_reports_path_and_keeps_old_file() {
+        let (_d, s) = store();
+        s.save(&Settings::default()).unwrap();
+        let before = fs::read(s.path()).unwrap();
+        // Make the rename target a non-empty directory so the rename fails.
+        let blocked = SettingsStore::at(s.path().parent().unwrap());
+        let e = blocked.save(&Settings::default()).unwrap_err();
+        assert!(matches!(e, SettingsError::Write { .. }));
+        assert_eq!(fs::read(s.path()).unwrap(), before);
+        assert_eq!(
+            entries(s.path().parent().unwrap()),
+            vec![SETTINGS_FILE.to_string()]
+        );
+    }
+
+    #[test]
+    fn xdg_dir_rules() {
+        assert_eq!(
+            config_dir_from(Some("/x/cfg".into()), Some("/home/a".into())),
+            Some(PathBuf::from("/x/cfg"))
+        );
+        // Relative XDG_CONFIG_HOME is invalid per the spec and ignored.
+        assert_eq!(
+            config_dir_from(Some("rel".into()), Some("/home/a".into())),
+            Some(PathBuf::from("/home/a/.config"))
+        );
+        assert_eq!(config_dir_from(None, None), None);
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(utc_stamp(0), "19700101T000000Z");
+        assert_eq!(utc_stamp(951_782_400), "20000229T000000Z");
+        assert_eq!(utc_stamp(1_796_225_400), "20261202T153000Z");
+    }
+}

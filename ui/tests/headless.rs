@@ -1,0 +1,516 @@
+//! Drive the chrome's state machine with synthetic egui input, no window.
+
+use aperture_ui::chrome::{container_control, controls, tab_close_control, tab_control};
+use aperture_ui::dark::ThemeMode;
+use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
+use aperture_ui::{
+    Chrome, ChromeModel, ContainerInfo, MouseButton, PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
+};
+
+struct Harness {
+    ctx: egui::Context,
+    chrome: Chrome,
+    model: ChromeModel,
+    time: f64,
+    ppp: f32,
+    /// Whether the last frame uploaded a texture other than the font atlas.
+    uploaded_page: bool,
+}
+
+fn container(id: &str, name: &str) -> ContainerInfo {
+    ContainerInfo {
+        id: id.into(),
+        name: name.into(),
+        colour: Rgb(0x37, 0x7D, 0xF0),
+    }
+}
+
+fn tab(id: u64, url: &str) -> TabView {
+    TabView {
+        id: TabId(id),
+        title: format!("Tab {id}"),
+        url: url.into(),
+        loading: false,
+        can_go_back: true,
+        can_go_forward: true,
+        container: container("personal", "Personal"),
+        agent_driving: false,
+        human_driving: false,
+        theme: Some(ThemeMode::Auto),
+    }
+}
+
+fn model() -> ChromeModel {
+    let mut agent_tab = tab(2, "https://bank.example.com/");
+    agent_tab.agent_driving = true;
+    agent_tab.container = container("banking", "Banking");
+    ChromeModel {
+        tabs: vec![tab(1, "https://example.com/"), agent_tab],
+        active: Some(TabId(1)),
+        containers: vec![
+            container("personal", "Personal"),
+            container("work", "Work"),
+            container("banking", "Banking"),
+        ],
+        default_container: Some("work".into()),
+        frame: None,
+        cursor: Default::default(),
+    }
+}
+
+fn key(k: Key, modifiers: Modifiers, pressed: bool) -> Event {
+    Event::Key {
+        key: k,
+        physical_key: Some(k),
+        pressed,
+        repeat: false,
+        modifiers,
+    }
+}
+
+fn press(k: Key, m: Modifiers) -> Vec<Event> {
+    vec![key(k, m, true), key(k, m, false)]
+}
+
+impl Harness {
+    fn new() -> Self {
+        Self::with_scale(1.0)
+    }
+
+    fn with_scale(ppp: f32) -> Self {
+        let mut h = Harness {
+            ctx: egui::Context::default(),
+            chrome: Chrome::new(),
+            model: model(),
+            time: 0.0,
+            ppp,
+            uploaded_page: false,
+        };
+        // Two frames so every control has a laid-out rect.
+        h.frame(vec![]);
+        h.frame(vec![]);
+        h
+    }
+
+    fn frame(&mut self, events: Vec<Event>) -> Vec<UiCommand> {
+        self.time += 0.1;
+        let mut raw = RawInput {
+            screen_rect: Some(Rect::from_min_size(Pos2::ZERO, vec2(1000.0, 700.0))),
+            time: Some(self.time),
+            events,
+            ..Default::default()
+        };
+        raw.viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .native_pixels_per_point = Some(self.ppp);
+        let (mut out, cmds) = self.chrome.run(&self.ctx, raw, &self.model);
+        self.uploaded_page = out
+            .textures_delta
+            .set
+            .iter()
+            .any(|(id, _)| *id != egui::TextureId::default());
+        out.textures_delta.clear();
+        cmds
+    }
+
+    fn rect(&self, name: &str) -> Rect {
+        self.chrome
+            .control_rect(name)
+            .unwrap_or_else(|| panic!("no control {name}"))
+    }
+
+    /// Move, press, release: egui reports the click on release.
+    fn click_at(&mut self, pos: Pos2, button: PointerButton) -> Vec<UiCommand> {
+        let mut cmds = self.frame(vec![Event::PointerMoved(pos)]);
+        cmds.extend(self.frame(vec![Event::PointerButton {
+            pos,
+            button,
+            pressed: true,
+            modifiers: Modifiers::NONE,
+        }]));
+        cmds.extend(self.frame(vec![Event::PointerButton {
+            pos,
+            button,
+            pressed: false,
+            modifiers: Modifiers::NONE,
+        }]));
+        cmds.extend(self.frame(vec![]));
+        cmds
+    }
+
+    fn click(&mut self, name: &str) -> Vec<UiCommand> {
+        let pos = self.rect(name).center();
+        self.click_at(pos, PointerButton::Primary)
+    }
+
+    fn type_text(&mut self, text: &str) -> Vec<UiCommand> {
+        self.frame(vec![Event::Text(text.into())])
+    }
+}
+
+fn without_noise(cmds: Vec<UiCommand>) -> Vec<UiCommand> {
+    cmds.into_iter()
+        .filter(|c| {
+            !matches!(
+                c,
+                UiCommand::Resize { .. }
+                    | UiCommand::PageFocus { .. }
+                    | UiCommand::Page {
+                        input: PageInput::MouseMove { .. } | PageInput::MouseLeave { .. },
+                        ..
+                    }
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn ctrl_l_typing_and_enter_navigates() {
+    let mut h = Harness::new();
+    assert!(without_noise(h.frame(press(Key::L, Modifiers::COMMAND))).is_empty());
+    h.frame(vec![]);
+    let typed = h.type_text("localhost:8000");
+    assert!(
+        without_noise(typed).is_empty(),
+        "typing into the omnibox must not reach the page"
+    );
+    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    assert_eq!(
+        without_noise(cmds),
+        vec![UiCommand::Navigate {
+            tab: TabId(1),
+            input: "localhost:8000".into(),
+            url: "http://localhost:8000".into()
+        }]
+    );
+    // After Enter, keys go to the page.
+    assert!(h.chrome.page_focused());
+}
+
+#[test]
+fn clicking_the_omnibox_and_searching() {
+    let mut h = Harness::new();
+    h.click(controls::OMNIBOX);
+    // Select all with the text editor's own shortcut, then replace.
+    h.frame(press(Key::A, Modifiers::COMMAND));
+    h.type_text("rust egui");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::Navigate {
+            tab: TabId(1),
+            input: "rust egui".into(),
+            url: "https://duckduckgo.com/?q=rust+egui".into()
+        }]
+    );
+}
+
+#[test]
+fn escape_abandons_the_edit() {
+    let mut h = Harness::new();
+    h.frame(press(Key::L, Modifiers::COMMAND));
+    h.type_text("half-typed");
+    let cmds = without_noise(h.frame(press(Key::Escape, Modifiers::NONE)));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    // The URL comes back; a later Enter elsewhere does not navigate.
+    h.frame(vec![]);
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert!(
+        cmds.iter().all(|c| !matches!(c, UiCommand::Navigate { .. })),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn shortcuts() {
+    let mut h = Harness::new();
+    assert_eq!(
+        without_noise(h.frame(press(Key::T, Modifiers::COMMAND))),
+        vec![UiCommand::NewTab {
+            container: "work".into()
+        }]
+    );
+    assert_eq!(
+        without_noise(h.frame(press(Key::W, Modifiers::COMMAND))),
+        vec![UiCommand::CloseTab { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.frame(press(Key::ArrowLeft, Modifiers::ALT))),
+        vec![UiCommand::Back { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.frame(press(Key::ArrowRight, Modifiers::ALT))),
+        vec![UiCommand::Forward { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.frame(press(Key::F5, Modifiers::NONE))),
+        vec![UiCommand::Reload { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.frame(press(Key::Tab, Modifiers::CTRL))),
+        vec![UiCommand::SelectTab { tab: TabId(2) }]
+    );
+}
+
+#[test]
+fn shortcuts_win_over_a_focused_page() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    let cmds = without_noise(h.frame(press(Key::W, Modifiers::COMMAND)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::CloseTab { tab: TabId(1) }],
+        "Ctrl+W must not reach the page"
+    );
+}
+
+#[test]
+fn take_over_and_hand_back() {
+    let mut h = Harness::new();
+    // Only the agent's tab has the control.
+    assert!(h.chrome.control_rect(controls::DRIVE).is_none());
+    h.model.active = Some(TabId(2));
+    h.frame(vec![]);
+    h.frame(vec![]);
+    let cmds = without_noise(h.click(controls::DRIVE));
+    assert_eq!(cmds, vec![UiCommand::TakeOver { tab: TabId(2) }]);
+    h.model.tabs[1].human_driving = true;
+    h.frame(vec![]);
+    let cmds = without_noise(h.click(controls::DRIVE));
+    assert_eq!(cmds, vec![UiCommand::HandBack { tab: TabId(2) }]);
+}
+
+#[test]
+fn tabs_select_and_close() {
+    let mut h = Harness::new();
+    let cmds = without_noise(h.click(&tab_control(TabId(2))));
+    assert_eq!(cmds, vec![UiCommand::SelectTab { tab: TabId(2) }]);
+    let cmds = without_noise(h.click(&tab_close_control(TabId(1))));
+    assert_eq!(cmds, vec![UiCommand::CloseTab { tab: TabId(1) }]);
+    let mid = h.rect(&tab_control(TabId(2))).center();
+    let cmds = without_noise(h.click_at(mid, PointerButton::Middle));
+    assert_eq!(cmds, vec![UiCommand::CloseTab { tab: TabId(2) }]);
+}
+
+#[test]
+fn container_picker_opens_tab_in_chosen_container() {
+    let mut h = Harness::new();
+    assert!(without_noise(h.click(controls::NEW_TAB)).is_empty());
+    let row = container_control("banking");
+    assert!(
+        h.chrome.control_rect(&row).is_some(),
+        "picker should list containers"
+    );
+    let cmds = without_noise(h.click(&row));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::NewTab {
+            container: "banking".into()
+        }]
+    );
+}
+
+#[test]
+fn toolbar_buttons_and_theme_menu() {
+    let mut h = Harness::new();
+    assert_eq!(
+        without_noise(h.click(controls::BACK)),
+        vec![UiCommand::Back { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.click(controls::FORWARD)),
+        vec![UiCommand::Forward { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.click(controls::RELOAD)),
+        vec![UiCommand::Reload { tab: TabId(1) }]
+    );
+    h.model.tabs[0].loading = true;
+    h.frame(vec![]);
+    assert_eq!(
+        without_noise(h.click(controls::RELOAD)),
+        vec![UiCommand::Stop { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.click(controls::VAULT)),
+        vec![UiCommand::OpenVault]
+    );
+}
+
+#[test]
+fn page_gets_mouse_keys_and_text_in_page_coordinates() {
+    let mut h = Harness::with_scale(2.0);
+    let page = h.rect(controls::PAGE);
+    let at = page.min + vec2(30.0, 40.0);
+    let cmds = h.click_at(at, PointerButton::Primary);
+    assert!(
+        cmds.contains(&UiCommand::PageFocus {
+            tab: TabId(1),
+            focused: true
+        }),
+        "{cmds:?}"
+    );
+    let down = cmds.iter().find_map(|c| match c {
+        UiCommand::Page {
+            tab,
+            input:
+                PageInput::MouseDown {
+                    x,
+                    y,
+                    button,
+                    click_count,
+                    ..
+                },
+        } => Some((*tab, *x, *y, *button, *click_count)),
+        _ => None,
+    });
+    assert_eq!(down, Some((TabId(1), 30.0, 40.0, MouseButton::Left, 1)));
+    assert!(cmds.iter().any(|c| matches!(
+        c,
+        UiCommand::Page {
+            input: PageInput::MouseUp { .. },
+            ..
+        }
+    )));
+
+    let cmds = h.frame(vec![
+        key(Key::A, Modifiers::SHIFT, true),
+        Event::Text("A".into()),
+        key(Key::A, Modifiers::SHIFT, false),
+    ]);
+    let inputs: Vec<PageInput> = cmds
+        .into_iter()
+        .filter_map(|c| match c {
+            UiCommand::Page { input, .. } => Some(input),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        matches!(&inputs[0], PageInput::KeyDown(k) if k.windows_key_code == 0x41 && k.native_key_code == 38 && k.modifiers.shift)
+    );
+    assert_eq!(inputs[1], PageInput::Text { text: "A".into() });
+    assert!(matches!(&inputs[2], PageInput::KeyUp(k) if k.windows_key_code == 0x41));
+
+    // Tab goes to the page, not to egui's focus cycling.
+    let cmds = h.frame(press(Key::Tab, Modifiers::NONE));
+    assert!(cmds.iter().any(|c| matches!(c, UiCommand::Page { input: PageInput::KeyDown(k), .. } if k.windows_key_code == 0x09 && k.character == Some('\t'))));
+    assert!(h.chrome.page_focused());
+
+    // Wheel lines become DIP.
+    let cmds = h.frame(vec![Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: vec2(0.0, -1.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: Modifiers::NONE,
+    }]);
+    assert!(cmds.iter().any(|c| matches!(c, UiCommand::Page { input: PageInput::Wheel { delta_y, x, .. }, .. } if *delta_y == -40.0 && *x == 30.0)), "{cmds:?}");
+
+    // Two quick clicks (0.1 s apart) make a double click.
+    let btn = |pressed| Event::PointerButton {
+        pos: at,
+        button: PointerButton::Primary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    let mut cmds = h.frame(vec![btn(true), btn(false)]);
+    cmds.extend(h.frame(vec![btn(true), btn(false)]));
+    assert!(
+        cmds.iter().any(|c| matches!(
+            c,
+            UiCommand::Page {
+                input: PageInput::MouseDown { click_count: 1, .. },
+                ..
+            }
+        )),
+        "{cmds:?}"
+    );
+    assert!(
+        cmds.iter().any(|c| matches!(
+            c,
+            UiCommand::Page {
+                input: PageInput::MouseDown { click_count: 2, .. },
+                ..
+            }
+        )),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn clicking_the_omnibox_takes_focus_from_the_page() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    let cmds = h.click(controls::OMNIBOX);
+    assert!(!h.chrome.page_focused());
+    assert!(
+        cmds.contains(&UiCommand::PageFocus {
+            tab: TabId(1),
+            focused: false
+        }),
+        "{cmds:?}"
+    );
+    let cmds = h.type_text("abc");
+    assert!(cmds.iter().all(|c| !matches!(c, UiCommand::Page { .. })));
+}
+
+#[test]
+fn resize_reports_page_area_and_scale_once() {
+    let mut h = Harness {
+        ctx: egui::Context::default(),
+        chrome: Chrome::new(),
+        model: model(),
+        time: 0.0,
+        ppp: 1.5,
+        uploaded_page: false,
+    };
+    let first = h.frame(vec![]);
+    let resize: Vec<_> = first
+        .iter()
+        .filter(|c| matches!(c, UiCommand::Resize { .. }))
+        .collect();
+    assert_eq!(resize.len(), 1);
+    let UiCommand::Resize { width, height, scale } = resize[0] else {
+        unreachable!()
+    };
+    assert_eq!(*scale, 1.5);
+    assert!((900..=1000).contains(width), "{width}");
+    assert!((500..700).contains(height), "{height}");
+    let again = h.frame(vec![]);
+    assert!(
+        again.iter().all(|c| !matches!(c, UiCommand::Resize { .. })),
+        "only changes are reported"
+    );
+}
+
+#[test]
+fn texture_uploads_only_when_generation_changes() {
+    let mut h = Harness::new();
+    let frame = |generation| PageFrame {
+        width: 4,
+        height: 2,
+        bgra: vec![255u8; 32].into(),
+        generation,
+    };
+    h.model.frame = Some(frame(1));
+    h.frame(vec![]);
+    let uploaded = |h: &Harness| h.uploaded_page;
+    assert!(uploaded(&h));
+    h.frame(vec![]);
+    assert!(!uploaded(&h), "same generation must not re-upload");
+    h.model.frame = Some(frame(2));
+    h.frame(vec![]);
+    assert!(uploaded(&h));
+}
+
+#[test]
+fn new_tab_without_containers_does_nothing() {
+    let mut h = Harness::new();
+    h.model.containers.clear();
+    assert!(without_noise(h.frame(press(Key::T, Modifiers::COMMAND))).is_empty());
+}
