@@ -8,7 +8,10 @@ use aperture_privacy::{Blocker, blocking};
 
 fn main() {
     let apt_update = std::env::args().any(|a| a == "--apt-update");
-    let opts = ProvisionOptions { allow_apt_update: apt_update, ..Default::default() };
+    let opts = ProvisionOptions {
+        allow_apt_update: apt_update,
+        ..Default::default()
+    };
     let lists = match ListSet::provision_pinned(&opts) {
         Ok(l) => l,
         Err(e) => {
@@ -16,7 +19,10 @@ fn main() {
             std::process::exit(1);
         }
     };
-    println!("source: Debian {} {} ({})", PINNED_PACKAGE.name, PINNED_PACKAGE.version, PINNED_PACKAGE.suite);
+    println!(
+        "source: Debian {} {} ({})",
+        PINNED_PACKAGE.name, PINNED_PACKAGE.version, PINNED_PACKAGE.suite
+    );
     for l in lists.lists() {
         println!("{}: {} sha256 {}", l.name, l.path.display(), l.sha256);
     }

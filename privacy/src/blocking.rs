@@ -5,6 +5,7 @@
 //! so [`Blocker`] is `Send + Sync`: put it in an `Arc` and call it from any thread. Regex filters
 //! share one mutex inside the engine; everything else is lock-free reads of a flatbuffer.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs;
 use std::hash::Hash;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use adblock::Engine;
 use adblock::lists::{FilterSet, ParseOptions, RuleTypes};
 use adblock::request::Request;
+use adblock::url_parser;
 
 use crate::fsutil::{atomic_write, sha256_hex};
 use crate::lists::{ListError, ListSet};
@@ -205,7 +207,9 @@ pub struct Blocker {
 
 impl std::fmt::Debug for Blocker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Blocker").field("key", &self.key).finish_non_exhaustive()
+        f.debug_struct("Blocker")
+            .field("key", &self.key)
+            .finish_non_exhaustive()
     }
 }
 
@@ -224,14 +228,20 @@ impl Blocker {
         for l in lists.lists() {
             set.add_filter_list(l.read_text()?, parse_options());
         }
-        Ok(Self { engine: Engine::new_with_filter_set(set), key: cache_key(lists) })
+        Ok(Self {
+            engine: Engine::new_with_filter_set(set),
+            key: cache_key(lists),
+        })
     }
 
     /// Compiles a handful of rules given inline (tests, user "block this" rules).
     pub fn from_rules(rules: &str) -> Self {
         let mut set = FilterSet::new(false);
         set.add_filter_list(rules.to_string(), parse_options());
-        Self { engine: Engine::new_with_filter_set(set), key: sha256_hex(rules.as_bytes()) }
+        Self {
+            engine: Engine::new_with_filter_set(set),
+            key: sha256_hex(rules.as_bytes()),
+        }
     }
 
     /// Loads the compiled engine for exactly this list content from `cache_dir`, or builds it
@@ -252,7 +262,11 @@ impl Blocker {
                 let mut engine = Engine::default();
                 match engine.deserialize(&bytes) {
                     Ok(()) => {
-                        let outcome = LoadOutcome::Cached { path, bytes: bytes.len(), took: start.elapsed() };
+                        let outcome = LoadOutcome::Cached {
+                            path,
+                            bytes: bytes.len(),
+                            took: start.elapsed(),
+                        };
                         return Ok((Self { engine, key }, outcome));
                     }
                     Err(e) => RebuildReason::Rejected(e.to_string()),
@@ -264,9 +278,17 @@ impl Blocker {
         let blocker = Self::build(lists)?;
         let took = start.elapsed();
         let bytes = blocker.serialize();
-        atomic_write(&path, &bytes).map_err(|source| BlockerError::CacheWrite { path: path.clone(), source })?;
+        atomic_write(&path, &bytes).map_err(|source| BlockerError::CacheWrite {
+            path: path.clone(),
+            source,
+        })?;
         remove_stale_caches(cache_dir, &path);
-        let outcome = LoadOutcome::Built { path, bytes: bytes.len(), took, reason };
+        let outcome = LoadOutcome::Built {
+            path,
+            bytes: bytes.len(),
+            took,
+            reason,
+        };
         Ok((blocker, outcome))
     }
 
@@ -292,7 +314,30 @@ impl Blocker {
     /// may happen is [`crate::NavigationPolicy`]'s call. Non-network schemes (`data:`,
     /// `blob:`, `chrome:`, …) are allowed without parsing: lists only describe network fetches.
     pub fn check(&self, url: &str, source_url: &str, resource_type: ResourceType) -> Decision {
-        if matches!(resource_type, ResourceType::MainFrame | ResourceType::NavigationPreloadMainFrame) {
+        if matches!(
+            resource_type,
+            ResourceType::MainFrame | ResourceType::NavigationPreloadMainFrame
+        ) {
+            return Decision::Allow;
+        }
+        if !is_network_scheme(url) {
+            return Decision::Allow;
+        }
+        let (url, source_url) = (lowercase_origin(url), lowercase_origin(source_url));
+        let Some(request) = build_request(&url, &source_url, resource_type.as_adblock()) else {
+            return Decision::Allow;
+        };
+        self.decide(&request)
+    }
+
+    /// [`Blocker::check`] through adblock's own `Request::new`, without the source-URL cache.
+    /// Exists so tests can prove the fast path decides identically.
+    #[doc(hidden)]
+    pub fn check_reference(&self, url: &str, source_url: &str, resource_type: ResourceType) -> Decision {
+        if matches!(
+            resource_type,
+            ResourceType::MainFrame | ResourceType::NavigationPreloadMainFrame
+        ) {
             return Decision::Allow;
         }
         if !is_network_scheme(url) {
@@ -302,7 +347,11 @@ impl Blocker {
         let Ok(request) = Request::new(&url, &source_url, resource_type.as_adblock(), "get") else {
             return Decision::Allow;
         };
-        let result = self.engine.check_network_request(&request);
+        self.decide(&request)
+    }
+
+    fn decide(&self, request: &Request) -> Decision {
+        let result = self.engine.check_network_request(request);
         if result.should_block() {
             Decision::Block
         } else if let Some(u) = result.rewritten_url {
@@ -322,7 +371,10 @@ pub fn default_engine_cache_dir() -> Option<PathBuf> {
 fn parse_options() -> ParseOptions {
     // The app does no cosmetic (element-hiding) injection yet; keeping only network rules
     // roughly halves build time and cache size.
-    ParseOptions { rule_types: RuleTypes::NetworkOnly, ..ParseOptions::default() }
+    ParseOptions {
+        rule_types: RuleTypes::NetworkOnly,
+        ..ParseOptions::default()
+    }
 }
 
 fn cache_key(lists: &ListSet) -> String {
@@ -333,6 +385,40 @@ fn is_network_scheme(url: &str) -> bool {
     let b = url.as_bytes();
     let starts = |p: &[u8]| b.len() >= p.len() && b[..p.len()].eq_ignore_ascii_case(p);
     starts(b"http://") || starts(b"https://") || starts(b"ws://") || starts(b"wss://")
+}
+
+thread_local! {
+    // A page's subresources arrive in bursts from one frame, so the frame URL repeats; parsing
+    // it (public-suffix lookup included) is a fifth of `Request::new`. One entry per thread
+    // is enough: CEF calls the handler on its IO thread.
+    static SOURCE: RefCell<(String, Option<(String, String)>)> = const { RefCell::new((String::new(), None)) };
+}
+
+/// Same request as adblock's `Request::new(url, source_url, ty, "get")`, with the source URL's
+/// host and registrable domain cached per thread.
+fn build_request(url: &str, source_url: &str, ty: &str) -> Option<Request> {
+    let parsed = url_parser::parse_url(url)?;
+    SOURCE.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        if cache.0 != source_url {
+            let src =
+                url_parser::parse_url(source_url).map(|p| (p.hostname().to_string(), p.domain().to_string()));
+            *cache = (source_url.to_string(), src);
+        }
+        // As in `Request::new`: no parseable source means third-party with no source host.
+        let (source_host, third_party) = match &cache.1 {
+            Some((host, domain)) => (host.as_str(), domain != parsed.domain()),
+            None => ("", true),
+        };
+        Some(Request::preparsed(
+            &parsed.url,
+            parsed.hostname(),
+            source_host,
+            ty,
+            third_party,
+            "get",
+        ))
+    })
 }
 
 /// Lower-cases scheme and host. Chromium hands over canonical URLs, so this allocates only for
@@ -376,7 +462,9 @@ pub struct BlockedCounters<K = u64> {
 
 impl<K> Default for BlockedCounters<K> {
     fn default() -> Self {
-        Self { tabs: RwLock::new(HashMap::new()) }
+        Self {
+            tabs: RwLock::new(HashMap::new()),
+        }
     }
 }
 
@@ -404,7 +492,9 @@ impl<K: Hash + Eq + Copy> BlockedCounters<K> {
 
     /// Blocked requests for `tab` since its last reset.
     pub fn blocked(&self, tab: K) -> u64 {
-        read(&self.tabs).get(&tab).map_or(0, |c| c.load(Ordering::Relaxed))
+        read(&self.tabs)
+            .get(&tab)
+            .map_or(0, |c| c.load(Ordering::Relaxed))
     }
 
     /// Zeroes `tab` (call on a new main-frame navigation, so the badge counts this page).
@@ -421,7 +511,10 @@ impl<K: Hash + Eq + Copy> BlockedCounters<K> {
 
     /// Every tab with its count, for a UI refresh.
     pub fn snapshot(&self) -> Vec<(K, u64)> {
-        read(&self.tabs).iter().map(|(k, v)| (*k, v.load(Ordering::Relaxed))).collect()
+        read(&self.tabs)
+            .iter()
+            .map(|(k, v)| (*k, v.load(Ordering::Relaxed)))
+            .collect()
     }
 
     /// Sum over all tabs.
@@ -449,21 +542,45 @@ mod tests {
     fn blocks_and_allows_small_rules() {
         let b = Blocker::from_rules(RULES);
         let src = "https://news.example/article";
-        assert_eq!(b.check("https://tracker.example/t.gif", src, ResourceType::Image), Decision::Block);
-        assert_eq!(b.check("https://tracker.example/ok.js", src, ResourceType::Script), Decision::Allow);
-        assert_eq!(b.check("https://ads.example/a.js", src, ResourceType::Script), Decision::Block);
+        assert_eq!(
+            b.check("https://tracker.example/t.gif", src, ResourceType::Image),
+            Decision::Block
+        );
+        assert_eq!(
+            b.check("https://tracker.example/ok.js", src, ResourceType::Script),
+            Decision::Allow
+        );
+        assert_eq!(
+            b.check("https://ads.example/a.js", src, ResourceType::Script),
+            Decision::Block
+        );
         // `$script` only.
-        assert_eq!(b.check("https://ads.example/a.png", src, ResourceType::Image), Decision::Allow);
-        assert_eq!(b.check("https://news.example/app.js", src, ResourceType::Script), Decision::Allow);
+        assert_eq!(
+            b.check("https://ads.example/a.png", src, ResourceType::Image),
+            Decision::Allow
+        );
+        assert_eq!(
+            b.check("https://news.example/app.js", src, ResourceType::Script),
+            Decision::Allow
+        );
     }
 
     #[test]
     fn main_frame_and_non_network_schemes_pass() {
         let b = Blocker::from_rules(RULES);
-        assert_eq!(b.check("https://tracker.example/", "", ResourceType::MainFrame), Decision::Allow);
-        assert_eq!(b.check("data:image/png;base64,AAAA", "", ResourceType::Image), Decision::Allow);
+        assert_eq!(
+            b.check("https://tracker.example/", "", ResourceType::MainFrame),
+            Decision::Allow
+        );
+        assert_eq!(
+            b.check("data:image/png;base64,AAAA", "", ResourceType::Image),
+            Decision::Allow
+        );
         assert_eq!(b.check("not a url", "", ResourceType::Image), Decision::Allow);
-        assert_eq!(b.check("HTTPS://TRACKER.EXAMPLE/x", "", ResourceType::Image), Decision::Block);
+        assert_eq!(
+            b.check("HTTPS://TRACKER.EXAMPLE/x", "", ResourceType::Image),
+            Decision::Block
+        );
     }
 
     #[test]
@@ -472,7 +589,10 @@ mod tests {
         assert_eq!(ResourceType::from_cef(3), ResourceType::Script);
         assert_eq!(ResourceType::from_cef(13), ResourceType::Xhr);
         assert_eq!(ResourceType::from_cef(18), ResourceType::Other);
-        assert_eq!(ResourceType::from_cef(20), ResourceType::NavigationPreloadSubFrame);
+        assert_eq!(
+            ResourceType::from_cef(20),
+            ResourceType::NavigationPreloadSubFrame
+        );
     }
 
     #[test]
@@ -516,25 +636,49 @@ mod tests {
         let cache = dir.path().join("cache");
 
         let (b1, o1) = Blocker::load_or_build(&set, &cache).unwrap();
-        let LoadOutcome::Built { path, reason: RebuildReason::Missing, .. } = o1 else { panic!("{o1:?}") };
+        let LoadOutcome::Built {
+            path,
+            reason: RebuildReason::Missing,
+            ..
+        } = o1
+        else {
+            panic!("{o1:?}")
+        };
         let (b2, o2) = Blocker::load_or_build(&set, &cache).unwrap();
         assert!(matches!(o2, LoadOutcome::Cached { .. }), "{o2:?}");
         for b in [&b1, &b2] {
-            assert_eq!(b.check("https://tracker.example/x", "", ResourceType::Image), Decision::Block);
+            assert_eq!(
+                b.check("https://tracker.example/x", "", ResourceType::Image),
+                Decision::Block
+            );
         }
 
         // A truncated cache file is rebuilt, not trusted.
         let bytes = fs::read(&path).unwrap();
         fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
         let (b3, o3) = Blocker::load_or_build(&set, &cache).unwrap();
-        assert!(matches!(o3, LoadOutcome::Built { reason: RebuildReason::Rejected(_), .. }), "{o3:?}");
-        assert_eq!(b3.check("https://tracker.example/x", "", ResourceType::Image), Decision::Block);
+        assert!(
+            matches!(
+                o3,
+                LoadOutcome::Built {
+                    reason: RebuildReason::Rejected(_),
+                    ..
+                }
+            ),
+            "{o3:?}"
+        );
+        assert_eq!(
+            b3.check("https://tracker.example/x", "", ResourceType::Image),
+            Decision::Block
+        );
 
         // New list content gets a new cache file and the old one is removed.
         fs::write(&list, "||other.example^\n").unwrap();
         let set2 = ListSet::from_files(&[&list]).unwrap();
         let (_, o4) = Blocker::load_or_build(&set2, &cache).unwrap();
-        let LoadOutcome::Built { path: p4, .. } = o4 else { panic!() };
+        let LoadOutcome::Built { path: p4, .. } = o4 else {
+            panic!()
+        };
         assert_ne!(p4, path);
         assert!(!path.exists());
     }

@@ -47,9 +47,14 @@ impl ContainerId {
     /// Parses an id as it appears in the store or an MCP argument.
     pub fn parse(s: &str) -> Result<Self, ContainerError> {
         let ok = (1..=40).contains(&s.len())
-            && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && !s.starts_with('-');
-        if ok { Ok(Self(s.to_string())) } else { Err(ContainerError::InvalidId(s.chars().take(60).collect())) }
+        if ok {
+            Ok(Self(s.to_string()))
+        } else {
+            Err(ContainerError::InvalidId(s.chars().take(60).collect()))
+        }
     }
 
     /// The id as a string.
@@ -152,7 +157,9 @@ impl<'de> Deserialize<'de> for FingerprintSeed {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
         let bytes = unhex(&s).ok_or_else(|| serde::de::Error::custom("seed is not hex"))?;
-        let arr: [u8; 32] = bytes.try_into().map_err(|_| serde::de::Error::custom("seed is not 32 bytes"))?;
+        let arr: [u8; 32] = bytes
+            .try_into()
+            .map_err(|_| serde::de::Error::custom("seed is not 32 bytes"))?;
         Ok(Self(arr))
     }
 }
@@ -264,7 +271,10 @@ impl ContainerRegistry {
     /// `profile_dir/containers/<id>`. `profile_dir` should be CEF's `root_cache_path`, because
     /// CEF requires every request context's `cache_path` to be inside it.
     pub fn open(profile_dir: &Path) -> Result<Self, ContainerError> {
-        Self::open_at(&profile_dir.join("containers.json"), &profile_dir.join("containers"))
+        Self::open_at(
+            &profile_dir.join("containers.json"),
+            &profile_dir.join("containers"),
+        )
     }
 
     /// Like [`ContainerRegistry::open`] with explicit store file and cache root.
@@ -282,9 +292,19 @@ impl ContainerRegistry {
                 save(store_path, &store)?;
                 store
             }
-            Err(source) => return Err(ContainerError::Io { op: "read", path: store_path.to_path_buf(), source }),
+            Err(source) => {
+                return Err(ContainerError::Io {
+                    op: "read",
+                    path: store_path.to_path_buf(),
+                    source,
+                });
+            }
         };
-        Ok(Self { store_path: store_path.to_path_buf(), cache_root: cache_root.to_path_buf(), store })
+        Ok(Self {
+            store_path: store_path.to_path_buf(),
+            cache_root: cache_root.to_path_buf(),
+            store,
+        })
     }
 
     /// All containers, in creation order.
@@ -305,7 +325,8 @@ impl ContainerRegistry {
 
     /// The container new tabs use when nothing else decides.
     pub fn default_container(&self) -> &Container {
-        self.get(&self.store.default).expect("store invariant: default container exists")
+        self.get(&self.store.default)
+            .expect("store invariant: default container exists")
     }
 
     /// The directory to use as this container's CEF request-context `cache_path`.
@@ -404,7 +425,8 @@ impl ContainerRegistry {
     /// (harmless), never a new seed on old cookies (a visible fingerprint change to a site
     /// that still knows you).
     pub fn reset_state(&mut self, id: &ContainerId) -> Result<(), ContainerError> {
-        self.get(id).ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))?;
+        self.get(id)
+            .ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))?;
         let dir = self.cache_path(id);
         remove_dir_if_exists(&dir)?;
         self.update(|s| {
@@ -419,7 +441,8 @@ impl ContainerRegistry {
     /// [`ContainerRegistry::reset_state`]). If it was the default, the first remaining
     /// container becomes the default.
     pub fn delete(&mut self, id: &ContainerId) -> Result<(), ContainerError> {
-        self.get(id).ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))?;
+        self.get(id)
+            .ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))?;
         if self.store.containers.len() == 1 {
             return Err(ContainerError::LastContainer);
         }
@@ -436,7 +459,10 @@ impl ContainerRegistry {
 
     /// Applies `f` to a copy of the store, persists the copy, and only then adopts it, so the
     /// in-memory registry never runs ahead of what is on disk.
-    fn update(&mut self, f: impl FnOnce(&mut Store) -> Result<(), ContainerError>) -> Result<(), ContainerError> {
+    fn update(
+        &mut self,
+        f: impl FnOnce(&mut Store) -> Result<(), ContainerError>,
+    ) -> Result<(), ContainerError> {
         let mut next = self.store.clone();
         f(&mut next)?;
         save(&self.store_path, &next)?;
@@ -467,7 +493,11 @@ impl AgentContainers {
         self.lock()
             .containers()
             .iter()
-            .map(|c| ContainerSummary { id: c.id.clone(), name: c.name.clone(), colour: c.colour })
+            .map(|c| ContainerSummary {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                colour: c.colour,
+            })
             .collect()
     }
 
@@ -489,7 +519,8 @@ impl AgentContainers {
     ) -> Result<ContainerId, ContainerError> {
         let reg = self.lock();
         if let Some(r) = requested {
-            reg.get(r).ok_or_else(|| ContainerError::NoSuchContainer(r.clone()))?;
+            reg.get(r)
+                .ok_or_else(|| ContainerError::NoSuchContainer(r.clone()))?;
         }
         match (reg.site_binding(host), requested) {
             (Some((site, bound)), Some(r)) if bound != r => Err(ContainerError::SiteBoundElsewhere {
@@ -505,7 +536,9 @@ impl AgentContainers {
 }
 
 fn new_container(name: &str, colour: Colour) -> Container {
-    let created_unix = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let created_unix = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
     Container {
         id: ContainerId::generate(),
         name: name.to_string(),
@@ -517,7 +550,10 @@ fn new_container(name: &str, colour: Colour) -> Container {
 }
 
 fn find_mut<'a>(s: &'a mut Store, id: &ContainerId) -> Result<&'a mut Container, ContainerError> {
-    s.containers.iter_mut().find(|c| &c.id == id).ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))
+    s.containers
+        .iter_mut()
+        .find(|c| &c.id == id)
+        .ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))
 }
 
 fn valid_name(name: &str) -> Result<String, ContainerError> {
@@ -541,7 +577,10 @@ fn normalise_site(site: &str) -> Result<String, ContainerError> {
 }
 
 fn parse_store(path: &Path, bytes: &[u8]) -> Result<Store, ContainerError> {
-    let corrupt = |reason: String| ContainerError::Corrupt { path: path.to_path_buf(), reason };
+    let corrupt = |reason: String| ContainerError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
     let store: Store = serde_json::from_slice(bytes).map_err(|e| corrupt(e.to_string()))?;
     if store.version != STORE_VERSION {
         return Err(corrupt(format!("unsupported version {}", store.version)));
@@ -555,7 +594,11 @@ fn parse_store(path: &Path, bytes: &[u8]) -> Result<Store, ContainerError> {
     if ids.len() != store.containers.len() {
         return Err(corrupt("duplicate container id".into()));
     }
-    if let Some((site, _)) = store.sites.iter().find(|(_, id)| !store.containers.iter().any(|c| &c.id == *id)) {
+    if let Some((site, _)) = store
+        .sites
+        .iter()
+        .find(|(_, id)| !store.containers.iter().any(|c| &c.id == *id))
+    {
         return Err(corrupt(format!("site {site} bound to a missing container")));
     }
     Ok(store)
@@ -563,14 +606,22 @@ fn parse_store(path: &Path, bytes: &[u8]) -> Result<Store, ContainerError> {
 
 fn save(path: &Path, store: &Store) -> Result<(), ContainerError> {
     let json = serde_json::to_vec_pretty(store).expect("store serialises");
-    atomic_write(path, &json).map_err(|source| ContainerError::Io { op: "write", path: path.to_path_buf(), source })
+    atomic_write(path, &json).map_err(|source| ContainerError::Io {
+        op: "write",
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn remove_dir_if_exists(dir: &Path) -> Result<(), ContainerError> {
     match fs::remove_dir_all(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(source) => Err(ContainerError::Io { op: "remove", path: dir.to_path_buf(), source }),
+        Err(source) => Err(ContainerError::Io {
+            op: "remove",
+            path: dir.to_path_buf(),
+            source,
+        }),
     }
 }
 
@@ -640,12 +691,27 @@ mod tests {
     fn names_unique_and_validated() {
         let d = tempfile::tempdir().unwrap();
         let mut r = open(d.path());
-        assert!(matches!(r.create("personal", Colour::Grey), Err(ContainerError::DuplicateName(_))));
-        assert!(matches!(r.create("  ", Colour::Grey), Err(ContainerError::InvalidName(_))));
-        assert!(matches!(r.create("a\u{7}b", Colour::Grey), Err(ContainerError::InvalidName(_))));
-        assert!(matches!(r.create(&"x".repeat(65), Colour::Grey), Err(ContainerError::InvalidName(_))));
+        assert!(matches!(
+            r.create("personal", Colour::Grey),
+            Err(ContainerError::DuplicateName(_))
+        ));
+        assert!(matches!(
+            r.create("  ", Colour::Grey),
+            Err(ContainerError::InvalidName(_))
+        ));
+        assert!(matches!(
+            r.create("a\u{7}b", Colour::Grey),
+            Err(ContainerError::InvalidName(_))
+        ));
+        assert!(matches!(
+            r.create(&"x".repeat(65), Colour::Grey),
+            Err(ContainerError::InvalidName(_))
+        ));
         let id = r.create("Bank", Colour::Green).unwrap();
-        assert!(r.rename(&id, "BANK").is_ok(), "renaming to itself in another case is fine");
+        assert!(
+            r.rename(&id, "BANK").is_ok(),
+            "renaming to itself in another case is fine"
+        );
     }
 
     #[test]
@@ -658,25 +724,53 @@ mod tests {
         let shared = Arc::new(Mutex::new(r));
         let agent = AgentContainers::new(shared.clone());
 
-        assert_eq!(agent.container_for_navigation(None, "www.bank.example").unwrap(), bank);
-        assert_eq!(agent.container_for_navigation(Some(&bank), "bank.example").unwrap(), bank);
-        let e = agent.container_for_navigation(Some(&personal), "login.bank.example").unwrap_err();
+        assert_eq!(
+            agent.container_for_navigation(None, "www.bank.example").unwrap(),
+            bank
+        );
+        assert_eq!(
+            agent
+                .container_for_navigation(Some(&bank), "bank.example")
+                .unwrap(),
+            bank
+        );
+        let e = agent
+            .container_for_navigation(Some(&personal), "login.bank.example")
+            .unwrap_err();
         assert!(matches!(e, ContainerError::SiteBoundElsewhere { .. }), "{e}");
         assert!(e.to_string().contains("Only the user"));
         // Unbound and look-alike hosts follow the request or the default.
-        assert_eq!(agent.container_for_navigation(None, "notbank.example").unwrap(), personal);
-        assert_eq!(agent.container_for_navigation(Some(&bank), "news.example").unwrap(), bank);
+        assert_eq!(
+            agent.container_for_navigation(None, "notbank.example").unwrap(),
+            personal
+        );
+        assert_eq!(
+            agent
+                .container_for_navigation(Some(&bank), "news.example")
+                .unwrap(),
+            bank
+        );
 
         // The agent view lists without seeds and can create, nothing more.
         let new = agent.create("Scratch", Colour::Yellow).unwrap();
         assert_eq!(agent.list().len(), 3);
         assert!(agent.list().iter().any(|c| c.id == new));
         let bogus = ContainerId::parse("c-0000000000000000").unwrap();
-        assert!(matches!(agent.container_for_navigation(Some(&bogus), "x.example"), Err(ContainerError::NoSuchContainer(_))));
+        assert!(matches!(
+            agent.container_for_navigation(Some(&bogus), "x.example"),
+            Err(ContainerError::NoSuchContainer(_))
+        ));
 
         // The human can still move the site.
-        shared.lock().unwrap().bind_site("bank.example", &personal).unwrap();
-        assert_eq!(agent.container_for_navigation(None, "bank.example").unwrap(), personal);
+        shared
+            .lock()
+            .unwrap()
+            .bind_site("bank.example", &personal)
+            .unwrap();
+        assert_eq!(
+            agent.container_for_navigation(None, "bank.example").unwrap(),
+            personal
+        );
     }
 
     #[test]
@@ -692,7 +786,10 @@ mod tests {
         assert!(r.site_binding("example.org").is_none());
         assert!(r.unbind_site("mail.example.com").unwrap());
         assert_eq!(r.site_binding("mail.example.com").unwrap().1, &a);
-        assert!(matches!(r.bind_site("http://x.com/", &a), Err(ContainerError::InvalidSite(_))));
+        assert!(matches!(
+            r.bind_site("http://x.com/", &a),
+            Err(ContainerError::InvalidSite(_))
+        ));
     }
 
     #[test]
@@ -717,7 +814,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let store = d.path().join("containers.json");
         fs::write(&store, b"{ half a file").unwrap();
-        assert!(matches!(ContainerRegistry::open(d.path()), Err(ContainerError::Corrupt { .. })));
+        assert!(matches!(
+            ContainerRegistry::open(d.path()),
+            Err(ContainerError::Corrupt { .. })
+        ));
         assert_eq!(fs::read(&store).unwrap(), b"{ half a file");
 
         drop(open(tempfile::tempdir().unwrap().path()));

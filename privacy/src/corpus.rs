@@ -37,6 +37,30 @@ pub fn default_corpus_dir() -> PathBuf {
 /// Every resource of every `*.html` page in `dir` (also `*/source.html` page folders), pages
 /// in name order.
 pub fn load_corpus(dir: &Path) -> io::Result<Vec<ResourceRef>> {
+    let mut out = Vec::new();
+    for p in page_files(dir)? {
+        let html = String::from_utf8_lossy(&fs::read(&p)?).into_owned();
+        let name = p
+            .strip_prefix(dir)
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .trim_end_matches("/source.html")
+            .to_string();
+        let base = page_url(&html, &name);
+        for (url, resource_type) in extract_resources(&html, &base) {
+            out.push(ResourceRef {
+                url,
+                source_url: base.to_string(),
+                resource_type,
+                page: name.clone(),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The page files in `dir` (`*.html`, or `*/source.html`), sorted.
+pub fn page_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
     let mut pages: Vec<PathBuf> = fs::read_dir(dir)?
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -49,21 +73,7 @@ pub fn load_corpus(dir: &Path) -> io::Result<Vec<ResourceRef>> {
         })
         .collect();
     pages.sort();
-    let mut out = Vec::new();
-    for p in pages {
-        let html = String::from_utf8_lossy(&fs::read(&p)?).into_owned();
-        let name = p
-            .strip_prefix(dir)
-            .unwrap_or(&p)
-            .to_string_lossy()
-            .trim_end_matches("/source.html")
-            .to_string();
-        let base = page_url(&html, &name);
-        for (url, resource_type) in extract_resources(&html, &base) {
-            out.push(ResourceRef { url, source_url: base.to_string(), resource_type, page: name.clone() });
-        }
-    }
-    Ok(out)
+    Ok(pages)
 }
 
 /// The page's own URL: `<base href>`, else `<link rel=canonical>`, else `og:url`, else a
@@ -90,7 +100,13 @@ pub fn page_url(html: &str, page_name: &str) -> Url {
         let stem: String = page_name
             .trim_end_matches(".html")
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
             .collect();
         Url::parse(&format!("https://{stem}.corpus.invalid/")).expect("valid placeholder")
     })
@@ -101,7 +117,8 @@ fn is_http(u: &Url) -> bool {
 }
 
 fn rel_has(tag: &Tag, word: &str) -> bool {
-    tag.attr("rel").is_some_and(|r| r.split_ascii_whitespace().any(|w| w.eq_ignore_ascii_case(word)))
+    tag.attr("rel")
+        .is_some_and(|r| r.split_ascii_whitespace().any(|w| w.eq_ignore_ascii_case(word)))
 }
 
 /// The typed, absolute http(s) resource URLs in `html`, in document order.
@@ -112,10 +129,10 @@ pub fn extract_resources(html: &str, base: &Url) -> Vec<(String, ResourceType)> 
         if raw.is_empty() || raw.starts_with('#') {
             return;
         }
-        if let Ok(u) = base.join(raw) {
-            if is_http(&u) {
-                out.push((u.to_string(), ty));
-            }
+        if let Ok(u) = base.join(raw)
+            && is_http(&u)
+        {
+            out.push((u.to_string(), ty));
         }
     };
     for tag in Tags::new(html) {
@@ -157,7 +174,10 @@ fn link_type(tag: &Tag) -> ResourceType {
     if rel_has(tag, "stylesheet") {
         return ResourceType::Stylesheet;
     }
-    if rel_has(tag, "icon") || rel_has(tag, "apple-touch-icon") || rel_has(tag, "apple-touch-icon-precomposed") {
+    if rel_has(tag, "icon")
+        || rel_has(tag, "apple-touch-icon")
+        || rel_has(tag, "apple-touch-icon-precomposed")
+    {
         return ResourceType::Favicon;
     }
     if rel_has(tag, "preload") || rel_has(tag, "prefetch") || rel_has(tag, "modulepreload") {
@@ -234,11 +254,17 @@ fn memchr_lt(b: &[u8]) -> Option<usize> {
 }
 
 fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    b.get(from..)?.windows(pat.len()).position(|w| w == pat).map(|p| p + from)
+    b.get(from..)?
+        .windows(pat.len())
+        .position(|w| w == pat)
+        .map(|p| p + from)
 }
 
 fn find_ci(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    b.get(from..)?.windows(pat.len()).position(|w| w.eq_ignore_ascii_case(pat)).map(|p| p + from)
+    b.get(from..)?
+        .windows(pat.len())
+        .position(|w| w.eq_ignore_ascii_case(pat))
+        .map(|p| p + from)
 }
 
 /// Parses attributes from `i` to the closing `>`; returns them and the index after `>`.
@@ -301,7 +327,10 @@ fn decode_entities(v: &str) -> String {
         out.push_str(&rest[..p]);
         rest = &rest[p..];
         // Byte search: `;` is ASCII, so its index is always a char boundary.
-        let Some(semi) = rest.as_bytes()[..rest.len().min(12)].iter().position(|&c| c == b';') else {
+        let Some(semi) = rest.as_bytes()[..rest.len().min(12)]
+            .iter()
+            .position(|&c| c == b';')
+        else {
             out.push('&');
             rest = &rest[1..];
             continue;
@@ -362,7 +391,10 @@ mod tests {
             ("https://news.example/css/site.css", ResourceType::Stylesheet),
             ("https://news.example/favicon.ico", ResourceType::Favicon),
             ("https://cdn.example/f.woff2", ResourceType::Font),
-            ("https://www.google-analytics.com/analytics.js", ResourceType::Script),
+            (
+                "https://www.google-analytics.com/analytics.js",
+                ResourceType::Script,
+            ),
             ("https://news.example/a.png", ResourceType::Image),
             ("https://news.example/a-2x.png", ResourceType::Image),
             ("https://news.example/a-3x.png", ResourceType::Image),
@@ -374,7 +406,10 @@ mod tests {
 
     #[test]
     fn placeholder_page_url() {
-        assert_eq!(page_url("<p>hi</p>", "ars-1.html").as_str(), "https://ars-1.corpus.invalid/");
+        assert_eq!(
+            page_url("<p>hi</p>", "ars-1.html").as_str(),
+            "https://ars-1.corpus.invalid/"
+        );
         assert_eq!(
             page_url(r#"<base href="http://b.example/dir/">"#, "x.html").as_str(),
             "http://b.example/dir/"
@@ -383,7 +418,10 @@ mod tests {
 
     #[test]
     fn entities() {
-        assert_eq!(decode_entities("a&amp;b&#38;c&#x26;d&bogus;e&"), "a&b&c&d&bogus;e&");
+        assert_eq!(
+            decode_entities("a&amp;b&#38;c&#x26;d&bogus;e&"),
+            "a&b&c&d&bogus;e&"
+        );
         assert_eq!(decode_entities("&quot; isn’t"), "\" isn’t");
         assert_eq!(decode_entities("&’’’’’;"), "&’’’’’;");
     }

@@ -12,7 +12,10 @@ use sha2::{Digest, Sha256};
 /// with it, lost fingerprint seeds) or a truncated engine cache, so we write a sibling temp file,
 /// fsync it, rename it over the target and fsync the directory so the rename itself is durable.
 pub(crate) fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let file_name = path
         .file_name()
@@ -60,7 +63,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 
 /// Parses lower- or upper-case hex into bytes; `None` on odd length or a non-hex digit.
 pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

@@ -13,6 +13,8 @@
 //!
 //! Nothing here links CEF, so all of it is unit-testable on a machine without a browser runtime.
 
+#![warn(missing_docs)]
+
 pub mod blocking;
 pub mod containers;
 pub mod corpus;

@@ -176,9 +176,15 @@ impl FilterList {
         let path = path.into();
         let bytes = fs::read(&path).map_err(io_err("read", &path))?;
         let name = list_title(&bytes).unwrap_or_else(|| {
-            path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
         });
-        Ok(Self { name, sha256: sha256_hex(&bytes), path })
+        Ok(Self {
+            name,
+            sha256: sha256_hex(&bytes),
+            path,
+        })
     }
 
     /// Reads the list text, refusing it if it no longer matches the registered hash.
@@ -204,7 +210,9 @@ impl FilterList {
 fn list_title(bytes: &[u8]) -> Option<String> {
     let head = &bytes[..bytes.len().min(4096)];
     String::from_utf8_lossy(head).lines().take(30).find_map(|l| {
-        l.strip_prefix("! Title:").map(|t| t.trim().to_string()).filter(|t| !t.is_empty())
+        l.strip_prefix("! Title:")
+            .map(|t| t.trim().to_string())
+            .filter(|t| !t.is_empty())
     })
 }
 
@@ -239,7 +247,12 @@ impl ListSet {
 
     /// A set from user-supplied list files (e.g. newer EasyList downloads).
     pub fn from_files<P: AsRef<Path>>(paths: &[P]) -> Result<Self, ListError> {
-        Self::new(paths.iter().map(|p| FilterList::from_file(p.as_ref())).collect::<Result<_, _>>()?)
+        Self::new(
+            paths
+                .iter()
+                .map(|p| FilterList::from_file(p.as_ref()))
+                .collect::<Result<_, _>>()?,
+        )
     }
 
     /// The lists in this set.
@@ -264,7 +277,9 @@ impl ListSet {
     pub fn provision_pinned(opts: &ProvisionOptions) -> Result<Self, ListError> {
         let cache = match &opts.cache_dir {
             Some(d) => d.clone(),
-            None => default_cache_root().ok_or(ListError::NoCacheDir)?.join("filter-lists"),
+            None => default_cache_root()
+                .ok_or(ListError::NoCacheDir)?
+                .join("filter-lists"),
         };
         let pkg = &PINNED_PACKAGE;
         let targets: Vec<PathBuf> = pkg.lists.iter().map(|l| cached_path(&cache, l)).collect();
@@ -276,9 +291,17 @@ impl ListSet {
         if !opts.skip_system_copies {
             // An installed package puts the files at their package paths; copying them is
             // cheaper and works without network.
-            let system: Vec<PathBuf> =
-                pkg.lists.iter().map(|l| Path::new("/").join(l.path_in_package)).collect();
-            if pkg.lists.iter().zip(&system).all(|(l, p)| file_matches(p, l.sha256)) {
+            let system: Vec<PathBuf> = pkg
+                .lists
+                .iter()
+                .map(|l| Path::new("/").join(l.path_in_package))
+                .collect();
+            if pkg
+                .lists
+                .iter()
+                .zip(&system)
+                .all(|(l, p)| file_matches(p, l.sha256))
+            {
                 for (src, dst) in system.iter().zip(&targets) {
                     let bytes = fs::read(src).map_err(io_err("read", src))?;
                     atomic_write(dst, &bytes).map_err(io_err("write", dst))?;
@@ -290,7 +313,11 @@ impl ListSet {
         }
 
         fs::create_dir_all(&cache).map_err(io_err("create", &cache))?;
-        let work = cache.join(format!(".provision-{}-{:08x}", std::process::id(), rand::random::<u32>()));
+        let work = cache.join(format!(
+            ".provision-{}-{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
         fs::create_dir_all(&work).map_err(io_err("create", &work))?;
         let result = (|| {
             let deb = obtain_deb(pkg, opts, &work)?;
@@ -308,9 +335,15 @@ impl ListSet {
 }
 
 fn cached_path(cache: &Path, l: &PinnedList) -> PathBuf {
-    let file = Path::new(l.path_in_package).file_stem().map(|s| s.to_string_lossy().into_owned());
+    let file = Path::new(l.path_in_package)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned());
     // Content-addressed name: a newer pin never collides with an older cached copy.
-    cache.join(format!("{}-{}.txt", file.unwrap_or_else(|| "list".into()), &l.sha256[..16]))
+    cache.join(format!(
+        "{}-{}.txt",
+        file.unwrap_or_else(|| "list".into()),
+        &l.sha256[..16]
+    ))
 }
 
 fn file_matches(path: &Path, sha256: &str) -> bool {
@@ -366,7 +399,10 @@ fn obtain_deb(pkg: &PinnedPackage, opts: &ProvisionOptions, work: &Path) -> Resu
     let spec = format!("{}={}", pkg.name, pkg.version);
     let mut attempt = apt_download(&spec, work);
     if attempt.is_err() && opts.allow_apt_update {
-        run(Command::new("apt-get").args(["update", "-qq"]), "apt-get update -qq")?;
+        run(
+            Command::new("apt-get").args(["update", "-qq"]),
+            "apt-get update -qq",
+        )?;
         attempt = apt_download(&spec, work);
     }
     if let Err(e) = attempt {
@@ -396,14 +432,22 @@ fn obtain_deb(pkg: &PinnedPackage, opts: &ProvisionOptions, work: &Path) -> Resu
 }
 
 fn apt_download(spec: &str, work: &Path) -> Result<(), ListError> {
-    run(Command::new("apt-get").args(["download", "-qq", spec]).current_dir(work), &format!("apt-get download {spec}"))
+    run(
+        Command::new("apt-get")
+            .args(["download", "-qq", spec])
+            .current_dir(work),
+        &format!("apt-get download {spec}"),
+    )
 }
 
 fn extract_lists(pkg: &PinnedPackage, deb: &Path, work: &Path, targets: &[PathBuf]) -> Result<(), ListError> {
     let root = work.join("root");
     // dpkg-deb is on every Debian-family machine and knows every data.tar compression; doing
     // ar + xz by hand would add two crates for one call.
-    run(Command::new("dpkg-deb").arg("-x").arg(deb).arg(&root), &format!("dpkg-deb -x {}", deb.display()))?;
+    run(
+        Command::new("dpkg-deb").arg("-x").arg(deb).arg(&root),
+        &format!("dpkg-deb -x {}", deb.display()),
+    )?;
     for (l, dst) in pkg.lists.iter().zip(targets) {
         let src = root.join(l.path_in_package);
         let bytes = fs::read(&src).map_err(io_err("read", &src))?;
@@ -423,14 +467,20 @@ fn extract_lists(pkg: &PinnedPackage, deb: &Path, work: &Path, targets: &[PathBu
 
 fn run(cmd: &mut Command, shown: &str) -> Result<(), ListError> {
     let program = cmd.get_program().to_string_lossy().into_owned();
-    let out = cmd.output().map_err(|source| ListError::Spawn { program, source })?;
+    let out = cmd
+        .output()
+        .map_err(|source| ListError::Spawn { program, source })?;
     if out.status.success() {
         return Ok(());
     }
     Err(ListError::CommandFailed {
         command: shown.to_string(),
         status: out.status.to_string(),
-        stderr: String::from_utf8_lossy(&out.stderr).trim().chars().take(2000).collect(),
+        stderr: String::from_utf8_lossy(&out.stderr)
+            .trim()
+            .chars()
+            .take(2000)
+            .collect(),
     })
 }
 

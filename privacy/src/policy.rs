@@ -86,7 +86,9 @@ impl fmt::Display for AddressRule {
             Self::Unspecified => "unspecified / this-network (0.0.0.0/8, ::)",
             Self::Multicast => "multicast (224/4, ff00::/8)",
             Self::Broadcast => "broadcast (255.255.255.255)",
-            Self::Documentation => "documentation range (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32)",
+            Self::Documentation => {
+                "documentation range (192.0.2/24, 198.51.100/24, 203.0.113/24, 2001:db8::/32)"
+            }
             Self::Benchmarking => "benchmarking range (198.18/15)",
             Self::Reserved => "IANA reserved / special-purpose block",
         })
@@ -148,7 +150,9 @@ pub enum PolicyError {
         scheme: String,
     },
     /// The tab the tool would act on is showing a non-http(s) page.
-    #[error("refused by rule current-tab-scheme: the tab is on a {scheme}: page; agent tools act only on http(s) pages and about:blank")]
+    #[error(
+        "refused by rule current-tab-scheme: the tab is on a {scheme}: page; agent tools act only on http(s) pages and about:blank"
+    )]
     CurrentTabScheme {
         /// The current page's scheme.
         scheme: String,
@@ -260,7 +264,10 @@ impl NavigationPolicy {
     /// Only the agent path goes through this policy; it is meant for the human's command line
     /// and settings, never for a tool argument.
     pub fn allow_host(&mut self, spec: &str) -> Result<(), AllowHostError> {
-        let err = |reason: &str| AllowHostError { spec: spec.to_string(), reason: reason.to_string() };
+        let err = |reason: &str| AllowHostError {
+            spec: spec.to_string(),
+            reason: reason.to_string(),
+        };
         let trimmed = spec.trim();
         if trimmed.is_empty() {
             return Err(err("empty"));
@@ -302,9 +309,13 @@ impl NavigationPolicy {
     }
 
     fn is_allowed(&self, url: &Url) -> bool {
-        let Some(host) = canonical_host(url) else { return false };
+        let Some(host) = canonical_host(url) else {
+            return false;
+        };
         let port = url.port_or_known_default();
-        self.allowed.iter().any(|a| a.host == host && (a.port.is_none() || a.port == port))
+        self.allowed
+            .iter()
+            .any(|a| a.host == host && (a.port.is_none() || a.port == port))
     }
 
     /// Judges a destination the agent asked for (rules 1–3). Returns the canonical URL to load.
@@ -314,30 +325,49 @@ impl NavigationPolicy {
             reason: e.to_string(),
         })?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(PolicyError::SchemeNotAllowed { scheme: url.scheme().to_string() });
+            return Err(PolicyError::SchemeNotAllowed {
+                scheme: url.scheme().to_string(),
+            });
         }
         if self.is_allowed(&url) {
-            return Ok(CheckedUrl { url, host_allowed: true });
+            return Ok(CheckedUrl {
+                url,
+                host_allowed: true,
+            });
         }
         match url.host() {
             None => return Err(PolicyError::NoHost { url: url.to_string() }),
             Some(Host::Domain(d)) => {
                 if let Some(rule) = classify_name(d) {
-                    return Err(PolicyError::SpecialName { host: d.to_string(), rule });
+                    return Err(PolicyError::SpecialName {
+                        host: d.to_string(),
+                        rule,
+                    });
                 }
             }
             Some(Host::Ipv4(v4)) => {
                 if let Some(rule) = classify_ip(IpAddr::V4(v4)) {
-                    return Err(PolicyError::SpecialAddress { host: v4.to_string(), addr: IpAddr::V4(v4), rule });
+                    return Err(PolicyError::SpecialAddress {
+                        host: v4.to_string(),
+                        addr: IpAddr::V4(v4),
+                        rule,
+                    });
                 }
             }
             Some(Host::Ipv6(v6)) => {
                 if let Some(rule) = classify_ip(IpAddr::V6(v6)) {
-                    return Err(PolicyError::SpecialAddress { host: format!("[{v6}]"), addr: IpAddr::V6(v6), rule });
+                    return Err(PolicyError::SpecialAddress {
+                        host: format!("[{v6}]"),
+                        addr: IpAddr::V6(v6),
+                        rule,
+                    });
                 }
             }
         }
-        Ok(CheckedUrl { url, host_allowed: false })
+        Ok(CheckedUrl {
+            url,
+            host_allowed: false,
+        })
     }
 
     /// Judges the page a tool is about to act on (click, type, read …): it must be http(s) or
@@ -385,12 +415,19 @@ impl NavigationPolicy {
             Some(Host::Domain(d)) => d.to_string(),
             Some(Host::Ipv4(v4)) => return Ok(vec![IpAddr::V4(v4)]),
             Some(Host::Ipv6(v6)) => return Ok(vec![IpAddr::V6(v6)]),
-            None => return Err(PolicyError::NoHost { url: checked.url.to_string() }),
+            None => {
+                return Err(PolicyError::NoHost {
+                    url: checked.url.to_string(),
+                });
+            }
         };
         let port = checked.url.port_or_known_default().unwrap_or(443);
         let addrs: Vec<IpAddr> = (host.as_str(), port)
             .to_socket_addrs()
-            .map_err(|e| PolicyError::ResolutionFailed { host: host.clone(), reason: e.to_string() })?
+            .map_err(|e| PolicyError::ResolutionFailed {
+                host: host.clone(),
+                reason: e.to_string(),
+            })?
             .map(|sa| sa.ip())
             .collect();
         for a in &addrs {
@@ -517,7 +554,9 @@ mod tests {
 
     #[test]
     fn ordinary_sites_pass_and_are_canonicalised() {
-        let c = strict().check_destination("HTTPS://Example.COM:443/a?b#c").unwrap();
+        let c = strict()
+            .check_destination("HTTPS://Example.COM:443/a?b#c")
+            .unwrap();
         assert_eq!(c.url.as_str(), "https://example.com/a?b#c");
         assert!(!c.host_allowed);
         assert!(strict().check_destination("http://8.8.8.8/").is_ok());
@@ -542,7 +581,9 @@ mod tests {
         ] {
             assert_eq!(
                 strict().check_destination(u),
-                Err(PolicyError::SchemeNotAllowed { scheme: scheme.into() }),
+                Err(PolicyError::SchemeNotAllowed {
+                    scheme: scheme.into()
+                }),
                 "{u}"
             );
         }
@@ -574,7 +615,13 @@ mod tests {
             assert_eq!(rule_of(u), rule, "{u}");
         }
         // Just outside the blocks.
-        for u in ["http://172.32.0.1/", "http://100.128.0.1/", "http://172.15.255.255/", "http://11.0.0.1/", "http://169.253.1.1/"] {
+        for u in [
+            "http://172.32.0.1/",
+            "http://100.128.0.1/",
+            "http://172.15.255.255/",
+            "http://11.0.0.1/",
+            "http://169.253.1.1/",
+        ] {
             assert!(strict().check_destination(u).is_ok(), "{u}");
         }
     }
@@ -582,17 +629,17 @@ mod tests {
     #[test]
     fn obfuscated_ipv4_spellings_refused() {
         for u in [
-            "http://2130706433/",        // decimal 127.0.0.1
-            "http://0x7f000001/",        // hex
-            "http://0x7f.0.0.1/",        // hex octet
-            "http://0177.0.0.1/",        // octal octet
-            "http://017700000001/",      // octal whole
-            "http://127.1/",             // short form
+            "http://2130706433/",   // decimal 127.0.0.1
+            "http://0x7f000001/",   // hex
+            "http://0x7f.0.0.1/",   // hex octet
+            "http://0177.0.0.1/",   // octal octet
+            "http://017700000001/", // octal whole
+            "http://127.1/",        // short form
             "http://127.0.1/",
             "http://0x7f.1/",
-            "http://127.0.0.1./",        // trailing dot
-            "http://%31%32%37.0.0.1/",   // percent-encoded
-            "http://①②⑦.0.0.1/",         // IDNA maps these digits
+            "http://127.0.0.1./",      // trailing dot
+            "http://%31%32%37.0.0.1/", // percent-encoded
+            "http://①②⑦.0.0.1/",       // IDNA maps these digits
             "http://[::ffff:127.0.0.1]/",
             "http://[::ffff:7f00:1]/",
             "http://[::127.0.0.1]/",
@@ -644,7 +691,11 @@ mod tests {
             assert_eq!(rule_of(u), rule, "{u}");
         }
         // Look-alikes are ordinary names.
-        for u in ["http://notlocalhost.com/", "http://localhost.example.com/", "http://local.example/"] {
+        for u in [
+            "http://notlocalhost.com/",
+            "http://localhost.example.com/",
+            "http://local.example/",
+        ] {
             assert!(strict().check_destination(u).is_ok(), "{u}");
         }
     }
@@ -662,20 +713,41 @@ mod tests {
 
     #[test]
     fn allow_list_permits_exactly_what_the_human_named() {
-        let p = NavigationPolicy::with_allowed_hosts(&["127.0.0.1", "localhost:8080", "[::1]:3000", "::2"]).unwrap();
-        assert!(p.check_destination("http://127.0.0.1:5555/x").unwrap().host_allowed);
+        let p = NavigationPolicy::with_allowed_hosts(&["127.0.0.1", "localhost:8080", "[::1]:3000", "::2"])
+            .unwrap();
+        assert!(
+            p.check_destination("http://127.0.0.1:5555/x")
+                .unwrap()
+                .host_allowed
+        );
         // Same address, other spelling: it is the address the human allowed.
         assert!(p.check_destination("http://2130706433/").unwrap().host_allowed);
         // A different loopback address is not.
-        assert_eq!(p.check_destination("http://127.0.0.2/").unwrap_err().rule_id(), "loopback");
+        assert_eq!(
+            p.check_destination("http://127.0.0.2/").unwrap_err().rule_id(),
+            "loopback"
+        );
         assert!(p.check_destination("http://localhost:8080/").is_ok());
         assert!(p.check_destination("http://LocalHost.:8080/").is_ok());
-        assert_eq!(p.check_destination("http://localhost:8081/").unwrap_err().rule_id(), "localhost-name");
+        assert_eq!(
+            p.check_destination("http://localhost:8081/")
+                .unwrap_err()
+                .rule_id(),
+            "localhost-name"
+        );
         assert!(p.check_destination("http://[::1]:3000/").is_ok());
         assert!(p.check_destination("http://[::1]:3001/").is_err());
         // Schemes are never waived.
-        assert_eq!(p.check_destination("file://127.0.0.1/etc/passwd").unwrap_err().rule_id(), "scheme");
-        assert_eq!(p.allowed_hosts(), vec!["127.0.0.1", "[::1]:3000", "[::2]", "localhost:8080"]);
+        assert_eq!(
+            p.check_destination("file://127.0.0.1/etc/passwd")
+                .unwrap_err()
+                .rule_id(),
+            "scheme"
+        );
+        assert_eq!(
+            p.allowed_hosts(),
+            vec!["127.0.0.1", "[::1]:3000", "[::2]", "localhost:8080"]
+        );
     }
 
     #[test]
@@ -697,17 +769,32 @@ mod tests {
     fn connected_address_recheck() {
         let p = strict();
         let c = p.check_destination("https://rebind.example/").unwrap();
-        assert!(p.check_connected_address(&c, "93.184.216.34".parse().unwrap()).is_ok());
-        let e = p.check_connected_address(&c, "127.0.0.1".parse().unwrap()).unwrap_err();
+        assert!(
+            p.check_connected_address(&c, "93.184.216.34".parse().unwrap())
+                .is_ok()
+        );
+        let e = p
+            .check_connected_address(&c, "127.0.0.1".parse().unwrap())
+            .unwrap_err();
         assert_eq!(e.rule_id(), "loopback-after-dns");
         assert!(e.to_string().contains("rebind.example"));
-        let e = p.check_connected_address(&c, "::ffff:192.168.0.10".parse().unwrap()).unwrap_err();
+        let e = p
+            .check_connected_address(&c, "::ffff:192.168.0.10".parse().unwrap())
+            .unwrap_err();
         assert_eq!(e.rule_id(), "rfc1918-private-after-dns");
 
         let allowed = NavigationPolicy::with_allowed_hosts(&["localhost"]).unwrap();
         let c = allowed.check_destination("http://localhost:9999/").unwrap();
-        assert!(allowed.check_connected_address(&c, "127.0.0.1".parse().unwrap()).is_ok());
-        assert!(allowed.check_connected_address(&c, "::1".parse().unwrap()).is_ok());
+        assert!(
+            allowed
+                .check_connected_address(&c, "127.0.0.1".parse().unwrap())
+                .is_ok()
+        );
+        assert!(
+            allowed
+                .check_connected_address(&c, "::1".parse().unwrap())
+                .is_ok()
+        );
     }
 
     #[test]
@@ -719,7 +806,10 @@ mod tests {
         assert!(addrs.iter().all(|a| a.is_loopback()), "{addrs:?}");
 
         // A name the strict policy lets through but that resolves to loopback is caught.
-        let checked = CheckedUrl { url: Url::parse("http://localhost/").unwrap(), host_allowed: false };
+        let checked = CheckedUrl {
+            url: Url::parse("http://localhost/").unwrap(),
+            host_allowed: false,
+        };
         let e = strict().resolve_and_check(&checked).unwrap_err();
         assert!(e.rule_id().starts_with("loopback"), "{e}");
     }
@@ -730,9 +820,23 @@ mod tests {
         assert!(p.check_current_tab("about:blank").is_ok());
         assert!(p.check_current_tab("").is_ok());
         assert!(p.check_current_tab("https://example.com/").is_ok());
-        assert_eq!(p.check_current_tab("file:///home/u/.ssh/id_ed25519").unwrap_err().rule_id(), "current-tab-scheme");
-        assert_eq!(p.check_current_tab("data:text/html,hi").unwrap_err().rule_id(), "current-tab-scheme");
-        assert_eq!(p.check_current_tab("chrome://version").unwrap_err().rule_id(), "current-tab-scheme");
-        assert_eq!(p.check_current_tab("http://192.168.0.1/").unwrap_err().rule_id(), "rfc1918-private");
+        assert_eq!(
+            p.check_current_tab("file:///home/u/.ssh/id_ed25519")
+                .unwrap_err()
+                .rule_id(),
+            "current-tab-scheme"
+        );
+        assert_eq!(
+            p.check_current_tab("data:text/html,hi").unwrap_err().rule_id(),
+            "current-tab-scheme"
+        );
+        assert_eq!(
+            p.check_current_tab("chrome://version").unwrap_err().rule_id(),
+            "current-tab-scheme"
+        );
+        assert_eq!(
+            p.check_current_tab("http://192.168.0.1/").unwrap_err().rule_id(),
+            "rfc1918-private"
+        );
     }
 }

@@ -21,22 +21,53 @@ pub const DISABLED_FEATURES: &str = "AutofillServerCommunication,NetworkTimeServ
 /// Each feature in [`DISABLED_FEATURES`] with why it is off.
 pub fn disabled_features() -> &'static [(&'static str, &'static str)] {
     &[
-        ("AutofillServerCommunication", "autofill would upload form signatures to Google and download field predictions"),
-        ("NetworkTimeServiceQuerying", "no clock queries to Google's time service"),
-        ("OptimizationHints", "no per-navigation hint fetches to the optimization guide"),
+        (
+            "AutofillServerCommunication",
+            "autofill would upload form signatures to Google and download field predictions",
+        ),
+        (
+            "NetworkTimeServiceQuerying",
+            "no clock queries to Google's time service",
+        ),
+        (
+            "OptimizationHints",
+            "no per-navigation hint fetches to the optimization guide",
+        ),
         ("OptimizationHintsFetching", "no batch hint fetches for top hosts"),
-        ("OptimizationGuideModelDownloading", "no ML model downloads in the background"),
-        ("Translate", "no translate-ranker/model downloads or page-language pings"),
-        ("DialMediaRouteProvider", "no SSDP/DIAL multicast scans of the LAN for cast devices"),
-        ("PreconnectToSearch", "no speculative connections to the default search engine"),
-        ("PrivacySandboxSettings4", "no Privacy Sandbox ads APIs (Topics, Protected Audience) or their prompts"),
-        ("BrowsingTopics", "no Topics API computing interest categories from history"),
+        (
+            "OptimizationGuideModelDownloading",
+            "no ML model downloads in the background",
+        ),
+        (
+            "Translate",
+            "no translate-ranker/model downloads or page-language pings",
+        ),
+        (
+            "DialMediaRouteProvider",
+            "no SSDP/DIAL multicast scans of the LAN for cast devices",
+        ),
+        (
+            "PreconnectToSearch",
+            "no speculative connections to the default search engine",
+        ),
+        (
+            "PrivacySandboxSettings4",
+            "no Privacy Sandbox ads APIs (Topics, Protected Audience) or their prompts",
+        ),
+        (
+            "BrowsingTopics",
+            "no Topics API computing interest categories from history",
+        ),
     ]
 }
 
 /// Switches the app must never add (or accept from a user's extra flags), because they turn
 /// phone-home traffic back on.
-pub const FORBIDDEN_SWITCHES: &[&str] = &["variations-server-url", "variations-insecure-server-url", "enable-crash-reporter"];
+pub const FORBIDDEN_SWITCHES: &[&str] = &[
+    "variations-server-url",
+    "variations-insecure-server-url",
+    "enable-crash-reporter",
+];
 
 /// `(switch name without dashes, value, one-line reason)` for the launch command line.
 ///
@@ -45,20 +76,64 @@ pub const FORBIDDEN_SWITCHES: &[&str] = &["variations-server-url", "variations-i
 /// CEF that stops mapping the switch to the pref still does the right thing.
 pub fn chromium_switches() -> &'static [(&'static str, Option<&'static str>, &'static str)] {
     &[
-        ("disable-background-networking", None, "no extension/component update checks, translate, or other background fetches"),
-        ("disable-component-update", None, "no component-updater downloads (CRLSets, Widevine, origin trials, …)"),
-        ("disable-domain-reliability", None, "no Domain Reliability beacons reporting request failures to Google"),
-        ("metrics-recording-only", None, "UMA is recorded locally but never uploaded"),
-        ("disable-breakpad", None, "no crash dumps are collected or uploaded"),
+        (
+            "disable-background-networking",
+            None,
+            "no extension/component update checks, translate, or other background fetches",
+        ),
+        (
+            "disable-component-update",
+            None,
+            "no component-updater downloads (CRLSets, Widevine, origin trials, …)",
+        ),
+        (
+            "disable-domain-reliability",
+            None,
+            "no Domain Reliability beacons reporting request failures to Google",
+        ),
+        (
+            "metrics-recording-only",
+            None,
+            "UMA is recorded locally but never uploaded",
+        ),
+        (
+            "disable-breakpad",
+            None,
+            "no crash dumps are collected or uploaded",
+        ),
         ("disable-sync", None, "no Google account sync traffic"),
         ("no-pings", None, "no hyperlink-auditing <a ping> beacons"),
-        ("disable-field-trial-config", None, "no bundled field-trial config; the variations seed is never fetched (see FORBIDDEN_SWITCHES)"),
-        ("disable-component-extensions-with-background-pages", None, "built-in extensions with background pages stay off, and so does their network use"),
-        ("disable-default-apps", None, "no default web apps installed (and fetched) on first run"),
-        ("no-first-run", None, "no first-run flow, which would fetch promos and set a default search engine"),
+        (
+            "disable-field-trial-config",
+            None,
+            "no bundled field-trial config; the variations seed is never fetched (see FORBIDDEN_SWITCHES)",
+        ),
+        (
+            "disable-component-extensions-with-background-pages",
+            None,
+            "built-in extensions with background pages stay off, and so does their network use",
+        ),
+        (
+            "disable-default-apps",
+            None,
+            "no default web apps installed (and fetched) on first run",
+        ),
+        (
+            "no-first-run",
+            None,
+            "no first-run flow, which would fetch promos and set a default search engine",
+        ),
         ("no-default-browser-check", None, "no default-browser probe"),
-        ("webrtc-ip-handling-policy", Some("disable_non_proxied_udp"), "WebRTC uses only proxied TCP, so no host/LAN/public-STUN address reaches a page"),
-        ("disable-features", Some(DISABLED_FEATURES), "feature-level phone-home switches; see disabled_features() for each"),
+        (
+            "webrtc-ip-handling-policy",
+            Some("disable_non_proxied_udp"),
+            "WebRTC uses only proxied TCP, so no host/LAN/public-STUN address reaches a page",
+        ),
+        (
+            "disable-features",
+            Some(DISABLED_FEATURES),
+            "feature-level phone-home switches; see disabled_features() for each",
+        ),
     ]
 }
 
@@ -100,7 +175,11 @@ mod tests {
         let unique: HashSet<_> = names.iter().collect();
         assert_eq!(names.len(), unique.len(), "duplicate switch: {names:?}");
         assert!(names.iter().all(|n| !n.starts_with('-') && !n.contains('=')));
-        assert!(chromium_switches().iter().all(|(_, _, why)| !why.is_empty() && !why.contains('\n')));
+        assert!(
+            chromium_switches()
+                .iter()
+                .all(|(_, _, why)| !why.is_empty() && !why.contains('\n'))
+        );
     }
 
     #[test]
@@ -109,7 +188,10 @@ mod tests {
         assert!(args.contains(&"--webrtc-ip-handling-policy=disable_non_proxied_udp".to_string()));
         assert!(args.contains(&"--disable-domain-reliability".to_string()));
         assert!(find_forbidden_switch(&args).is_none());
-        assert_eq!(find_forbidden_switch(&["--variations-server-url=http://x"]), Some("variations-server-url"));
+        assert_eq!(
+            find_forbidden_switch(&["--variations-server-url=http://x"]),
+            Some("variations-server-url")
+        );
     }
 
     /// Checks every name against CEF 131's own string table, when the runtime is cached
@@ -117,9 +199,9 @@ mod tests {
     /// when it is not, since this crate must build and test without CEF.
     #[test]
     fn switch_names_exist_in_libcef() {
-        let dir = std::env::var_os("APERTURE_CEF_DIR").map(PathBuf::from).or_else(|| {
-            crate::fsutil::default_cache_root().map(|c| c.join("cef").join("131.3.5"))
-        });
+        let dir = std::env::var_os("APERTURE_CEF_DIR")
+            .map(PathBuf::from)
+            .or_else(|| crate::fsutil::default_cache_root().map(|c| c.join("cef").join("131.3.5")));
         let Some(lib) = dir.map(|d| d.join("libcef.so")).filter(|p| p.is_file()) else {
             eprintln!("note: no CEF runtime cached; switch names not re-checked against libcef.so");
             return;
@@ -141,10 +223,10 @@ mod tests {
             if !finder(name) {
                 missing.push(name.to_string());
             }
-            if let Some(v) = value.filter(|_| *name != "disable-features") {
-                if !finder(v) {
-                    missing.push(format!("{name}={v}"));
-                }
+            if let Some(v) = value.filter(|_| *name != "disable-features")
+                && !finder(v)
+            {
+                missing.push(format!("{name}={v}"));
             }
         }
         for (f, _) in disabled_features() {

@@ -13,8 +13,11 @@ use aperture_privacy::{Blocker, Decision, ResourceType, blocking};
 fn blocker() -> &'static Blocker {
     static B: OnceLock<Blocker> = OnceLock::new();
     B.get_or_init(|| {
-        let lists = ListSet::provision_pinned(&ProvisionOptions { allow_apt_update: true, ..Default::default() })
-            .unwrap_or_else(|e| panic!("provisioning the pinned filter lists failed: {e}"));
+        let lists = ListSet::provision_pinned(&ProvisionOptions {
+            allow_apt_update: true,
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("provisioning the pinned filter lists failed: {e}"));
         let cache = blocking::default_engine_cache_dir().expect("HOME or XDG_CACHE_HOME");
         Blocker::load_or_build(&lists, &cache).expect("engine").0
     })
@@ -25,14 +28,25 @@ fn corpus() -> &'static [ResourceRef] {
     C.get_or_init(|| {
         let dir = default_corpus_dir();
         let c = load_corpus(&dir).unwrap_or_else(|e| panic!("corpus at {}: {e}", dir.display()));
-        assert!(c.len() > 5000, "corpus too small: {} resources in {}", c.len(), dir.display());
+        assert!(
+            c.len() > 5000,
+            "corpus too small: {} resources in {}",
+            c.len(),
+            dir.display()
+        );
         c
     })
 }
 
 fn host(u: &str) -> String {
-    url::Url::parse(u).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
+    url::Url::parse(u)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
 }
+
+/// Which request types a must-block rule applies to.
+type TypeFilter = fn(ResourceType) -> bool;
 
 #[test]
 fn known_trackers_in_corpus_are_blocked() {
@@ -40,7 +54,7 @@ fn known_trackers_in_corpus_are_blocked() {
     // (host suffix, which request types the lists target there). EasyPrivacy blocks only
     // quantserve's *script* (its pixel GIFs sit in <noscript>), and EasyList has dropped the
     // long-dead `ad-emea.doubleclick.net` DFP host, so those are reported, not asserted.
-    let must_block: [(&str, fn(ResourceType) -> bool); 6] = [
+    let must_block: [(&str, TypeFilter); 6] = [
         ("google-analytics.com", |_| true),
         ("googletagmanager.com", |_| true),
         ("g.doubleclick.net", |_| true),
@@ -53,11 +67,17 @@ fn known_trackers_in_corpus_are_blocked() {
     for r in corpus() {
         // Scripts, images and frames: how these trackers load. (A `<link rel=dns-prefetch>`
         // to the same host is not a request, and lists rightly don't care.)
-        if !matches!(r.resource_type, ResourceType::Script | ResourceType::Image | ResourceType::SubFrame) {
+        if !matches!(
+            r.resource_type,
+            ResourceType::Script | ResourceType::Image | ResourceType::SubFrame
+        ) {
             continue;
         }
         let h = host(&r.url);
-        let Some((t, applies)) = must_block.iter().find(|(t, _)| h == *t || h.ends_with(&format!(".{t}"))) else {
+        let Some((t, applies)) = must_block
+            .iter()
+            .find(|(t, _)| h == *t || h.ends_with(&format!(".{t}")))
+        else {
             continue;
         };
         if !applies(r.resource_type) {
@@ -73,9 +93,16 @@ fn known_trackers_in_corpus_are_blocked() {
     }
     eprintln!("tracker requests (seen, blocked): {seen:?}");
     for (t, _) in must_block {
-        assert!(seen.get(t).is_some_and(|(n, _)| *n > 0), "corpus has no {t} request any more?");
+        assert!(
+            seen.get(t).is_some_and(|(n, _)| *n > 0),
+            "corpus has no {t} request any more?"
+        );
     }
-    assert!(unblocked.is_empty(), "tracker requests not blocked:\n{}", unblocked.join("\n"));
+    assert!(
+        unblocked.is_empty(),
+        "tracker requests not blocked:\n{}",
+        unblocked.join("\n")
+    );
 }
 
 #[test]
@@ -83,15 +110,30 @@ fn specific_tracker_urls_blocked() {
     let b = blocker();
     let page = "https://www.example-news.com/2015/story.html";
     for (url, ty) in [
-        ("https://www.google-analytics.com/analytics.js", ResourceType::Script),
+        (
+            "https://www.google-analytics.com/analytics.js",
+            ResourceType::Script,
+        ),
         ("http://www.google-analytics.com/ga.js", ResourceType::Script),
-        ("https://www.google-analytics.com/collect?v=1&tid=UA-1", ResourceType::Ping),
-        ("https://securepubads.g.doubleclick.net/tag/js/gpt.js", ResourceType::Script),
+        (
+            "https://www.google-analytics.com/collect?v=1&tid=UA-1",
+            ResourceType::Ping,
+        ),
+        (
+            "https://securepubads.g.doubleclick.net/tag/js/gpt.js",
+            ResourceType::Script,
+        ),
         ("https://stats.g.doubleclick.net/dc.js", ResourceType::Script),
-        ("https://www.googletagmanager.com/gtm.js?id=GTM-XXXX", ResourceType::Script),
+        (
+            "https://www.googletagmanager.com/gtm.js?id=GTM-XXXX",
+            ResourceType::Script,
+        ),
         ("http://b.scorecardresearch.com/beacon.js", ResourceType::Script),
         ("http://edge.quantserve.com/quant.js", ResourceType::Script),
-        ("https://connect.facebook.net/en_US/fbevents.js", ResourceType::Script),
+        (
+            "https://connect.facebook.net/en_US/fbevents.js",
+            ResourceType::Script,
+        ),
     ] {
         assert_eq!(b.check(url, page, ty), Decision::Block, "{url}");
     }
@@ -103,7 +145,10 @@ fn first_party_resources_are_not_blocked() {
     let mut total = 0usize;
     let mut blocked = vec![];
     for r in corpus() {
-        if !matches!(r.resource_type, ResourceType::Script | ResourceType::Stylesheet | ResourceType::Image) {
+        if !matches!(
+            r.resource_type,
+            ResourceType::Script | ResourceType::Stylesheet | ResourceType::Image
+        ) {
             continue;
         }
         if host(&r.url) != host(&r.source_url) {
@@ -118,7 +163,12 @@ fn first_party_resources_are_not_blocked() {
     assert!(total > 500, "only {total} first-party resources found");
     // EasyList legitimately blocks a handful of first-party ad slots (`/ads/…` images); the
     // bulk of a page's own CSS, JS and images must load.
-    assert!(blocked.len() * 100 <= total, "{} of {total} first-party resources blocked:\n{}", blocked.len(), blocked.join("\n"));
+    assert!(
+        blocked.len() * 100 <= total,
+        "{} of {total} first-party resources blocked:\n{}",
+        blocked.len(),
+        blocked.join("\n")
+    );
 }
 
 #[test]
@@ -126,9 +176,17 @@ fn page_documents_and_their_stylesheets_load() {
     let b = blocker();
     // Every page's own URL as a top-level load, and every first-party stylesheet.
     for r in corpus() {
-        assert_eq!(b.check(&r.source_url, "", ResourceType::MainFrame), Decision::Allow);
+        assert_eq!(
+            b.check(&r.source_url, "", ResourceType::MainFrame),
+            Decision::Allow
+        );
         if r.resource_type == ResourceType::Stylesheet && host(&r.url) == host(&r.source_url) {
-            assert_eq!(b.check(&r.url, &r.source_url, r.resource_type), Decision::Allow, "{}", r.url);
+            assert_eq!(
+                b.check(&r.url, &r.source_url, r.resource_type),
+                Decision::Allow,
+                "{}",
+                r.url
+            );
         }
     }
 }
@@ -137,14 +195,37 @@ fn page_documents_and_their_stylesheets_load() {
 fn blocker_is_usable_from_many_threads() {
     let b = blocker();
     let c = corpus();
-    let expected: Vec<bool> = c.iter().take(2000).map(|r| b.check(&r.url, &r.source_url, r.resource_type).is_blocked()).collect();
+    let expected: Vec<bool> = c
+        .iter()
+        .take(2000)
+        .map(|r| b.check(&r.url, &r.source_url, r.resource_type).is_blocked())
+        .collect();
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
                 for (r, want) in c.iter().zip(&expected) {
-                    assert_eq!(b.check(&r.url, &r.source_url, r.resource_type).is_blocked(), *want);
+                    assert_eq!(
+                        b.check(&r.url, &r.source_url, r.resource_type).is_blocked(),
+                        *want
+                    );
                 }
             });
         }
     });
+}
+
+#[test]
+fn cached_source_fast_path_decides_like_adblock_request_new() {
+    let b = blocker();
+    let mut differ = vec![];
+    for r in corpus() {
+        for src in [r.source_url.as_str(), ""] {
+            let fast = b.check(&r.url, src, r.resource_type);
+            let reference = b.check_reference(&r.url, src, r.resource_type);
+            if fast != reference {
+                differ.push(format!("{} from {src:?}: {fast:?} vs {reference:?}", r.url));
+            }
+        }
+    }
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
