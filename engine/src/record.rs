@@ -140,6 +140,12 @@ pub struct NodeRecord {
     /// 0 for the top frame, else the 1-based ordinal of the same-process iframe it is in.
     #[serde(skip_serializing_if = "is_zero")]
     pub frame: u32,
+    /// Walker-assigned id of the DOM node (a per-document counter kept in a WeakMap), stable
+    /// for the node's lifetime. Optional (added by the engine, issue 3). Not an identity key —
+    /// re-renders replace nodes — it only lets the engine notice that a positional family's
+    /// membership changed when its size did not (one identical row removed, another added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uid: Option<u64>,
 }
 
 fn is_zero(v: &u32) -> bool {

@@ -1,1 +1,517 @@
-// placeholder: written in the foundation work
+// Aperture's render-process walker.
+//
+// The app evaluates this file in every V8 context as soon as the context is created, before
+// any page script runs. It evaluates to a function that the app keeps (it is never stored on
+// the page's global), so page script cannot reach it. Everything it calls is captured here,
+// at creation, from the pristine prototypes: a page that later replaces
+// Array.prototype.push, Element.prototype.getAttribute, JSON.stringify or a getter cannot
+// change what the walker sees or reports. Objects it builds have no prototype, so setters or
+// toJSON planted on Object.prototype / Array.prototype are never consulted.
+//
+// Request (JSON string) -> response (JSON string):
+//   {"op":"walk","cap":N}                              -> a `Walk` (engine/src/record.rs)
+//   {"op":"el","walk_id":W,"idx":I,"do":D,...}         -> {"ok":true,...} | {"error":"..."}
+//      D = "rect" | "scroll" | "focus" | "clear" | "select" (values:[..]) | "text" (cap:N)
+//   {"op":"text","cap":N}                              -> {"text":"..."} (the page's innerText)
+(function () {
+  'use strict';
+  const G = globalThis;
+  const O = G.Object, R = G.Reflect;
+  const apply = R.apply, gpo = O.getPrototypeOf, gopd = O.getOwnPropertyDescriptor;
+  const create = O.create, hasOwn = O.hasOwn, setProto = O.setPrototypeOf;
+  const stringify = G.JSON.stringify, parse = G.JSON.parse;
+  const mathRound = G.Math.round, mathMax = G.Math.max, mathMin = G.Math.min;
+  const now = G.performance && G.performance.now ? G.performance.now.bind(G.performance) : G.Date.now;
+  const fromCharCode = G.String.fromCharCode;
+  const strCharCodeAt = G.String.prototype.charCodeAt, strSlice = G.String.prototype.slice;
+  const strToLower = G.String.prototype.toLowerCase, strIndexOf = G.String.prototype.indexOf;
+  const strSplit = G.String.prototype.split;
+  const arrJoin = G.Array.prototype.join;
+  const EventCtor = G.Event;
+  const dispatch = G.EventTarget.prototype.dispatchEvent;
+
+  function find(proto, name) {
+    for (let p = proto; p; p = gpo(p)) {
+      const d = gopd(p, name);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  function getter(proto, name) { const d = find(proto, name); return d && d.get; }
+  function setter(proto, name) { const d = find(proto, name); return d && d.set; }
+  function method(proto, name) { const d = find(proto, name); return d && d.value; }
+
+  const NodeP = G.Node.prototype, ElP = G.Element.prototype, HElP = G.HTMLElement.prototype;
+  const DocP = G.Document.prototype;
+  const g = {
+    firstChild: getter(NodeP, 'firstChild'), nextSibling: getter(NodeP, 'nextSibling'),
+    nodeType: getter(NodeP, 'nodeType'), nodeValue: getter(NodeP, 'nodeValue'),
+    textContent: getter(NodeP, 'textContent'), isConnected: getter(NodeP, 'isConnected'),
+    ownerDocument: getter(NodeP, 'ownerDocument'),
+    localName: getter(ElP, 'localName'), shadowRoot: getter(ElP, 'shadowRoot'),
+    documentElement: getter(DocP, 'documentElement'), title: getter(DocP, 'title'),
+    URL: getter(DocP, 'URL'), activeElement: getter(DocP, 'activeElement'),
+    defaultView: getter(DocP, 'defaultView'),
+    isContentEditable: getter(HElP, 'isContentEditable'), innerText: getter(HElP, 'innerText'),
+    tabIndex: getter(HElP, 'tabIndex'),
+    inputValue: getter(G.HTMLInputElement.prototype, 'value'),
+    inputChecked: getter(G.HTMLInputElement.prototype, 'checked'),
+    inputIndeterminate: getter(G.HTMLInputElement.prototype, 'indeterminate'),
+    inputType: getter(G.HTMLInputElement.prototype, 'type'),
+    inputLabels: getter(G.HTMLInputElement.prototype, 'labels'),
+    textareaValue: getter(G.HTMLTextAreaElement.prototype, 'value'),
+    selectValue: getter(G.HTMLSelectElement.prototype, 'value'),
+    selectLabels: getter(G.HTMLSelectElement.prototype, 'labels'),
+    textareaLabels: getter(G.HTMLTextAreaElement.prototype, 'labels'),
+    optionSelected: getter(G.HTMLOptionElement.prototype, 'selected'),
+    iframeDoc: getter(G.HTMLIFrameElement.prototype, 'contentDocument'),
+    nodeListLength: getter(G.NodeList.prototype, 'length'),
+    frameElement: getter(G.Window.prototype, 'frameElement') || getter(G, 'frameElement'),
+    scrollX: getter(G.Window.prototype, 'scrollX') || getter(G, 'scrollX'),
+    scrollY: getter(G.Window.prototype, 'scrollY') || getter(G, 'scrollY'),
+    innerWidth: getter(G.Window.prototype, 'innerWidth') || getter(G, 'innerWidth'),
+    innerHeight: getter(G.Window.prototype, 'innerHeight') || getter(G, 'innerHeight'),
+    dpr: getter(G.Window.prototype, 'devicePixelRatio') || getter(G, 'devicePixelRatio'),
+  };
+  const s = {
+    inputValue: setter(G.HTMLInputElement.prototype, 'value'),
+    textareaValue: setter(G.HTMLTextAreaElement.prototype, 'value'),
+    optionSelected: setter(G.HTMLOptionElement.prototype, 'selected'),
+  };
+  const m = {
+    getAttribute: method(ElP, 'getAttribute'), hasAttribute: method(ElP, 'hasAttribute'),
+    getBoundingClientRect: method(ElP, 'getBoundingClientRect'),
+    getClientRects: method(ElP, 'getClientRects'), matches: method(ElP, 'matches'),
+    scrollIntoView: method(ElP, 'scrollIntoView'), focus: method(HElP, 'focus'),
+    getElementById: method(DocP, 'getElementById'),
+    assignedElements: method(G.HTMLSlotElement.prototype, 'assignedElements'),
+    nodeListItem: method(G.NodeList.prototype, 'item'),
+    getComputedStyle: method(G.Window.prototype, 'getComputedStyle') || G.getComputedStyle,
+    getPropertyValue: method(G.CSSStyleDeclaration.prototype, 'getPropertyValue'),
+    select: method(G.HTMLInputElement.prototype, 'select'),
+  };
+  const rectGet = {
+    x: getter(G.DOMRectReadOnly.prototype, 'x'), y: getter(G.DOMRectReadOnly.prototype, 'y'),
+    w: getter(G.DOMRectReadOnly.prototype, 'width'), h: getter(G.DOMRectReadOnly.prototype, 'height'),
+  };
+  const listLen = getter(G.DOMRectList.prototype, 'length');
+
+  const MASK = '\u2022\u2022\u2022\u2022';
+  const TEXT_CAP = 600, NAME_CAP = 160, DEFAULT_NODE_CAP = 25000;
+
+  function obj() { return create(null); }
+  function arr() { const a = []; setProto(a, null); return a; }
+  function attr(el, n) { return apply(m.getAttribute, el, [n]); }
+  function lower(x) { return apply(strToLower, x, []); }
+
+  // Collapse runs of whitespace and trim, by hand: regexes consult RegExp.prototype.exec,
+  // which the page may have replaced.
+  function collapse(str, cap) {
+    if (str == null) return '';
+    const n = str.length, out = arr();
+    let pendingSpace = false, len = 0;
+    for (let i = 0; i < n && len < cap; i++) {
+      const c = apply(strCharCodeAt, str, [i]);
+      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 160) {
+        pendingSpace = len > 0;
+        continue;
+      }
+      if (pendingSpace) { out[out.length] = ' '; len++; pendingSpace = false; }
+      out[out.length] = fromCharCode(c); len++;
+    }
+    return apply(arrJoin, out, ['']);
+  }
+
+  const SKIP = obj();
+  for (const t of ['script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base']) SKIP[t] = true;
+  const IMPLICIT = obj();
+  const roleTable = {
+    a: 'link', area: 'link', article: 'article', aside: 'complementary', button: 'button',
+    datalist: 'listbox', details: 'group', dialog: 'dialog', fieldset: 'group', figure: 'figure',
+    footer: 'contentinfo', form: 'form', h1: 'heading', h2: 'heading', h3: 'heading',
+    h4: 'heading', h5: 'heading', h6: 'heading', header: 'banner', hr: 'separator', img: 'img',
+    li: 'listitem', main: 'main', math: 'math', menu: 'list', meter: 'meter', nav: 'navigation',
+    ol: 'list', optgroup: 'group', option: 'option', output: 'status', p: 'paragraph',
+    progress: 'progressbar', search: 'search', section: 'region', summary: 'button',
+    table: 'table', tbody: 'rowgroup', td: 'cell', textarea: 'textbox', tfoot: 'rowgroup',
+    th: 'columnheader', thead: 'rowgroup', tr: 'row', ul: 'list', label: 'label',
+    blockquote: 'blockquote', code: 'code', pre: 'code', caption: 'caption', dd: 'definition', dt: 'term',
+  };
+  for (const k of O.keys(roleTable)) IMPLICIT[k] = roleTable[k];
+  const INPUT_ROLE = obj();
+  const inputRoles = {
+    button: 'button', submit: 'button', reset: 'button', image: 'button', checkbox: 'checkbox',
+    radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox', email: 'textbox',
+    tel: 'textbox', text: 'textbox', url: 'textbox', password: 'textbox', date: 'textbox',
+    'datetime-local': 'textbox', month: 'textbox', time: 'textbox', week: 'textbox', color: 'button', file: 'button',
+  };
+  for (const k of O.keys(inputRoles)) INPUT_ROLE[k] = inputRoles[k];
+  const WIDGET = obj();
+  for (const r of ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox', 'slider',
+    'spinbutton', 'treeitem', 'gridcell', 'listbox', 'scrollbar']) WIDGET[r] = true;
+  const NAME_FROM_CONTENT = obj();
+  for (const r of ['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
+    'option', 'switch', 'checkbox', 'radio', 'treeitem', 'cell', 'columnheader', 'rowheader',
+    'gridcell', 'label', 'listitem', 'caption', 'term']) NAME_FROM_CONTENT[r] = true;
+  const SEMANTIC = obj();
+  for (const t of ['form', 'table', 'tr', 'td', 'th', 'ul', 'ol', 'li', 'nav', 'main', 'header',
+    'footer', 'aside', 'section', 'article', 'dialog', 'fieldset', 'label', 'iframe', 'h1', 'h2',
+    'h3', 'h4', 'h5', 'h6', 'img', 'select', 'option', 'details', 'summary', 'figure', 'legend',
+    'p', 'pre', 'blockquote', 'dl', 'dt', 'dd', 'caption', 'svg', 'canvas', 'video', 'audio']) SEMANTIC[t] = true;
+
+  let walkSeq = 0;
+  let lastWalk = { id: 0, els: arr(), frames: arr() };
+
+  function rectOf(el) {
+    const r = apply(m.getBoundingClientRect, el, []);
+    return { x: apply(rectGet.x, r, []), y: apply(rectGet.y, r, []), w: apply(rectGet.w, r, []), h: apply(rectGet.h, r, []) };
+  }
+  function round1(v) { return mathRound(v * 10) / 10; }
+
+  function roleOf(el, tag) {
+    const explicit = attr(el, 'role');
+    if (explicit) {
+      const sp = apply(strIndexOf, explicit, [' ']);
+      return lower(sp > 0 ? apply(strSlice, explicit, [0, sp]) : explicit);
+    }
+    if (tag === 'input') {
+      const t = lower(apply(g.inputType, el, []) || 'text');
+      return t === 'hidden' ? null : (INPUT_ROLE[t] || 'textbox');
+    }
+    if (tag === 'select') {
+      return (apply(m.hasAttribute, el, ['multiple']) || (+attr(el, 'size') > 1)) ? 'listbox' : 'combobox';
+    }
+    if (tag === 'a' || tag === 'area') return apply(m.hasAttribute, el, ['href']) ? 'link' : null;
+    if (tag === 'section' || tag === 'form') {
+      return (attr(el, 'aria-label') || attr(el, 'aria-labelledby')) ? IMPLICIT[tag] : (tag === 'form' ? 'form' : null);
+    }
+    if (tag === 'img') return attr(el, 'alt') === '' ? 'presentation' : 'img';
+    return IMPLICIT[tag] || null;
+  }
+
+  function labelsText(el, tag) {
+    let labels = null;
+    if (tag === 'input') labels = apply(g.inputLabels, el, []);
+    else if (tag === 'select') labels = apply(g.selectLabels, el, []);
+    else if (tag === 'textarea') labels = apply(g.textareaLabels, el, []);
+    if (!labels) return '';
+    const n = apply(g.nodeListLength, labels, []), parts = arr();
+    for (let i = 0; i < n; i++) parts[parts.length] = collapse(apply(g.textContent, apply(m.nodeListItem, labels, [i]), []), NAME_CAP);
+    return collapse(apply(arrJoin, parts, [' ']), NAME_CAP);
+  }
+
+  function nameOf(el, tag, role, doc) {
+    const by = attr(el, 'aria-labelledby');
+    if (by) {
+      const ids = apply(strSplit, by, [' ']), parts = arr();
+      for (let i = 0; i < ids.length; i++) {
+        if (!ids[i]) continue;
+        const t = apply(m.getElementById, doc, [ids[i]]);
+        if (t) parts[parts.length] = collapse(apply(g.textContent, t, []), NAME_CAP);
+      }
+      const joined = collapse(apply(arrJoin, parts, [' ']), NAME_CAP);
+      if (joined) return joined;
+    }
+    const label = attr(el, 'aria-label');
+    if (label) return collapse(label, NAME_CAP);
+    if (tag === 'input' || tag === 'select' || tag === 'textarea') {
+      const t = tag === 'input' ? lower(apply(g.inputType, el, []) || '') : '';
+      if (t === 'submit' || t === 'button' || t === 'reset') {
+        const v = apply(g.inputValue, el, []);
+        if (v) return collapse(v, NAME_CAP);
+        return t === 'reset' ? 'Reset' : (t === 'submit' ? 'Submit' : '');
+      }
+      const l = labelsText(el, tag);
+      if (l) return l;
+      const ph = attr(el, 'placeholder');
+      if (ph) return collapse(ph, NAME_CAP);
+      const ti = attr(el, 'title');
+      return ti ? collapse(ti, NAME_CAP) : '';
+    }
+    if (tag === 'img' || tag === 'area') {
+      const alt = attr(el, 'alt');
+      if (alt) return collapse(alt, NAME_CAP);
+    }
+    if (role && NAME_FROM_CONTENT[role]) {
+      const t = collapse(apply(g.textContent, el, []), NAME_CAP);
+      if (t) return t;
+      // An icon button named only by its image.
+      if (role === 'button' || role === 'link') {
+        const ti = attr(el, 'title');
+        if (ti) return collapse(ti, NAME_CAP);
+      }
+    }
+    const ti = attr(el, 'title');
+    return ti ? collapse(ti, NAME_CAP) : '';
+  }
+
+  function ownText(el) {
+    const parts = arr();
+    let total = 0;
+    for (let c = apply(g.firstChild, el, []); c && total < TEXT_CAP; c = apply(g.nextSibling, c, [])) {
+      if (apply(g.nodeType, c, []) === 3) {
+        const v = apply(g.nodeValue, c, []);
+        if (v) { parts[parts.length] = v; total += v.length; }
+      }
+    }
+    return parts.length ? collapse(apply(arrJoin, parts, [' ']), TEXT_CAP) : '';
+  }
+
+  function tri(v) { return v === 'true' ? 'true' : v === 'false' ? 'false' : v === 'mixed' ? 'mixed' : undefined; }
+
+  function walk(cap) {
+    const t0 = now();
+    const id = ++walkSeq;
+    const els = arr(), frames = arr(), nodes = arr();
+    const nodeCap = cap > 0 ? cap : DEFAULT_NODE_CAP;
+    let visited = 0, truncated = false;
+    const topDoc = G.document;
+    const active = apply(g.activeElement, topDoc, []);
+
+    // Iterative pre-order over the flat tree (light DOM, open shadow roots, slots,
+    // same-origin iframes). Each stack entry: [node, parentIdx, frameIdx, offX, offY, inShadow, doc].
+    const stack = arr();
+    const root = apply(g.documentElement, topDoc, []);
+    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc];
+    let frameCount = 0;
+    while (stack.length) {
+      const e = stack[stack.length - 1];
+      stack.length = stack.length - 1;
+      const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
+      if (apply(g.nodeType, el, []) !== 1) continue;
+      const tag = apply(g.localName, el, []);
+      if (SKIP[tag]) continue;
+      visited++;
+      const view = apply(g.defaultView, doc, []) || G;
+      const cs = apply(m.getComputedStyle, view, [el]);
+      const display = apply(m.getPropertyValue, cs, ['display']);
+      if (display === 'none' && tag !== 'option' && tag !== 'optgroup') continue;
+      const r = display === 'contents' ? { x: 0, y: 0, w: 0, h: 0 } : rectOf(el);
+      const visibility = apply(m.getPropertyValue, cs, ['visibility']);
+      const opacity = apply(m.getPropertyValue, cs, ['opacity']);
+      const role = roleOf(el, tag);
+      const dis = apply(m.matches, el, [':disabled']) || attr(el, 'aria-disabled') === 'true';
+      const editable = !!apply(g.isContentEditable, el, []) ||
+        ((tag === 'input' && role !== 'button' && role !== 'checkbox' && role !== 'radio' && role !== 'slider' || tag === 'textarea') && !dis &&
+          !apply(m.hasAttribute, el, ['readonly']));
+      const ti = apply(g.tabIndex, el, []);
+      const hasTabindex = apply(m.hasAttribute, el, ['tabindex']);
+      const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe') || editable);
+      const actionable = !dis && (
+        (tag === 'a' && apply(m.hasAttribute, el, ['href'])) || tag === 'button' ||
+        (tag === 'input' && role !== null) || tag === 'select' || tag === 'textarea' ||
+        tag === 'summary' || tag === 'option' || (role !== null && WIDGET[role] === true) ||
+        apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null));
+      const text = ownText(el);
+      const domId = attr(el, 'id');
+      const testid = attr(el, 'data-testid') || attr(el, 'data-test-id') || attr(el, 'data-test');
+      const nameAttr = attr(el, 'name');
+      const sr = apply(g.shadowRoot, el, []);
+      const iframeDoc = tag === 'iframe' ? apply(g.iframeDoc, el, []) : null;
+      const report = actionable || focusable || editable || role !== null || text !== '' || !!domId ||
+        !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
+      let myIdx = parentIdx;
+      if (report) {
+        if (nodes.length >= nodeCap) { truncated = true; break; }
+        myIdx = nodes.length;
+        const n = obj();
+        n.idx = myIdx;
+        if (parentIdx >= 0) n.parent = parentIdx;
+        n.tag = tag;
+        if (role) n.role = role;
+        const nm = nameOf(el, tag, role, doc);
+        if (nm) n.name = nm;
+        if (domId) n.dom_id = domId;
+        if (testid) n.testid = testid;
+        if (nameAttr) n.name_attr = nameAttr;
+        if (text) n.text = text;
+        if (tag === 'a') { const h = attr(el, 'href'); if (h) n.href = collapse(h, 400); }
+        if (tag === 'input' || tag === 'button') { const ty = attr(el, 'type'); if (ty) n.input_type = lower(ty); }
+        const ph = attr(el, 'placeholder'); if (ph) n.placeholder = collapse(ph, NAME_CAP);
+        const ac = attr(el, 'autocomplete'); if (ac) n.autocomplete = ac;
+        if (role === 'heading') {
+          const lv = tag.length === 2 && tag[0] === 'h' ? +tag[1] : +(attr(el, 'aria-level') || 2);
+          if (lv >= 1 && lv <= 9) n.level = lv;
+        }
+        const b = obj();
+        b.x = round1(r.x + ox); b.y = round1(r.y + oy); b.w = round1(r.w); b.h = round1(r.h);
+        n.bounds = b;
+        n.visible = (r.w > 0 && r.h > 0 || display === 'contents') && visibility !== 'hidden' && visibility !== 'collapse' && opacity !== '0';
+        n.actionable = actionable;
+        n.focusable = focusable;
+        n.editable = editable;
+        const st = obj();
+        if (tag === 'input' && (role === 'checkbox' || role === 'radio')) {
+          st.checked = apply(g.inputIndeterminate, el, []) ? 'mixed' : (apply(g.inputChecked, el, []) ? 'true' : 'false');
+        } else {
+          const ac2 = tri(attr(el, 'aria-checked')); if (ac2) st.checked = ac2;
+        }
+        const pr = tri(attr(el, 'aria-pressed')); if (pr) st.pressed = pr;
+        if (tag === 'option') st.selected = !!apply(g.optionSelected, el, []);
+        else { const se = attr(el, 'aria-selected'); if (se === 'true' || se === 'false') st.selected = se === 'true'; }
+        const ex = attr(el, 'aria-expanded'); if (ex === 'true' || ex === 'false') st.expanded = ex === 'true';
+        if (tag === 'details') st.expanded = apply(m.hasAttribute, el, ['open']);
+        if (dis) st.disabled = true;
+        if (apply(m.hasAttribute, el, ['required']) || attr(el, 'aria-required') === 'true') st.required = true;
+        if (apply(m.hasAttribute, el, ['readonly']) || attr(el, 'aria-readonly') === 'true') st.readonly = true;
+        if (el === active) st.focused = true;
+        if (tag === 'input' && role !== 'checkbox' && role !== 'radio') {
+          const ty = lower(apply(g.inputType, el, []) || '');
+          const v = apply(g.inputValue, el, []);
+          if (ty === 'password') { if (v) st.value = MASK; } else if (ty !== 'file' && (v || editable)) st.value = collapse(v, TEXT_CAP);
+        } else if (tag === 'textarea') {
+          st.value = apply(g.textareaValue, el, []);
+          if (st.value.length > 4000) st.value = apply(strSlice, st.value, [0, 4000]);
+        } else if (tag === 'select') {
+          st.value = apply(g.selectValue, el, []);
+        } else if (apply(g.isContentEditable, el, []) && parentIdx >= 0 && !nodes[parentIdx].editable) {
+          st.value = collapse(apply(g.textContent, el, []), TEXT_CAP);
+        }
+        n.state = st;
+        if (inShadow) n.shadow = true;
+        if (frame) n.frame = frame;
+        nodes[nodes.length] = n;
+        els[els.length] = el;
+        frames[frames.length] = [ox, oy];
+      }
+      // Children, pushed in reverse so they pop in document order.
+      const kids = arr();
+      if (iframeDoc) {
+        const inner = apply(g.documentElement, iframeDoc, []);
+        if (inner) {
+          frameCount++;
+          // Content box of the iframe: its border-box origin plus its borders.
+          const bl = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-left-width']), [0, -2]) || 0;
+          const bt = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-top-width']), [0, -2]) || 0;
+          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc];
+        }
+      } else if (tag === 'slot') {
+        const assigned = apply(m.assignedElements, el, [{ flatten: true }]);
+        if (assigned.length) {
+          for (let i = 0; i < assigned.length; i++) kids[kids.length] = [assigned[i], myIdx, frame, ox, oy, false, doc];
+        } else {
+          for (let c = apply(g.firstChild, el, []); c; c = apply(g.nextSibling, c, [])) kids[kids.length] = [c, myIdx, frame, ox, oy, inShadow, doc];
+        }
+      } else {
+        const from = sr || el;
+        for (let c = apply(g.firstChild, from, []); c; c = apply(g.nextSibling, c, [])) {
+          kids[kids.length] = [c, myIdx, frame, ox, oy, inShadow || !!sr, doc];
+        }
+      }
+      for (let i = kids.length - 1; i >= 0; i--) stack[stack.length] = kids[i];
+    }
+    lastWalk = { id: id, els: els, frames: frames };
+    const out = obj();
+    out.walk_id = id;
+    out.url = apply(g.URL, topDoc, []);
+    out.title = collapse(apply(g.title, topDoc, []), 300);
+    out.nodes = nodes;
+    const vp = obj();
+    vp.w = apply(g.innerWidth, G, []); vp.h = apply(g.innerHeight, G, []);
+    vp.scroll_x = apply(g.scrollX, G, []); vp.scroll_y = apply(g.scrollY, G, []);
+    vp.dpr = apply(g.dpr, G, []);
+    out.viewport = vp;
+    out.visited = visited;
+    out.truncated = truncated;
+    out.walk_us = mathRound((now() - t0) * 1000);
+    return out;
+  }
+
+  function frameOffset(idx) {
+    const f = lastWalk.frames[idx];
+    return f ? f : [0, 0];
+  }
+
+  function elementOp(req) {
+    const res = obj();
+    if (req.walk_id !== lastWalk.id) {
+      res.error = 'stale';
+      res.detail = 'the page was walked again since walk ' + req.walk_id + ' (now ' + lastWalk.id + ')';
+      return res;
+    }
+    const el = lastWalk.els[req.idx];
+    if (!el) { res.error = 'no such element'; return res; }
+    if (!apply(g.isConnected, el, [])) { res.error = 'detached'; res.detail = 'the element was removed from the page'; return res; }
+    const what = req.do;
+    const tag = apply(g.localName, el, []);
+    if (what === 'scroll') {
+      const opts = obj(); opts.block = 'center'; opts.inline = 'center'; opts.behavior = 'instant';
+      apply(m.scrollIntoView, el, [opts]);
+    } else if (what === 'focus') {
+      if (m.focus) apply(m.focus, el, []);
+    } else if (what === 'clear') {
+      if (m.focus) apply(m.focus, el, []);
+      if (tag === 'input') apply(s.inputValue, el, ['']);
+      else if (tag === 'textarea') apply(s.textareaValue, el, ['']);
+      else if (apply(g.isContentEditable, el, [])) el.textContent = '';
+      else { res.error = 'not editable'; return res; }
+      const ev = new EventCtor('input', { bubbles: true }); apply(dispatch, el, [ev]);
+      apply(dispatch, el, [new EventCtor('change', { bubbles: true })]);
+    } else if (what === 'select') {
+      if (tag !== 'select') { res.error = 'not a select'; return res; }
+      const want = req.values || arr();
+      let matched = 0;
+      for (let c = apply(g.firstChild, el, []); c; c = apply(g.nextSibling, c, [])) {
+        const opts = apply(g.localName, c, []) === 'optgroup' ? c : null;
+        const list = arr();
+        if (opts) { for (let d = apply(g.firstChild, opts, []); d; d = apply(g.nextSibling, d, [])) list[list.length] = d; }
+        else list[0] = c;
+        for (let i = 0; i < list.length; i++) {
+          const o = list[i];
+          if (apply(g.nodeType, o, []) !== 1 || apply(g.localName, o, []) !== 'option') continue;
+          const label = collapse(apply(g.textContent, o, []), NAME_CAP);
+          const value = attr(o, 'value');
+          let hit = false;
+          for (let k = 0; k < want.length; k++) if (want[k] === label || want[k] === value) hit = true;
+          if (hit) matched++;
+          apply(s.optionSelected, o, [hit]);
+        }
+      }
+      if (!matched) { res.error = 'no option matches'; return res; }
+      apply(dispatch, el, [new EventCtor('input', { bubbles: true })]);
+      apply(dispatch, el, [new EventCtor('change', { bubbles: true })]);
+      res.matched = matched;
+    } else if (what === 'text') {
+      const cap = req.cap > 0 ? req.cap : 4000;
+      const t = g.innerText && tag !== 'svg' ? apply(g.innerText, el, []) : apply(g.textContent, el, []);
+      res.text = apply(strSlice, t || '', [0, cap]);
+      res.truncated = (t || '').length > cap;
+    } else if (what !== 'rect') {
+      res.error = 'unknown element op ' + what;
+      return res;
+    }
+    const r = rectOf(el), off = frameOffset(req.idx), b = obj();
+    b.x = round1(r.x + off[0]); b.y = round1(r.y + off[1]); b.w = round1(r.w); b.h = round1(r.h);
+    res.ok = true;
+    res.bounds = b;
+    const vp = obj();
+    vp.w = apply(g.innerWidth, G, []); vp.h = apply(g.innerHeight, G, []);
+    res.viewport = vp;
+    return res;
+  }
+
+  return function handle(reqJson) {
+    let req;
+    try { req = parse(reqJson); } catch (e) { return stringify({ error: 'bad request' }); }
+    const op = hasOwn(req, 'op') ? req.op : '';
+    let out;
+    try {
+      if (op === 'walk') out = walk(hasOwn(req, 'cap') ? req.cap : 0);
+      else if (op === 'el') out = elementOp(req);
+      else if (op === 'text') {
+        const cap = hasOwn(req, 'cap') && req.cap > 0 ? req.cap : 20000;
+        const body = G.document.body;
+        const t = body ? apply(g.innerText, body, []) : '';
+        out = obj();
+        out.text = apply(strSlice, t, [0, cap]);
+        out.truncated = t.length > cap;
+      } else { out = obj(); out.error = 'unknown op'; }
+    } catch (e) {
+      out = obj();
+      out.error = 'walker exception';
+      out.detail = '' + (e && e.message);
+    }
+    return stringify(out);
+  };
+})()

@@ -1,0 +1,198 @@
+//! Keyed reconciliation of two models.
+//!
+//! Identity keys turn matching into a hash lookup, so the diff is O(n) plus, per parent, a
+//! longest-increasing-subsequence pass over the matched children: the children on the LIS
+//! stay put and only the others are reported as moved, so one row jumping to the top is one
+//! op, not one per row it jumped over. A node whose parent changed is removed and re-added
+//! (its key and ref survive, since both are independent of the DOM node).
+
+use crate::model::{Model, NONE};
+
+/// An element of an insertion run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Item {
+    /// A new node (rendered with its whole subtree).
+    New(u32),
+    /// An existing node moved here within the same parent: (old, new).
+    Moved(u32, u32),
+}
+
+/// Where an insertion run goes, in terms of nodes that stay in place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Anchor {
+    /// Right after this in-place old node.
+    After(u32),
+    /// At the start of this old parent's children ([`NONE`] = the top level).
+    FirstIn(u32),
+}
+
+/// One diff op, in old/new model indices.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Op {
+    Remove(u32),
+    Replace(u32, u32),
+    Insert(Anchor, Vec<Item>),
+    /// An in-place node whose line changed: (old, new).
+    Change(u32, u32),
+}
+
+/// The result of [`reconcile`].
+#[derive(Debug, Default)]
+pub(crate) struct Diff {
+    pub ops: Vec<Op>,
+    /// Elements touched: removed and inserted subtree sizes, plus moves and changes. Compared
+    /// against the page size to decide a reset.
+    pub weight: usize,
+    /// new → old for nodes that stayed in place ([`NONE`] otherwise).
+    pub inplace: Vec<u32>,
+}
+
+/// Marks the longest strictly increasing subsequence of `seq`.
+pub(crate) fn lis(seq: &[u32]) -> Vec<bool> {
+    let mut keep = vec![true; seq.len()];
+    if seq.windows(2).all(|w| w[0] < w[1]) {
+        return keep;
+    }
+    let mut tails: Vec<usize> = Vec::new();
+    let mut prev = vec![usize::MAX; seq.len()];
+    for i in 0..seq.len() {
+        let p = tails.partition_point(|&t| seq[t] < seq[i]);
+        if p > 0 {
+            prev[i] = tails[p - 1];
+        }
+        if p == tails.len() {
+            tails.push(i);
+        } else {
+            tails[p] = i;
+        }
+    }
+    keep.iter_mut().for_each(|k| *k = false);
+    let mut cur = tails.last().copied().unwrap_or(usize::MAX);
+    while cur != usize::MAX {
+        keep[cur] = true;
+        cur = prev[cur];
+    }
+    keep
+}
+
+/// Diffs `old` against `new`.
+pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
+    let mut d = Diff { inplace: vec![NONE; new.len()], ..Diff::default() };
+    let mut old_inplace = vec![false; old.len()];
+    let mut old_hit = vec![false; old.len()];
+    let mut stack: Vec<(u32, u32)> = vec![(NONE, NONE)];
+    // Scratch buffers reused across parents.
+    let mut matched: Vec<u32> = Vec::new();
+    let mut seq: Vec<u32> = Vec::new();
+    let mut removed: Vec<(usize, u32)> = Vec::new();
+    let mut anchors: Vec<u32> = Vec::new();
+    let mut descend: Vec<(u32, u32)> = Vec::new();
+    while let Some((op, np)) = stack.pop() {
+        let oc = old.children(op);
+        let nc = new.children(np);
+        matched.clear();
+        seq.clear();
+        for &n in nc {
+            let m = match old.key_index.get(&new.key[n as usize]) {
+                Some(&m) if old.parent[m as usize] == op => m,
+                _ => NONE,
+            };
+            if m != NONE {
+                old_hit[m as usize] = true;
+                seq.push(old.pos[m as usize]);
+            }
+            matched.push(m);
+        }
+        let keep = lis(&seq);
+        let mut j = 0;
+        anchors.clear();
+        for (k, &m) in matched.iter().enumerate() {
+            if m != NONE {
+                if keep[j] {
+                    old_inplace[m as usize] = true;
+                    d.inplace[nc[k] as usize] = m;
+                    anchors.push(m);
+                }
+                j += 1;
+            }
+        }
+        removed.clear();
+        let mut seg = 0;
+        for &o in oc {
+            if old_inplace[o as usize] {
+                seg += 1;
+            } else if !old_hit[o as usize] {
+                removed.push((seg, o));
+            }
+        }
+        // Walk the new children, flushing each run of non-anchors against the removals of the
+        // same gap between anchors.
+        let mut ri = 0;
+        let mut seg = 0;
+        let mut run: Vec<Item> = Vec::new();
+        descend.clear();
+        let flush = |seg: usize, run: &mut Vec<Item>, ri: &mut usize, d: &mut Diff| {
+            let start = *ri;
+            while *ri < removed.len() && removed[*ri].0 == seg {
+                *ri += 1;
+            }
+            let gap = &removed[start..*ri];
+            if let ([(_, o)], [Item::New(n)]) = (gap, run.as_slice()) {
+                d.weight += (old.end[*o as usize] - o) as usize + (new.end[*n as usize] - n) as usize;
+                d.ops.push(Op::Replace(*o, *n));
+                run.clear();
+                return;
+            }
+            for &(_, o) in gap {
+                d.weight += (old.end[o as usize] - o) as usize;
+                d.ops.push(Op::Remove(o));
+            }
+            if !run.is_empty() {
+                let at = if seg == 0 { Anchor::FirstIn(op) } else { Anchor::After(anchors[seg - 1]) };
+                for it in run.iter() {
+                    d.weight += match *it {
+                        Item::New(n) => (new.end[n as usize] - n) as usize,
+                        Item::Moved(..) => 1,
+                    };
+                }
+                d.ops.push(Op::Insert(at, std::mem::take(run)));
+            }
+        };
+        for (k, &m) in matched.iter().enumerate() {
+            let n = nc[k];
+            if m == NONE {
+                run.push(Item::New(n));
+            } else if d.inplace[n as usize] == m {
+                flush(seg, &mut run, &mut ri, &mut d);
+                seg += 1;
+                if old.hash[m as usize] != new.hash[n as usize] {
+                    d.weight += 1;
+                    d.ops.push(Op::Change(m, n));
+                }
+                descend.push((m, n));
+            } else {
+                run.push(Item::Moved(m, n));
+                descend.push((m, n));
+            }
+        }
+        flush(seg, &mut run, &mut ri, &mut d);
+        stack.extend(descend.iter().rev().copied());
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lis;
+
+    #[test]
+    fn lis_marks_the_longest_run() {
+        assert_eq!(lis(&[0, 1, 2]), vec![true, true, true]);
+        // One element jumped to the front: everything else stays.
+        assert_eq!(lis(&[4, 0, 1, 2, 3]), vec![false, true, true, true, true]);
+        assert_eq!(lis(&[1, 2, 3, 4, 0]), vec![true, true, true, true, false]);
+        assert_eq!(lis(&[]), Vec::<bool>::new());
+        let l = lis(&[3, 1, 2, 0]);
+        assert_eq!(l.iter().filter(|b| **b).count(), 2);
+    }
+}

@@ -1,0 +1,140 @@
+//! The untrusted envelope: every byte derived from page content reaches the agent between
+//! `<untrusted-page-content nonce=…>` and `</untrusted-page-content nonce=…>`.
+//!
+//! The nonce is fresh per call and every occurrence of it is removed from the body before
+//! fencing, so the closing delimiter cannot occur inside the content *by construction*: this
+//! does not depend on the nonce staying secret from the page.
+
+/// The element name of the delimiters.
+pub const TAG: &str = "untrusted-page-content";
+
+/// Nonce length in characters of a 32-symbol alphabet (60 bits).
+const NONCE_LEN: usize = 12;
+const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+
+/// Wraps `body` in an envelope with a fresh random nonce.
+pub fn fence(body: &str) -> String {
+    fence_with_nonce(body, &new_nonce())
+}
+
+/// Wraps `body` with the given nonce, after removing every occurrence of the nonce from it.
+/// Exposed for tests; production code uses [`fence`]. An empty nonce is replaced by a fresh one.
+pub fn fence_with_nonce(body: &str, nonce: &str) -> String {
+    let fresh;
+    let nonce = if nonce.is_empty() {
+        fresh = new_nonce();
+        fresh.as_str()
+    } else {
+        nonce
+    };
+    let body = strip_nonce(body, nonce);
+    let mut out = String::with_capacity(body.len() + 2 * (TAG.len() + nonce.len() + 12));
+    out.push('<');
+    out.push_str(TAG);
+    out.push_str(" nonce=");
+    out.push_str(nonce);
+    out.push_str(">\n");
+    out.push_str(&body);
+    if !body.is_empty() && !body.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("</");
+    out.push_str(TAG);
+    out.push_str(" nonce=");
+    out.push_str(nonce);
+    out.push('>');
+    out
+}
+
+/// Removes `nonce` from `body` until none is left: a single pass is not enough, because
+/// removing one occurrence can splice its neighbours into a new one.
+fn strip_nonce(body: &str, nonce: &str) -> String {
+    let mut s = body.to_owned();
+    while let Some(p) = s.find(nonce) {
+        s.replace_range(p..p + nonce.len(), "");
+    }
+    s
+}
+
+/// A fresh nonce from the OS RNG. If the OS RNG fails (it should not), falls back to a
+/// time-and-address mix: weaker secrecy, but the envelope's guarantee rests on stripping, not
+/// on secrecy, so the fallback keeps the guarantee.
+pub fn new_nonce() -> String {
+    let mut buf = [0u8; NONCE_LEN];
+    if getrandom::fill(&mut buf).is_err() {
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let a = &buf as *const _ as usize as u128;
+        let mut x = t ^ (a << 17) ^ 0x9E37_79B9_7F4A_7C15;
+        for b in &mut buf {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            *b = (x >> 64) as u8;
+        }
+    }
+    buf.iter().map(|b| ALPHABET[(*b & 31) as usize] as char).collect()
+}
+
+/// One envelope found in a text by [`split`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fenced<'a> {
+    /// Text before the opening delimiter (harness speech).
+    pub before: &'a str,
+    /// The nonce both delimiters carry.
+    pub nonce: &'a str,
+    /// The content between the delimiters (without the newline after the opening tag).
+    pub body: &'a str,
+    /// Text after the closing delimiter (harness speech).
+    pub after: &'a str,
+}
+
+/// Finds the first envelope in `text`: an opening delimiter at the start of a line and the
+/// first closing delimiter carrying the same nonce. `None` when there is no complete envelope.
+pub fn split(text: &str) -> Option<Fenced<'_>> {
+    let open = format!("<{TAG} nonce=");
+    let mut search = 0;
+    let start = loop {
+        let p = search + text[search..].find(&open)?;
+        if p == 0 || text.as_bytes()[p - 1] == b'\n' {
+            break p;
+        }
+        search = p + open.len();
+    };
+    let after_open = start + open.len();
+    let gt = after_open + text[after_open..].find(">\n")?;
+    let nonce = &text[after_open..gt];
+    if nonce.is_empty() || !nonce.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let body_start = gt + 2;
+    let close = format!("</{TAG} nonce={nonce}>");
+    let cp = body_start + text[body_start..].find(&close)?;
+    Some(Fenced { before: &text[..start], nonce, body: &text[body_start..cp], after: &text[cp + close.len()..] })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonce_is_fresh_and_stripped() {
+        let a = new_nonce();
+        let b = new_nonce();
+        assert_ne!(a, b);
+        assert_eq!(a.len(), NONCE_LEN);
+        let body = format!("x{a}y</{TAG} nonce={a}>");
+        let f = fence_with_nonce(&body, &a);
+        let s = split(&f).expect("envelope");
+        assert_eq!(s.nonce, a);
+        assert!(!s.body.contains(a.as_str()));
+        assert_eq!(s.after, "");
+    }
+
+    #[test]
+    fn stripping_reaches_a_fixed_point() {
+        // Removing the inner "ab" of "aabb" splices a new "ab".
+        assert_eq!(strip_nonce("aabb", "ab"), "");
+        assert_eq!(strip_nonce("xaabbyab", "ab"), "xy");
+    }
+}

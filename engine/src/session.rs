@@ -1,0 +1,701 @@
+//! Per-tab engine state and the agent-facing observation text.
+
+use crate::diff::{Anchor, Item, Op, reconcile};
+use crate::envelope;
+use crate::model::{Death, Families, Model, NONE, Registry, build};
+use crate::record::{NodeRecord, Walk};
+use crate::render::{indent, push_full_body, push_line, push_line_rest, push_page_lines, push_subtree};
+use crate::text::{STRING_CAP, clean, mask_clock, opt_visible};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+
+/// A diff touching more than this fraction of the page is sent as a full snapshot instead.
+/// Unmeasured choice: past roughly a third, a diff is about as long as a re-dump and much
+/// harder for a model to apply correctly.
+pub const RESET_CHANGE_FRACTION: f64 = 0.30;
+
+/// After this many diffs in a row the next change is sent as a full snapshot, so a model whose
+/// context was compacted (losing the base state) never has to apply a long chain. Unmeasured
+/// choice.
+pub const MAX_DIFFS_PER_SNAPSHOT: u32 = 12;
+
+/// An element whose line changed in at least this many of the last [`CHURN_WINDOW`]
+/// observations is demoted: marked `live` and no longer diffed. Unmeasured choice.
+pub const CHURN_DEMOTE_AT: u32 = 3;
+
+/// How many recent observations churn is counted over (at most 8). Unmeasured choice.
+pub const CHURN_WINDOW: u32 = 4;
+
+/// A demoted element that stays unchanged this many observations is restored. Unmeasured.
+pub const CHURN_QUIET_RESTORE: u32 = 4;
+
+/// How many acted-on / read elements stay promoted (most recent first). Unmeasured.
+pub const PROMOTED_CAP: usize = 64;
+
+/// What the agent sees after one observation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The complete agent-facing text: harness lines outside the envelope, everything derived
+    /// from page content inside [`envelope::fence`].
+    pub text: String,
+    /// True for a FULL SNAPSHOT (the model must discard its prior page state).
+    pub full: bool,
+    /// The state this text brings the agent to, e.g. `#7.3`.
+    pub seq: String,
+    /// Ref-bearing lines in this text (every ref of the page for a full snapshot; the
+    /// added or restated ones for a diff).
+    pub refs: usize,
+    /// Diff ops in this text (0 for a full snapshot or no change).
+    pub ops: usize,
+}
+
+/// Why a ref cannot be used. `Display` names the ref and, for a dead one, restates the element
+/// it named; that restatement is page-derived and is therefore fenced in its own envelope.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RefError {
+    /// Not shaped like a ref.
+    #[error("`{}` is not a ref (refs look like e42); refusing to act", clean(.0, 40))]
+    Malformed(String),
+    /// Never issued in this tab.
+    #[error("{0} was never issued in this tab; refusing to act. Observe the page and use a ref from it")]
+    Unknown(String),
+    /// Its element left the page.
+    #[error(
+        "{r} is gone: its element left the page at {at}; refusing to act. It was:\n{}\nObserve again and use a current ref",
+        envelope::fence(.was)
+    )]
+    Gone {
+        /// The ref.
+        r: String,
+        /// The state at which it died.
+        at: String,
+        /// Its rendered line when it died.
+        was: String,
+    },
+    /// Retired with its positional family.
+    #[error(
+        "{r} is retired: it was one of several identical elements told apart only by order, and that set changed at {at}, so it could now name a different element; refusing to act. It was:\n{}\nObserve again and use a current ref",
+        envelope::fence(.was)
+    )]
+    Retired {
+        /// The ref.
+        r: String,
+        /// The state at which it retired.
+        at: String,
+        /// Its rendered line when it retired.
+        was: String,
+    },
+    /// Issued for a previous document.
+    #[error(
+        "{r} belonged to a previous document (the tab navigated at {at}); refusing to act. It was:\n{}\nUse a ref from the current snapshot",
+        envelope::fence(.was)
+    )]
+    Navigated {
+        /// The ref.
+        r: String,
+        /// The full snapshot that followed the navigation.
+        at: String,
+        /// Its rendered line on the old document.
+        was: String,
+    },
+}
+
+impl RefError {
+    /// The ref the error is about, as given.
+    pub fn r#ref(&self) -> &str {
+        match self {
+            RefError::Malformed(r) | RefError::Unknown(r) => r,
+            RefError::Gone { r, .. } | RefError::Retired { r, .. } | RefError::Navigated { r, .. } => r,
+        }
+    }
+}
+
+fn parse_ref(r: &str) -> Option<u32> {
+    let d = r.trim().strip_prefix('e')?;
+    if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || d.len() > 9 {
+        return None;
+    }
+    d.parse().ok()
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Churn {
+    /// Bit 0 = changed in the latest observation.
+    hist: u8,
+    quiet: u32,
+    demoted: bool,
+}
+
+#[derive(Debug)]
+struct Last {
+    walk: Walk,
+    model: Model,
+    live: Vec<bool>,
+}
+
+/// Per-tab engine state: the ref registry, positional families, the last observed model and
+/// the sequence numbers the agent's copy of the page is named by.
+#[derive(Debug, Default)]
+pub struct TabSession {
+    reg: Registry,
+    fam: Families,
+    last: Option<Last>,
+    epoch: u32,
+    minor: u32,
+    churn: FxHashMap<u64, Churn>,
+    promoted: VecDeque<u64>,
+    promoted_set: FxHashSet<u64>,
+}
+
+fn masked_hash(r: &NodeRecord) -> u64 {
+    let m = |s: &Option<String>| s.as_deref().map(|s| mask_clock(s).into_owned());
+    let mut c = r.clone();
+    c.name = m(&r.name);
+    c.text = m(&r.text);
+    c.state.value = m(&r.state.value);
+    c.placeholder = m(&r.placeholder);
+    crate::model::line_hash(&c, 0)
+}
+
+/// Why a full snapshot was sent.
+#[derive(Debug, Clone, Copy)]
+enum Reason {
+    First,
+    Navigated,
+    Requested,
+    LargeChange,
+    Resync,
+    Origin,
+}
+
+impl Reason {
+    fn word(self) -> &'static str {
+        match self {
+            Reason::First => "first look",
+            Reason::Navigated => "navigated",
+            Reason::Requested => "requested",
+            Reason::LargeChange => "large change",
+            Reason::Resync => "resync",
+            Reason::Origin => "origin changed",
+        }
+    }
+}
+
+impl TabSession {
+    /// A session with no state: the first observation will be a full snapshot.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn seq(&self) -> String {
+        format!("#{}.{}", self.epoch, self.minor)
+    }
+
+    /// Ingests a fresh walk and returns what the agent sees: a FULL SNAPSHOT when asked
+    /// (`force_full`), on the first look, after navigation (`navigated`: the document changed,
+    /// every earlier ref dies), after a change touching more than [`RESET_CHANGE_FRACTION`] of
+    /// the page, or after [`MAX_DIFFS_PER_SNAPSHOT`] diffs; otherwise a diff naming the state it
+    /// applies to, or a one-line "no change".
+    pub fn observe(&mut self, walk: &Walk, force_full: bool, navigated: bool) -> Observation {
+        let prev = self.last.take();
+        let mut reason = match (&prev, navigated, force_full) {
+            (_, true, _) => Some(Reason::Navigated),
+            (None, _, _) => Some(Reason::First),
+            (_, _, true) => Some(Reason::Requested),
+            _ => None,
+        };
+        let prev = if navigated {
+            if let Some(p) = &prev {
+                self.retire_all(p);
+            }
+            None
+        } else {
+            prev
+        };
+        let model = build(walk, &mut self.fam, &mut self.reg);
+        let mut live = vec![false; model.len()];
+        let mut diff_text = None;
+        if let (Some(p), None) = (&prev, reason) {
+            if p.model.origin != model.origin {
+                reason = Some(Reason::Origin);
+            } else {
+                let mut d = reconcile(&p.model, &model);
+                self.filter_noise(&mut d.ops, &d.inplace, p, &model, walk, &mut live);
+                let page_changed = p.walk.url != walk.url || p.walk.title != walk.title;
+                let size = p.model.len().max(model.len()).max(1);
+                if d.ops.is_empty() && !page_changed {
+                    diff_text = Some((format!("no change since {}", self.seq()), 0, 0));
+                } else if d.weight as f64 > RESET_CHANGE_FRACTION * size as f64 {
+                    reason = Some(Reason::LargeChange);
+                } else if self.minor >= MAX_DIFFS_PER_SNAPSHOT {
+                    reason = Some(Reason::Resync);
+                } else {
+                    let from = self.seq();
+                    self.minor += 1;
+                    let to = self.seq();
+                    diff_text = Some(self.render_diff(&d.ops, p, &model, walk, &live, &from, &to));
+                }
+            }
+        }
+        if reason.is_some() {
+            // A full snapshot starts from a clean slate of demotions: every line is exact.
+            self.churn.retain(|_, c| c.demoted);
+            for (&k, c) in self.churn.iter() {
+                if let Some(&n) = model.key_index.get(&k) {
+                    live[n as usize] = c.demoted;
+                }
+            }
+        }
+        let died = self.settle(prev.as_ref(), &model, walk, reason.is_some());
+        let obs = match (reason, diff_text) {
+            (None, Some((text, refs, ops))) => Observation { text, full: false, seq: self.seq(), refs, ops },
+            (r, _) => {
+                let r = r.unwrap_or(Reason::Requested);
+                self.epoch += 1;
+                self.minor = 0;
+                let text = self.render_full_text(&model, walk, &live, r, &died);
+                Observation { text, full: true, seq: self.seq(), refs: model.refs(), ops: 0 }
+            }
+        };
+        // Deaths are stamped with the state that reported them.
+        let seq = self.seq();
+        for r in died {
+            if let Some(i) = self.reg.get_mut(r) {
+                if let Some((_, at)) = &mut i.death {
+                    at.clone_from(&seq);
+                }
+            }
+        }
+        self.last = Some(Last { walk: walk.clone(), model, live });
+        obs
+    }
+
+    /// A FULL SNAPSHOT of the last observed state, without advancing anything (a re-read).
+    /// `None` before the first observation.
+    pub fn render_current(&self) -> Option<String> {
+        let l = self.last.as_ref()?;
+        let mut body = String::new();
+        push_full_body(&mut body, &l.model, &l.walk, &|m| l.live[m as usize]);
+        Some(format!(
+            "FULL SNAPSHOT {} (re-read) — replaces all earlier page state\n{}{}",
+            self.seq(),
+            envelope::fence(&body),
+            truncation_note(&l.walk)
+        ))
+    }
+
+    /// Resolves a ref (`e42`) to its element's record in the last observed walk. A ref whose
+    /// element died, whose positional family changed, or that belongs to an earlier document is
+    /// refused with an error naming it and restating what it was.
+    pub fn resolve(&self, r: &str) -> Result<&NodeRecord, RefError> {
+        let n = parse_ref(r).ok_or_else(|| RefError::Malformed(r.to_owned()))?;
+        let name = format!("e{n}");
+        let info = self.reg.get(n).ok_or_else(|| RefError::Unknown(name.clone()))?;
+        if let (Some(node), Some(l)) = (info.node, &self.last) {
+            let rec = l.model.rec.get(node as usize).and_then(|&i| l.walk.nodes.get(i as usize));
+            return rec.ok_or(RefError::Unknown(name));
+        }
+        let (why, at) = info.death.clone().ok_or_else(|| RefError::Unknown(name.clone()))?;
+        let was = info.was.clone();
+        Err(match why {
+            Death::Gone => RefError::Gone { r: name, at, was },
+            Death::Positional => RefError::Retired { r: name, at, was },
+            Death::Navigated => RefError::Navigated { r: name, at, was },
+        })
+    }
+
+    /// The agent acted on or read this ref: its element (and its subtree) is promoted out of
+    /// noise suppression, so its changes are reported even if they look like a clock or churn.
+    /// Unknown or dead refs are ignored.
+    pub fn touch(&mut self, r: &str) {
+        let Some(info) = parse_ref(r).and_then(|n| self.reg.get(n)) else { return };
+        let key = info.key;
+        if self.promoted_set.insert(key) {
+            self.promoted.push_front(key);
+            while self.promoted.len() > PROMOTED_CAP {
+                if let Some(k) = self.promoted.pop_back() {
+                    self.promoted_set.remove(&k);
+                }
+            }
+        }
+    }
+
+    /// Plain text of a ref's element and its visible descendants, cleaned of control and bidi
+    /// characters, at most `max_chars` characters. The text is page content: fence it.
+    pub fn read_text(&self, r: &str, max_chars: usize) -> Result<String, RefError> {
+        self.resolve(r)?;
+        let (Some(l), Some(n)) = (&self.last, parse_ref(r).and_then(|n| self.reg.get(n)).and_then(|i| i.node))
+        else {
+            return Err(RefError::Unknown(r.to_owned()));
+        };
+        let start = l.model.rec[n as usize] as usize;
+        Ok(subtree_text(&l.walk, start, max_chars))
+    }
+
+    /// Number of refs issued in this tab so far (live or dead).
+    pub fn refs_issued(&self) -> usize {
+        self.reg.info.len()
+    }
+
+    fn is_promoted(&self, model: &Model, mut n: u32) -> bool {
+        if self.promoted_set.is_empty() {
+            return false;
+        }
+        while n != NONE {
+            if self.promoted_set.contains(&model.key[n as usize]) {
+                return true;
+            }
+            n = model.parent[n as usize];
+        }
+        false
+    }
+
+    /// Drops changes that are noise: clock-shaped ones (by shape, every time) and those of
+    /// elements demoted for churning; marks demoted elements `live`. Promoted elements are exempt.
+    fn filter_noise(&mut self, ops: &mut Vec<Op>, inplace: &[u32], p: &Last, model: &Model, walk: &Walk, live: &mut [bool]) {
+        let window = (1u16 << CHURN_WINDOW.min(8)) - 1;
+        for c in self.churn.values_mut() {
+            c.hist <<= 1;
+        }
+        let mut kept = Vec::with_capacity(ops.len());
+        for op in ops.drain(..) {
+            let Op::Change(o, n) = op else {
+                kept.push(op);
+                continue;
+            };
+            let key = model.key[n as usize];
+            let promoted = self.is_promoted(model, n);
+            let (Some(or), Some(nr)) = (
+                p.walk.nodes.get(p.model.rec[o as usize] as usize),
+                walk.nodes.get(model.rec[n as usize] as usize),
+            ) else {
+                kept.push(op);
+                continue;
+            };
+            if !promoted && masked_hash(or) == masked_hash(nr) {
+                continue;
+            }
+            let c = self.churn.entry(key).or_default();
+            c.hist |= 1;
+            c.quiet = 0;
+            if promoted {
+                c.demoted = false;
+                kept.push(op);
+            } else if c.demoted {
+                // Already marked live: the agent was told this value is not kept current.
+            } else {
+                if (c.hist as u16 & window).count_ones() >= CHURN_DEMOTE_AT {
+                    c.demoted = true;
+                }
+                kept.push(op);
+            }
+        }
+        let mut restore = Vec::new();
+        for (&k, c) in self.churn.iter_mut() {
+            if c.hist & 1 == 0 {
+                c.quiet += 1;
+            }
+            let Some(&n) = model.key_index.get(&k) else { continue };
+            if c.demoted && c.quiet >= CHURN_QUIET_RESTORE {
+                c.demoted = false;
+                restore.push(n);
+            }
+        }
+        for (&k, c) in self.churn.iter_mut() {
+            if let Some(&n) = model.key_index.get(&k) {
+                if c.demoted && self.promoted_set.contains(&k) {
+                    c.demoted = false;
+                    restore.push(n);
+                }
+            }
+        }
+        for n in restore {
+            // An in-place node needs its line restated without `live`; a moved or new one is
+            // restated anyway.
+            let o = inplace[n as usize];
+            if o != NONE && !kept.iter().any(|op| matches!(op, Op::Change(_, x) if *x == n)) {
+                kept.push(Op::Change(o, n));
+            }
+        }
+        self.churn.retain(|_, c| c.demoted || c.hist as u16 & window != 0);
+        for (&k, c) in self.churn.iter() {
+            if let Some(&n) = model.key_index.get(&k) {
+                live[n as usize] = c.demoted;
+            }
+        }
+        *ops = kept;
+    }
+
+    /// Records deaths and current positions of refs. Returns the refs that died.
+    fn settle(&mut self, prev: Option<&Last>, model: &Model, walk: &Walk, _full: bool) -> Vec<u32> {
+        let mut died = Vec::new();
+        if let Some(p) = prev {
+            for o in 0..p.model.len() {
+                let r = p.model.refn[o];
+                if r == 0 || model.key_index.contains_key(&p.model.key[o]) {
+                    continue;
+                }
+                let mut was = String::new();
+                push_line(&mut was, &p.model, &p.walk, o as u32, false);
+                let why = if p.model.positional[o] { Death::Positional } else { Death::Gone };
+                if why == Death::Positional {
+                    self.reg.forget_key(p.model.key[o]);
+                }
+                if let Some(i) = self.reg.get_mut(r) {
+                    i.node = None;
+                    i.death = Some((why, String::new()));
+                    i.was = was;
+                }
+                died.push(r);
+            }
+        }
+        let _ = walk;
+        for n in 0..model.len() {
+            let r = model.refn[n];
+            if r != 0 {
+                if let Some(i) = self.reg.get_mut(r) {
+                    i.node = Some(n as u32);
+                    i.death = None;
+                }
+            }
+        }
+        died
+    }
+
+    /// Navigation: every live ref dies with the document, keys and families are forgotten, and
+    /// noise bookkeeping restarts.
+    fn retire_all(&mut self, p: &Last) {
+        let at = format!("#{}.0", self.epoch + 1);
+        for o in 0..p.model.len() {
+            let r = p.model.refn[o];
+            if r == 0 {
+                continue;
+            }
+            let mut was = String::new();
+            push_line(&mut was, &p.model, &p.walk, o as u32, false);
+            if let Some(i) = self.reg.get_mut(r) {
+                i.node = None;
+                i.death = Some((Death::Navigated, at.clone()));
+                i.was = was;
+            }
+        }
+        self.reg.forget_all();
+        self.fam.clear();
+        self.churn.clear();
+        self.promoted.clear();
+        self.promoted_set.clear();
+    }
+
+    fn render_full_text(&self, model: &Model, walk: &Walk, live: &[bool], r: Reason, died: &[u32]) -> String {
+        let mut body = String::new();
+        push_full_body(&mut body, model, walk, &|m| live[m as usize]);
+        let mut out = String::with_capacity(body.len() + 160);
+        let _ = write!(out, "FULL SNAPSHOT {} ({}) — replaces all earlier page state", self.seq(), r.word());
+        if matches!(r, Reason::Navigated | Reason::Origin) {
+            out.push_str("; every earlier ref is dead");
+        }
+        out.push('\n');
+        out.push_str(&envelope::fence(&body));
+        if !died.is_empty() && !matches!(r, Reason::Navigated) {
+            out.push_str("\ngone:");
+            push_refs(&mut out, died);
+        }
+        out.push_str(&truncation_note(walk));
+        out
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn render_diff(&self, ops: &[Op], p: &Last, model: &Model, walk: &Walk, live: &[bool], from: &str, to: &str) -> (String, usize, usize) {
+        let old = &p.model;
+        let mut harness = String::new();
+        let mut body = String::new();
+        let mut refs = 0usize;
+        if p.walk.url != walk.url || p.walk.title != walk.title {
+            push_page_lines(&mut body, walk);
+        }
+        let gone = |o: u32| -> Vec<u32> {
+            (o..old.end[o as usize])
+                .filter(|&k| old.refn[k as usize] != 0 && !model.key_index.contains_key(&old.key[k as usize]))
+                .map(|k| old.refn[k as usize])
+                .collect()
+        };
+        let count_refs = |n: u32| (n..model.end[n as usize]).filter(|&k| model.refn[k as usize] != 0).count();
+        let lv = |m: u32| live[m as usize];
+        for op in ops {
+            match op {
+                Op::Remove(o) => {
+                    harness.push_str("- ");
+                    push_addr(&mut harness, old, *o);
+                    let g = gone(*o);
+                    if !g.is_empty() {
+                        harness.push_str(" gone:");
+                        push_refs(&mut harness, &g);
+                    }
+                    harness.push('\n');
+                }
+                Op::Replace(o, n) => {
+                    let g = gone(*o);
+                    if !g.is_empty() {
+                        harness.push_str("= ");
+                        push_addr(&mut harness, old, *o);
+                        harness.push_str(" gone:");
+                        push_refs(&mut harness, &g);
+                        harness.push('\n');
+                    }
+                    body.push_str("= ");
+                    push_addr(&mut body, old, *o);
+                    body.push('\n');
+                    push_subtree(&mut body, model, walk, *n, 1, &lv);
+                    refs += count_refs(*n);
+                }
+                Op::Insert(at, items) => {
+                    match at {
+                        Anchor::After(a) => {
+                            body.push_str("+ after ");
+                            push_addr(&mut body, old, *a);
+                        }
+                        Anchor::FirstIn(NONE) => body.push_str("+ first"),
+                        Anchor::FirstIn(a) => {
+                            body.push_str("+ first in ");
+                            push_addr(&mut body, old, *a);
+                        }
+                    }
+                    body.push('\n');
+                    for it in items {
+                        match *it {
+                            Item::New(n) => {
+                                push_subtree(&mut body, model, walk, n, 1, &lv);
+                                refs += count_refs(n);
+                            }
+                            Item::Moved(o, n) => {
+                                indent(&mut body, 1);
+                                body.push_str("> ");
+                                refs += push_target(&mut body, old, model, walk, o, n, lv(n));
+                                body.push('\n');
+                            }
+                        }
+                    }
+                }
+                Op::Change(o, n) => {
+                    body.push_str("~ ");
+                    refs += push_target(&mut body, old, model, walk, *o, *n, lv(*n));
+                    body.push('\n');
+                }
+            }
+        }
+        let mut out = String::with_capacity(harness.len() + body.len() + 120);
+        let _ = writeln!(out, "diff from {from} → {to}");
+        out.push_str(&harness);
+        if !body.is_empty() {
+            out.push_str(&envelope::fence(&body));
+        } else if out.ends_with('\n') {
+            out.pop();
+        }
+        (out, refs, ops.len())
+    }
+}
+
+/// `ADDR REST` for a node that exists in both models: a ref stands for both the address and
+/// the line's ref (a change never changes a ref); otherwise an old-state path then the line.
+fn push_target(out: &mut String, old: &Model, model: &Model, walk: &Walk, o: u32, n: u32, live: bool) -> usize {
+    push_addr(out, old, o);
+    out.push(' ');
+    if let Some(r) = walk.nodes.get(model.rec[n as usize] as usize) {
+        push_line_rest(out, r, live, &model.origin);
+    }
+    usize::from(old.refn[o as usize] != 0)
+}
+
+/// The old-state address of `o`: its ref, or the nearest ref'd ancestor (or the top) followed by
+/// 1-based child positions, e.g. `e4/2`, `/3/1`.
+fn push_addr(out: &mut String, old: &Model, o: u32) {
+    let mut segs: Vec<u32> = Vec::new();
+    let mut x = o;
+    let mut anchor = 0;
+    while x != NONE {
+        let r = old.refn[x as usize];
+        if r != 0 {
+            anchor = r;
+            break;
+        }
+        segs.push(old.pos[x as usize] + 1);
+        x = old.parent[x as usize];
+    }
+    if anchor != 0 {
+        let _ = write!(out, "e{anchor}");
+    }
+    for s in segs.iter().rev() {
+        let _ = write!(out, "/{s}");
+    }
+}
+
+fn push_refs(out: &mut String, refs: &[u32]) {
+    for r in refs {
+        let _ = write!(out, " e{r}");
+    }
+}
+
+fn truncation_note(walk: &Walk) -> &'static str {
+    if walk.truncated { "\nnote: the page has more elements than were walked; this model is incomplete" } else { "" }
+}
+
+/// Cleaned text of walk node `start` and its visible descendants, capped at `max` characters.
+pub(crate) fn subtree_text(walk: &Walk, start: usize, max: usize) -> String {
+    let nodes = &walk.nodes;
+    let mut out = String::new();
+    let mut chars = 0usize;
+    let mut push = |s: &str, out: &mut String| -> bool {
+        let c = clean(s, STRING_CAP * 64);
+        if c.is_empty() {
+            return true;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+            chars += 1;
+        }
+        for ch in c.chars() {
+            if chars >= max {
+                out.push('…');
+                return false;
+            }
+            out.push(ch);
+            chars += 1;
+        }
+        true
+    };
+    let Some(root) = nodes.get(start) else { return out };
+    let mut inside = vec![start as u32];
+    let mut go = |r: &NodeRecord, out: &mut String| -> bool {
+        if !r.visible {
+            return true;
+        }
+        for s in [&r.text, &r.state.value] {
+            if opt_visible(s) && !push(s.as_deref().unwrap_or(""), out) {
+                return false;
+            }
+        }
+        if r.text.is_none() && r.actionable && opt_visible(&r.name) && !push(r.name.as_deref().unwrap_or(""), out) {
+            return false;
+        }
+        true
+    };
+    if !go(root, &mut out) {
+        return out;
+    }
+    for (j, r) in nodes.iter().enumerate().skip(start + 1) {
+        // Preorder: the subtree is the contiguous run whose parents are inside it.
+        let Some(p) = r.parent else { break };
+        while inside.last().is_some_and(|&t| t != p) {
+            inside.pop();
+        }
+        if inside.is_empty() {
+            break;
+        }
+        inside.push(j as u32);
+        if !go(r, &mut out) {
+            break;
+        }
+    }
+    out
+}

@@ -1,0 +1,307 @@
+//! Page-authored strings: cleaning, quoting, and recognising clock-shaped values.
+//!
+//! Everything the page wrote reaches the agent through [`push_quoted`], so this module is where
+//! "a page cannot forge structure" is enforced: a quoted string cannot contain a raw newline,
+//! an unescaped quote, a control character or a bidi override, so it can never end its own line,
+//! start a new one, or visually reorder the text around it.
+
+use std::borrow::Cow;
+
+/// Longest page string rendered, in characters. The full text stays reachable through
+/// `TabSession::read_text`; a snapshot is for orientation, not for reading articles.
+/// Unmeasured choice: long enough for headlines and labels, short enough that one
+/// boilerplate paragraph cannot dominate a snapshot.
+pub const STRING_CAP: usize = 240;
+
+/// Characters dropped outright: they render as nothing (or reorder what surrounds them), so
+/// keeping them would let a page hide text from a human reviewer or smuggle instructions.
+fn is_invisible(c: char) -> bool {
+    matches!(c as u32,
+        0x00AD            // soft hyphen
+        | 0x034F          // combining grapheme joiner
+        | 0x061C          // arabic letter mark (bidi)
+        | 0x115F | 0x1160 | 0x3164 | 0xFFA0 // hangul fillers
+        | 0x180E
+        | 0x200B..=0x200F // zero-width space/joiners, LRM, RLM
+        | 0x202A..=0x202E // bidi embeddings and overrides
+        | 0x2060..=0x206F // word joiner, invisible operators, bidi isolates, deprecated formats
+        | 0xFE00..=0xFE0F // variation selectors
+        | 0xFEFF
+        | 0xFFF9..=0xFFFB // interlinear annotation
+        | 0xE0000..=0xE0FFF // tag characters ("ASCII smuggling") and variation selectors supplement
+    ) || (c.is_control() && !c.is_whitespace())
+}
+
+/// True when `s` has at least one character that would survive cleaning.
+pub fn has_visible(s: &str) -> bool {
+    s.chars().any(|c| !c.is_whitespace() && !is_invisible(c))
+}
+
+/// Same as [`has_visible`] on an optional string.
+pub fn opt_visible(s: &Option<String>) -> bool {
+    s.as_deref().is_some_and(has_visible)
+}
+
+/// Appends `s` cleaned: invisible and control characters dropped, every whitespace run
+/// (newlines, U+2028 included) collapsed to one space, trimmed, capped at `cap` characters.
+/// When `escape` is set, `"` and `\` are backslash-escaped so the result can sit in quotes.
+fn push_clean(out: &mut String, s: &str, cap: usize, escape: bool) {
+    let mut n = 0usize;
+    let mut pending_space = false;
+    for c in s.chars() {
+        if c.is_whitespace() {
+            pending_space = n > 0;
+            continue;
+        }
+        if is_invisible(c) {
+            continue;
+        }
+        if n >= cap {
+            out.push('…');
+            return;
+        }
+        if pending_space {
+            out.push(' ');
+            n += 1;
+            pending_space = false;
+            if n >= cap {
+                out.push('…');
+                return;
+            }
+        }
+        if escape && (c == '"' || c == '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+        n += 1;
+    }
+}
+
+/// `s` cleaned (see [`push_quoted`]) but not quoted, capped at `cap` characters.
+pub fn clean(s: &str, cap: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(cap + 4));
+    push_clean(&mut out, s, cap, false);
+    out
+}
+
+/// Appends `s` as a double-quoted, escaped, cleaned string capped at [`STRING_CAP`].
+pub fn push_quoted(out: &mut String, s: &str) {
+    out.push('"');
+    push_clean(out, s, STRING_CAP, true);
+    out.push('"');
+}
+
+/// Reverses the escaping of [`push_quoted`] for a string body (without its quotes).
+/// Returns `None` on a dangling or unknown escape.
+pub fn unescape(body: &str) -> Option<String> {
+    let mut out = String::with_capacity(body.len());
+    let mut it = body.chars();
+    while let Some(c) = it.next() {
+        if c == '\\' {
+            match it.next() {
+                Some(e @ ('"' | '\\')) => out.push(e),
+                _ => return None,
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
+}
+
+/// The placeholder a clock-shaped span is replaced with by [`mask_clock`].
+pub const CLOCK_MASK: &str = "⏱";
+
+const SECOND_UNITS: &[&str] = &["s", "sec", "secs", "second", "seconds", "ms"];
+const LONG_UNITS: &[&str] = &[
+    "m", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days",
+    "w", "wk", "wks", "week", "weeks", "mo", "month", "months", "y", "yr", "yrs", "year", "years",
+];
+const RELATIVE_TAILS: &[&str] = &["ago", "left", "remaining"];
+
+fn word_at(b: &[u8], i: usize) -> (usize, usize) {
+    let mut j = i;
+    while j < b.len() && b[j].is_ascii_alphabetic() {
+        j += 1;
+    }
+    (i, j)
+}
+
+fn eq_ci(b: &[u8], (s, e): (usize, usize), w: &str) -> bool {
+    e - s == w.len() && b[s..e].eq_ignore_ascii_case(w.as_bytes())
+}
+
+fn skip_spaces(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] == b' ' {
+        i += 1;
+    }
+    i
+}
+
+fn boundary(b: &[u8], i: usize) -> bool {
+    i >= b.len() || !b[i].is_ascii_alphanumeric()
+}
+
+/// After a unit word ending at `i`: an optional " ago" / " left" / " remaining".
+fn relative_tail(b: &[u8], i: usize) -> Option<usize> {
+    let j = skip_spaces(b, i);
+    let w = word_at(b, j);
+    (w.1 > w.0 && RELATIVE_TAILS.iter().any(|t| eq_ci(b, w, t)) && boundary(b, w.1)).then_some(w.1)
+}
+
+/// Matches a clock-shaped span starting at `i` (a word-initial digit, or "a"/"an" for
+/// "a minute ago"). Returns its end.
+fn clock_at(b: &[u8], i: usize, preceded_by_in: bool) -> Option<usize> {
+    let mut j = i;
+    let numeric = b[i].is_ascii_digit();
+    if numeric {
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        // hh:mm[:ss][.fff][ am|pm], and durations such as 104:05.
+        if j + 2 < b.len() && b[j] == b':' && b[j + 1].is_ascii_digit() && b[j + 2].is_ascii_digit() {
+            j += 3;
+            while j + 2 < b.len() && b[j] == b':' && b[j + 1].is_ascii_digit() && b[j + 2].is_ascii_digit() {
+                j += 3;
+            }
+            if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+                j += 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+            }
+            let k = skip_spaces(b, j);
+            let w = word_at(b, k);
+            if eq_ci(b, w, "am") || eq_ci(b, w, "pm") {
+                j = w.1;
+            }
+            return boundary(b, j).then_some(j);
+        }
+    } else {
+        let w = word_at(b, i);
+        if !(eq_ci(b, w, "a") || eq_ci(b, w, "an")) {
+            return None;
+        }
+        j = w.1;
+        // "a few seconds ago"
+        let k = skip_spaces(b, j);
+        let few = word_at(b, k);
+        if eq_ci(b, few, "few") {
+            j = few.1;
+        }
+        if j >= b.len() || b[j] != b' ' {
+            return None;
+        }
+    }
+    let k = skip_spaces(b, j);
+    let unit = word_at(b, k);
+    if unit.1 == unit.0 || !boundary(b, unit.1) {
+        return None;
+    }
+    if SECOND_UNITS.iter().any(|u| eq_ci(b, unit, u)) {
+        return Some(relative_tail(b, unit.1).unwrap_or(unit.1));
+    }
+    if LONG_UNITS.iter().any(|u| eq_ci(b, unit, u)) {
+        if let Some(end) = relative_tail(b, unit.1) {
+            return Some(end);
+        }
+        if preceded_by_in && numeric {
+            return Some(unit.1);
+        }
+    }
+    None
+}
+
+/// Replaces every clock- or timer-shaped span (`12:04:59`, `3:05 PM`, `42s`, `5 minutes ago`,
+/// `in 3 hours`, `just now`) with [`CLOCK_MASK`]. Two values whose masks are equal differ only
+/// in the time they show, which is how the engine recognises a ticking clock by shape alone,
+/// without having to watch it tick (an act–observe loop never gives it the chance).
+pub fn mask_clock(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    let mut out: Option<String> = None;
+    let mut last = 0;
+    let mut i = 0;
+    while i < b.len() {
+        let word_start = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        if word_start && (b[i].is_ascii_alphanumeric()) {
+            let before = &b[..i];
+            let preceded_by_in = before.len() >= 3 && before[before.len() - 3..].eq_ignore_ascii_case(b"in ");
+            let end = if b[i].is_ascii_digit() || b[i] == b'a' || b[i] == b'A' {
+                clock_at(b, i, preceded_by_in)
+            } else if b[i] == b'j' || b[i] == b'J' {
+                let w1 = word_at(b, i);
+                let w2 = word_at(b, skip_spaces(b, w1.1));
+                (eq_ci(b, w1, "just") && eq_ci(b, w2, "now") && w2.0 > w1.1).then_some(w2.1)
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                let o = out.get_or_insert_with(|| String::with_capacity(s.len()));
+                o.push_str(&s[last..i]);
+                o.push_str(CLOCK_MASK);
+                last = end;
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    match out {
+        None => Cow::Borrowed(s),
+        Some(mut o) => {
+            o.push_str(&s[last..]);
+            Cow::Owned(o)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(s: &str) -> String {
+        let mut o = String::new();
+        push_quoted(&mut o, s);
+        o
+    }
+
+    #[test]
+    fn quoting_strips_structure_breakers() {
+        assert_eq!(q("a\nb\r\n\tc"), "\"a b c\"");
+        assert_eq!(q("say \"hi\" \\o/"), r#""say \"hi\" \\o/""#);
+        assert_eq!(q("\u{202E}evil\u{2066}\u{200B}x\u{E0041}"), "\"evilx\"");
+        assert_eq!(q("line\u{2028}sep"), "\"line sep\"");
+        assert_eq!(q("  \u{7}  "), "\"\"");
+        assert_eq!(unescape(r#"say \"hi\" \\o/"#).as_deref(), Some(r#"say "hi" \o/"#));
+    }
+
+    #[test]
+    fn quoting_caps_length() {
+        let long = "x".repeat(1000);
+        let out = q(&long);
+        assert_eq!(out.chars().count(), STRING_CAP + 3);
+        assert!(out.ends_with("…\""));
+    }
+
+    #[test]
+    fn clocks_are_masked_by_shape() {
+        for (a, b) in [
+            ("Updated 12:01:05", "Updated 12:01:06"),
+            ("3:05 PM", "3:06 pm"),
+            ("Resend in 42s", "Resend in 41s"),
+            ("posted 5 minutes ago", "posted 6 minutes ago"),
+            ("posted just now", "posted a minute ago"),
+            ("starts in 3 hours", "starts in 2 hours"),
+            ("elapsed 104:05.21", "elapsed 104:06.02"),
+        ] {
+            assert_eq!(mask_clock(a), mask_clock(b), "{a} vs {b}");
+            assert_ne!(mask_clock(a), a);
+        }
+        for (a, b) in [("3 items", "4 items"), ("Status: Sent", "Status: Failed"), ("5 m away", "6 m away")]
+        {
+            assert_ne!(mask_clock(a), mask_clock(b), "{a} vs {b}");
+        }
+        assert_eq!(mask_clock("order 12345"), "order 12345");
+        assert_eq!(mask_clock("version 1.2:3"), "version 1.2:3");
+    }
+}
