@@ -388,8 +388,9 @@ impl NavigationPolicy {
 
     /// Rule 4: re-checks the address a navigation actually resolved or connected to.
     ///
-    /// Call it with the remote IP the network stack reports for the main-frame response
-    /// (e.g. from the response's remote endpoint) or for each address of a pre-flight lookup.
+    /// Call it with the remote IP the network stack reports for the main-frame response (CEF:
+    /// DevTools `Network.responseReceived` → `response.remoteIPAddress`, since `CefResponse` has
+    /// no such getter) or for each address of a pre-flight lookup.
     pub fn check_connected_address(&self, checked: &CheckedUrl, addr: IpAddr) -> Result<(), PolicyError> {
         if checked.host_allowed {
             return Ok(());
