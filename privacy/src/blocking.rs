@@ -222,7 +222,8 @@ const _: () = {
 };
 
 impl Blocker {
-    /// Parses and compiles `lists`. Seconds on real lists; prefer [`Blocker::load_or_build`].
+    /// Parses and compiles `lists` (about 0.1 s for EasyList + EasyPrivacy in a release build,
+    /// several times that in debug); prefer [`Blocker::load_or_build`] at start-up.
     pub fn build(lists: &ListSet) -> Result<Self, BlockerError> {
         let mut set = FilterSet::new(false);
         for l in lists.lists() {

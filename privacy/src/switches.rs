@@ -137,6 +137,23 @@ pub fn chromium_switches() -> &'static [(&'static str, Option<&'static str>, &'s
     ]
 }
 
+/// [`DISABLED_FEATURES`] plus the app's own extra features, de-duplicated, for the app's single
+/// `--disable-features=` switch (a second such switch would override ours, not add to it).
+pub fn disable_features_with(extra: &[&str]) -> String {
+    let mut all: Vec<&str> = DISABLED_FEATURES.split(',').collect();
+    for f in extra
+        .iter()
+        .flat_map(|e| e.split(','))
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+    {
+        if !all.contains(&f) {
+            all.push(f);
+        }
+    }
+    all.join(",")
+}
+
 /// The switches as `--name[=value]` argv strings.
 pub fn chromium_switch_args() -> Vec<String> {
     chromium_switches()
@@ -180,6 +197,14 @@ mod tests {
                 .iter()
                 .all(|(_, _, why)| !why.is_empty() && !why.contains('\n'))
         );
+    }
+
+    #[test]
+    fn extra_disabled_features_merge_into_one_value() {
+        let v = disable_features_with(&["Translate", "Foo,Bar", " "]);
+        assert!(v.starts_with(DISABLED_FEATURES));
+        assert!(v.ends_with(",Foo,Bar"));
+        assert_eq!(v.matches("Translate").count(), 1);
     }
 
     #[test]

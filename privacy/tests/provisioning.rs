@@ -33,7 +33,10 @@ fn download_verify_cache_and_repair() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
     // Warm cache: answered without apt (a bogus .deb path would fail if it were consulted).
-    let warm = ProvisionOptions { deb_file: Some(dir.path().join("absent.deb")), ..opts.clone() };
+    let warm = ProvisionOptions {
+        deb_file: Some(dir.path().join("absent.deb")),
+        ..opts.clone()
+    };
     assert_eq!(ListSet::provision_pinned(&warm).unwrap(), set);
 
     // A damaged cached copy is not trusted: provisioning fetches and rewrites it.
@@ -46,8 +49,11 @@ fn download_verify_cache_and_repair() {
 
 #[test]
 fn user_supplied_newer_list_is_used_and_keys_the_cache() {
-    let pinned = ListSet::provision_pinned(&ProvisionOptions { allow_apt_update: true, ..Default::default() })
-        .unwrap_or_else(|e| panic!("{e}"));
+    let pinned = ListSet::provision_pinned(&ProvisionOptions {
+        allow_apt_update: true,
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     let dir = tempfile::tempdir().unwrap();
     // A "newer EasyPrivacy": the pinned one plus a rule for a tracker it does not know.
     let newer = dir.path().join("easyprivacy-newer.txt");
@@ -62,8 +68,22 @@ fn user_supplied_newer_list_is_used_and_keys_the_cache() {
     let (b, outcome) = Blocker::load_or_build(&user, &engines).unwrap();
     assert!(matches!(outcome, LoadOutcome::Built { .. }), "{outcome:?}");
     let page = "https://news.example/";
-    assert_eq!(b.check("https://brand-new-tracker.example/t.js", page, ResourceType::Script), Decision::Block);
-    assert_eq!(b.check("https://www.google-analytics.com/analytics.js", page, ResourceType::Script), Decision::Block);
+    assert_eq!(
+        b.check(
+            "https://brand-new-tracker.example/t.js",
+            page,
+            ResourceType::Script
+        ),
+        Decision::Block
+    );
+    assert_eq!(
+        b.check(
+            "https://www.google-analytics.com/analytics.js",
+            page,
+            ResourceType::Script
+        ),
+        Decision::Block
+    );
     let (_, again) = Blocker::load_or_build(&user, &engines).unwrap();
     assert!(matches!(again, LoadOutcome::Cached { .. }), "{again:?}");
 }
