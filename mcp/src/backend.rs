@@ -247,8 +247,7 @@ pub trait Backend: Send + Sync + 'static {
     /// Opens a tab marked as agent-opened, in `container` (default container when `None`),
     /// at `url` (a blank page when `None`). Returns once the tab exists; does not wait for
     /// the load.
-    async fn open_tab(&self, url: Option<String>, container: Option<String>)
-    -> BackendResult<TabId>;
+    async fn open_tab(&self, url: Option<String>, container: Option<String>) -> BackendResult<TabId>;
     /// Closes a tab. Must refuse with [`BackendError::NotOpenedByAgent`] for human tabs (the
     /// MCP layer checks too; this is the second lock on the door).
     async fn close_tab(&self, id: TabId) -> BackendResult<()>;
@@ -267,24 +266,11 @@ pub trait Backend: Send + Sync + 'static {
     async fn walk(&self, id: TabId) -> BackendResult<Walk>;
     /// Runs `op` on element `idx` of walk `walk_id`. Refuses with
     /// [`BackendError::StaleWalk`] when `walk_id` is not the renderer's latest walk.
-    async fn element(
-        &self,
-        id: TabId,
-        walk_id: u64,
-        idx: u32,
-        op: ElementOp,
-    ) -> BackendResult<ElementReply>;
+    async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply>;
     /// The rendered text of the whole page, capped at `cap` characters.
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText>;
     /// Trusted mouse click (`count` = 2 for a double click) at a viewport point.
-    async fn click_at(
-        &self,
-        id: TabId,
-        x: f32,
-        y: f32,
-        button: MouseButton,
-        count: u8,
-    ) -> BackendResult<()>;
+    async fn click_at(&self, id: TabId, x: f32, y: f32, button: MouseButton, count: u8) -> BackendResult<()>;
     /// Trusted mouse move to a viewport point (hover).
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()>;
     /// Trusted wheel scroll by `(dx, dy)` CSS pixels with the pointer at `(x, y)`.
@@ -301,8 +287,7 @@ pub trait Backend: Send + Sync + 'static {
     /// this tab (the buffer is drained).
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>>;
     /// Reads, and when `set` is given first changes, the dark-mode policy of a site.
-    async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>)
-    -> BackendResult<ThemeState>;
+    async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState>;
     /// The identity containers the human has set up.
     async fn containers(&self) -> BackendResult<Vec<ContainerInfo>>;
 }

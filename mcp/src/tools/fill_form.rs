@@ -1,0 +1,244 @@
+//! `browser_fill_form`: several fields in one call, under one lock, answered with one diff.
+
+use aperture_engine::record::{NodeRecord, Tri};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::act::{StepFail, after_send};
+use crate::backend::{ElementOp, MouseButton, TabId};
+use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, call, resolve};
+
+const DESCRIPTION: &str = "Fill several form fields in one call. Each field is a `ref` and a \
+`value`: text inputs and textareas are cleared and typed into; a <select> gets the option \
+with that value or label; a checkbox or switch is set to `value` \"true\" or \"false\"; a \
+radio button is chosen with \"true\". Fields are filled in order, stopping at the first \
+failure; the answer names each field's label and ends with the diff. Does not submit.";
+
+const MAX_FIELDS: usize = 50;
+
+/// One field to fill.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Field {
+    /// Element ref from the latest observation.
+    #[serde(rename = "ref")]
+    pub target: String,
+    /// Text to enter, option to choose, or "true"/"false" for a checkbox.
+    pub value: String,
+}
+
+/// Arguments of `browser_fill_form`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FillFormArgs {
+    /// Tab id; your current tab when omitted.
+    pub tab: Option<u64>,
+    /// Fields to fill, in order (1 to 50).
+    pub fields: Vec<Field>,
+}
+
+#[tool_router(router = fill_form_router, vis = "pub(crate)")]
+impl Aperture {
+    #[tool(
+        name = "browser_fill_form",
+        description = DESCRIPTION,
+        annotations(
+            title = "Fill form",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn browser_fill_form(
+        &self,
+        Parameters(args): Parameters<FillFormArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.fill_form(args).await.into_result())
+    }
+}
+
+/// How a field is filled, decided from what the walker reported about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Select,
+    Check,
+    Radio,
+}
+
+fn kind(rec: &NodeRecord) -> Option<Kind> {
+    let role = rec.role.as_deref().unwrap_or("");
+    let ty = rec.input_type.as_deref().unwrap_or("").to_ascii_lowercase();
+    if rec.tag == "select" {
+        return Some(Kind::Select);
+    }
+    if ty == "checkbox" || matches!(role, "checkbox" | "switch") {
+        return Some(Kind::Check);
+    }
+    if ty == "radio" || role == "radio" {
+        return Some(Kind::Radio);
+    }
+    rec.editable.then_some(Kind::Text)
+}
+
+fn truthy(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "true" | "on" | "yes" | "checked" | "1" => Some(true),
+        "false" | "off" | "no" | "unchecked" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// The page-authored label of a field, for echoing back (fenced) so the agent can confirm
+/// what it filled.
+fn label(rec: &NodeRecord) -> String {
+    rec.name
+        .as_deref()
+        .or(rec.placeholder.as_deref())
+        .or(rec.name_attr.as_deref())
+        .unwrap_or("")
+        .to_string()
+}
+
+impl Aperture {
+    async fn fill_one(&self, id: TabId, st: &mut TabState, f: &Field) -> Result<String, StepFail> {
+        let (walk_id, rec) = resolve(st, &f.target).map_err(StepFail::Refused)?;
+        let be = self.backend();
+        match kind(&rec) {
+            None => Err(StepFail::Refused(format!(
+                "{} is not a form field this tool can fill",
+                f.target
+            ))),
+            Some(Kind::Select) => {
+                st.session.touch(&f.target);
+                call(
+                    be.element(
+                        id,
+                        walk_id,
+                        rec.idx,
+                        ElementOp::SelectOptions(vec![f.value.clone()]),
+                    ),
+                    CALL_TIMEOUT,
+                )
+                .await
+                .map_err(after_send)?;
+                Ok("option chosen".into())
+            }
+            Some(k @ (Kind::Check | Kind::Radio)) => {
+                let Some(want) = truthy(&f.value) else {
+                    return Err(StepFail::Refused(format!(
+                        "{}: a checkbox or radio takes \"true\" or \"false\"",
+                        f.target
+                    )));
+                };
+                let have = rec.state.checked == Some(Tri::True);
+                if want == have {
+                    return Ok("already as asked".into());
+                }
+                if k == Kind::Radio && !want {
+                    return Err(StepFail::Refused(format!(
+                        "{}: a radio button is unchecked by choosing another one",
+                        f.target
+                    )));
+                }
+                let (_, _, (x, y)) = self.locate(id, st, &f.target).await?;
+                call(be.click_at(id, x, y, MouseButton::Left, 1), CALL_TIMEOUT)
+                    .await
+                    .map_err(after_send)?;
+                Ok(if want { "checked" } else { "unchecked" }.into())
+            }
+            Some(Kind::Text) => {
+                self.focus(id, st, &f.target).await?;
+                call(be.element(id, walk_id, rec.idx, ElementOp::Clear), CALL_TIMEOUT)
+                    .await
+                    .map_err(after_send)?;
+                if !f.value.is_empty() {
+                    call(be.type_text(id, &f.value), CALL_TIMEOUT)
+                        .await
+                        .map_err(after_send)?;
+                }
+                Ok("filled".into())
+            }
+        }
+    }
+
+    async fn fill_form(&self, args: FillFormArgs) -> Reply {
+        if args.fields.is_empty() || args.fields.len() > MAX_FIELDS {
+            return Reply::error(format!("`fields` must hold 1 to {MAX_FIELDS} fields"));
+        }
+        let id = match self.target(args.tab).await {
+            Ok(id) => id,
+            Err(r) => return r,
+        };
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        let mut r = Reply::new();
+        let mut failed = false;
+        for (i, f) in args.fields.iter().enumerate() {
+            // Read before filling: the label is from the observation the agent planned on.
+            let lbl = resolve(&st, &f.target).ok().map(|(_, rec)| label(&rec));
+            match self.fill_one(id, &mut st, f).await {
+                Ok(done) => {
+                    r = r.say(format!("{}. {} {done}; its label:", i + 1, f.target));
+                    r = r.page(lbl.as_deref().unwrap_or(""));
+                }
+                Err(fail) => {
+                    let rest = args.fields.len() - (i + 1);
+                    let head = if rest > 0 {
+                        format!(
+                            "{}. {} failed; {rest} later field(s) not filled:",
+                            i + 1,
+                            f.target
+                        )
+                    } else {
+                        format!("{}. {} failed:", i + 1, f.target)
+                    };
+                    r = fail.render(r.say(head));
+                    failed = true;
+                    break;
+                }
+            }
+        }
+        r = match self.settle_and_observe(id, &mut st).await {
+            Ok(obs) => r.say(format!("tab {id} now:")).observation(&obs),
+            Err(e) => r
+                .say("the page could not be observed afterwards:")
+                .backend_error(&e)
+                .mark_error(),
+        };
+        if failed { r.mark_error() } else { r }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_kinds() {
+        let mut rec = NodeRecord {
+            tag: "input".into(),
+            editable: true,
+            ..Default::default()
+        };
+        assert_eq!(kind(&rec), Some(Kind::Text));
+        rec.input_type = Some("checkbox".into());
+        assert_eq!(kind(&rec), Some(Kind::Check));
+        rec.input_type = Some("radio".into());
+        assert_eq!(kind(&rec), Some(Kind::Radio));
+        let sel = NodeRecord {
+            tag: "select".into(),
+            ..Default::default()
+        };
+        assert_eq!(kind(&sel), Some(Kind::Select));
+        let div = NodeRecord {
+            tag: "div".into(),
+            ..Default::default()
+        };
+        assert_eq!(kind(&div), None);
+    }
+}

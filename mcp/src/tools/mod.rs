@@ -1,0 +1,37 @@
+//! The tool surface: one file per tool, its argument schema beside its handler.
+//!
+//! Kept small on purpose (at most 14 tools): every listed tool costs schema tokens in every
+//! session, so related operations share a tool behind an `action` discriminator. Two slots
+//! are reserved for the vault's `vault_entries_for_origin` and `vault_request_fill`.
+
+use rmcp::handler::server::router::tool::ToolRouter;
+
+use crate::server::Aperture;
+
+mod act;
+mod capture;
+mod console;
+mod container;
+mod fill_form;
+mod navigate;
+mod read;
+mod snapshot;
+mod tabs;
+mod theme;
+
+/// Upper bound on the number of tools, vault tools included.
+pub const MAX_TOOLS: usize = 14;
+
+/// Every tool this crate serves.
+pub(crate) fn router() -> ToolRouter<Aperture> {
+    Aperture::tabs_router()
+        + Aperture::navigate_router()
+        + Aperture::snapshot_router()
+        + Aperture::read_router()
+        + Aperture::act_router()
+        + Aperture::fill_form_router()
+        + Aperture::capture_router()
+        + Aperture::console_router()
+        + Aperture::theme_router()
+        + Aperture::container_router()
+}

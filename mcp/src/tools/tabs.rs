@@ -1,0 +1,181 @@
+//! `browser_tabs`: list, open, close and select (attach to) tabs.
+
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::backend::{BackendError, TabId};
+use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
+
+const DESCRIPTION: &str = "List, open, close or select browser tabs. `list` shows every tab \
+with its id, whether you or the human opened it, and its title and URL. `open` opens a new tab \
+(optionally at `url`, in identity `container`) and makes it your current tab. `select` brings \
+tab `tab` to the front and makes it your current tab: you may attach to and act in a tab the \
+human opened. `close` closes tab `tab`, and is refused for tabs you did not open. Other tools \
+act on your current tab unless given `tab`.";
+
+/// What `browser_tabs` should do.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TabsAction {
+    List,
+    Open,
+    Close,
+    Select,
+}
+
+/// Arguments of `browser_tabs`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TabsArgs {
+    pub action: TabsAction,
+    /// Tab id, for `close` and `select`.
+    pub tab: Option<u64>,
+    /// Address to open, for `open` (a blank tab when omitted).
+    pub url: Option<String>,
+    /// Identity container id for `open` (see browser_container).
+    pub container: Option<String>,
+}
+
+#[tool_router(router = tabs_router, vis = "pub(crate)")]
+impl Aperture {
+    #[tool(
+        name = "browser_tabs",
+        description = DESCRIPTION,
+        annotations(
+            title = "Tabs",
+            read_only_hint = false,
+            destructive_hint = true,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn browser_tabs(
+        &self,
+        Parameters(args): Parameters<TabsArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.tabs(args).await.into_result())
+    }
+}
+
+impl Aperture {
+    async fn tabs(&self, args: TabsArgs) -> Reply {
+        match args.action {
+            TabsAction::List => self.list_tabs().await,
+            TabsAction::Open => {
+                if let Some(url) = &args.url
+                    && let Err(why) = super::navigate::url_allowed(url)
+                {
+                    return Reply::error(why);
+                }
+                match call(self.backend().open_tab(args.url, args.container), CALL_TIMEOUT).await {
+                    Ok(id) => {
+                        self.set_current(id);
+                        Reply::new().say(format!(
+                            "opened tab {id} (yours; it is now your current tab). It is \
+                             loading: call browser_snapshot to see it."
+                        ))
+                    }
+                    Err(e) => Reply::failed(&e),
+                }
+            }
+            TabsAction::Close => {
+                let Some(t) = args.tab else {
+                    return Reply::error("close needs `tab`");
+                };
+                let id = TabId(t);
+                let tabs = match call(self.backend().tabs(), CALL_TIMEOUT).await {
+                    Ok(t) => t,
+                    Err(e) => return Reply::failed(&e),
+                };
+                let Some(info) = tabs.iter().find(|t| t.id == id) else {
+                    return Reply::failed(&BackendError::NoSuchTab(id));
+                };
+                // Checked here as well as in the backend: the human's tabs are theirs, and
+                // this rule must not depend on every backend remembering it.
+                if !info.opened_by_agent {
+                    return Reply::error(format!(
+                        "refused: tab {id} was opened by the human; you may act in it but not \
+                         close it"
+                    ));
+                }
+                // Wait for any action in flight on this tab before pulling it away.
+                let lock = self.tab_state(id);
+                let _guard = lock.lock().await;
+                match call(self.backend().close_tab(id), CALL_TIMEOUT).await {
+                    Ok(()) => {
+                        self.forget_tab(id);
+                        Reply::new().say(format!("closed tab {id}"))
+                    }
+                    Err(e) => Reply::failed(&e),
+                }
+            }
+            TabsAction::Select => {
+                let Some(t) = args.tab else {
+                    return Reply::error("select needs `tab`");
+                };
+                let id = TabId(t);
+                match call(self.backend().select_tab(id), CALL_TIMEOUT).await {
+                    Ok(()) => {
+                        self.set_current(id);
+                        Reply::new().say(format!("tab {id} is now your current tab"))
+                    }
+                    Err(e) => Reply::failed(&e),
+                }
+            }
+        }
+    }
+
+    async fn list_tabs(&self) -> Reply {
+        let tabs = match call(self.backend().tabs(), CALL_TIMEOUT).await {
+            Ok(t) => t,
+            Err(e) => return Reply::failed(&e),
+        };
+        self.prune(&tabs);
+        let current = self.current();
+        let mut r = Reply::new().say(match tabs.len() {
+            0 => "no tabs are open".to_string(),
+            1 => "1 tab:".to_string(),
+            n => format!("{n} tabs:"),
+        });
+        for t in &tabs {
+            let mut flags = vec![if t.opened_by_agent { "yours" } else { "human's" }];
+            if Some(t.id) == current {
+                flags.push("current");
+            }
+            if t.active {
+                flags.push("foreground");
+            }
+            if t.loading {
+                flags.push("loading");
+            }
+            if t.human_driving {
+                flags.push("human is using it");
+            }
+            let container = t
+                .container
+                .as_deref()
+                .map(|c| format!(", container {c:?}"))
+                .unwrap_or_default();
+            r = r
+                .say(format!(
+                    "tab {} ({}{container}); title and URL:",
+                    t.id,
+                    flags.join(", ")
+                ))
+                .page(&format!("{}\n{}", one_line(&t.title), one_line(&t.url)));
+        }
+        r
+    }
+}
+
+/// Collapses a page-authored value to one line, so a title cannot masquerade as the URL line
+/// below it inside the envelope.
+pub(crate) fn one_line(s: &str) -> String {
+    s.split(|c: char| c.is_control() || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
