@@ -683,7 +683,10 @@ fn classify(f: &FieldDescriptor) -> Classified {
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|h| h.2)
         .expect("non-empty");
-    let mut conf = (top + 0.05 * (agreeing.len() as f32 - 1.0)).min(0.95);
+    // Agreement raises confidence, but only across kinds of evidence: `name` and `id` are usually
+    // the same token typed twice by one developer, not two independent witnesses.
+    let kinds: std::collections::BTreeSet<u8> = agreeing.iter().map(|h| h.2 as u8).collect();
+    let mut conf = (top + 0.05 * (kinds.len() as f32 - 1.0)).min(0.95);
     // Disagreement between sources means the page is telling us two things; trust it less.
     if hits.iter().any(|h| h.0 != best && h.1 >= 0.6) {
         conf -= 0.2;
@@ -768,10 +771,11 @@ fn heuristic(t: &str) -> Option<(ProfileField, f32)> {
     if has_any(t, &["email", "e mail", "mail address", "emailaddress"]) {
         return Some((F::Email, 1.0));
     }
-    if has(t, "linkedin") {
+    // camelCase splitting turns "LinkedIn" into "linked in", so match both spellings.
+    if has_any(t, &["linkedin", "linked in"]) {
         return Some((F::LinkedIn, 1.0));
     }
-    if has(t, "github") {
+    if has_any(t, &["github", "git hub"]) {
         return Some((F::GitHub, 1.0));
     }
     if has_any(
@@ -799,7 +803,8 @@ fn heuristic(t: &str) -> Option<(ProfileField, f32)> {
             "phonenumber",
         ],
     ) {
-        if has_any(t, &["country code", "dial code", "calling code"]) {
+        // The code and device-type widgets around a phone number are not the number.
+        if has_any(t, &["code", "device type", "phone type", "extension", "ext"]) {
             return None;
         }
         return Some((F::Phone, 1.0));
@@ -895,6 +900,9 @@ fn heuristic(t: &str) -> Option<(ProfileField, f32)> {
             "employer",
             "reference",
             "referrer",
+            "referred",
+            "refer",
+            "who",
             "emergency",
             "contact",
             "manager",
