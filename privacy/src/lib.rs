@@ -27,4 +27,4 @@ pub use blocking::{BlockedCounters, Blocker, BlockerError, Decision, LoadOutcome
 pub use containers::{AgentContainers, Container, ContainerError, ContainerId, ContainerRegistry};
 pub use lists::{FilterList, ListError, ListSet, ProvisionOptions};
 pub use policy::{AddressRule, NavigationPolicy, PolicyError};
-pub use switches::chromium_switches;
+pub use switches::{chromium_switches, request_context_preferences};

@@ -6,9 +6,9 @@
 //! cache). Commonly copied names that are *not* in this build were left out rather than
 //! shipped as placebo: `--force-webrtc-ip-handling-policy` (renamed; Chrome now reads
 //! `--webrtc-ip-handling-policy` into the `webrtc.ip_handling_policy` pref),
-//! `--safebrowsing-disable-auto-update` and `--disable-client-side-phishing-detection` (CEF
-//! ships without Safe Browsing's network client), `--disable-crash-reporter`, and the
-//! `MediaRouter` / `CertificateTransparencyComponentUpdater` features.
+//! `--safebrowsing-disable-auto-update`, `--disable-client-side-phishing-detection` and
+//! `--disable-crash-reporter` (no such strings in this build, so nothing would read them), and
+//! the `MediaRouter` / `CertificateTransparencyComponentUpdater` features (likewise absent).
 //!
 //! Variations: an unbranded Chromium (CEF is one) fetches no variations seed unless
 //! `--variations-server-url` is given, so the rule is to never pass that switch
@@ -154,6 +154,68 @@ pub fn disable_features_with(extra: &[&str]) -> String {
     all.join(",")
 }
 
+/// A preference value for [`request_context_preferences`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PrefValue {
+    /// `CefValue::SetBool`.
+    Bool(bool),
+    /// `CefValue::SetInt`.
+    Int(i32),
+    /// `CefValue::SetString`.
+    Str(&'static str),
+}
+
+/// `(preference name, value, one-line reason)` to set with `CefRequestContext::SetPreference`
+/// on every container's request context, right after creating it.
+///
+/// Some phone-home paths have no command-line switch in this build (Safe Browsing lookups,
+/// spelling service, search suggestions); their preference is the only off switch. The WebRTC
+/// policy repeats the launch switch so a context never depends on the switch→pref mapping.
+pub fn request_context_preferences() -> &'static [(&'static str, PrefValue, &'static str)] {
+    &[
+        (
+            "webrtc.ip_handling_policy",
+            PrefValue::Str("disable_non_proxied_udp"),
+            "WebRTC uses only proxied TCP, so no local or public address leaks to a page",
+        ),
+        (
+            "safebrowsing.enabled",
+            PrefValue::Bool(false),
+            "no Safe Browsing list updates or URL lookups to Google",
+        ),
+        (
+            "safebrowsing.enhanced",
+            PrefValue::Bool(false),
+            "no Enhanced Protection real-time URL and download pings",
+        ),
+        (
+            "search.suggest_enabled",
+            PrefValue::Bool(false),
+            "omnibox keystrokes are not sent to the search engine",
+        ),
+        (
+            "alternate_error_pages.enabled",
+            PrefValue::Bool(false),
+            "error pages do not ask Google for a corrected URL",
+        ),
+        (
+            "net.network_prediction_options",
+            PrefValue::Int(2),
+            "no preconnect/prefetch to hosts the browser merely predicts (2 = never)",
+        ),
+        (
+            "translate.enabled",
+            PrefValue::Bool(false),
+            "no translate offers, language-detection model downloads, or page text to Google",
+        ),
+        (
+            "spellcheck.use_spelling_service",
+            PrefValue::Bool(false),
+            "typed text is not sent to Google's spelling service",
+        ),
+    ]
+}
+
 /// The switches as `--name[=value]` argv strings.
 pub fn chromium_switch_args() -> Vec<String> {
     chromium_switches()
@@ -252,6 +314,11 @@ mod tests {
                 && !finder(v)
             {
                 missing.push(format!("{name}={v}"));
+            }
+        }
+        for (p, _, _) in request_context_preferences() {
+            if !finder(p) {
+                missing.push(format!("pref {p}"));
             }
         }
         for (f, _) in disabled_features() {
