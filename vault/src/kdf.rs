@@ -221,4 +221,19 @@ mod tests {
         let p = KdfParams::calibrate_within(Duration::from_secs(3600), floor, small_ceiling);
         assert_eq!(p, small_ceiling);
     }
+
+    /// The production path, end to end. Ignored by default because it deliberately costs about
+    /// a second of CPU and hundreds of MiB; run with `cargo test -p aperture-vault --release
+    /// -- --ignored` on the target machine.
+    #[test]
+    #[ignore]
+    fn production_calibration_hits_target_above_floor() {
+        let start = Instant::now();
+        let p = KdfParams::calibrate();
+        let calibrating = start.elapsed();
+        let one = time_one(&p);
+        eprintln!("calibrated {p:?} in {calibrating:?}; one derivation {one:?}");
+        assert!(p.m_cost_kib >= KdfParams::FLOOR.m_cost_kib && p.t_cost >= KdfParams::FLOOR.t_cost);
+        assert!(one >= KdfParams::TARGET / 2 || p == KdfParams::CEILING, "{one:?}");
+    }
 }

@@ -108,6 +108,8 @@
 //! * **TOTP is not a second factor for the vault itself**: a code check would be an `if` in the
 //!   UI that a file thief ignores. Seeds are stored for other sites' logins.
 
+#![warn(missing_docs)]
+
 pub mod agent;
 pub mod error;
 pub mod file;

@@ -300,3 +300,65 @@ pub(crate) fn attachments_dir(vault_path: &Path) -> PathBuf {
         .unwrap_or_default();
     vault_path.with_file_name(format!("{name}.attachments"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grants_are_single_use_and_expire() {
+        let mut inner = Inner::new(PathBuf::from("/nonexistent"));
+        let rec = || GrantRecord::Attachment {
+            id: AttachmentId::random(),
+        };
+        let id = inner.issue(rec());
+        assert!(inner.take_grant(id).is_some());
+        assert!(inner.take_grant(id).is_none(), "second redemption");
+
+        let id = inner.issue(rec());
+        let old = Instant::now().checked_sub(GRANT_TTL + Duration::from_secs(1));
+        if let Some(old) = old {
+            inner.grants.get_mut(&id).unwrap().0 = old;
+            assert!(inner.take_grant(id).is_none(), "expired grant redeemed");
+        }
+    }
+
+    #[test]
+    fn key_material_types_wipe_on_drop() {
+        // Compile-time: these must stay ZeroizeOnDrop, or lock/drop would leave key bytes in
+        // freed memory.
+        fn wipes<T: zeroize::ZeroizeOnDrop>() {}
+        wipes::<MasterKey>();
+        wipes::<SecretString>();
+    }
+
+    #[test]
+    fn ids_have_a_fixed_shape() {
+        let id = EntryId::random();
+        assert_eq!(EntryId::parse(id.as_str()), Some(id.clone()));
+        for bad in [
+            "",
+            "e123",
+            "x0123456789abcdef",
+            "e0123456789ABCDEF",
+            "e0123456789abcdeg",
+            "../../etc/passwd",
+        ] {
+            assert_eq!(EntryId::parse(bad), None, "{bad}");
+        }
+        assert_eq!(
+            AttachmentId::parse(id.as_str()),
+            None,
+            "entry id is not an attachment id"
+        );
+    }
+
+    #[test]
+    fn audit_log_is_bounded() {
+        let mut inner = Inner::new(PathBuf::from("/nonexistent"));
+        for _ in 0..1500 {
+            inner.audit(AuditEvent::RedeemRefused { reason: "x".into() });
+        }
+        assert_eq!(inner.audit.len(), 1000);
+    }
+}
