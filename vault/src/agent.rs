@@ -22,14 +22,27 @@
 //! fn escalate(v: &aperture_vault::AgentView) -> aperture_vault::Filler { v.filler() }
 //! ```
 //!
+//! The first two examples differ from this compiling one only in the call they make, so they
+//! fail for the reason stated and not for a typo (rustdoc on stable does not check error codes):
+//!
+//! ```no_run
+//! fn label(g: &aperture_vault::FillGrant) -> String { g.label().to_owned() }
+//! fn human(v: &aperture_vault::Vault) -> aperture_vault::Filler { v.filler() }
+//! ```
+//!
 //! ```compile_fail,E0451
-//! // Grants cannot be forged: their fields are private.
-//! let g = aperture_vault::FillGrant { id: 0 };
+//! // Grants cannot be forged: their fields are private (every field is given, so privacy is
+//! // the only error).
+//! use aperture_vault::{EntryId, FillGrant, FillTarget};
+//! let entry = EntryId::parse("e0123456789abcdef").unwrap();
+//! let g = FillGrant { id: 0, entry, label: String::new(), target: FillTarget::Login };
 //! ```
 //!
 //! ```compile_fail,E0451
 //! // Nor can a fill result be built outside the crate to smuggle a value into the taint path.
-//! let s = aperture_vault::FillSecret { username: None, password: None, one_time_code: None };
+//! use aperture_vault::{EntryId, FillSecret};
+//! let entry = EntryId::parse("e0123456789abcdef").unwrap();
+//! let s = FillSecret { entry, username: None, password: None, one_time_code: None };
 //! ```
 
 use crate::error::AgentError;
