@@ -1,0 +1,90 @@
+//! The global CEF entry points, loaded with `dlopen` so a missing or damaged runtime is a
+//! sentence the user can act on rather than a dynamic-loader failure before `main`.
+
+use super::sys::*;
+use std::ffi::{c_int, c_void};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Why the CEF runtime could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    #[error(
+        "the CEF runtime is not installed at {0} (no libcef.so there); run `cargo xtask provision` or point {env} at a runtime directory",
+        env = cef_sys_build::ENV_DIR
+    )]
+    Missing(PathBuf),
+    #[error(
+        "the CEF runtime at {dir} is damaged or incomplete ({why}); reinstall it: remove that directory and run `cargo xtask provision`"
+    )]
+    Damaged { dir: PathBuf, why: String },
+}
+
+macro_rules! cef_api {
+    ($($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)*) => {
+        /// Function pointers into libcef.so.
+        #[allow(non_snake_case, missing_docs)]
+        pub struct Api {
+            _lib: libloading::Library,
+            pub dir: PathBuf,
+            $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
+        }
+        impl Api {
+            fn load(dir: &Path) -> Result<Api, RuntimeError> {
+                let so = dir.join("libcef.so");
+                if !so.is_file() {
+                    return Err(RuntimeError::Missing(dir.to_path_buf()));
+                }
+                let damaged = |why: String| RuntimeError::Damaged { dir: dir.to_path_buf(), why };
+                for needed in ["icudtl.dat", "resources.pak", "v8_context_snapshot.bin", "locales/en-US.pak"] {
+                    if !dir.join(needed).is_file() {
+                        return Err(damaged(format!("{needed} is missing")));
+                    }
+                }
+                // SAFETY: loading libcef runs its static initialisers, which is what CEF expects.
+                let lib = unsafe { libloading::Library::new(&so) }.map_err(|e| damaged(e.to_string()))?;
+                unsafe {
+                    Ok(Api {
+                        $($name: *lib
+                            .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
+                            .map_err(|e| damaged(format!("symbol {}: {e}", stringify!($name))))?,)*
+                        _lib: lib,
+                        dir: dir.to_path_buf(),
+                    })
+                }
+            }
+        }
+    };
+}
+
+cef_api! {
+    cef_execute_process: fn(*const cef_main_args_t, *mut cef_app_t, *mut c_void) -> c_int;
+    cef_initialize: fn(*const cef_main_args_t, *const cef_settings_t, *mut cef_app_t, *mut c_void) -> c_int;
+    cef_shutdown: fn();
+    cef_do_message_loop_work: fn();
+    cef_browser_host_create_browser_sync: fn(*const cef_window_info_t, *mut cef_client_t, *const cef_string_t, *const cef_browser_settings_t, *mut cef_dictionary_value_t, *mut cef_request_context_t) -> *mut cef_browser_t;
+    cef_string_utf16_set: fn(*const char16_t, usize, *mut cef_string_utf16_t, c_int) -> c_int;
+    cef_string_utf16_clear: fn(*mut cef_string_utf16_t);
+    cef_string_userfree_utf16_free: fn(cef_string_userfree_utf16_t);
+    cef_process_message_create: fn(*const cef_string_t) -> *mut cef_process_message_t;
+    cef_v8value_create_string: fn(*const cef_string_t) -> *mut cef_v8value_t;
+    cef_request_context_create_context: fn(*const cef_request_context_settings_t, *mut cef_request_context_handler_t) -> *mut cef_request_context_t;
+    cef_request_context_get_global_context: fn() -> *mut cef_request_context_t;
+    cef_version_info: fn(c_int) -> c_int;
+}
+
+static API: OnceLock<Api> = OnceLock::new();
+
+/// Loads libcef from `dir`. Call once, before anything else touches CEF.
+pub fn load(dir: &Path) -> Result<&'static Api, RuntimeError> {
+    if let Some(a) = API.get() {
+        return Ok(a);
+    }
+    let a = Api::load(dir)?;
+    Ok(API.get_or_init(|| a))
+}
+
+/// The loaded API. Panics if [`load`] has not succeeded: every entry point loads it first.
+pub fn api() -> &'static Api {
+    API.get().expect("CEF API used before the runtime was loaded")
+}

@@ -1,0 +1,39 @@
+//! Frame → PNG.
+
+use crate::state::Frame;
+use crate::tab::TabError;
+
+/// Encodes a BGRA frame as PNG, scaled down so its long edge is at most `max_edge`.
+pub fn png(f: &Frame, max_edge: Option<u32>) -> Result<(Vec<u8>, u32, u32), TabError> {
+    let mut rgba = Vec::with_capacity(f.bgra.len());
+    for px in f.bgra.chunks_exact(4) {
+        rgba.extend_from_slice(&[px[2], px[1], px[0], 255]);
+    }
+    let mut img = image::RgbaImage::from_raw(f.w, f.h, rgba)
+        .ok_or_else(|| TabError::Other("frame size mismatch".into()))?;
+    if let Some(max) = max_edge {
+        let long = f.w.max(f.h);
+        if long > max && max > 0 {
+            let (w, h) = (
+                (f.w as u64 * max as u64 / long as u64) as u32,
+                (f.h as u64 * max as u64 / long as u64) as u32,
+            );
+            img = image::imageops::resize(&img, w.max(1), h.max(1), image::imageops::FilterType::Triangle);
+        }
+    }
+    let (w, h) = img.dimensions();
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png)
+        .map_err(|e| TabError::Other(e.to_string()))?;
+    Ok((out.into_inner(), w, h))
+}
+
+/// Mean Rec. 709 luma (0–255) of a BGRA frame: how light the page is.
+pub fn mean_luma(f: &Frame) -> f64 {
+    let mut sum = 0f64;
+    let n = (f.bgra.len() / 4).max(1);
+    for px in f.bgra.chunks_exact(4) {
+        sum += 0.0722 * px[0] as f64 + 0.7152 * px[1] as f64 + 0.2126 * px[2] as f64;
+    }
+    sum / n as f64
+}

@@ -1,0 +1,195 @@
+//! Key events for CEF: Windows virtual-key codes (what Chromium keys on) plus X11 keycodes
+//! (`native_key_code`, without which `KeyboardEvent.code` is empty).
+
+use crate::cef::sys::{cef_key_event_t, cef_key_event_type_t};
+
+const SHIFT: u32 = 1 << 1;
+const CONTROL: u32 = 1 << 2;
+const ALT: u32 = 1 << 3;
+const META: u32 = 1 << 7;
+
+/// (name, windows VK, X11 keycode, character produced)
+const NAMED: &[(&str, i32, i32, u16)] = &[
+    ("Enter", 0x0D, 36, 13),
+    ("Tab", 0x09, 23, 9),
+    ("Backspace", 0x08, 22, 8),
+    ("Escape", 0x1B, 9, 27),
+    ("Delete", 0x2E, 119, 127),
+    ("ArrowLeft", 0x25, 113, 0),
+    ("ArrowUp", 0x26, 111, 0),
+    ("ArrowRight", 0x27, 114, 0),
+    ("ArrowDown", 0x28, 116, 0),
+    ("Home", 0x24, 110, 0),
+    ("End", 0x23, 115, 0),
+    ("PageUp", 0x21, 112, 0),
+    ("PageDown", 0x22, 117, 0),
+    ("Space", 0x20, 65, 32),
+    ("F5", 0x74, 71, 0),
+];
+
+const LETTER_X11: [i32; 26] = [
+    38, 56, 54, 40, 26, 41, 42, 43, 31, 44, 45, 46, 58, 57, 32, 33, 24, 27, 39, 28, 30, 55, 25, 53, 29, 52,
+];
+const DIGIT_X11: [i32; 10] = [19, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+
+fn ev(kind: cef_key_event_type_t, vk: i32, native: i32, ch: u16, modifiers: u32) -> cef_key_event_t {
+    cef_key_event_t {
+        type_: kind,
+        modifiers,
+        windows_key_code: vk,
+        native_key_code: native,
+        is_system_key: 0,
+        character: ch,
+        unmodified_character: ch,
+        focus_on_editable_field: 0,
+    }
+}
+
+/// (vk, x11, char, needs shift) for a character on a US layout, if it has a key.
+fn key_for_char(c: char) -> Option<(i32, i32, bool)> {
+    match c {
+        'a'..='z' => Some((
+            0x41 + (c as i32 - 'a' as i32),
+            LETTER_X11[c as usize - 'a' as usize],
+            false,
+        )),
+        'A'..='Z' => Some((
+            0x41 + (c as i32 - 'A' as i32),
+            LETTER_X11[c as usize - 'A' as usize],
+            true,
+        )),
+        '0'..='9' => Some((
+            0x30 + (c as i32 - '0' as i32),
+            DIGIT_X11[c as usize - '0' as usize],
+            false,
+        )),
+        ' ' => Some((0x20, 65, false)),
+        _ => None,
+    }
+}
+
+fn press(vk: i32, native: i32, ch: u16, modifiers: u32, out: &mut Vec<cef_key_event_t>) {
+    out.push(ev(
+        cef_key_event_type_t::KEYEVENT_RAWKEYDOWN,
+        vk,
+        native,
+        ch,
+        modifiers,
+    ));
+    // A CHAR event inserts text; chords with Control/Alt/Meta are commands, not text.
+    if ch != 0 && modifiers & (CONTROL | ALT | META) == 0 {
+        out.push(ev(
+            cef_key_event_type_t::KEYEVENT_CHAR,
+            ch as i32,
+            native,
+            ch,
+            modifiers,
+        ));
+    }
+    out.push(ev(
+        cef_key_event_type_t::KEYEVENT_KEYUP,
+        vk,
+        native,
+        ch,
+        modifiers,
+    ));
+}
+
+/// Events that type `text`. Characters without a key on a US layout are sent as CHAR events,
+/// which Chromium inserts as text (with a trusted `input` event, but no keydown).
+pub fn text(text: &str) -> Vec<cef_key_event_t> {
+    let mut out = Vec::new();
+    for c in text.chars() {
+        if c == '\n' {
+            press(0x0D, 36, 13, 0, &mut out);
+            continue;
+        }
+        let mut buf = [0u16; 2];
+        let units = c.encode_utf16(&mut buf);
+        match key_for_char(c) {
+            Some((vk, native, shift)) if units.len() == 1 => {
+                press(vk, native, units[0], if shift { SHIFT } else { 0 }, &mut out)
+            }
+            _ => {
+                for u in units.iter() {
+                    out.push(ev(cef_key_event_type_t::KEYEVENT_CHAR, *u as i32, 0, *u, 0));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Events for a chord such as `Enter`, `Control+a`, `Shift+Tab`.
+pub fn chord(chord: &str) -> Result<Vec<cef_key_event_t>, String> {
+    let mut modifiers = 0;
+    let parts: Vec<&str> = chord.split('+').collect();
+    let (key, mods) = parts.split_last().ok_or("empty key")?;
+    for m in mods {
+        modifiers |= match m.to_ascii_lowercase().as_str() {
+            "shift" => SHIFT,
+            "control" | "ctrl" => CONTROL,
+            "alt" => ALT,
+            "meta" | "cmd" => META,
+            other => {
+                return Err(format!(
+                    "unknown modifier {other:?} in {chord:?} (use Shift, Control, Alt, Meta)"
+                ));
+            }
+        };
+    }
+    let mut out = Vec::new();
+    if let Some((_, vk, native, ch)) = NAMED.iter().find(|(n, ..)| n.eq_ignore_ascii_case(key)) {
+        press(*vk, *native, *ch, modifiers, &mut out);
+        return Ok(out);
+    }
+    let mut cs = key.chars();
+    match (cs.next(), cs.next()) {
+        (Some(c), None) => match key_for_char(c) {
+            Some((vk, native, shift)) => {
+                let m = modifiers | if shift { SHIFT } else { 0 };
+                press(vk, native, c as u16, m, &mut out);
+                Ok(out)
+            }
+            None => Ok(text(key)),
+        },
+        _ => Err(format!(
+            "unknown key {key:?}: use a single character or one of {}",
+            NAMED.iter().map(|n| n.0).collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typing_a_letter_is_down_char_up_with_native_code() {
+        let e = text("a");
+        assert_eq!(e.len(), 3);
+        assert_eq!(e[0].native_key_code, 38);
+        assert_eq!(e[1].type_, cef_key_event_type_t::KEYEVENT_CHAR);
+        assert_eq!(e[1].character, 'a' as u16);
+    }
+
+    #[test]
+    fn control_chords_insert_no_text() {
+        let e = chord("Control+a").unwrap();
+        assert!(e.iter().all(|k| k.type_ != cef_key_event_type_t::KEYEVENT_CHAR));
+        assert_eq!(e[0].modifiers & CONTROL, CONTROL);
+    }
+
+    #[test]
+    fn unknown_keys_and_modifiers_are_named_in_the_error() {
+        assert!(chord("Hyper+a").unwrap_err().contains("Hyper"));
+        assert!(chord("Bogus").unwrap_err().contains("Bogus"));
+    }
+
+    #[test]
+    fn non_ascii_text_goes_as_char_events() {
+        let e = text("é😀");
+        assert_eq!(e.len(), 3); // one unit + a surrogate pair
+        assert!(e.iter().all(|k| k.type_ == cef_key_event_type_t::KEYEVENT_CHAR));
+    }
+}
