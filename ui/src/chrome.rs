@@ -188,6 +188,13 @@ impl Chrome {
         let active = model.active;
         let events = std::mem::take(&mut raw.events);
         for ev in events {
+            if let Event::Key {
+                key, pressed: true, ..
+            } = &ev
+            {
+                // A fresh press means any release we meant to swallow was lost.
+                self.swallowed_keys.retain(|k| k != key);
+            }
             match &ev {
                 Event::WindowFocused(f) => {
                     self.window_focused = *f;
@@ -332,18 +339,19 @@ impl Chrome {
             return;
         };
         let focused = self.page_focused && self.window_focused;
-        match self.reported_focus {
-            Some((t, f)) if t == tab && f == focused => {}
-            Some((t, true)) if t != tab => {
-                // The old tab's browser must lose focus too.
-                self.emit(UiCommand::PageFocus {
-                    tab: t,
-                    focused: false,
-                });
-                self.emit(UiCommand::PageFocus { tab, focused });
-            }
-            None if !focused => {}
-            _ => self.emit(UiCommand::PageFocus { tab, focused }),
+        let prev = self.reported_focus;
+        if let Some((old, true)) = prev
+            && old != tab
+        {
+            // The previously shown tab's browser must drop focus too.
+            self.emit(UiCommand::PageFocus {
+                tab: old,
+                focused: false,
+            });
+        }
+        let prev_here = prev.filter(|p| p.0 == tab).is_some_and(|p| p.1);
+        if focused != prev_here {
+            self.emit(UiCommand::PageFocus { tab, focused });
         }
         self.reported_focus = Some((tab, focused));
     }
@@ -608,7 +616,7 @@ impl Chrome {
         let enabled = site.is_some();
         let resp = ui
             .add_enabled_ui(enabled, |ui| {
-                ui.menu_button(RichText::new(format!("◐ {}", mode.label())).size(13.0), |ui| {
+                ui.menu_button(RichText::new(format!("🌙 {}", mode.label())).size(13.0), |ui| {
                     if let Some(site) = &site {
                         ui.label(RichText::new(format!("Dark mode for {site}")).small().weak());
                         for m in ThemeMode::ALL {
@@ -694,8 +702,10 @@ impl Chrome {
                     url: url.clone(),
                 });
                 self.omnibox_text = url;
-                // After Enter the human reads the page; keys go there.
+                // After Enter the human reads the page; keys go there, except
+                // this Enter's own release.
                 self.page_focused = true;
+                self.swallowed_keys.push(Key::Enter);
             } else if let Some((_, url)) = &self.omnibox_source {
                 // Escape or clicking away abandons the edit.
                 self.omnibox_text = url.clone();

@@ -347,12 +347,14 @@ mod tests {
     #[test]
     fn round_trip_and_no_temp_left_behind() {
         let (_d, s) = store();
-        let mut st = Settings::default();
-        st.window = WindowSettings {
-            width: 900,
-            height: 700,
+        let mut st = Settings {
+            window: WindowSettings {
+                width: 900,
+                height: 700,
+            },
+            last_container: Some("work".into()),
+            ..Settings::default()
         };
-        st.last_container = Some("work".into());
         st.theme.policies.set("example.com", ThemeMode::On);
         st.theme.filter.brightness = 0.85;
         s.save(&st).unwrap();

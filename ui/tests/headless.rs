@@ -175,7 +175,7 @@ fn ctrl_l_typing_and_enter_navigates() {
         without_noise(typed).is_empty(),
         "typing into the omnibox must not reach the page"
     );
-    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    let cmds = h.frame(vec![key(Key::Enter, Modifiers::NONE, true)]);
     assert_eq!(
         without_noise(cmds),
         vec![UiCommand::Navigate {
@@ -184,8 +184,18 @@ fn ctrl_l_typing_and_enter_navigates() {
             url: "http://localhost:8000".into()
         }]
     );
-    // After Enter, keys go to the page.
+    // After Enter, keys go to the page — but not that Enter's release.
     assert!(h.chrome.page_focused());
+    let cmds = h.frame(vec![key(Key::Enter, Modifiers::NONE, false)]);
+    assert!(without_noise(cmds).is_empty());
+    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    assert_eq!(
+        cmds.iter()
+            .filter(|c| matches!(c, UiCommand::Page { .. }))
+            .count(),
+        2,
+        "{cmds:?}"
+    );
 }
 
 #[test]
