@@ -357,7 +357,9 @@ impl AgentView {
             .iter()
             .find(|p| p.name == profile)
             .ok_or(AgentError::NotAvailable)?;
-        Ok(profiles::plan(p, fields))
+        let mut plan = profiles::plan(p, fields);
+        plan.vault_issued = true;
+        Ok(plan)
     }
 
     /// Turns a plan's fillable rows into a grant for `page`. Rows needing approval are marked;
@@ -365,6 +367,9 @@ impl AgentView {
     pub fn request_profile_fill(&self, plan: &FillPlan, page: &Origin) -> Result<ProfileGrant, AgentError> {
         let mut g = state::lock(&self.shared);
         let u = g.unlocked.as_ref().ok_or(AgentError::Locked)?;
+        if !plan.vault_issued {
+            return Err(AgentError::Invalid("plan was not produced by this vault"));
+        }
         if !u.payload.profiles.iter().any(|p| p.name == plan.profile()) {
             return Err(AgentError::NotAvailable);
         }

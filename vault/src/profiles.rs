@@ -367,6 +367,10 @@ impl PlannedField {
 pub struct FillPlan {
     profile: String,
     items: Vec<PlannedField>,
+    /// Set only by [`crate::AgentView::plan_profile_fill`]: a plan built with the free
+    /// [`plan`] function over a caller-made [`Profile`] must not be redeemable, or its select
+    /// values would be typed as if they came from the vault.
+    pub(crate) vault_issued: bool,
 }
 
 impl FillPlan {
@@ -422,6 +426,7 @@ pub fn plan(profile: &Profile, fields: &[FieldDescriptor]) -> FillPlan {
     FillPlan {
         profile: profile.name.clone(),
         items,
+        vault_issued: false,
     }
 }
 
@@ -1124,5 +1129,69 @@ mod tests {
         assert_eq!(row.preview(), None);
         assert!(!p.render().contains("1990"));
         assert!(!format!("{p:?}").contains("1990"));
+    }
+
+    #[test]
+    fn render_reports_every_row_with_reason() {
+        let mut first = input("e3", "First name");
+        first.autocomplete = Some("given-name".into());
+        let mut apt = input("e8", "Apartment, suite, etc.");
+        apt.autocomplete = Some("address-line2".into());
+        let mut dob = input("e16", "Date of birth");
+        dob.input_type = Some("date".into());
+        let mut why = input("e20", "Why do you want this role?");
+        why.tag = "textarea".into();
+        let p = plan(
+            &Profile::new("Demo")
+                .with(ProfileField::GivenName, "Brad")
+                .with(ProfileField::DateOfBirth, "1990-01-05"),
+            &[first, apt, dob, why],
+        );
+        let r = p.render();
+        let lines: Vec<&str> = r.lines().collect();
+        assert_eq!(lines[0], "profile \"Demo\" · 2 of 4 fields ready");
+        assert_eq!(lines[1], "e3 \"First name\" -> givenName ~98%: Brad");
+        assert_eq!(
+            lines[2],
+            "e8 \"Apartment, suite, etc.\" -> addressLine2 ~98%: SKIP: NoValue"
+        );
+        assert_eq!(
+            lines[3],
+            "e16 \"Date of birth\" -> dateOfBirth ~85%: (from profile, value not shown)"
+        );
+        assert_eq!(
+            lines[4],
+            "e20 \"Why do you want this role?\" -> - ~0%: SKIP: FreeText"
+        );
+    }
+
+    #[test]
+    fn select_options_match_by_code_or_name() {
+        let mut f = input("e1", "Country");
+        f.tag = "select".into();
+        f.options = vec![
+            SelectOption {
+                value: "".into(),
+                text: "Choose".into(),
+            },
+            SelectOption {
+                value: "840".into(),
+                text: "United States".into(),
+            },
+        ];
+        let profile = Profile::new("p")
+            .with(ProfileField::CountryCode, "US")
+            .with(ProfileField::CountryName, "United States");
+        let p = plan(&profile, &[f.clone()]);
+        assert_eq!(p.items()[0].decision(), Decision::Fill);
+        assert_eq!(
+            p.items()[0].select_value.as_ref().map(|v| v.expose()),
+            Some("840")
+        );
+        f.options.truncate(1);
+        assert_eq!(
+            plan(&profile, &[f]).items()[0].decision(),
+            Decision::Skip(SkipReason::NoMatchingOption)
+        );
     }
 }

@@ -310,6 +310,16 @@ fn profile_fill_needs_consent_and_sensitive_fields_never_ride_on_it() {
     assert_eq!(fill.values().count(), 2);
     assert_eq!(fill.skipped(), ["e3".to_owned()]);
 
+    // A plan built outside the vault (over a caller-made profile) is not redeemable.
+    let forged = aperture_vault::profiles::plan(
+        &Profile::new("Demo").with(ProfileField::Email, "x@evil.com"),
+        &job_form(),
+    );
+    assert!(matches!(
+        a.request_profile_fill(&forged, &page),
+        Err(AgentError::Invalid(_))
+    ));
+
     // Another site starts from scratch.
     let grant = a
         .request_profile_fill(&plan, &o("https://careers.other.com"))
