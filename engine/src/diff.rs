@@ -47,6 +47,25 @@ pub(crate) struct Diff {
     pub inplace: Vec<u32>,
 }
 
+/// Elements an op list touches: removed and inserted subtree sizes, plus moves and changes.
+pub(crate) fn weight(ops: &[Op], old: &Model, new: &Model) -> usize {
+    let sub = |m: &Model, k: u32| (m.end[k as usize] - k) as usize;
+    ops.iter()
+        .map(|op| match op {
+            Op::Remove(o) => sub(old, *o),
+            Op::Replace(o, n) => sub(old, *o) + sub(new, *n),
+            Op::Change(..) => 1,
+            Op::Insert(_, items) => items
+                .iter()
+                .map(|it| match *it {
+                    Item::New(n) => sub(new, n),
+                    Item::Moved(..) => 1,
+                })
+                .sum(),
+        })
+        .sum()
+}
+
 /// Marks the longest strictly increasing subsequence of `seq`.
 pub(crate) fn lis(seq: &[u32]) -> Vec<bool> {
     let mut keep = vec![true; seq.len()];
@@ -77,7 +96,10 @@ pub(crate) fn lis(seq: &[u32]) -> Vec<bool> {
 
 /// Diffs `old` against `new`.
 pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
-    let mut d = Diff { inplace: vec![NONE; new.len()], ..Diff::default() };
+    let mut d = Diff {
+        inplace: vec![NONE; new.len()],
+        ..Diff::default()
+    };
     let mut old_inplace = vec![false; old.len()];
     let mut old_hit = vec![false; old.len()];
     let mut stack: Vec<(u32, u32)> = vec![(NONE, NONE)];
@@ -138,6 +160,22 @@ pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
             }
             let gap = &removed[start..*ri];
             if let ([(_, o)], [Item::New(n)]) = (gap, run.as_slice()) {
+                let (o, n) = (*o, *n);
+                // A text leaf whose text changed has a new key (text is its identity) but is,
+                // to a reader, the same line in the same place: say so as a change, which also
+                // lets churn tracking follow a counter across its changing keys.
+                if old.end[o as usize] == o + 1
+                    && new.end[n as usize] == n + 1
+                    && old.refn[o as usize] == 0
+                    && new.refn[n as usize] == 0
+                {
+                    d.weight += 1;
+                    d.inplace[n as usize] = o;
+                    d.ops.push(Op::Change(o, n));
+                    run.clear();
+                    return;
+                }
+                let (o, n) = (&o, &n);
                 d.weight += (old.end[*o as usize] - o) as usize + (new.end[*n as usize] - n) as usize;
                 d.ops.push(Op::Replace(*o, *n));
                 run.clear();
@@ -148,7 +186,11 @@ pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
                 d.ops.push(Op::Remove(o));
             }
             if !run.is_empty() {
-                let at = if seg == 0 { Anchor::FirstIn(op) } else { Anchor::After(anchors[seg - 1]) };
+                let at = if seg == 0 {
+                    Anchor::FirstIn(op)
+                } else {
+                    Anchor::After(anchors[seg - 1])
+                };
                 for it in run.iter() {
                     d.weight += match *it {
                         Item::New(n) => (new.end[n as usize] - n) as usize,

@@ -69,7 +69,9 @@ pub fn new_nonce() -> String {
         let a = &buf as *const _ as usize as u128;
         let mut x = t ^ (a << 17) ^ 0x9E37_79B9_7F4A_7C15;
         for b in &mut buf {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             *b = (x >> 64) as u8;
         }
     }
@@ -110,7 +112,12 @@ pub fn split(text: &str) -> Option<Fenced<'_>> {
     let body_start = gt + 2;
     let close = format!("</{TAG} nonce={nonce}>");
     let cp = body_start + text[body_start..].find(&close)?;
-    Some(Fenced { before: &text[..start], nonce, body: &text[body_start..cp], after: &text[cp + close.len()..] })
+    Some(Fenced {
+        before: &text[..start],
+        nonce,
+        body: &text[body_start..cp],
+        after: &text[cp + close.len()..],
+    })
 }
 
 #[cfg(test)]

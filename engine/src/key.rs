@@ -45,7 +45,7 @@ impl H {
 
 /// True for `id`s a framework or build tool generated: keying on them would make every ref die
 /// on the next render. Rejects React/Radix style `:r1:`/`«r1»`, trailing digit runs
-/// (`ember412`, `item-3`), any run of three or more digits, hash-looking segments (`css-1x2y3z`,
+/// (`ember412`, `item-3`), numeric segments (`select-3-input`), any run of three or more digits, hash-looking segments (`css-1x2y3z`,
 /// `btn_a8f3k2`, hex), and very long ids. Errs towards rejection: a rejected human id only
 /// costs falling back to role + name, while an accepted generated one costs every ref.
 pub fn is_generated_id(id: &str) -> bool {
@@ -72,6 +72,10 @@ pub fn is_generated_id(id: &str) -> bool {
         }
     }
     for seg in id.split(['-', '_', '.']) {
+        // A bare number between separators is an index or a counter (`react-select-3-input`).
+        if !seg.is_empty() && seg.bytes().all(|c| c.is_ascii_digit()) {
+            return true;
+        }
         let digits = seg.bytes().filter(u8::is_ascii_digit).count();
         let letters = seg.bytes().filter(u8::is_ascii_alphabetic).count();
         if seg.len() >= 5 && digits > 0 && letters > 0 {

@@ -15,30 +15,120 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// role could spell a ref (`e5`), an op marker, or a snapshot header. Roles that carry nothing
 /// for an agent (generic, paragraph, emphasis, …) are absent and render as plain text.
 const ROLES: &[&str] = &[
-    "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption",
-    "cell", "checkbox", "columnheader", "combobox", "complementary", "contentinfo", "dialog",
-    "document", "feed", "figure", "form", "grid", "gridcell", "group", "heading", "img", "link",
-    "list", "listbox", "listitem", "log", "main", "marquee", "math", "menu", "menubar", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "meter", "navigation", "option", "progressbar", "radio",
-    "radiogroup", "region", "row", "rowheader", "scrollbar", "search", "searchbox", "separator",
-    "slider", "spinbutton", "status", "switch", "tab", "table", "tablist", "tabpanel", "textbox",
-    "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+    "alert",
+    "alertdialog",
+    "application",
+    "article",
+    "banner",
+    "blockquote",
+    "button",
+    "caption",
+    "cell",
+    "checkbox",
+    "columnheader",
+    "combobox",
+    "complementary",
+    "contentinfo",
+    "dialog",
+    "document",
+    "feed",
+    "figure",
+    "form",
+    "grid",
+    "gridcell",
+    "group",
+    "heading",
+    "img",
+    "link",
+    "list",
+    "listbox",
+    "listitem",
+    "log",
+    "main",
+    "marquee",
+    "math",
+    "menu",
+    "menubar",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "meter",
+    "navigation",
+    "option",
+    "progressbar",
+    "radio",
+    "radiogroup",
+    "region",
+    "row",
+    "rowheader",
+    "scrollbar",
+    "search",
+    "searchbox",
+    "separator",
+    "slider",
+    "spinbutton",
+    "status",
+    "switch",
+    "tab",
+    "table",
+    "tablist",
+    "tabpanel",
+    "textbox",
+    "timer",
+    "toolbar",
+    "tooltip",
+    "tree",
+    "treegrid",
+    "treeitem",
 ];
 
 /// Roles worth a line of their own even without a name, when they contain something rendered:
 /// they tell the agent what kind of structure it is looking at (a list, a form, a dialog).
 const CONTAINERS: &[&str] = &[
-    "alertdialog", "article", "banner", "complementary", "contentinfo", "dialog", "form", "grid",
-    "list", "listbox", "listitem", "main", "menu", "menubar", "navigation", "radiogroup", "row",
-    "search", "table", "tablist", "toolbar", "tree", "treegrid", "treeitem",
+    "alertdialog",
+    "article",
+    "banner",
+    "complementary",
+    "contentinfo",
+    "dialog",
+    "form",
+    "grid",
+    "list",
+    "listbox",
+    "listitem",
+    "main",
+    "menu",
+    "menubar",
+    "navigation",
+    "radiogroup",
+    "row",
+    "search",
+    "table",
+    "tablist",
+    "toolbar",
+    "tree",
+    "treegrid",
+    "treeitem",
 ];
 
 const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 
 /// HTML input types worth showing (they change what a value may be).
 pub(crate) const SHOWN_INPUT_TYPES: &[&str] = &[
-    "color", "date", "datetime-local", "email", "file", "month", "number", "password", "range",
-    "search", "tel", "time", "url", "week",
+    "color",
+    "date",
+    "datetime-local",
+    "email",
+    "file",
+    "month",
+    "number",
+    "password",
+    "range",
+    "search",
+    "tel",
+    "time",
+    "url",
+    "week",
 ];
 
 /// The whitelisted role word for a record, `h1`–`h6` for headings, `None` for generic.
@@ -66,6 +156,14 @@ pub(crate) fn role_token(r: &NodeRecord) -> Option<&'static str> {
 
 fn is_container(role: Option<&str>) -> bool {
     role.is_some_and(|r| CONTAINERS.binary_search(&r).is_ok())
+}
+
+/// Roles of repeated items, told apart by their first text when they have no name.
+fn is_item(role: Option<&str>) -> bool {
+    matches!(
+        role,
+        Some("listitem" | "row" | "article" | "treeitem" | "option" | "group" | "figure" | "tabpanel")
+    )
 }
 
 fn nonempty(s: &Option<String>) -> Option<&str> {
@@ -168,7 +266,12 @@ impl Registry {
         if let Some(&r) = self.by_key.get(&key) {
             return r;
         }
-        self.info.push(RefInfo { key, node: None, death: None, was: String::new() });
+        self.info.push(RefInfo {
+            key,
+            node: None,
+            death: None,
+            was: String::new(),
+        });
         let r = self.info.len() as u32;
         self.by_key.insert(key, r);
         r
@@ -285,7 +388,9 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
     for i in (0..n).rev() {
         let r = &nodes[i];
         let own_text = r.visible && opt_visible(&r.text);
-        if own_text {
+        // A container is told apart by the first thing it says: its first text, or the name of
+        // its first named non-container (a row's link, a card's heading).
+        if own_text || (r.visible && opt_visible(&r.name) && !is_container(role[i])) {
             label[i] = i as u32;
         }
         let p = par[i];
@@ -338,14 +443,21 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
                 .or_else(|| nonempty(&r.text))
                 .or_else(|| match label[i] {
                     NONE => None,
-                    l => nonempty(&nodes[l as usize].text),
+                    // Only items are labelled by their content: a list labelled by its first
+                    // item would re-key everything in it when that item changes.
+                    _ if !is_item(role[i]) => None,
+                    l => nonempty(&nodes[l as usize].text).or_else(|| nonempty(&nodes[l as usize].name)),
                 })
                 .unwrap_or("");
             let ctx = match par[i] {
                 NONE => 0,
                 p => ident[p as usize],
             };
-            H::new(4).u(frame).s(r.role.as_deref().unwrap_or(&r.tag)).s(&mask_clock(name)).u(ctx)
+            H::new(4)
+                .u(frame)
+                .s(r.role.as_deref().unwrap_or(&r.tag))
+                .s(&mask_clock(name))
+                .u(ctx)
         };
         let b = h.u(act as u64).f();
         base[i] = b;
@@ -387,12 +499,23 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
             _ => 0,
         };
         let own = gens.get(&base[i]).copied().unwrap_or(0);
-        posmix[i] = if inherited == 0 && own == 0 { 0 } else { H::new(6).u(inherited).u(own).f() };
-        fkey[i] = if posmix[i] == 0 { ident[i] } else { H::new(7).u(ident[i]).u(posmix[i]).f() };
+        posmix[i] = if inherited == 0 && own == 0 {
+            0
+        } else {
+            H::new(6).u(inherited).u(own).f()
+        };
+        fkey[i] = if posmix[i] == 0 {
+            ident[i]
+        } else {
+            H::new(7).u(ident[i]).u(posmix[i]).f()
+        };
     }
 
     // The rendered tree.
-    let mut m = Model { origin: origin_of(&walk.url).to_owned(), ..Model::default() };
+    let mut m = Model {
+        origin: origin_of(&walk.url).to_owned(),
+        ..Model::default()
+    };
     let kept = keep.iter().filter(|k| **k).count();
     m.rec.reserve(kept);
     m.parent.reserve(kept);
@@ -407,7 +530,8 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
             let mi = m.rec.len() as u32;
             m.rec.push(i as u32);
             m.parent.push(up);
-            m.depth.push(if up == NONE { 0 } else { m.depth[up as usize] + 1 });
+            m.depth
+                .push(if up == NONE { 0 } else { m.depth[up as usize] + 1 });
             near[i] = mi;
         } else {
             near[i] = up;
@@ -492,4 +616,47 @@ fn is_echo(nodes: &[NodeRecord], par: &[u32], i: usize) -> bool {
         p = par[p as usize];
     }
     false
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::*;
+    use crate::record::NodeRecord;
+
+    fn rec(parent: Option<u32>, role: &str, name: Option<&str>, text: Option<&str>, act: bool) -> NodeRecord {
+        NodeRecord {
+            parent,
+            tag: "div".into(),
+            role: Some(role.into()),
+            name: name.map(Into::into),
+            text: text.map(Into::into),
+            visible: true,
+            actionable: act,
+            ..NodeRecord::default()
+        }
+    }
+
+    fn rows(order: &[usize]) -> Walk {
+        let mut w = Walk::default();
+        w.nodes.push(rec(None, "list", None, None, false));
+        for &i in order {
+            let li = w.nodes.len() as u32;
+            w.nodes.push(rec(Some(0), "listitem", None, None, false));
+            w.nodes
+                .push(rec(Some(li), "generic", None, Some(&format!("Task {i}")), false));
+            w.nodes.push(rec(Some(li), "button", Some("Delete"), None, true));
+        }
+        w
+    }
+
+    #[test]
+    fn row_keys_follow_their_label_not_their_position() {
+        let (mut f, mut r) = (Families::default(), Registry::default());
+        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r);
+        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r);
+        let ka: std::collections::BTreeSet<u64> = a.key.iter().copied().collect();
+        let kb: std::collections::BTreeSet<u64> = b.key.iter().copied().collect();
+        assert_eq!(ka, kb);
+        assert!(a.positional.iter().all(|p| !p));
+    }
 }

@@ -32,7 +32,10 @@ impl Line {
 
     /// An attribute value (`value`, `href`, …).
     pub fn attr(&self, k: &str) -> Option<&str> {
-        self.attrs.iter().find(|(a, _)| a == k).and_then(|(_, v)| v.as_deref())
+        self.attrs
+            .iter()
+            .find(|(a, _)| a == k)
+            .and_then(|(_, v)| v.as_deref())
     }
 }
 
@@ -115,7 +118,9 @@ fn parse_seq(s: &str) -> Option<(u32, u32)> {
 
 fn parse_ref(w: &str) -> Option<u32> {
     let d = w.strip_prefix('e')?;
-    (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())).then(|| d.parse().ok()).flatten()
+    (!d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| d.parse().ok())
+        .flatten()
 }
 
 #[derive(Debug, PartialEq)]
@@ -181,7 +186,9 @@ fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
 }
 
 fn bare_ok(w: &str) -> bool {
-    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'=')
+    !w.is_empty()
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'=')
 }
 
 /// Parses one element line (no indentation).
@@ -189,11 +196,11 @@ pub fn parse_line(s: &str) -> Result<Line, ReadError> {
     let toks = lex(s)?;
     let mut i = 0;
     let mut line = Line::default();
-    if let Some(Tok::Bare(w)) = toks.first() {
-        if let Some(r) = parse_ref(w) {
-            line.refn = Some(r);
-            i = 1;
-        }
+    if let Some(Tok::Bare(w)) = toks.first()
+        && let Some(r) = parse_ref(w)
+    {
+        line.refn = Some(r);
+        i = 1;
     }
     match toks.get(i) {
         Some(Tok::Quoted(t)) => {
@@ -226,7 +233,8 @@ pub fn parse_line(s: &str) -> Result<Line, ReadError> {
                 let Some(Tok::Quoted(v)) = toks.get(i + 1) else {
                     return syn(format!("{w} without a quoted value in {s:?}"));
                 };
-                line.attrs.push((w.trim_end_matches('=').to_owned(), Some(v.clone())));
+                line.attrs
+                    .push((w.trim_end_matches('=').to_owned(), Some(v.clone())));
                 i += 2;
             }
             Tok::Bare(w) if bare_ok(w) => {
@@ -261,7 +269,9 @@ fn parse_addr(w: &str) -> Result<Addr, ReadError> {
     };
     let mut path = Vec::new();
     for seg in rest.split('/').skip(1) {
-        let k: usize = seg.parse().map_err(|_| ReadError::Syntax(format!("bad address {w:?}")))?;
+        let k: usize = seg
+            .parse()
+            .map_err(|_| ReadError::Syntax(format!("bad address {w:?}")))?;
         if k == 0 {
             return syn(format!("bad address {w:?}"));
         }
@@ -282,22 +292,32 @@ fn split_word(s: &str) -> (&str, &str) {
 
 fn depth_of(l: &str) -> Result<(usize, &str), ReadError> {
     let sp = l.len() - l.trim_start_matches(' ').len();
-    if sp % 2 != 0 {
+    if !sp.is_multiple_of(2) {
         return syn(format!("odd indentation in {l:?}"));
     }
     Ok((sp / 2, &l[sp..]))
 }
 
 fn parse_gone(s: &str) -> Result<Vec<u32>, ReadError> {
-    s.split(' ').filter(|w| !w.is_empty()).map(|w| parse_ref(w).ok_or_else(|| ReadError::Syntax(format!("bad gone ref {w:?}")))).collect()
+    s.split(' ')
+        .filter(|w| !w.is_empty())
+        .map(|w| parse_ref(w).ok_or_else(|| ReadError::Syntax(format!("bad gone ref {w:?}"))))
+        .collect()
 }
 
 /// The text split around its envelope, found by the reader's own rules: an opening line
 /// `<untrusted-page-content nonce=N>`, then lines up to the exact closing line with the same N.
-fn envelope_lines(text: &str) -> Result<(Vec<&str>, Option<Vec<&str>>, Vec<&str>), ReadError> {
+/// Harness lines before the envelope, the body lines (if there is an envelope), harness after.
+type Sections<'a> = (Vec<&'a str>, Option<Vec<&'a str>>, Vec<&'a str>);
+
+fn envelope_lines(text: &str) -> Result<Sections<'_>, ReadError> {
     let lines: Vec<&str> = text.split('\n').collect();
-    let open = lines.iter().position(|l| l.starts_with("<untrusted-page-content nonce=") && l.ends_with('>'));
-    let Some(o) = open else { return Ok((lines, None, Vec::new())) };
+    let open = lines
+        .iter()
+        .position(|l| l.starts_with("<untrusted-page-content nonce=") && l.ends_with('>'));
+    let Some(o) = open else {
+        return Ok((lines, None, Vec::new()));
+    };
     let nonce = &lines[o]["<untrusted-page-content nonce=".len()..lines[o].len() - 1];
     if nonce.is_empty() || !nonce.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return syn("bad nonce");
@@ -336,7 +356,10 @@ impl StreamReader {
         } else if let Some(rest) = first.strip_prefix("no change since ") {
             let s = parse_seq(rest.trim()).ok_or_else(|| ReadError::Syntax(first.to_owned()))?;
             if self.seq != Some(s) {
-                return Err(ReadError::Seq(format!("no change since {s:?} but reader is at {:?}", self.seq)));
+                return Err(ReadError::Seq(format!(
+                    "no change since {s:?} but reader is at {:?}",
+                    self.seq
+                )));
             }
             if text.contains('\n') {
                 return syn("no-change observation has more lines");
@@ -389,7 +412,9 @@ impl StreamReader {
         let (seq_w, rest) = split_word(header);
         let seq = parse_seq(seq_w).ok_or_else(|| ReadError::Syntax(format!("bad seq {seq_w:?}")))?;
         let (before, body, after) = envelope_lines(text)?;
-        let Some(body) = body else { return syn("full snapshot without envelope") };
+        let Some(body) = body else {
+            return syn("full snapshot without envelope");
+        };
         if before.len() != 1 {
             return syn("harness lines before a full snapshot's envelope");
         }
@@ -458,13 +483,21 @@ impl StreamReader {
     }
 
     fn push_node(&mut self, line: Line, parent: Option<usize>) -> usize {
-        self.nodes.push(Node { line, parent, children: Vec::new() });
+        self.nodes.push(Node {
+            line,
+            parent,
+            children: Vec::new(),
+        });
         self.nodes.len() - 1
     }
 
     fn resolve(&self, a: &Addr, refmap: &BTreeMap<u32, usize>) -> Result<Target, ReadError> {
         let mut cur = match a.anchor {
-            Some(r) => Target::Node(*refmap.get(&r).ok_or_else(|| ReadError::Address(format!("no e{r}")))?),
+            Some(r) => Target::Node(
+                *refmap
+                    .get(&r)
+                    .ok_or_else(|| ReadError::Address(format!("no e{r}")))?,
+            ),
             None => Target::Top,
         };
         for &k in &a.path {
@@ -472,7 +505,9 @@ impl StreamReader {
                 Target::Top => &self.roots,
                 Target::Node(i) | Target::Start(i) => &self.nodes[i].children,
             };
-            let c = *kids.get(k - 1).ok_or_else(|| ReadError::Address(format!("{a:?} out of range")))?;
+            let c = *kids
+                .get(k - 1)
+                .ok_or_else(|| ReadError::Address(format!("{a:?} out of range")))?;
             cur = Target::Node(c);
         }
         Ok(cur)
@@ -490,7 +525,10 @@ impl StreamReader {
             Some(p) => &mut self.nodes[p].children,
             None => &mut self.roots,
         };
-        let pos = list.iter().position(|&c| c == i).ok_or_else(|| ReadError::Address("detached twice".into()))?;
+        let pos = list
+            .iter()
+            .position(|&c| c == i)
+            .ok_or_else(|| ReadError::Address("detached twice".into()))?;
         list.remove(pos);
         Ok(())
     }
@@ -524,7 +562,10 @@ impl StreamReader {
             return syn(format!("bad diff header {header:?}"));
         };
         if self.seq != Some(from) {
-            return Err(ReadError::Seq(format!("diff from {from:?} but reader is at {:?}", self.seq)));
+            return Err(ReadError::Seq(format!(
+                "diff from {from:?} but reader is at {:?}",
+                self.seq
+            )));
         }
         if to != (from.0, from.1 + 1) {
             return Err(ReadError::Seq(format!("diff {from:?} → {to:?} skips a state")));
@@ -537,10 +578,10 @@ impl StreamReader {
             let mut m = BTreeMap::new();
             let mut stack: Vec<usize> = self.roots.clone();
             while let Some(i) = stack.pop() {
-                if let Some(r) = self.nodes[i].line.refn {
-                    if m.insert(r, i).is_some() {
-                        return Err(ReadError::Address(format!("e{r} twice in the model")));
-                    }
+                if let Some(r) = self.nodes[i].line.refn
+                    && m.insert(r, i).is_some()
+                {
+                    return Err(ReadError::Address(format!("e{r} twice in the model")));
                 }
                 stack.extend(self.nodes[i].children.iter().copied());
             }
@@ -610,7 +651,10 @@ impl StreamReader {
                     let addr = parse_addr(rest)?;
                     let node = self.node_of(&addr, &refmap)?;
                     let end = block_end(i + 1);
-                    let lines: Vec<(usize, &str)> = body[i + 1..end].iter().map(|l| depth_of(l)).collect::<Result<_, _>>()?;
+                    let lines: Vec<(usize, &str)> = body[i + 1..end]
+                        .iter()
+                        .map(|l| depth_of(l))
+                        .collect::<Result<_, _>>()?;
                     if lines.is_empty() {
                         return syn("replace without content");
                     }
@@ -700,7 +744,10 @@ impl StreamReader {
                         Some(p) => &mut self.nodes[p].children,
                         None => &mut self.roots,
                     };
-                    let pos = list.iter().position(|&c| c == n).ok_or_else(|| ReadError::Address("replace target detached".into()))?;
+                    let pos = list
+                        .iter()
+                        .position(|&c| c == n)
+                        .ok_or_else(|| ReadError::Address("replace target detached".into()))?;
                     list.splice(pos..=pos, roots.iter().copied());
                     for r in roots {
                         self.nodes[r].parent = parent;
@@ -717,7 +764,10 @@ impl StreamReader {
                                 Some(p) => &self.nodes[p].children,
                                 None => &self.roots,
                             };
-                            let pos = list.iter().position(|&c| c == a).ok_or_else(|| ReadError::Address("anchor detached".into()))?;
+                            let pos = list
+                                .iter()
+                                .position(|&c| c == a)
+                                .ok_or_else(|| ReadError::Address("anchor detached".into()))?;
                             (p, pos + 1)
                         }
                     };
@@ -750,10 +800,10 @@ impl StreamReader {
         let mut seen = BTreeSet::new();
         let mut dup = None;
         self.walk(|_, n| {
-            if let Some(r) = n.line.refn {
-                if !seen.insert(r) {
-                    dup = Some(r);
-                }
+            if let Some(r) = n.line.refn
+                && !seen.insert(r)
+            {
+                dup = Some(r);
             }
         });
         if let Some(r) = dup {

@@ -13,7 +13,7 @@
 
 use crate::model::{Model, SHOWN_INPUT_TYPES, role_token};
 use crate::record::{NodeRecord, Tri, Walk};
-use crate::text::{clean, has_visible, push_quoted};
+use crate::text::{STRING_CAP, clean, has_visible, push_quoted};
 use std::fmt::Write as _;
 
 fn vis(s: &Option<String>) -> Option<&str> {
@@ -43,11 +43,11 @@ pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, origi
                 out.push(' ');
                 push_quoted(out, n);
             }
-            if let Some(t) = text {
-                if name.is_none_or(|n| clean(n, usize::MAX) != clean(t, usize::MAX)) {
-                    out.push_str(": ");
-                    push_quoted(out, t);
-                }
+            if let Some(t) = text
+                && name.is_none_or(|n| clean(n, STRING_CAP) != clean(t, STRING_CAP))
+            {
+                out.push_str(": ");
+                push_quoted(out, t);
             }
         }
     }
@@ -88,34 +88,34 @@ pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, origi
             out.push_str(word);
         }
     }
-    if r.tag == "input" {
-        if let Some(t) = r.input_type.as_deref() {
-            let t = t.trim();
-            if let Some(shown) = SHOWN_INPUT_TYPES.iter().find(|k| k.eq_ignore_ascii_case(t)) {
-                out.push_str(" type=");
-                out.push_str(shown);
-            }
-        }
+    if r.tag == "input"
+        && let Some(t) = r.input_type.as_deref()
+        && let Some(shown) = SHOWN_INPUT_TYPES
+            .iter()
+            .find(|k| k.eq_ignore_ascii_case(t.trim()))
+    {
+        out.push_str(" type=");
+        out.push_str(shown);
     }
-    if let Some(p) = vis(&r.placeholder) {
-        if name.is_none_or(|n| n.trim() != p.trim()) {
-            out.push_str(" placeholder=");
-            push_quoted(out, p);
-        }
+    if let Some(p) = vis(&r.placeholder)
+        && name.is_none_or(|n| n.trim() != p.trim())
+    {
+        out.push_str(" placeholder=");
+        push_quoted(out, p);
     }
-    if role == Some("link") {
-        if let Some(h) = vis(&r.href) {
-            // Same-origin links lose their origin: it is in the url line already, and it is the
-            // bulk of most hrefs.
-            let h = h.trim();
-            let short = if !origin.is_empty() && h.starts_with(origin) && h[origin.len()..].starts_with('/') {
-                &h[origin.len()..]
-            } else {
-                h
-            };
-            out.push_str(" href=");
-            push_quoted(out, short);
-        }
+    if role == Some("link")
+        && let Some(h) = vis(&r.href)
+    {
+        // Same-origin links lose their origin: it is in the url line already, and it is the
+        // bulk of most hrefs.
+        let h = h.trim();
+        let short = if !origin.is_empty() && h.starts_with(origin) && h[origin.len()..].starts_with('/') {
+            &h[origin.len()..]
+        } else {
+            h
+        };
+        out.push_str(" href=");
+        push_quoted(out, short);
     }
     if live {
         out.push_str(" live");
@@ -139,7 +139,14 @@ pub(crate) fn indent(out: &mut String, depth: u32) {
 }
 
 /// Appends the subtree of `m` as lines, its root at `base` indentation.
-pub(crate) fn push_subtree(out: &mut String, model: &Model, walk: &Walk, m: u32, base: u32, live: &dyn Fn(u32) -> bool) {
+pub(crate) fn push_subtree(
+    out: &mut String,
+    model: &Model,
+    walk: &Walk,
+    m: u32,
+    base: u32,
+    live: &dyn Fn(u32) -> bool,
+) {
     let d0 = model.depth[m as usize];
     for k in m..model.end[m as usize] {
         indent(out, base + model.depth[k as usize] - d0);

@@ -1,6 +1,6 @@
 //! Per-tab engine state and the agent-facing observation text.
 
-use crate::diff::{Anchor, Item, Op, reconcile};
+use crate::diff::{Anchor, Item, Op, reconcile, weight};
 use crate::envelope;
 use crate::model::{Death, Families, Model, NONE, Registry, build};
 use crate::record::{NodeRecord, Walk};
@@ -14,6 +14,10 @@ use std::fmt::Write as _;
 /// Unmeasured choice: past roughly a third, a diff is about as long as a re-dump and much
 /// harder for a model to apply correctly.
 pub const RESET_CHANGE_FRACTION: f64 = 0.30;
+
+/// A diff touching fewer elements than this is never turned into a reset, however small the
+/// page: on a ten-element page three changes are 30% but still a three-line diff. Unmeasured.
+pub const RESET_MIN_ELEMENTS: usize = 8;
 
 /// After this many diffs in a row the next change is sent as a full snapshot, so a model whose
 /// context was compacted (losing the base state) never has to apply a long chain. Unmeasured
@@ -226,7 +230,7 @@ impl TabSession {
                 let size = p.model.len().max(model.len()).max(1);
                 if d.ops.is_empty() && !page_changed {
                     diff_text = Some((format!("no change since {}", self.seq()), 0, 0));
-                } else if d.weight as f64 > RESET_CHANGE_FRACTION * size as f64 {
+                } else if is_large(weight(&d.ops, &p.model, &model), size) {
                     reason = Some(Reason::LargeChange);
                 } else if self.minor >= MAX_DIFFS_PER_SNAPSHOT {
                     reason = Some(Reason::Resync);
@@ -239,8 +243,7 @@ impl TabSession {
             }
         }
         if reason.is_some() {
-            // A full snapshot starts from a clean slate of demotions: every line is exact.
-            self.churn.retain(|_, c| c.demoted);
+            // Demoted elements stay demoted across a reset, and the snapshot says so.
             for (&k, c) in self.churn.iter() {
                 if let Some(&n) = model.key_index.get(&k) {
                     live[n as usize] = c.demoted;
@@ -249,25 +252,41 @@ impl TabSession {
         }
         let died = self.settle(prev.as_ref(), &model, walk, reason.is_some());
         let obs = match (reason, diff_text) {
-            (None, Some((text, refs, ops))) => Observation { text, full: false, seq: self.seq(), refs, ops },
+            (None, Some((text, refs, ops))) => Observation {
+                text,
+                full: false,
+                seq: self.seq(),
+                refs,
+                ops,
+            },
             (r, _) => {
                 let r = r.unwrap_or(Reason::Requested);
                 self.epoch += 1;
                 self.minor = 0;
                 let text = self.render_full_text(&model, walk, &live, r, &died);
-                Observation { text, full: true, seq: self.seq(), refs: model.refs(), ops: 0 }
+                Observation {
+                    text,
+                    full: true,
+                    seq: self.seq(),
+                    refs: model.refs(),
+                    ops: 0,
+                }
             }
         };
         // Deaths are stamped with the state that reported them.
         let seq = self.seq();
         for r in died {
-            if let Some(i) = self.reg.get_mut(r) {
-                if let Some((_, at)) = &mut i.death {
-                    at.clone_from(&seq);
-                }
+            if let Some(i) = self.reg.get_mut(r)
+                && let Some((_, at)) = &mut i.death
+            {
+                at.clone_from(&seq);
             }
         }
-        self.last = Some(Last { walk: walk.clone(), model, live });
+        self.last = Some(Last {
+            walk: walk.clone(),
+            model,
+            live,
+        });
         obs
     }
 
@@ -293,10 +312,17 @@ impl TabSession {
         let name = format!("e{n}");
         let info = self.reg.get(n).ok_or_else(|| RefError::Unknown(name.clone()))?;
         if let (Some(node), Some(l)) = (info.node, &self.last) {
-            let rec = l.model.rec.get(node as usize).and_then(|&i| l.walk.nodes.get(i as usize));
+            let rec = l
+                .model
+                .rec
+                .get(node as usize)
+                .and_then(|&i| l.walk.nodes.get(i as usize));
             return rec.ok_or(RefError::Unknown(name));
         }
-        let (why, at) = info.death.clone().ok_or_else(|| RefError::Unknown(name.clone()))?;
+        let (why, at) = info
+            .death
+            .clone()
+            .ok_or_else(|| RefError::Unknown(name.clone()))?;
         let was = info.was.clone();
         Err(match why {
             Death::Gone => RefError::Gone { r: name, at, was },
@@ -309,7 +335,9 @@ impl TabSession {
     /// noise suppression, so its changes are reported even if they look like a clock or churn.
     /// Unknown or dead refs are ignored.
     pub fn touch(&mut self, r: &str) {
-        let Some(info) = parse_ref(r).and_then(|n| self.reg.get(n)) else { return };
+        let Some(info) = parse_ref(r).and_then(|n| self.reg.get(n)) else {
+            return;
+        };
         let key = info.key;
         if self.promoted_set.insert(key) {
             self.promoted.push_front(key);
@@ -325,8 +353,10 @@ impl TabSession {
     /// characters, at most `max_chars` characters. The text is page content: fence it.
     pub fn read_text(&self, r: &str, max_chars: usize) -> Result<String, RefError> {
         self.resolve(r)?;
-        let (Some(l), Some(n)) = (&self.last, parse_ref(r).and_then(|n| self.reg.get(n)).and_then(|i| i.node))
-        else {
+        let (Some(l), Some(n)) = (
+            &self.last,
+            parse_ref(r).and_then(|n| self.reg.get(n)).and_then(|i| i.node),
+        ) else {
             return Err(RefError::Unknown(r.to_owned()));
         };
         let start = l.model.rec[n as usize] as usize;
@@ -353,7 +383,15 @@ impl TabSession {
 
     /// Drops changes that are noise: clock-shaped ones (by shape, every time) and those of
     /// elements demoted for churning; marks demoted elements `live`. Promoted elements are exempt.
-    fn filter_noise(&mut self, ops: &mut Vec<Op>, inplace: &[u32], p: &Last, model: &Model, walk: &Walk, live: &mut [bool]) {
+    fn filter_noise(
+        &mut self,
+        ops: &mut Vec<Op>,
+        inplace: &[u32],
+        p: &Last,
+        model: &Model,
+        walk: &Walk,
+        live: &mut [bool],
+    ) {
         let window = (1u16 << CHURN_WINDOW.min(8)) - 1;
         for c in self.churn.values_mut() {
             c.hist <<= 1;
@@ -365,6 +403,12 @@ impl TabSession {
                 continue;
             };
             let key = model.key[n as usize];
+            let old_key = p.model.key[o as usize];
+            if old_key != key
+                && let Some(c) = self.churn.remove(&old_key)
+            {
+                self.churn.insert(key, c);
+            }
             let promoted = self.is_promoted(model, n);
             let (Some(or), Some(nr)) = (
                 p.walk.nodes.get(p.model.rec[o as usize] as usize),
@@ -396,18 +440,21 @@ impl TabSession {
             if c.hist & 1 == 0 {
                 c.quiet += 1;
             }
-            let Some(&n) = model.key_index.get(&k) else { continue };
+            let Some(&n) = model.key_index.get(&k) else {
+                continue;
+            };
             if c.demoted && c.quiet >= CHURN_QUIET_RESTORE {
                 c.demoted = false;
                 restore.push(n);
             }
         }
         for (&k, c) in self.churn.iter_mut() {
-            if let Some(&n) = model.key_index.get(&k) {
-                if c.demoted && self.promoted_set.contains(&k) {
-                    c.demoted = false;
-                    restore.push(n);
-                }
+            if let Some(&n) = model.key_index.get(&k)
+                && c.demoted
+                && self.promoted_set.contains(&k)
+            {
+                c.demoted = false;
+                restore.push(n);
             }
         }
         for n in restore {
@@ -438,7 +485,11 @@ impl TabSession {
                 }
                 let mut was = String::new();
                 push_line(&mut was, &p.model, &p.walk, o as u32, false);
-                let why = if p.model.positional[o] { Death::Positional } else { Death::Gone };
+                let why = if p.model.positional[o] {
+                    Death::Positional
+                } else {
+                    Death::Gone
+                };
                 if why == Death::Positional {
                     self.reg.forget_key(p.model.key[o]);
                 }
@@ -453,11 +504,11 @@ impl TabSession {
         let _ = walk;
         for n in 0..model.len() {
             let r = model.refn[n];
-            if r != 0 {
-                if let Some(i) = self.reg.get_mut(r) {
-                    i.node = Some(n as u32);
-                    i.death = None;
-                }
+            if r != 0
+                && let Some(i) = self.reg.get_mut(r)
+            {
+                i.node = Some(n as u32);
+                i.death = None;
             }
         }
         died
@@ -491,7 +542,12 @@ impl TabSession {
         let mut body = String::new();
         push_full_body(&mut body, model, walk, &|m| live[m as usize]);
         let mut out = String::with_capacity(body.len() + 160);
-        let _ = write!(out, "FULL SNAPSHOT {} ({}) — replaces all earlier page state", self.seq(), r.word());
+        let _ = write!(
+            out,
+            "FULL SNAPSHOT {} ({}) — replaces all earlier page state",
+            self.seq(),
+            r.word()
+        );
         if matches!(r, Reason::Navigated | Reason::Origin) {
             out.push_str("; every earlier ref is dead");
         }
@@ -501,12 +557,21 @@ impl TabSession {
             out.push_str("\ngone:");
             push_refs(&mut out, died);
         }
-        out.push_str(&truncation_note(walk));
+        out.push_str(truncation_note(walk));
         out
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn render_diff(&self, ops: &[Op], p: &Last, model: &Model, walk: &Walk, live: &[bool], from: &str, to: &str) -> (String, usize, usize) {
+    fn render_diff(
+        &self,
+        ops: &[Op],
+        p: &Last,
+        model: &Model,
+        walk: &Walk,
+        live: &[bool],
+        from: &str,
+        to: &str,
+    ) -> (String, usize, usize) {
         let old = &p.model;
         let mut harness = String::new();
         let mut body = String::new();
@@ -520,7 +585,11 @@ impl TabSession {
                 .map(|k| old.refn[k as usize])
                 .collect()
         };
-        let count_refs = |n: u32| (n..model.end[n as usize]).filter(|&k| model.refn[k as usize] != 0).count();
+        let count_refs = |n: u32| {
+            (n..model.end[n as usize])
+                .filter(|&k| model.refn[k as usize] != 0)
+                .count()
+        };
         let lv = |m: u32| live[m as usize];
         for op in ops {
             match op {
@@ -598,7 +667,15 @@ impl TabSession {
 
 /// `ADDR REST` for a node that exists in both models: a ref stands for both the address and
 /// the line's ref (a change never changes a ref); otherwise an old-state path then the line.
-fn push_target(out: &mut String, old: &Model, model: &Model, walk: &Walk, o: u32, n: u32, live: bool) -> usize {
+fn push_target(
+    out: &mut String,
+    old: &Model,
+    model: &Model,
+    walk: &Walk,
+    o: u32,
+    n: u32,
+    live: bool,
+) -> usize {
     push_addr(out, old, o);
     out.push(' ');
     if let Some(r) = walk.nodes.get(model.rec[n as usize] as usize) {
@@ -630,6 +707,11 @@ fn push_addr(out: &mut String, old: &Model, o: u32) {
     }
 }
 
+/// The reset rule: more than [`RESET_CHANGE_FRACTION`] of the page, and not trivially small.
+fn is_large(weight: usize, size: usize) -> bool {
+    weight >= RESET_MIN_ELEMENTS && weight as f64 > RESET_CHANGE_FRACTION * size as f64
+}
+
 fn push_refs(out: &mut String, refs: &[u32]) {
     for r in refs {
         let _ = write!(out, " e{r}");
@@ -637,7 +719,11 @@ fn push_refs(out: &mut String, refs: &[u32]) {
 }
 
 fn truncation_note(walk: &Walk) -> &'static str {
-    if walk.truncated { "\nnote: the page has more elements than were walked; this model is incomplete" } else { "" }
+    if walk.truncated {
+        "\nnote: the page has more elements than were walked; this model is incomplete"
+    } else {
+        ""
+    }
 }
 
 /// Cleaned text of walk node `start` and its visible descendants, capped at `max` characters.
@@ -675,7 +761,11 @@ pub(crate) fn subtree_text(walk: &Walk, start: usize, max: usize) -> String {
                 return false;
             }
         }
-        if r.text.is_none() && r.actionable && opt_visible(&r.name) && !push(r.name.as_deref().unwrap_or(""), out) {
+        if r.text.is_none()
+            && r.actionable
+            && opt_visible(&r.name)
+            && !push(r.name.as_deref().unwrap_or(""), out)
+        {
             return false;
         }
         true

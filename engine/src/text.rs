@@ -79,7 +79,7 @@ fn push_clean(out: &mut String, s: &str, cap: usize, escape: bool) {
 
 /// `s` cleaned (see [`push_quoted`]) but not quoted, capped at `cap` characters.
 pub fn clean(s: &str, cap: usize) -> String {
-    let mut out = String::with_capacity(s.len().min(cap + 4));
+    let mut out = String::with_capacity(s.len().min(cap.saturating_add(4)));
     push_clean(&mut out, s, cap, false);
     out
 }
@@ -114,8 +114,8 @@ pub const CLOCK_MASK: &str = "⏱";
 
 const SECOND_UNITS: &[&str] = &["s", "sec", "secs", "second", "seconds", "ms"];
 const LONG_UNITS: &[&str] = &[
-    "m", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days",
-    "w", "wk", "wks", "week", "weeks", "mo", "month", "months", "y", "yr", "yrs", "year", "years",
+    "m", "min", "mins", "minute", "minutes", "h", "hr", "hrs", "hour", "hours", "d", "day", "days", "w",
+    "wk", "wks", "week", "weeks", "mo", "month", "months", "y", "yr", "yrs", "year", "years",
 ];
 const RELATIVE_TAILS: &[&str] = &["ago", "left", "remaining"];
 
@@ -297,8 +297,11 @@ mod tests {
             assert_eq!(mask_clock(a), mask_clock(b), "{a} vs {b}");
             assert_ne!(mask_clock(a), a);
         }
-        for (a, b) in [("3 items", "4 items"), ("Status: Sent", "Status: Failed"), ("5 m away", "6 m away")]
-        {
+        for (a, b) in [
+            ("3 items", "4 items"),
+            ("Status: Sent", "Status: Failed"),
+            ("5 m away", "6 m away"),
+        ] {
             assert_ne!(mask_clock(a), mask_clock(b), "{a} vs {b}");
         }
         assert_eq!(mask_clock("order 12345"), "order 12345");

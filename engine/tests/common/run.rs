@@ -1,0 +1,182 @@
+//! The fidelity harness: drives a `TabSession`, feeds every observation's text (and nothing
+//! else) to the mechanical `StreamReader`, and after every step checks the rebuilt model
+//! against the ground truth. Vacuity guards make a run that measured nothing fail.
+#![allow(dead_code)]
+
+use aperture_engine::reader::{Line, StreamReader};
+use aperture_engine::record::Walk;
+use aperture_engine::text::{STRING_CAP, clean, mask_clock};
+use aperture_engine::{Observation, TabSession};
+
+pub struct Run {
+    pub name: &'static str,
+    pub s: TabSession,
+    pub reader: StreamReader,
+    pub steps: usize,
+    /// Lines compared against the truth, summed over steps.
+    pub compared: usize,
+    /// Page fields (names, texts, values) compared exactly (not masked, not live).
+    pub exact_fields: usize,
+    /// Refs cross-checked against `resolve`.
+    pub resolved: usize,
+    pub chars: usize,
+    pub log: Vec<String>,
+}
+
+fn masked(s: &Option<String>) -> Option<String> {
+    s.as_deref().map(|s| mask_clock(s).into_owned())
+}
+
+/// Compares two outlines. Clock-shaped spans are compared by shape (the engine suppresses
+/// their ticking by design); fields of `live` lines are not compared (the engine said it does
+/// not keep them current) but the `live` marking itself must agree.
+pub fn compare(a: &[(usize, Line)], b: &[(usize, Line)], exact: &mut usize) -> Result<usize, String> {
+    if a.len() != b.len() {
+        return Err(format!("{} lines rebuilt, {} in truth", a.len(), b.len()));
+    }
+    for (k, ((da, la), (db, lb))) in a.iter().zip(b).enumerate() {
+        let ctx = || format!("line {k}: rebuilt {la:?} / truth {lb:?}");
+        if da != db || la.refn != lb.refn || la.role != lb.role || la.is_live() != lb.is_live() {
+            return Err(ctx());
+        }
+        let strip = |l: &Line| -> Vec<(String, Option<String>)> {
+            l.attrs
+                .iter()
+                .filter(|(k, _)| !(l.is_live() && k == "value"))
+                .cloned()
+                .collect()
+        };
+        if la.is_live() {
+            if strip(la) != strip(lb) {
+                return Err(ctx());
+            }
+            continue;
+        }
+        if masked(&la.name) != masked(&lb.name) || masked(&la.text) != masked(&lb.text) {
+            return Err(ctx());
+        }
+        let ma: Vec<_> = la.attrs.iter().map(|(k, v)| (k.clone(), masked(v))).collect();
+        let mb: Vec<_> = lb.attrs.iter().map(|(k, v)| (k.clone(), masked(v))).collect();
+        if ma != mb {
+            return Err(ctx());
+        }
+        *exact += usize::from(la.name.is_some())
+            + usize::from(la.text.is_some())
+            + usize::from(la.attr("value").is_some());
+    }
+    Ok(a.len())
+}
+
+impl Run {
+    pub fn new(name: &'static str) -> Self {
+        Run {
+            name,
+            s: TabSession::new(),
+            reader: StreamReader::new(),
+            steps: 0,
+            compared: 0,
+            exact_fields: 0,
+            resolved: 0,
+            chars: 0,
+            log: Vec::new(),
+        }
+    }
+
+    pub fn step(&mut self, walk: &Walk) -> Observation {
+        self.step_with(walk, false, false)
+    }
+
+    pub fn step_with(&mut self, walk: &Walk, force_full: bool, navigated: bool) -> Observation {
+        let obs = self.s.observe(walk, force_full, navigated);
+        self.chars += obs.text.len();
+        self.log.push(obs.text.clone());
+        let name = self.name;
+        let n = self.steps;
+        if let Err(e) = self.reader.apply(&obs.text) {
+            panic!("{name} step {n}: reader refused the stream: {e}\n{}", obs.text);
+        }
+        // Ground truth 1: a full snapshot of the same state, read by a fresh reader.
+        let truth_text = self.s.render_current().expect("state after observe");
+        let mut truth = StreamReader::new();
+        truth
+            .apply(&truth_text)
+            .unwrap_or_else(|e| panic!("{name} step {n}: truth unreadable: {e}"));
+        assert_eq!(self.reader.seq, truth.seq, "{name} step {n}: seq");
+        assert_eq!(self.reader.url, truth.url, "{name} step {n}: url");
+        assert_eq!(self.reader.title, truth.title, "{name} step {n}: title");
+        match compare(&self.reader.outline(), &truth.outline(), &mut self.exact_fields) {
+            Ok(k) => self.compared += k,
+            Err(e) => panic!(
+                "{name} step {n}: model drifted: {e}\nstream:\n{}\ntruth:\n{truth_text}",
+                obs.text
+            ),
+        }
+        // Ground truth 2, independent of the renderer: every visible actionable element of
+        // the walk has exactly one ref in the rebuilt model, and every ref the reader holds
+        // resolves to a live element whose name it shows.
+        let actionable = walk.nodes.iter().filter(|r| r.visible && r.actionable).count();
+        let refs = self.reader.refs();
+        assert_eq!(
+            refs.len(),
+            actionable,
+            "{name} step {n}: refs vs actionable elements"
+        );
+        for (r, line) in &refs {
+            let rec = self
+                .s
+                .resolve(&format!("e{r}"))
+                .unwrap_or_else(|e| panic!("{name} step {n}: reader holds e{r} but engine refuses: {e}"));
+            assert!(
+                rec.visible && rec.actionable,
+                "{name} step {n}: e{r} names a non-actionable element"
+            );
+            if !line.is_live() {
+                let want = rec
+                    .name
+                    .as_deref()
+                    .map(|s| clean(s, STRING_CAP))
+                    .filter(|s| !s.is_empty());
+                let got = line.name.as_deref().map(|s| s.trim_end_matches('…').to_owned());
+                let want = want.map(|w| w.trim_end_matches('…').to_owned());
+                assert_eq!(
+                    got.as_deref().map(mask_clock),
+                    want.as_deref().map(mask_clock),
+                    "{name} step {n}: e{r} name"
+                );
+            }
+            self.resolved += 1;
+        }
+        self.steps += 1;
+        obs
+    }
+
+    /// Vacuity guards: a scenario must have run, diffed, and compared real content.
+    pub fn finish(&self, min_steps: usize, min_diffs: usize) {
+        let st = &self.reader.stats;
+        assert!(
+            self.steps >= min_steps.max(1),
+            "{}: only {} steps ran",
+            self.name,
+            self.steps
+        );
+        assert!(
+            st.diffs >= min_diffs,
+            "{}: only {} diffs applied (stats {st:?})",
+            self.name,
+            st.diffs
+        );
+        assert!(st.fulls >= 1, "{}: no full snapshot read", self.name);
+        assert!(
+            self.compared >= self.steps,
+            "{}: compared {} lines over {} steps",
+            self.name,
+            self.compared,
+            self.steps
+        );
+        assert!(
+            self.exact_fields > 0,
+            "{}: no page field compared exactly",
+            self.name
+        );
+    }
+}
