@@ -105,6 +105,12 @@
 //!   MCP crate imports is the complement.
 //! * **Single writer.** Two processes saving the same vault file concurrently lose one update
 //!   (each write is still atomic). The app should hold the vault in one process.
+//! * **The Public Suffix List is a build-time snapshot** (embedded by the `psl` crate). A
+//!   hosting provider added to the PSL after that snapshot is treated as one site until the
+//!   crate is bumped, so its tenants would share entries.
+//! * **Profile consent memory is in memory only.** Approvals of non-sensitive profile fields
+//!   are remembered per site and profile until the vault locks; sensitive fields are never
+//!   remembered.
 //! * **TOTP is not a second factor for the vault itself**: a code check would be an `if` in the
 //!   UI that a file thief ignores. Seeds are stored for other sites' logins.
 

@@ -19,6 +19,12 @@
 //!
 //! Sensitive fields ([`ProfileField::is_sensitive`]) never show their value in a plan and never
 //! ride on an earlier approval; see [`crate::ProfileGrant`].
+//!
+//! Known limits: matching is English-keyword based; a select is filled only when an option's
+//! value or text equals the profile value (so "CA" does not match an option reading
+//! "California", and the row is reported as [`SkipReason::NoMatchingOption`]); dates are stored
+//! and filled as ISO `YYYY-MM-DD`, which a page expecting `MM/DD/YYYY` in a text box may reject.
+//! Each of these fails toward *not filling*, never toward filling the wrong thing.
 
 use std::collections::BTreeMap;
 

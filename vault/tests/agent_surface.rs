@@ -498,3 +498,31 @@ fn sabotage_is_caught() {
         .push_str("pub secret: SecretString");
     assert!(reachable(&k).0.contains("SecretString"));
 }
+
+#[test]
+fn no_agent_reachable_function_takes_or_returns_a_path() {
+    // "Attach my CV" and "upload any file on this machine" are the same primitive if the agent
+    // controls the path, so nothing the agent can reach may mention one.
+    let k = parse();
+    let (seen, _) = reachable(&k);
+    for imp in k.impls.iter().filter(|i| seen.contains(&i.self_ty)) {
+        for (name, sig) in &imp.fns {
+            for bad in ["Path", "PathBuf", "OsStr", "OsString", "File"] {
+                assert!(
+                    !idents(sig).contains(bad),
+                    "{}::{name} mentions {bad}: {sig}",
+                    imp.self_ty
+                );
+            }
+        }
+    }
+    // Control: the human-side function that does take a path is seen by the same scan.
+    let human = k
+        .impls
+        .iter()
+        .filter(|i| i.self_ty == "Vault")
+        .flat_map(|i| i.fns.iter())
+        .find(|(n, _)| n == "add_attachment")
+        .expect("Vault::add_attachment");
+    assert!(idents(&human.1).contains("Path"));
+}
