@@ -73,7 +73,7 @@
 //! data. Saves are atomic (temp file, fsync, rename, directory fsync), so a crash at any instant
 //! leaves the old or the new file. Wrong passphrase, truncation, a flipped byte and a newer
 //! format version are distinct errors ([`VaultError`]) and none of them writes to the file. See
-//! [`file`] for the byte layout. Attachments live beside the vault file in
+//! [`file`](mod@file) for the byte layout. Attachments live beside the vault file in
 //! `<vault>.attachments/`, each sealed with a random key kept inside the vault payload and bound
 //! to its id.
 //!
