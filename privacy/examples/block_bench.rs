@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! CARGO_TARGET_DIR=/work/tgt/privacy cargo run --release -p aperture-privacy --example block_bench \
-//!     [-- --out bench/blocking.md] [--apt-update]
+//!     [-- --out bench/blocking.md] [--apt-update] [--passes N]
 //! ```
 //!
 //! Measures engine build time, serialized size, cached load time, and per-request
@@ -109,7 +109,12 @@ fn main() {
         v[v.len() / 2]
     };
 
-    let passes = MIN_TIMED_REQUESTS.div_ceil(corpus.len()).max(3);
+    let passes = args
+        .iter()
+        .position(|a| a == "--passes")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| MIN_TIMED_REQUESTS.div_ceil(corpus.len()).max(3));
     let mut samples: Vec<u64> = Vec::with_capacity(passes * corpus.len());
     let mut blocked_samples: Vec<u64> = Vec::new();
     let mut allowed_samples: Vec<u64> = Vec::new();
