@@ -451,7 +451,7 @@ impl Chrome {
                 "You took over this tab; the agent's actions on it are refused",
             ))
         } else if tab.agent_driving {
-            Some(("AI", AGENT_COLOUR, "The agent is driving this tab"))
+            Some(("AGENT", AGENT_COLOUR, "The agent is driving this tab"))
         } else {
             None
         };
