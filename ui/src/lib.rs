@@ -95,7 +95,7 @@ pub mod settings;
 pub use chrome::Chrome;
 pub use command::{KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
 pub use model::{ChromeModel, ContainerInfo, CursorShape, PageFrame, Rgb, TabId, TabView};
-pub use runner::{Host, RunOptions, UiError, UiEvent, UiWaker, event_loop, run};
+pub use runner::{Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, event_loop, run};
 
 /// The egui version this crate is built against, re-exported so tests and
 /// the app can build `RawInput` without a second, mismatched egui.

@@ -35,8 +35,30 @@ pub enum UiEvent {
     /// CEF's `OnScheduleMessagePumpWork(delay_ms)`: call
     /// [`Host::do_work`] after `delay`.
     ScheduleWork(Duration),
+    /// Read the window back after the next paint and hand it to
+    /// [`Host::screenshot`].
+    Screenshot,
     /// Leave the event loop ([`run`] returns).
     Quit,
+}
+
+/// The window's pixels as painted (chrome and page), top row first.
+#[derive(Debug, Clone)]
+pub struct WindowShot {
+    /// Width in physical pixels.
+    pub width: u32,
+    /// Height in physical pixels.
+    pub height: u32,
+    /// `width * height * 4` bytes of RGBA.
+    pub rgba: Vec<u8>,
+}
+
+impl WindowShot {
+    /// The pixel at `(x, y)` as `[r, g, b, a]`.
+    pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
+        let i = ((y * self.width + x) * 4) as usize;
+        [self.rgba[i], self.rgba[i + 1], self.rgba[i + 2], self.rgba[i + 3]]
+    }
 }
 
 /// Cloneable, `Send` handle for waking the UI loop from any thread.
@@ -66,6 +88,13 @@ impl UiWaker {
         let _ = self.proxy.send_event(UiEvent::ScheduleWork(delay));
     }
 
+    /// Capture the window after its next paint ([`Host::screenshot`]).
+    /// For tests: it reads the GL back buffer, so it sees exactly what was
+    /// drawn without an X server screenshot tool.
+    pub fn request_screenshot(&self) {
+        let _ = self.proxy.send_event(UiEvent::Screenshot);
+    }
+
     /// Make [`run`] return after the current iteration.
     pub fn quit(&self) {
         let _ = self.proxy.send_event(UiEvent::Quit);
@@ -82,6 +111,10 @@ pub trait Host {
     fn do_work(&mut self);
     /// The loop is about to return; CEF browsers should be closed by now.
     fn exiting(&mut self) {}
+    /// A capture asked for with [`UiWaker::request_screenshot`].
+    fn screenshot(&mut self, shot: WindowShot) {
+        let _ = shot;
+    }
 }
 
 /// Window and pump settings for [`run`].
@@ -147,6 +180,7 @@ pub fn run(
         error: None,
         next_work: None,
         next_repaint: None,
+        want_screenshot: false,
         title: String::new(),
         clipboard: arboard::Clipboard::new().ok(),
     };
@@ -178,6 +212,7 @@ struct App<H: Host> {
     error: Option<UiError>,
     next_work: Option<Instant>,
     next_repaint: Option<Instant>,
+    want_screenshot: bool,
     title: String,
     clipboard: Option<arboard::Clipboard>,
 }
@@ -226,6 +261,15 @@ impl<H: Host> App<H> {
         gfx.painter.clear([size.width, size.height], [0.1, 0.1, 0.1, 1.0]);
         gfx.painter
             .paint_and_update_textures([size.width, size.height], ppp, &primitives, &mut textures);
+        // Read the back buffer before the swap leaves it undefined.
+        let shot = std::mem::take(&mut self.want_screenshot).then(|| {
+            let image = gfx.painter.read_screen_rgba([size.width, size.height]);
+            WindowShot {
+                width: size.width,
+                height: size.height,
+                rgba: image.pixels.iter().flat_map(|c| c.to_array()).collect(),
+            }
+        });
         if let Err(e) = gfx.surface.swap_buffers(&gfx.context) {
             eprintln!("aperture-ui: swap_buffers failed: {e}");
         }
@@ -248,6 +292,9 @@ impl<H: Host> App<H> {
 
         for cmd in commands {
             self.host.apply(cmd);
+        }
+        if let Some(shot) = shot {
+            self.host.screenshot(shot);
         }
     }
 }
@@ -327,6 +374,12 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
             UiEvent::ScheduleWork(delay) => {
                 let at = Instant::now() + delay;
                 self.next_work = Some(self.next_work.map_or(at, |t| t.min(at)));
+            }
+            UiEvent::Screenshot => {
+                self.want_screenshot = true;
+                if let Some(gfx) = &self.gfx {
+                    gfx.window.request_redraw();
+                }
             }
             UiEvent::Quit => event_loop.exit(),
         }
