@@ -285,6 +285,16 @@ impl Vault {
         self.with_entry(id, |e| e.password = password)
     }
 
+    /// Renames an entry.
+    pub fn set_label(&self, id: &EntryId, label: &str) -> Result<(), VaultError> {
+        self.with_entry(id, |e| e.label = label.to_owned())
+    }
+
+    /// Replaces an entry's username.
+    pub fn set_username(&self, id: &EntryId, username: &str) -> Result<(), VaultError> {
+        self.with_entry(id, |e| e.username = SecretString::new(username))
+    }
+
     /// Sets or clears an entry's TOTP seed.
     pub fn set_totp(&self, id: &EntryId, totp: Option<Totp>) -> Result<(), VaultError> {
         self.with_entry(id, |e| e.totp = totp)

@@ -256,3 +256,29 @@ fn stored_file_contains_no_plaintext() {
         assert!(!hay.contains(needle), "{needle} in file");
     }
 }
+
+#[test]
+fn edits_persist_and_failed_edits_change_nothing() {
+    let d = TempDir::new("edit");
+    let (path, v) = make(&d);
+    let id = v.entries().unwrap()[0].id.clone();
+    v.set_label(&id, "renamed").unwrap();
+    v.set_username(&id, "ada2").unwrap();
+    v.set_password(&id, "new-pw-5678".into()).unwrap();
+    let before = fs::read(&path).unwrap();
+    let missing = aperture_vault::EntryId::parse("e0000000000000000").unwrap();
+    assert!(matches!(v.set_label(&missing, "x"), Err(VaultError::NotFound)));
+    assert_eq!(
+        fs::read(&path).unwrap(),
+        before,
+        "a failed edit must not rewrite the file"
+    );
+    drop(v);
+    let v = Vault::open_unlocked(&path, "pass phrase").unwrap();
+    let e = &v.entries().unwrap()[0];
+    assert_eq!((e.label.as_str(), e.username.as_str()), ("renamed", "ada2"));
+    assert_eq!(v.reveal_for_human(&id).unwrap().password(), "new-pw-5678");
+    v.delete_entry(&id).unwrap();
+    assert!(v.entries().unwrap().is_empty());
+    assert!(matches!(v.delete_entry(&id), Err(VaultError::NotFound)));
+}
