@@ -59,7 +59,7 @@ impl KdfParams {
         Ok(p)
     }
 
-    /// Very cheap parameters (8 MiB, 1 pass) for tests. Never use for a real vault.
+    /// Very cheap parameters (8 KiB, 1 pass) for tests. Never use for a real vault.
     pub fn insecure_fast_for_tests() -> Self {
         KdfParams {
             m_cost_kib: 8,
