@@ -45,6 +45,8 @@ pub(crate) struct TabState {
     /// URL of the last observation, to notice navigations an action caused.
     pub url: Option<String>,
     pub viewport: Viewport,
+    /// The engine state the agent was last brought to (`#7.3`).
+    pub seq: Option<String>,
 }
 
 /// State shared by every MCP session of one browser: the same tab must not be driven by two
@@ -166,7 +168,42 @@ impl Aperture {
         st.walk_id = Some(walk.walk_id);
         st.url = Some(walk.url.clone());
         st.viewport = walk.viewport;
+        st.seq = Some(obs.seq.clone());
         Ok(obs)
+    }
+
+    /// Observes between the steps of a batch, so each step resolves its ref against the page
+    /// as the previous step left it: a ref that died mid-batch is refused, never aimed at
+    /// stale coordinates. Observations that moved the agent's state are kept in `trail`, in
+    /// order, because the final diff is only meaningful on top of them.
+    pub(crate) async fn observe_between(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        trail: &mut Vec<Observation>,
+    ) -> BackendResult<()> {
+        let before = st.seq.clone();
+        let obs = self.settle_and_observe(id, st).await?;
+        if obs.full || Some(&obs.seq) != before.as_ref() {
+            trail.push(obs);
+        }
+        Ok(())
+    }
+
+    /// The final observation of a batch, appended to `trail` unless it says "no change" after
+    /// earlier observations already told the story.
+    pub(crate) async fn observe_last(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        trail: &mut Vec<Observation>,
+    ) -> BackendResult<()> {
+        let before = st.seq.clone();
+        let obs = self.settle_and_observe(id, st).await?;
+        if trail.is_empty() || obs.full || Some(&obs.seq) != before.as_ref() {
+            trail.push(obs);
+        }
+        Ok(())
     }
 
     /// Lets the page react to an action, then observes it.
@@ -179,6 +216,38 @@ impl Aperture {
         // the same way if the tab is really gone.
         let _ = call(self.backend().settle(id, SETTLE), SETTLE * 2).await;
         self.observe(id, st, false, false).await
+    }
+}
+
+impl Aperture {
+    /// Ends a batch: observes once more and appends every observation of the batch to `r`.
+    /// Intermediate observations are included even when the last one fails, because the
+    /// engine has already moved the agent's state past them.
+    pub(crate) async fn answer_with_trail(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        mut r: Reply,
+        mut trail: Vec<Observation>,
+    ) -> Reply {
+        let last = self.observe_last(id, st, &mut trail).await;
+        if !trail.is_empty() {
+            r = r.say(if trail.len() > 1 {
+                format!("tab {id} now (observations in order, each applying to the one before):")
+            } else {
+                format!("tab {id} now:")
+            });
+            for o in &trail {
+                r = r.observation(o);
+            }
+        }
+        if let Err(e) = last {
+            r = r
+                .say("the page could not be observed afterwards:")
+                .backend_error(&e)
+                .mark_error();
+        }
+        r
     }
 }
 

@@ -415,43 +415,45 @@ impl Aperture {
         let mut st = lock.lock().await;
         let total = steps.len();
         let mut r = Reply::new();
-        let mut failure = None;
+        let mut failed = false;
+        let mut trail = Vec::new();
         for (i, s) in steps.iter().enumerate() {
+            let rest = match total - (i + 1) {
+                0 => String::new(),
+                1 => format!("; step {total} was not run"),
+                _ => format!("; steps {}–{total} were not run", i + 2),
+            };
             match self.step(id, &mut st, s).await {
-                Ok(done) => {
-                    if total > 1 {
-                        r = r.say(format!("{}. {done}", i + 1));
-                    } else {
-                        r = r.say(done);
-                    }
-                }
+                Ok(done) if total > 1 => r = r.say(format!("{}. {done}", i + 1)),
+                Ok(done) => r = r.say(done),
                 Err(f) => {
-                    let rest = match total - (i + 1) {
-                        0 => String::new(),
-                        1 => format!("; step {total} was not run"),
-                        _ => format!("; steps {}–{total} were not run", i + 2),
-                    };
                     let head = if total > 1 {
                         format!("{}. {} failed{rest}:", i + 1, s.action.verb())
                     } else {
                         format!("{} failed:", s.action.verb())
                     };
                     r = f.render(r.say(head));
-                    failure = Some(f);
+                    failed = true;
                     break;
                 }
+            }
+            if i + 1 < total
+                && let Err(e) = self.observe_between(id, &mut st, &mut trail).await
+            {
+                r = r
+                    .say(format!(
+                        "the page could not be observed after step {}{rest}:",
+                        i + 1
+                    ))
+                    .backend_error(&e);
+                failed = true;
+                break;
             }
         }
         // Always answer with where the page is now: after a refusal too, since the agent's
         // next move depends on what replaced the element it aimed at.
-        r = match self.settle_and_observe(id, &mut st).await {
-            Ok(obs) => r.say(format!("tab {id} now:")).observation(&obs),
-            Err(e) => r
-                .say("the page could not be observed afterwards:")
-                .backend_error(&e)
-                .mark_error(),
-        };
-        if failure.is_some() { r.mark_error() } else { r }
+        r = self.answer_with_trail(id, &mut st, r, trail).await;
+        if failed { r.mark_error() } else { r }
     }
 }
 

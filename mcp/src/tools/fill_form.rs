@@ -178,7 +178,10 @@ impl Aperture {
         let mut st = lock.lock().await;
         let mut r = Reply::new();
         let mut failed = false;
+        let mut trail = Vec::new();
+        let total = args.fields.len();
         for (i, f) in args.fields.iter().enumerate() {
+            let rest = total - (i + 1);
             // Read before filling: the label is from the observation the agent planned on.
             let lbl = resolve(&st, &f.target).ok().map(|(_, rec)| label(&rec));
             match self.fill_one(id, &mut st, f).await {
@@ -187,7 +190,6 @@ impl Aperture {
                     r = r.page(lbl.as_deref().unwrap_or(""));
                 }
                 Err(fail) => {
-                    let rest = args.fields.len() - (i + 1);
                     let head = if rest > 0 {
                         format!(
                             "{}. {} failed; {rest} later field(s) not filled:",
@@ -202,14 +204,22 @@ impl Aperture {
                     break;
                 }
             }
+            // Filling a field can add, remove or replace others (dependent selects, revealed
+            // sections): the next field's ref is resolved against the page as it is now.
+            if rest > 0
+                && let Err(e) = self.observe_between(id, &mut st, &mut trail).await
+            {
+                r = r
+                    .say(format!(
+                        "the page could not be observed after field {}; {rest} later field(s) not filled:",
+                        i + 1
+                    ))
+                    .backend_error(&e);
+                failed = true;
+                break;
+            }
         }
-        r = match self.settle_and_observe(id, &mut st).await {
-            Ok(obs) => r.say(format!("tab {id} now:")).observation(&obs),
-            Err(e) => r
-                .say("the page could not be observed afterwards:")
-                .backend_error(&e)
-                .mark_error(),
-        };
+        r = self.answer_with_trail(id, &mut st, r, trail).await;
         if failed { r.mark_error() } else { r }
     }
 }
