@@ -15,6 +15,9 @@ pub const REQUEST: &str = "aperture.req";
 /// Renderer → browser reply. Arguments: [id_lo, id_hi, reply JSON, error].
 pub const REPLY: &str = "aperture.rep";
 
+/// Asks the renderer for its process id.
+pub const PID_REQUEST: &str = "{\"op\":\"pid\"}";
+
 struct Installed {
     context: Ref<cef_v8context_t>,
     walker: Ref<cef_v8value_t>,
@@ -129,6 +132,10 @@ extern "C" fn on_process_message_received(
 }
 
 fn run(id: i32, req: &str) -> Result<String, String> {
+    // Which process serves this tab: lets tests (and crash reports) find the renderer.
+    if req == PID_REQUEST {
+        return Ok(std::process::id().to_string());
+    }
     let (ctx, walker) = WALKERS
         .with(|w| w.borrow().get(&id).map(|i| (i.context.clone(), i.walker.clone())))
         .ok_or("the page has no script context yet (still loading?)")?;

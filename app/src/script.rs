@@ -130,6 +130,7 @@ async fn one(cmd: &Value, opts: &TabOptions) -> Result<Value> {
             let f = t.frame().await?;
             json!({"ok": true, "luma": crate::imaging::mean_luma(&f), "w": f.w, "h": f.h})
         }
+        "renderer_pid" => json!({"ok": true, "pid": t.renderer_pid().await?}),
         "console" => json!({"ok": true, "entries": t.drain_console().await?}),
         "tabs" => {
             let tabs = tab::list().await?;

@@ -279,6 +279,10 @@ impl Tab {
     /// Walks the page in the render process.
     pub async fn walk(&self) -> Result<Walk, TabError> {
         let json = self.rpc_retrying(r#"{"op":"walk"}"#).await?;
+        // The walker answers failures as a small object whose first key is "error".
+        if json.starts_with("{\"error\"") {
+            return Err(TabError::Renderer(format!("walk failed: {json}")));
+        }
         Walk::from_json(&json).map_err(|e| TabError::Renderer(format!("bad walk record: {e}")))
     }
 
@@ -315,6 +319,13 @@ impl Tab {
             }));
         }
         Ok(v)
+    }
+
+    /// The OS process id of the renderer serving this tab.
+    pub async fn renderer_pid(&self) -> Result<u32, TabError> {
+        let s = self.rpc(crate::renderer::PID_REQUEST.to_string()).await?;
+        s.parse()
+            .map_err(|_| TabError::Renderer(format!("bad pid {s:?}")))
     }
 
     /// The page's visible text (innerText), capped.

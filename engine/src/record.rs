@@ -28,6 +28,8 @@ pub struct Walk {
     pub visited: u32,
     /// True when the walker stopped at its element cap; the page model is then incomplete.
     pub truncated: bool,
+    /// Elements the walker had to skip because inspecting them threw.
+    pub errors: u32,
 }
 
 /// The top-level viewport in CSS pixels.

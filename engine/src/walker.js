@@ -100,6 +100,8 @@
   const TEXT_CAP = 600, NAME_CAP = 160, DEFAULT_NODE_CAP = 25000;
 
   function obj() { return create(null); }
+  // HTMLElement getters throw "Illegal invocation" on SVG/MathML elements.
+  function safe(fn, el, dflt) { try { return fn ? apply(fn, el, []) : dflt; } catch (e) { return dflt; } }
   function arr() { const a = []; setProto(a, null); return a; }
   function attr(el, n) { return apply(m.getAttribute, el, [n]); }
   function lower(x) { return apply(strToLower, x, []); }
@@ -265,7 +267,7 @@
     const id = ++walkSeq;
     const els = arr(), frames = arr(), nodes = arr();
     const nodeCap = cap > 0 ? cap : DEFAULT_NODE_CAP;
-    let visited = 0, truncated = false;
+    let visited = 0, truncated = false, errors = 0;
     const topDoc = G.document;
     const active = apply(g.activeElement, topDoc, []);
 
@@ -278,6 +280,9 @@
     while (stack.length) {
       const e = stack[stack.length - 1];
       stack.length = stack.length - 1;
+      // One odd element (a custom element whose getters throw, a detached frame) must not
+      // cost the whole walk: it and its subtree are skipped and counted.
+      try {
       const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
       if (apply(g.nodeType, el, []) !== 1) continue;
       const tag = apply(g.localName, el, []);
@@ -292,10 +297,10 @@
       const opacity = apply(m.getPropertyValue, cs, ['opacity']);
       const role = roleOf(el, tag);
       const dis = apply(m.matches, el, [':disabled']) || attr(el, 'aria-disabled') === 'true';
-      const editable = !!apply(g.isContentEditable, el, []) ||
+      const editable = !!safe(g.isContentEditable, el, false) ||
         ((tag === 'input' && role !== 'button' && role !== 'checkbox' && role !== 'radio' && role !== 'slider' || tag === 'textarea') && !dis &&
           !apply(m.hasAttribute, el, ['readonly']));
-      const ti = apply(g.tabIndex, el, []);
+      const ti = safe(g.tabIndex, el, -1);
       const hasTabindex = apply(m.hasAttribute, el, ['tabindex']);
       const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe') || editable);
       const actionable = !dis && (
@@ -365,7 +370,7 @@
           if (st.value.length > 4000) st.value = apply(strSlice, st.value, [0, 4000]);
         } else if (tag === 'select') {
           st.value = apply(g.selectValue, el, []);
-        } else if (apply(g.isContentEditable, el, []) && parentIdx >= 0 && !nodes[parentIdx].editable) {
+        } else if (safe(g.isContentEditable, el, false) && parentIdx >= 0 && !nodes[parentIdx].editable) {
           st.value = collapse(apply(g.textContent, el, []), TEXT_CAP);
         }
         n.state = st;
@@ -400,6 +405,7 @@
         }
       }
       for (let i = kids.length - 1; i >= 0; i--) stack[stack.length] = kids[i];
+      } catch (err) { errors++; }
     }
     lastWalk = { id: id, els: els, frames: frames };
     const out = obj();
@@ -414,6 +420,7 @@
     out.viewport = vp;
     out.visited = visited;
     out.truncated = truncated;
+    out.errors = errors;
     out.walk_us = mathRound((now() - t0) * 1000);
     return out;
   }
@@ -439,12 +446,12 @@
       const opts = obj(); opts.block = 'center'; opts.inline = 'center'; opts.behavior = 'instant';
       apply(m.scrollIntoView, el, [opts]);
     } else if (what === 'focus') {
-      if (m.focus) apply(m.focus, el, []);
+      safe(m.focus, el, null);
     } else if (what === 'clear') {
-      if (m.focus) apply(m.focus, el, []);
+      safe(m.focus, el, null);
       if (tag === 'input') apply(s.inputValue, el, ['']);
       else if (tag === 'textarea') apply(s.textareaValue, el, ['']);
-      else if (apply(g.isContentEditable, el, [])) el.textContent = '';
+      else if (safe(g.isContentEditable, el, false)) el.textContent = '';
       else { res.error = 'not editable'; return res; }
       const ev = new EventCtor('input', { bubbles: true }); apply(dispatch, el, [ev]);
       apply(dispatch, el, [new EventCtor('change', { bubbles: true })]);
@@ -474,7 +481,7 @@
       res.matched = matched;
     } else if (what === 'text') {
       const cap = req.cap > 0 ? req.cap : 4000;
-      const t = g.innerText && tag !== 'svg' ? apply(g.innerText, el, []) : apply(g.textContent, el, []);
+      const t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
       res.text = apply(strSlice, t || '', [0, cap]);
       res.truncated = (t || '').length > cap;
     } else if (what !== 'rect') {

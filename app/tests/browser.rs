@@ -1,0 +1,313 @@
+//! The real browser, headless, against pages served locally: the walker, trusted input,
+//! tamper resistance, DevTools dark mode, renderer death, and clean shutdown.
+
+mod common;
+
+use common::*;
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+
+fn fixtures() -> Server {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    Server::start(HashMap::new(), Some(dir))
+}
+
+#[test]
+fn walk_reports_roles_names_state_shadow_and_iframes() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/walk.html"));
+    let w = b.walk(t);
+    assert_eq!(w["title"], "Walk fixture");
+    assert!(w["walk_us"].as_u64().is_some(), "walk time is measured");
+
+    let user = find(&w, "user input", |n| n["dom_id"] == "user");
+    assert_eq!(user["role"], "textbox");
+    assert_eq!(user["name"], "User name", "name from <label for>");
+    assert_eq!(user["autocomplete"], "username");
+    assert_eq!(user["editable"], true);
+
+    let pw = find(&w, "password", |n| n["name_attr"] == "pw");
+    assert_eq!(
+        pw["state"]["value"],
+        aperture_engine::record::MASKED_VALUE,
+        "password masked"
+    );
+    assert!(
+        !w.to_string().contains("hunter2"),
+        "the password value never leaves the renderer"
+    );
+    assert_eq!(pw["name"], "Password", "name from the wrapping label");
+
+    let cb = find(&w, "checkbox", |n| n["dom_id"] == "remember");
+    assert_eq!(cb["state"]["checked"], "true");
+    let sel = find(&w, "select", |n| n["name_attr"] == "color");
+    assert_eq!(sel["role"], "combobox");
+    assert_eq!(sel["state"]["value"], "g");
+    let green = find(&w, "selected option", |n| {
+        n["tag"] == "option" && n["state"]["selected"] == true
+    });
+    assert_eq!(green["name"], "Green");
+    assert_eq!(
+        find(&w, "textarea", |n| n["tag"] == "textarea")["state"]["value"],
+        "hello note"
+    );
+
+    let login = find(&w, "submit", |n| n["testid"] == "login-btn");
+    assert_eq!(login["state"]["disabled"], true);
+    assert_eq!(login["actionable"], false, "disabled controls are not actionable");
+
+    assert!(
+        nodes(&w).iter().all(|n| n["name"] != "Invisible"),
+        "display:none subtrees are skipped"
+    );
+    assert_eq!(find(&w, "ghost", |n| n["name"] == "Ghost")["visible"], false);
+    let toggle = find(&w, "aria button", |n| n["name"] == "Toggle");
+    assert_eq!(toggle["role"], "button");
+    assert_eq!(toggle["actionable"], true);
+    assert_eq!(toggle["state"]["pressed"], "true");
+    assert_eq!(find(&w, "nav", |n| n["role"] == "navigation")["name"], "Main");
+    assert_eq!(
+        find(&w, "heading", |n| n["role"] == "heading" && n["text"] == "Orders")["level"],
+        1
+    );
+
+    let sb = find(&w, "shadow button", |n| n["testid"] == "shadow-btn");
+    assert_eq!(sb["shadow"], true);
+    assert_eq!(sb["name"], "Inside shadow");
+
+    let fb = find(&w, "iframe button", |n| n["testid"] == "frame-btn");
+    assert_eq!(fb["frame"], 1);
+    // The iframe sits at (400,300) with a 3px border: its content is offset by both.
+    assert_eq!(fb["bounds"]["x"].as_f64().unwrap(), 403.0);
+    assert_eq!(fb["bounds"]["y"].as_f64().unwrap(), 303.0);
+    b.quit();
+}
+
+#[test]
+fn walk_works_on_real_corpus_pages() {
+    let s = Server::start(HashMap::new(), Some(corpus_dir()));
+    let mut b = Browser::start();
+    for page in ["wikipedia.html", "nytimes-1.html", "bbc-1.html", "mozilla-1.html"] {
+        let html = std::fs::read_to_string(corpus_dir().join(page)).expect(page);
+        let t = b.open(&s.url(&format!("/{page}")));
+        let w = b.walk(t);
+        let n = nodes(&w);
+        assert!(n.len() > 50, "{page}: only {} nodes", n.len());
+        let links = n
+            .iter()
+            .filter(|x| x["role"] == "link" && x["actionable"] == true)
+            .count();
+        let html_links = html.matches("<a ").count();
+        assert!(links > 10, "{page}: {links} actionable links");
+        assert!(
+            links <= html_links + 5,
+            "{page}: {links} links but the source has {html_links} <a>"
+        );
+        assert!(n.iter().any(|x| x["role"] == "heading"), "{page}: no heading");
+        // Parents always point backwards (pre-order), so the engine can rebuild the tree.
+        for x in n {
+            if let Some(p) = x["parent"].as_u64() {
+                assert!(p < x["idx"].as_u64().unwrap());
+            }
+        }
+        eprintln!(
+            "{page}: {} nodes, {links} links, walk {} us",
+            n.len(),
+            w["walk_us"]
+        );
+        b.ok(json!({"cmd": "close", "tab": t}));
+    }
+    b.quit();
+}
+
+#[test]
+fn native_clicks_and_keys_are_trusted() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/walk.html"));
+    let w = b.walk(t);
+    let (x, y) = center(find(&w, "click-me", |n| n["dom_id"] == "click-me"));
+    b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+    let mut title = String::new();
+    for _ in 0..50 {
+        title = b.walk(t)["title"].as_str().unwrap().to_string();
+        if title.starts_with("clicked") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(title, "clicked trusted=true");
+
+    let (x, y) = center(find(&w, "typing", |n| n["dom_id"] == "typing"));
+    b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+    b.ok(json!({"cmd": "type", "tab": t, "text": "Hello w"}));
+    let mut value = String::new();
+    for _ in 0..50 {
+        let w = b.walk(t);
+        value = find(&w, "typing", |n| n["dom_id"] == "typing")["state"]["value"]
+            .as_str()
+            .unwrap_or("")
+            .into();
+        if value == "Hello w" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(value, "Hello w");
+    b.quit();
+}
+
+#[test]
+fn tampered_prototypes_do_not_change_the_walk() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let clean = b.open(&s.url("/plain.html"));
+    let hostile = b.open(&s.url("/tamper.html"));
+    let mut a = b.walk(clean);
+    let mut h = b.walk(hostile);
+    for w in [&mut a, &mut h] {
+        for k in ["walk_id", "walk_us", "url"] {
+            w.as_object_mut().unwrap().remove(k);
+        }
+    }
+    assert!(nodes(&a).len() >= 4, "the clean walk saw the page: {}", short(&a));
+    assert_eq!(a, h, "a page that replaced built-ins changed the walk");
+    b.quit();
+}
+
+#[test]
+fn devtools_auto_dark_lowers_luminance() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/plain.html"));
+    let before = b.ok(json!({"cmd": "luma", "tab": t}))["luma"].as_f64().unwrap();
+    b.ok(json!({"cmd": "devtools", "tab": t, "method": "Emulation.setAutoDarkModeOverride", "params": {"enabled": true}}));
+    let mut after = before;
+    for _ in 0..40 {
+        after = b.ok(json!({"cmd": "luma", "tab": t}))["luma"].as_f64().unwrap();
+        if after < 100.0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(before > 200.0, "a white page starts light ({before})");
+    assert!(after < 100.0, "auto dark made it dark ({before} -> {after})");
+    let bad = b.cmd(json!({"cmd": "devtools", "tab": t, "method": "Nope.notAMethod", "params": {}}));
+    assert!(bad["error"].as_str().unwrap().contains("wasn't found"), "{bad}");
+    b.quit();
+}
+
+#[test]
+fn a_renderer_killed_mid_walk_is_an_error_not_a_hang() {
+    // A page big enough that its walk takes a while.
+    let mut rows = String::new();
+    for i in 0..40_000 {
+        rows.push_str(&format!(
+            "<li><a href=\"/r{i}\">Row {i}</a> <button>Buy {i}</button></li>"
+        ));
+    }
+    let mut routes = HashMap::new();
+    routes.insert(
+        "/big".to_string(),
+        format!("<!doctype html><title>big</title><ul>{rows}</ul>"),
+    );
+    let s = Server::start(routes, None);
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/big"));
+    let renderers = vec![
+        b.ok(json!({"cmd": "renderer_pid", "tab": t}))["pid"]
+            .as_u64()
+            .unwrap() as u32,
+    ];
+    assert!(b.pids().contains(&renderers[0]), "the renderer is one of ours");
+    // Ask for a walk, then kill the renderer while it works.
+    b.cmd_async(json!({"cmd": "walk", "tab": t}));
+    std::thread::sleep(Duration::from_millis(100));
+    for p in &renderers {
+        let _ = std::process::Command::new("kill")
+            .arg("-9")
+            .arg(p.to_string())
+            .status();
+    }
+    let started = std::time::Instant::now();
+    let r = b.answer();
+    let elapsed = started.elapsed();
+    assert!(elapsed < Duration::from_secs(20), "the walk hung for {elapsed:?}");
+    let err = r["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the walk of a killed renderer succeeded: {}", short(&r)));
+    assert!(err.contains("renderer"), "{err}");
+    // The browser itself is still usable.
+    assert_eq!(b.ok(json!({"cmd": "tabs"}))["tabs"].as_array().unwrap().len(), 1);
+    b.quit();
+}
+
+#[test]
+fn sigterm_shuts_down_cleanly_with_no_process_left() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    b.open(&s.url("/plain.html"));
+    let pids = b.pids();
+    assert!(pids.len() >= 3, "browser plus subprocesses: {pids:?}");
+    let _ = std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(b.child.id().to_string())
+        .status();
+    let st = wait_exit(&mut b.child, Duration::from_secs(20));
+    assert!(st.success(), "clean exit status: {st:?}");
+    // Zygotes may linger briefly as they are reaped.
+    let mut left = b.pids();
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        left = b.pids();
+    }
+    assert!(left.is_empty(), "processes left behind: {left:?}");
+}
+
+#[test]
+fn a_missing_or_damaged_runtime_is_one_clear_sentence() {
+    let missing = std::process::Command::new(exe())
+        .args([
+            "--headless",
+            "--cef-dir",
+            "/nonexistent/cef",
+            "--walk",
+            "http://127.0.0.1:1/",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("not installed at /nonexistent/cef") && err.contains("cargo xtask"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one sentence: {err}");
+
+    let dir = std::env::temp_dir().join(format!("aperture-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("locales")).unwrap();
+    for f in [
+        "libcef.so",
+        "icudtl.dat",
+        "resources.pak",
+        "v8_context_snapshot.bin",
+        "locales/en-US.pak",
+    ] {
+        std::fs::write(dir.join(f), b"truncated").unwrap();
+    }
+    let damaged = std::process::Command::new(exe())
+        .args(["--headless", "--cef-dir"])
+        .arg(&dir)
+        .args(["--walk", "http://127.0.0.1:1/"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&damaged.stderr);
+    assert_eq!(damaged.status.code(), Some(1));
+    assert!(err.contains("damaged or incomplete"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
