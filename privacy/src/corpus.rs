@@ -250,20 +250,21 @@ impl Iterator for Tags<'_> {
 }
 
 fn memchr_lt(b: &[u8]) -> Option<usize> {
-    b.iter().position(|&c| c == b'<')
+    memchr::memchr(b'<', b)
 }
 
 fn find(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    b.get(from..)?
-        .windows(pat.len())
-        .position(|w| w == pat)
-        .map(|p| p + from)
+    memchr::memmem::find(b.get(from..)?, pat).map(|p| p + from)
 }
 
+/// Case-insensitive `find` for a pattern starting with `</` (closing tags).
 fn find_ci(b: &[u8], from: usize, pat: &[u8]) -> Option<usize> {
-    b.get(from..)?
-        .windows(pat.len())
-        .position(|w| w.eq_ignore_ascii_case(pat))
+    let hay = b.get(from..)?;
+    memchr::memmem::find_iter(hay, &pat[..2])
+        .find(|&p| {
+            hay.get(p..p + pat.len())
+                .is_some_and(|w| w.eq_ignore_ascii_case(pat))
+        })
         .map(|p| p + from)
 }
 

@@ -23,8 +23,13 @@ pub mod lists;
 pub mod policy;
 pub mod switches;
 
-pub use blocking::{BlockedCounters, Blocker, BlockerError, Decision, LoadOutcome, ResourceType};
-pub use containers::{AgentContainers, Container, ContainerError, ContainerId, ContainerRegistry};
+pub use blocking::{
+    BlockedCounters, Blocker, BlockerError, Decision, LoadOutcome, RebuildReason, ResourceType,
+};
+pub use containers::{
+    AgentContainers, Colour, Container, ContainerError, ContainerId, ContainerRegistry, ContainerSummary,
+    FingerprintSeed,
+};
 pub use lists::{FilterList, ListError, ListSet, ProvisionOptions};
-pub use policy::{AddressRule, NavigationPolicy, PolicyError};
+pub use policy::{AddressRule, AllowHostError, CheckedUrl, NameRule, NavigationPolicy, PolicyError};
 pub use switches::{chromium_switches, request_context_preferences};

@@ -38,6 +38,14 @@ fn corpus() -> &'static [ResourceRef] {
     })
 }
 
+/// adblock 0.13 `debug_assert!`s that its flatbuffer index is sorted on every binary search,
+/// which makes a check ~200x slower in a debug build. The exhaustive tests sample the corpus
+/// there and cover all of it in `--release` (or once the workspace sets
+/// `[profile.dev.package.adblock] debug-assertions = false`).
+fn sample_step() -> usize {
+    if cfg!(debug_assertions) { 5 } else { 1 }
+}
+
 fn host(u: &str) -> String {
     url::Url::parse(u)
         .ok()
@@ -197,13 +205,14 @@ fn blocker_is_usable_from_many_threads() {
     let c = corpus();
     let expected: Vec<bool> = c
         .iter()
+        .step_by(sample_step() * 4)
         .take(2000)
         .map(|r| b.check(&r.url, &r.source_url, r.resource_type).is_blocked())
         .collect();
     std::thread::scope(|s| {
         for _ in 0..4 {
             s.spawn(|| {
-                for (r, want) in c.iter().zip(&expected) {
+                for (r, want) in c.iter().step_by(sample_step() * 4).zip(&expected) {
                     assert_eq!(
                         b.check(&r.url, &r.source_url, r.resource_type).is_blocked(),
                         *want
@@ -218,7 +227,7 @@ fn blocker_is_usable_from_many_threads() {
 fn cached_source_fast_path_decides_like_adblock_request_new() {
     let b = blocker();
     let mut differ = vec![];
-    for r in corpus() {
+    for r in corpus().iter().step_by(sample_step()) {
         for src in [r.source_url.as_str(), ""] {
             let fast = b.check(&r.url, src, r.resource_type);
             let reference = b.check_reference(&r.url, src, r.resource_type);
