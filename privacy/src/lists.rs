@@ -323,10 +323,12 @@ impl ListSet {
             let deb = obtain_deb(pkg, opts, &work)?;
             extract_lists(pkg, &deb, &work, &targets)?;
             verified_set(pkg, &targets).ok_or_else(|| ListError::HashMismatch {
-                what: "filter lists after extraction".into(),
+                // Only reachable if another process rewrote the cache between our write and
+                // this read; report it rather than hand out unverified lists.
+                what: "cached filter lists (changed while provisioning)".into(),
                 path: cache.clone(),
                 expected: pkg.lists.iter().map(|l| l.sha256).collect::<Vec<_>>().join(","),
-                actual: "(see files)".into(),
+                actual: "different content".into(),
             })
         })();
         let _ = fs::remove_dir_all(&work);
