@@ -261,6 +261,16 @@ pub trait Backend: Send + Sync + 'static {
         let _ = (id, max);
         Ok(())
     }
+    /// Identifies the document in the tab's main frame. Must change whenever a new document
+    /// commits (link, form post, reload, `location.href = …`) and must not change for
+    /// same-document history updates (`pushState`, fragment changes). The MCP layer uses it to
+    /// tell the engine that a navigation happened, which retires every ref of the old
+    /// document. The default (`None`) makes it fall back to "the URL changed", which is
+    /// conservative for `pushState` and blind to a reload of the same URL.
+    async fn document(&self, id: TabId) -> BackendResult<Option<u64>> {
+        let _ = id;
+        Ok(None)
+    }
     /// Runs the walker in the tab's top frame. The renderer keeps that walk's element handles
     /// (superseding the previous walk's) for [`Backend::element`].
     async fn walk(&self, id: TabId) -> BackendResult<Walk>;

@@ -44,6 +44,8 @@ pub(crate) struct TabState {
     pub walk_id: Option<u64>,
     /// URL of the last observation, to notice navigations an action caused.
     pub url: Option<String>,
+    /// Document of the last observation (see [`Backend::document`]).
+    pub document: Option<u64>,
     pub viewport: Viewport,
     /// The engine state the agent was last brought to (`#7.3`).
     pub seq: Option<String>,
@@ -159,14 +161,21 @@ impl Aperture {
         force_full: bool,
         navigated: bool,
     ) -> BackendResult<Observation> {
+        // Asked before the walk: if a navigation slips in between, the next observation sees
+        // the document change and retires refs, which errs on the safe side.
+        let document = call(self.backend().document(id), CALL_TIMEOUT).await?;
         let walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
-        let moved = st
-            .url
-            .as_deref()
-            .is_some_and(|u| strip_fragment(u) != strip_fragment(&walk.url));
+        let moved = match (document, st.document) {
+            (Some(now), Some(before)) => now != before,
+            _ => st
+                .url
+                .as_deref()
+                .is_some_and(|u| strip_fragment(u) != strip_fragment(&walk.url)),
+        };
         let obs = st.session.observe(&walk, force_full, navigated || moved);
         st.walk_id = Some(walk.walk_id);
         st.url = Some(walk.url.clone());
+        st.document = document;
         st.viewport = walk.viewport;
         st.seq = Some(obs.seq.clone());
         Ok(obs)

@@ -301,3 +301,26 @@ async fn navigation_to_local_files_is_refused() {
     assert_eq!(r.is_error, Some(true));
     assert!(!fake.log().iter().any(|l| l.starts_with("navigate")));
 }
+
+#[tokio::test]
+async fn a_new_document_at_the_same_url_retires_every_ref() {
+    let (fake, tab) = fixture();
+    let client = pipe_client(fake.clone()).await;
+    let snap = text(&call(&client, "browser_snapshot", json!({})).await);
+    let apples = ref_for(&snap, "Remove apples");
+    // The page reloads itself (same URL, new document) between the agent's calls.
+    fake.state.lock().unwrap().tabs[0].document += 1;
+    let r = call(&client, "browser_snapshot", json!({})).await;
+    assert!(text(&r).contains("FULL SNAPSHOT"), "{}", text(&r));
+    let before = fake.log().len();
+    let r = call(
+        &client,
+        "browser_act",
+        json!({"action": "click", "ref": apples, "tab": tab.0}),
+    )
+    .await;
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    assert!(t.contains("previous document"), "{t}");
+    assert_eq!(fake.log().len(), before);
+}

@@ -108,6 +108,8 @@ pub struct FakeTab {
     pub page: Page,
     pub console: Vec<ConsoleEntry>,
     walk_id: u64,
+    /// Main-frame document generation (bumped by navigation, or by a test).
+    pub document: u64,
     hits: Vec<Hit>,
     focused: Option<u32>,
 }
@@ -154,6 +156,7 @@ impl Fake {
             page,
             console: vec![],
             walk_id: 0,
+            document: 1,
             hits: vec![],
             focused: None,
         });
@@ -335,6 +338,7 @@ impl Backend for Fake {
                 t.info.url = u.clone();
                 t.info.title = t.page.title.clone();
             }
+            t.document += 1;
             log.push(format!("navigate {nav:?}"));
             LoadOutcome {
                 url: t.page.url.clone(),
@@ -342,6 +346,9 @@ impl Backend for Fake {
                 title: t.page.title.clone(),
             }
         })
+    }
+    async fn document(&self, id: TabId) -> BackendResult<Option<u64>> {
+        self.with_tab(id, |t, _| Some(t.document))
     }
     async fn walk(&self, id: TabId) -> BackendResult<Walk> {
         let walk_id = {
