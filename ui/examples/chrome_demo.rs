@@ -239,6 +239,7 @@ fn main() -> Result<(), aperture_ui::UiError> {
         default_container: Some("personal".into()),
         frame: None,
         cursor: CursorShape::Default,
+        ime_caret: None,
     };
     let model = Arc::new(Mutex::new(model));
     let event_loop = aperture_ui::event_loop()?;

@@ -27,7 +27,7 @@ const MULTI_CLICK_DIST: f32 = 4.0;
 
 const TAB_HEIGHT: f32 = 38.0;
 const TAB_MAX_WIDTH: f32 = 220.0;
-const TAB_MIN_WIDTH: f32 = 90.0;
+const TAB_MIN_WIDTH: f32 = 64.0;
 
 /// Colour of the "agent is driving" mark.
 const AGENT_COLOUR: Color32 = Color32::from_rgb(0xE8, 0x8A, 0x1A);
@@ -109,6 +109,8 @@ pub struct Chrome {
     /// Key-downs the chrome used as shortcuts; their key-ups are dropped too.
     swallowed_keys: Vec<Key>,
     page_rect: Option<Rect>,
+    /// Active tab the strip last scrolled into view.
+    scrolled_to: Option<TabId>,
     rects: HashMap<String, Rect>,
     commands: Vec<UiCommand>,
 }
@@ -137,6 +139,7 @@ impl Chrome {
             last_click: None,
             swallowed_keys: Vec::new(),
             page_rect: None,
+            scrolled_to: None,
             rects: HashMap::new(),
             commands: Vec::new(),
         }
@@ -399,14 +402,23 @@ impl Chrome {
     }
 
     fn tab_strip(&mut self, ui: &mut Ui, model: &ChromeModel) {
-        ui.horizontal_centered(|ui| {
+        let n = model.tabs.len().max(1) as f32;
+        let room = ui.available_width() - 44.0;
+        // Shrink tabs to fit like every browser does; past the minimum the
+        // strip scrolls rather than pushing "+" off-screen.
+        let width = (room / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
+        ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
-            let n = model.tabs.len().max(1) as f32;
-            let room = ui.available_width() - 40.0;
-            let width = (room / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
-            for tab in &model.tabs {
-                self.tab(ui, tab, model.active == Some(tab.id), width);
-            }
+            egui::ScrollArea::horizontal()
+                .max_width(room)
+                .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden)
+                .show(ui, |ui| {
+                    ui.horizontal(|ui| {
+                        for tab in &model.tabs {
+                            self.tab(ui, tab, model.active == Some(tab.id), width);
+                        }
+                    });
+                });
             self.new_tab_button(ui, model);
         });
     }
@@ -414,6 +426,12 @@ impl Chrome {
     fn tab(&mut self, ui: &mut Ui, tab: &TabView, active: bool, width: f32) {
         let (rect, resp) = ui.allocate_exact_size(vec2(width, TAB_HEIGHT), Sense::click());
         self.rects.insert(tab_control(tab.id), rect);
+        if active && self.scrolled_to != Some(tab.id) {
+            // Bring a newly active tab into view once; later the human may
+            // scroll the strip freely.
+            self.scrolled_to = Some(tab.id);
+            ui.scroll_to_rect_animation(rect, None, egui::style::ScrollAnimation::none());
+        }
         let visuals = ui.visuals().clone();
         let fill = if active {
             visuals.panel_fill
@@ -781,7 +799,13 @@ impl Chrome {
                     o.ime = Some(egui::output::IMEOutput {
                         purpose: egui::IMEPurpose::Normal,
                         rect,
-                        cursor_rect: Rect::from_min_size(rect.min, vec2(1.0, 16.0)),
+                        // The platform IME draws its candidate window here.
+                        cursor_rect: model.ime_caret.map_or_else(
+                            || Rect::from_min_size(rect.min, vec2(1.0, 16.0)),
+                            |[x, y, w, h]| {
+                                Rect::from_min_size(rect.min + vec2(x, y), vec2(w.max(1.0), h.max(1.0)))
+                            },
+                        ),
                         should_interrupt_composition: false,
                     })
                 });
@@ -819,6 +843,14 @@ impl Chrome {
         self.texture.as_ref().expect("texture was just set")
     }
 
+    /// Add the buttons currently held inside the page.
+    fn with_buttons(&self, mut m: crate::command::Modifiers) -> crate::command::Modifiers {
+        m.left_button = self.captured.contains(&MouseButton::Left);
+        m.middle_button = self.captured.contains(&MouseButton::Middle);
+        m.right_button = self.captured.contains(&MouseButton::Right);
+        m
+    }
+
     fn forward_pointer(&mut self, ui: &mut Ui, rect: Rect, model: &ChromeModel) {
         let ctx = ui.ctx().clone();
         let layer = ui.layer_id();
@@ -828,8 +860,8 @@ impl Chrome {
         let local = |pos: Pos2| (pos.x - rect.min.x, pos.y - rect.min.y);
         let (events, time, modifiers, hover) =
             ui.input(|i| (i.events.clone(), i.time, i.modifiers, i.pointer.hover_pos()));
-        let mods = keys::modifiers(modifiers);
         for ev in events {
+            let mods = self.with_buttons(keys::modifiers(modifiers));
             match ev {
                 Event::PointerMoved(pos) => {
                     let inside = over_page(pos);
@@ -863,7 +895,6 @@ impl Chrome {
                     let Some(button) = mouse_button(button) else {
                         continue;
                     };
-                    let mods = keys::modifiers(modifiers);
                     let (x, y) = local(pos);
                     if pressed && over_page(pos) {
                         let count = match self.last_click {
@@ -903,6 +934,7 @@ impl Chrome {
                         );
                     } else if !pressed && self.captured.contains(&button) {
                         self.captured.retain(|b| *b != button);
+                        let mods = self.with_buttons(keys::modifiers(modifiers));
                         let count = self.last_click.map_or(1, |c| c.count);
                         self.page_input(
                             tab,
@@ -938,7 +970,7 @@ impl Chrome {
                             y,
                             delta_x: delta.x * scale,
                             delta_y: delta.y * scale,
-                            modifiers: keys::modifiers(modifiers),
+                            modifiers: self.with_buttons(keys::modifiers(modifiers)),
                         },
                     );
                 }

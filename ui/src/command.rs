@@ -134,6 +134,13 @@ pub struct Modifiers {
     pub alt: bool,
     /// Super / Command / Windows key.
     pub meta: bool,
+    /// Left mouse button held (CEF `EVENTFLAG_LEFT_MOUSE_BUTTON`; Chromium
+    /// needs it on moves to drag-select). Only set on mouse events.
+    pub left_button: bool,
+    /// Middle mouse button held. Only set on mouse events.
+    pub middle_button: bool,
+    /// Right mouse button held. Only set on mouse events.
+    pub right_button: bool,
 }
 
 /// A mouse button.
@@ -178,8 +185,7 @@ pub enum PageInput {
         x: f32,
         /// Y in DIP.
         y: f32,
-        /// Modifiers held (CEF wants button state in them too; the app
-        /// tracks pressed buttons from Down/Up).
+        /// Modifiers and mouse buttons held.
         modifiers: Modifiers,
     },
     /// The pointer left the page area.

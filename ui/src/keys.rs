@@ -228,6 +228,7 @@ pub fn modifiers(m: egui::Modifiers) -> Modifiers {
         ctrl: m.ctrl || (m.command && !m.mac_cmd),
         alt: m.alt,
         meta: m.mac_cmd,
+        ..Modifiers::default()
     }
 }
 

@@ -83,6 +83,8 @@
 //! `egui::RawInput` (see `tests/headless.rs`), or run the real window with a
 //! synthetic page: `cargo run -p aperture-ui --example chrome_demo`.
 
+#![warn(missing_docs)]
+
 pub mod chrome;
 pub mod command;
 pub mod dark;

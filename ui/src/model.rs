@@ -130,6 +130,10 @@ pub struct ChromeModel {
     pub frame: Option<PageFrame>,
     /// Cursor the page requested.
     pub cursor: CursorShape,
+    /// Caret of the page's focused editable as `[x, y, w, h]` in page DIP
+    /// (CEF `OnImeCompositionRangeChanged` / `OnTextSelectionChanged`), so the
+    /// platform IME's candidate window opens next to it.
+    pub ime_caret: Option<[f32; 4]>,
 }
 
 impl ChromeModel {

@@ -55,6 +55,7 @@ fn model() -> ChromeModel {
         default_container: Some("work".into()),
         frame: None,
         cursor: Default::default(),
+        ime_caret: None,
     }
 }
 
@@ -523,4 +524,75 @@ fn new_tab_without_containers_does_nothing() {
     let mut h = Harness::new();
     h.model.containers.clear();
     assert!(without_noise(h.frame(press(Key::T, Modifiers::COMMAND))).is_empty());
+}
+
+#[test]
+fn drags_started_in_the_page_stay_with_the_page() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    let start = page.min + vec2(10.0, 10.0);
+    let outside = Pos2::new(page.center().x, 5.0); // over the tab strip
+    h.frame(vec![Event::PointerMoved(start)]);
+    h.frame(vec![Event::PointerButton {
+        pos: start,
+        button: PointerButton::Primary,
+        pressed: true,
+        modifiers: Modifiers::NONE,
+    }]);
+    let cmds = h.frame(vec![Event::PointerMoved(outside)]);
+    let moved = cmds.iter().find_map(|c| match c {
+        UiCommand::Page {
+            input: PageInput::MouseMove { y, modifiers, .. },
+            ..
+        } => Some((*y, modifiers.left_button)),
+        _ => None,
+    });
+    let (y, held) = moved.expect("move outside the page during a drag still goes to the page");
+    assert!(y < 0.0, "coordinates are page-relative even outside it: {y}");
+    assert!(held, "left button flag set while dragging");
+    let cmds = h.frame(vec![Event::PointerButton {
+        pos: outside,
+        button: PointerButton::Primary,
+        pressed: false,
+        modifiers: Modifiers::NONE,
+    }]);
+    assert!(cmds.iter().any(|c| matches!(c, UiCommand::Page { input: PageInput::MouseUp { modifiers, .. }, .. } if !modifiers.left_button)), "{cmds:?}");
+    // After release, moves outside the page no longer go to it.
+    let cmds = h.frame(vec![Event::PointerMoved(outside + vec2(1.0, 0.0))]);
+    assert!(
+        cmds.iter().all(|c| !matches!(
+            c,
+            UiCommand::Page {
+                input: PageInput::MouseMove { .. },
+                ..
+            }
+        )),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn many_tabs_keep_the_new_tab_button_on_screen() {
+    let mut h = Harness::new();
+    let base = h.model.tabs[0].clone();
+    h.model.tabs = (1..=40)
+        .map(|i| TabView {
+            id: TabId(i),
+            ..base.clone()
+        })
+        .collect();
+    h.frame(vec![]);
+    h.frame(vec![]);
+    let plus = h.rect(controls::NEW_TAB);
+    assert!(plus.max.x <= 1000.0, "new-tab button pushed off-screen: {plus:?}");
+    // Activating the last tab scrolls it into view.
+    h.model.active = Some(TabId(40));
+    for _ in 0..3 {
+        h.frame(vec![]);
+    }
+    let last = h.rect(&tab_control(TabId(40)));
+    assert!(
+        last.min.x >= 0.0 && last.max.x <= plus.min.x + 1.0,
+        "active tab not scrolled into view: {last:?}"
+    );
 }

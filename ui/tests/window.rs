@@ -165,6 +165,7 @@ fn model() -> ChromeModel {
         default_container: None,
         frame: None,
         cursor: Default::default(),
+        ime_caret: None,
     }
 }
 
