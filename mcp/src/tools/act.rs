@@ -116,7 +116,11 @@ pub struct ActArgs {
     pub button: Option<ButtonArg>,
     /// Clicks for `click`: 1 (default) or 2 for a double click.
     pub count: Option<u8>,
-    /// Several actions, run in order; stops at the first failure.
+    /// Several actions (1 to 25), each an object with the same fields as a single action
+    /// (`action`, `ref`, `text`, …); run in order, stopping at the first failure.
+    // Listed as plain objects: repeating every field's schema here would double this tool's
+    // schema, which is paid on every turn. Deserialization still checks each step strictly.
+    #[schemars(with = "Option<Vec<serde_json::Map<String, serde_json::Value>>>")]
     pub steps: Option<Vec<Step>>,
 }
 
@@ -385,6 +389,7 @@ impl Aperture {
     #[tool(
         name = "browser_act",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<ActArgs>(),
         annotations(
             title = "Act",
             read_only_hint = false,

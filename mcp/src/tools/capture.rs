@@ -32,6 +32,7 @@ impl Aperture {
     #[tool(
         name = "browser_capture",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<CaptureArgs>(),
         annotations(title = "Screenshot", read_only_hint = true, open_world_hint = true)
     )]
     async fn browser_capture(

@@ -30,6 +30,7 @@ impl Aperture {
     #[tool(
         name = "browser_console",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<ConsoleArgs>(),
         annotations(title = "Console", read_only_hint = true, open_world_hint = true)
     )]
     async fn browser_console(

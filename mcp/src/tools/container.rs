@@ -36,6 +36,7 @@ impl Aperture {
     #[tool(
         name = "browser_container",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<ContainerArgs>(),
         annotations(
             title = "Containers",
             read_only_hint = false,

@@ -45,6 +45,7 @@ impl Aperture {
     #[tool(
         name = "browser_fill_form",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<FillFormArgs>(),
         annotations(
             title = "Fill form",
             read_only_hint = false,

@@ -15,6 +15,7 @@ mod container;
 mod fill_form;
 mod navigate;
 mod read;
+mod schema;
 mod snapshot;
 mod tabs;
 mod theme;

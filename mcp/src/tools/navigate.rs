@@ -58,6 +58,7 @@ impl Aperture {
     #[tool(
         name = "browser_navigate",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<NavigateArgs>(),
         annotations(
             title = "Navigate",
             read_only_hint = false,

@@ -36,6 +36,7 @@ impl Aperture {
     #[tool(
         name = "browser_read",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<ReadArgs>(),
         annotations(title = "Read text", read_only_hint = true, open_world_hint = true)
     )]
     async fn browser_read(

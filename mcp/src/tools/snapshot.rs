@@ -34,6 +34,7 @@ impl Aperture {
     #[tool(
         name = "browser_snapshot",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<SnapshotArgs>(),
         annotations(title = "Snapshot", read_only_hint = true, open_world_hint = true)
     )]
     async fn browser_snapshot(

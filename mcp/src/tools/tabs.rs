@@ -44,6 +44,7 @@ impl Aperture {
     #[tool(
         name = "browser_tabs",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<TabsArgs>(),
         annotations(
             title = "Tabs",
             read_only_hint = false,

@@ -58,6 +58,7 @@ impl Aperture {
     #[tool(
         name = "browser_theme",
         description = DESCRIPTION,
+        input_schema = super::schema::input::<ThemeArgs>(),
         annotations(
             title = "Dark mode",
             read_only_hint = false,
