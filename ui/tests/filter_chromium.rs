@@ -5,36 +5,17 @@
 //! Needs `chromium` (or `$APERTURE_CHROMIUM`) and ImageMagick's `convert`
 //! to decode the PNG; without them the test says so and passes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use aperture_ui::dark::{FilterCss, MARK_BACKGROUND_IMAGES_JS, filter_css};
+use common::{Shot, lum};
 
 /// Light blue (#add8e6): light enough that a net inversion shows as dark.
 const IMG: [u8; 3] = [0xAD, 0xD8, 0xE6];
 const SVG: &str = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='10' height='10'%3E%3Crect width='10' height='10' fill='%23add8e6'/%3E%3C/svg%3E";
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("APERTURE_CHROMIUM") {
-        return Some(p.into());
-    }
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .find_map(|name| {
-            std::env::var_os("PATH")?
-                .to_str()?
-                .split(':')
-                .map(|d| Path::new(d).join(name))
-                .find(|p| p.exists())
-        })
-}
-
-fn have_convert() -> bool {
-    Command::new("convert")
-        .arg("-version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Absolutely placed boxes so sampling points are known. Each case is
 /// 100×100 at a fixed spot; the nested `img`s fill their container.
@@ -60,18 +41,6 @@ c.fillStyle = '#add8e6'; c.fillRect(0, 0, 100, 100);
     )
 }
 
-struct Shot {
-    w: usize,
-    rgb: Vec<u8>,
-}
-
-impl Shot {
-    fn at(&self, x: usize, y: usize) -> [u8; 3] {
-        let i = (y * self.w + x) * 3;
-        [self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]]
-    }
-}
-
 fn render(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
     let html_path = dir.join(format!("{name}.html"));
     let png = dir.join(format!("{name}.png"));
@@ -95,34 +64,7 @@ fn render(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
         "chromium made no screenshot: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let ppm = Command::new("convert")
-        .arg(&png)
-        .args(["-depth", "8", "ppm:-"])
-        .output()
-        .unwrap()
-        .stdout;
-    // P6\n<w> <h>\n255\n<data>
-    let mut fields = Vec::new();
-    let mut pos = 0;
-    while fields.len() < 4 {
-        while ppm[pos].is_ascii_whitespace() {
-            pos += 1;
-        }
-        let start = pos;
-        while !ppm[pos].is_ascii_whitespace() {
-            pos += 1;
-        }
-        fields.push(String::from_utf8_lossy(&ppm[start..pos]).into_owned());
-    }
-    let w: usize = fields[1].parse().unwrap();
-    Shot {
-        w,
-        rgb: ppm[pos + 1..].to_vec(),
-    }
-}
-
-fn lum(p: [u8; 3]) -> f32 {
-    (0.2126 * p[0] as f32 + 0.7152 * p[1] as f32 + 0.0722 * p[2] as f32) / 255.0
+    common::decode_png(&png)
 }
 
 fn close(a: [u8; 3], b: [u8; 3]) -> bool {
@@ -140,14 +82,7 @@ const CASES: [(&str, usize, usize); 5] = [
 
 #[test]
 fn filter_darkens_page_keeps_images_and_guards_nesting() {
-    let Some(chromium) = chromium() else {
-        println!("skipped: no chromium (set APERTURE_CHROMIUM)");
-        return;
-    };
-    if !have_convert() {
-        println!("skipped: no ImageMagick convert to decode screenshots");
-        return;
-    }
+    let Some(chromium) = common::tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     // Keep the screenshots for a human to look at when asked to.
     let dir =
@@ -218,14 +153,7 @@ fn filter_darkens_page_keeps_images_and_guards_nesting() {
 
 #[test]
 fn brightness_only_dims_without_inverting() {
-    let Some(chromium) = chromium() else {
-        println!("skipped: no chromium");
-        return;
-    };
-    if !have_convert() {
-        println!("skipped: no convert");
-        return;
-    }
+    let Some(chromium) = common::tools() else { return };
     let dir = tempfile::tempdir().unwrap();
     let css = filter_css(&FilterCss {
         invert: false,

@@ -1,0 +1,162 @@
+//! The three dark-mode layers, each applied to a real Chromium exactly as
+//! the app will (the same `CdpCall`s and injected script), judged by
+//! `mean_luminance` of screenshots — on pages from `shared/corpus/pages`
+//! where possible.
+//!
+//! Skips (and says so) without chromium + ImageMagick `convert`, or
+//! without the corpus. `APERTURE_DARK_SHOTS=dir` keeps the screenshots.
+
+mod common;
+
+use std::path::PathBuf;
+
+use aperture_ui::dark::{
+    ColorScheme, DarkPlan, FilterOptions, ThemeMode, auto_dark_override_call, emulated_media_call,
+    filter_install_js, is_already_dark, mean_luminance, plan,
+};
+use common::{Browser, Shot, shot_dir, tools};
+
+/// Light pages from the corpus with plenty of text and some images.
+const CORPUS: [&str; 4] = [
+    "wikipedia-4.html",
+    "lwn-1.html",
+    "mozilla-1.html",
+    "nytimes-1.html",
+];
+
+fn corpus_dir() -> Option<PathBuf> {
+    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/pages");
+    d.is_dir().then_some(d)
+}
+
+fn measure(s: &Shot) -> f32 {
+    mean_luminance(&s.bgra()).expect("non-empty screenshot")
+}
+
+fn send(b: &mut Browser, call: aperture_ui::dark::CdpCall) {
+    b.call(call.method, call.params);
+}
+
+#[test]
+fn layer1_reports_the_humans_real_preference() {
+    let Some(chromium) = tools() else { return };
+    let (_guard, dir) = shot_dir();
+    let page = dir.join("scheme.html");
+    std::fs::write(
+        &page,
+        "<!doctype html><style>body{background:#fff;color:#111;font:18px sans-serif}\
+         @media (prefers-color-scheme: dark){body{background:#121212;color:#eee}}</style>\
+         <h1>A site with its own dark theme</h1><p>It should follow the human's preference.</p>",
+    )
+    .unwrap();
+    let url = format!("file://{}", page.display());
+    let mut b = Browser::launch(&chromium, 800, 500);
+    for (scheme, want_dark) in [(ColorScheme::Dark, true), (ColorScheme::Light, false)] {
+        send(&mut b, emulated_media_call(scheme));
+        b.navigate(&url);
+        let l = measure(&b.screenshot(&dir, &format!("layer1-{scheme:?}")));
+        println!("layer 1, human prefers {scheme:?}: luminance {l:.3}");
+        assert_eq!(
+            is_already_dark(l),
+            want_dark,
+            "prefers-color-scheme {scheme:?} gave luminance {l}"
+        );
+    }
+}
+
+#[test]
+fn layers_2_and_3_darken_light_corpus_pages() {
+    let Some(chromium) = tools() else { return };
+    let Some(corpus) = corpus_dir() else {
+        println!("skipped: no shared/corpus/pages beside the repo");
+        return;
+    };
+    let (_guard, dir) = shot_dir();
+    let mut b = Browser::launch(&chromium, 1000, 700);
+    let opts = FilterOptions::default();
+    for name in CORPUS {
+        let url = format!("file://{}", corpus.join(name).display());
+        b.navigate(&url);
+        let before = measure(&b.screenshot(&dir, &format!("{name}-0-plain")));
+        assert!(
+            !is_already_dark(before),
+            "{name} should be a light page, measured {before}"
+        );
+
+        // Auto, human prefers dark, light page: force-dark, no filter.
+        let DarkPlan::Apply { force_dark, css } =
+            plan(ThemeMode::Auto, ColorScheme::Dark, Some(before), true, &opts)
+        else {
+            panic!("measured pages need no further measurement")
+        };
+        assert!(force_dark && css.is_none());
+
+        // Layer 2, per tab, at runtime.
+        send(&mut b, auto_dark_override_call(Some(true)));
+        let forced = measure(&b.screenshot(&dir, &format!("{name}-2-forcedark")));
+        send(&mut b, auto_dark_override_call(None));
+        let cleared = measure(&b.screenshot(&dir, &format!("{name}-2-cleared")));
+
+        // Layer 3: the fallback plan when force-dark is unavailable.
+        let DarkPlan::Apply { css: Some(css), .. } =
+            plan(ThemeMode::On, ColorScheme::Dark, Some(before), false, &opts)
+        else {
+            panic!("filter fallback expected")
+        };
+        b.eval(&filter_install_js(Some(&css)));
+        let filtered = measure(&b.screenshot(&dir, &format!("{name}-3-filter")));
+        b.eval(&filter_install_js(None));
+        let removed = measure(&b.screenshot(&dir, &format!("{name}-3-removed")));
+
+        println!(
+            "{name}: plain {before:.3}, force-dark {forced:.3} (cleared {cleared:.3}), filter {filtered:.3} (removed {removed:.3})"
+        );
+        assert!(
+            is_already_dark(forced),
+            "{name}: force-dark left luminance at {forced}"
+        );
+        assert!(
+            !is_already_dark(cleared),
+            "{name}: clearing the override didn't restore the page ({cleared})"
+        );
+        assert!(
+            is_already_dark(filtered),
+            "{name}: filter left luminance at {filtered}"
+        );
+        assert!(
+            (removed - before).abs() < 0.05,
+            "{name}: removing the filter didn't restore the page ({removed} vs {before})"
+        );
+    }
+}
+
+#[test]
+fn auto_leaves_an_already_dark_page_alone() {
+    let Some(chromium) = tools() else { return };
+    let (_guard, dir) = shot_dir();
+    let page = dir.join("dark-site.html");
+    std::fs::write(
+        &page,
+        "<!doctype html><style>html,body{background:#0d1117;color:#e6edf3;font:16px sans-serif}</style>\
+         <h1>Already dark</h1><p>Lots of light text on a dark background, like a code host's dark theme.</p>",
+    )
+    .unwrap();
+    let mut b = Browser::launch(&chromium, 800, 500);
+    b.navigate(&format!("file://{}", page.display()));
+    let l = measure(&b.screenshot(&dir, "dark-site"));
+    println!("dark site: luminance {l:.3}");
+    assert!(is_already_dark(l));
+    assert_eq!(
+        plan(
+            ThemeMode::Auto,
+            ColorScheme::Dark,
+            Some(l),
+            true,
+            &FilterOptions::default()
+        ),
+        DarkPlan::Apply {
+            force_dark: false,
+            css: None
+        }
+    );
+}
