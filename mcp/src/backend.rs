@@ -32,8 +32,11 @@ impl fmt::Display for TabId {
 /// ever shown to the agent inside the untrusted-content envelope.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TabInfo {
+    /// The tab's id.
     pub id: TabId,
+    /// Current main-frame URL (page-controlled).
     pub url: String,
+    /// Current document title (page-controlled).
     pub title: String,
     /// Identity container the tab lives in (`None` for the default one).
     pub container: Option<String>,
@@ -52,9 +55,13 @@ pub struct TabInfo {
 /// A main-frame navigation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Nav {
+    /// Load this URL.
     Goto(String),
+    /// One step back in the tab's history.
     Back,
+    /// One step forward in the tab's history.
     Forward,
+    /// Reload the current document.
     Reload,
 }
 
@@ -65,6 +72,7 @@ pub struct LoadOutcome {
     pub url: String,
     /// HTTP status of the main document, when there was one (`None` for `about:`, `file:`...).
     pub status: Option<u16>,
+    /// Title of the loaded document.
     pub title: String,
 }
 
@@ -83,7 +91,10 @@ pub enum ElementOp {
     SelectOptions(Vec<String>),
     /// The element's rendered text (`innerText`, or the value of a form control), capped at
     /// `cap` characters.
-    ReadText { cap: usize },
+    ReadText {
+        /// Maximum characters returned.
+        cap: usize,
+    },
 }
 
 /// What an [`ElementOp`] reports back.
@@ -100,24 +111,32 @@ pub struct ElementReply {
 /// The rendered text of a whole page.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PageText {
+    /// The text, at most the requested number of characters.
     pub text: String,
+    /// True when the text was cut at the cap.
     pub truncated: bool,
 }
 
 /// A mouse button for [`Backend::click_at`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum MouseButton {
+    /// The primary button.
     #[default]
     Left,
+    /// The wheel button.
     Middle,
+    /// The secondary (context-menu) button.
     Right,
 }
 
 /// A PNG image.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Png {
+    /// The encoded PNG file.
     pub bytes: Vec<u8>,
+    /// Width in pixels.
     pub w: u32,
+    /// Height in pixels.
     pub h: u32,
 }
 
@@ -131,7 +150,9 @@ impl fmt::Debug for Png {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ConsoleKind {
+    /// `console.error`, an uncaught exception or an unhandled rejection.
     Error,
+    /// `console.warn` or a browser warning (mixed content, deprecation...).
     Warning,
     /// A subresource or main-frame request that failed (network error or HTTP status ≥ 400).
     FailedRequest,
@@ -140,7 +161,9 @@ pub enum ConsoleKind {
 /// One console message or failed request. `text` and `url` are page-controlled.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsoleEntry {
+    /// What sort of entry this is.
     pub kind: ConsoleKind,
+    /// The message, or for a failed request its error or status.
     pub text: String,
     /// Script or request URL, when known.
     pub url: Option<String>,
@@ -173,13 +196,16 @@ pub enum ThemeTarget {
 /// The dark-mode policy of one host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThemeState {
+    /// The host the policy applies to.
     pub host: String,
+    /// The policy now in force.
     pub mode: ThemeMode,
 }
 
 /// An identity container (separate cookies, storage and cache).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ContainerInfo {
+    /// Stable id, as passed to [`Backend::open_tab`].
     pub id: String,
     /// Human-chosen display name (not page-controlled).
     pub name: String,
@@ -193,27 +219,48 @@ pub struct ContainerInfo {
 /// already have acted on it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BackendError {
+    /// The tab does not exist (closed, or never did).
     #[error("no tab with id {0}")]
     NoSuchTab(TabId),
+    /// The human is interacting with the tab; agent input is held off.
     #[error("the human is using this tab ({reason}); input was not sent")]
-    HumanDriving { reason: String },
+    HumanDriving {
+        /// What the human is doing, in a few words.
+        reason: String,
+    },
+    /// The agent asked to close a tab the human opened.
     #[error("tab {0} was opened by the human; the agent may not close it")]
     NotOpenedByAgent(TabId),
+    /// A browser policy forbids the operation (blocked URL scheme, internal page...).
     #[error("refused by policy: {rule}")]
-    PolicyRefused { rule: String },
+    PolicyRefused {
+        /// The rule that refused it, in a few words.
+        rule: String,
+    },
     /// The renderer no longer holds the walk the element was addressed in.
     #[error("the page changed since it was last observed (walk {walk_id} is gone)")]
-    StaleWalk { walk_id: u64 },
+    StaleWalk {
+        /// The walk that was named.
+        walk_id: u64,
+    },
     /// Navigation failed (DNS, TLS, aborted...). `url` is what was asked for.
     #[error("navigation to {url} failed: {reason}")]
-    Navigation { url: String, reason: String },
+    Navigation {
+        /// The address that failed.
+        url: String,
+        /// The network stack's reason (`net::ERR_NAME_NOT_RESOLVED`...).
+        reason: String,
+    },
+    /// The browser did not answer in time.
     #[error("timed out after {0:?}")]
     Timeout(Duration),
+    /// The tab's renderer process crashed or was killed.
     #[error("the page's renderer process went away")]
     RendererGone,
     /// Input was dispatched but its effect could not be confirmed.
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
+    /// Anything else, described for the agent.
     #[error("{0}")]
     Other(String),
 }

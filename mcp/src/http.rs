@@ -53,9 +53,12 @@ pub enum ServeError {
     /// Anything but loopback would expose the browser (and its logins) to the network.
     #[error("refusing to listen on {0}: the MCP listener binds loopback addresses only")]
     NotLoopback(SocketAddr),
+    /// The socket could not be bound (port in use, permissions).
     #[error("could not listen on {addr}: {source}")]
     Bind {
+        /// The address asked for.
         addr: SocketAddr,
+        /// Why the bind failed.
         #[source]
         source: io::Error,
     },

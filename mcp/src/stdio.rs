@@ -11,8 +11,10 @@ use crate::server::Aperture;
 /// Why a stdio session ended abnormally.
 #[derive(Debug, thiserror::Error)]
 pub enum StdioError {
+    /// The client went away or spoke nonsense before initialization completed.
     #[error("MCP handshake failed: {0}")]
     Initialize(String),
+    /// The session task panicked or was cancelled.
     #[error("MCP session task failed: {0}")]
     Join(#[from] tokio::task::JoinError),
 }
