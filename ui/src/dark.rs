@@ -85,6 +85,43 @@ pub fn site_key(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_string())
 }
 
+/// The human's light/dark preference as the desktop reports it, for
+/// layer 1, when the windowing layer doesn't say (winit on X11 doesn't).
+///
+/// In order: `APERTURE_COLOR_SCHEME=dark|light` (tests, overrides), GNOME's
+/// `color-scheme` setting via `gsettings` (what the freedesktop portal
+/// reports on GNOME), then a `:dark` GTK theme variant in `GTK_THEME`.
+/// `None` if nothing says; callers then assume light, the web's default.
+pub fn detect_system_scheme() -> Option<ColorScheme> {
+    if let Ok(v) = std::env::var("APERTURE_COLOR_SCHEME") {
+        return parse_scheme(&v);
+    }
+    let gsettings = std::process::Command::new("gsettings")
+        .args(["get", "org.gnome.desktop.interface", "color-scheme"])
+        .stderr(std::process::Stdio::null())
+        .output();
+    if let Ok(out) = gsettings
+        && out.status.success()
+        && let Some(s) = parse_scheme(&String::from_utf8_lossy(&out.stdout))
+    {
+        return Some(s);
+    }
+    std::env::var("GTK_THEME").ok().and_then(|t| {
+        t.to_ascii_lowercase()
+            .ends_with(":dark")
+            .then_some(ColorScheme::Dark)
+    })
+}
+
+/// `dark` / `'prefer-dark'` → Dark, `light` / `'prefer-light'` / `'default'` → Light.
+fn parse_scheme(s: &str) -> Option<ColorScheme> {
+    match s.trim().trim_matches('\'').to_ascii_lowercase().as_str() {
+        "dark" | "prefer-dark" => Some(ColorScheme::Dark),
+        "light" | "prefer-light" | "default" => Some(ColorScheme::Light),
+        _ => None,
+    }
+}
+
 /// Per-site policies plus the default for unlisted sites.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
@@ -606,6 +643,14 @@ mod tests {
         assert_eq!(c.method, "Emulation.setAutoDarkModeOverride");
         assert_eq!(c.params, json!({"enabled": true}));
         assert_eq!(auto_dark_override_call(None).params, json!({}));
+    }
+
+    #[test]
+    fn scheme_parsing() {
+        assert_eq!(parse_scheme("'prefer-dark'\n"), Some(ColorScheme::Dark));
+        assert_eq!(parse_scheme("'default'"), Some(ColorScheme::Light));
+        assert_eq!(parse_scheme("Dark"), Some(ColorScheme::Dark));
+        assert_eq!(parse_scheme("sepia"), None);
     }
 
     #[test]

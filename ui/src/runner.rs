@@ -306,10 +306,21 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
         }
         match create_gfx(event_loop, &self.options) {
             Ok(gfx) => {
-                let dark = matches!(
-                    gfx.window.theme().or(event_loop.system_theme()),
-                    Some(winit::window::Theme::Dark)
-                );
+                let dark = match gfx.window.theme().or(event_loop.system_theme()) {
+                    Some(t) => t == winit::window::Theme::Dark,
+                    None => {
+                        // winit can't tell (X11); ask the desktop, and make
+                        // the chrome itself match when it answers.
+                        let scheme = crate::dark::detect_system_scheme();
+                        if let Some(s) = scheme {
+                            gfx.egui_ctx.set_theme(match s {
+                                crate::dark::ColorScheme::Dark => egui::Theme::Dark,
+                                crate::dark::ColorScheme::Light => egui::Theme::Light,
+                            });
+                        }
+                        scheme == Some(crate::dark::ColorScheme::Dark)
+                    }
+                };
                 let size = gfx
                     .window
                     .inner_size()
