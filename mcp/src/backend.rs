@@ -217,6 +217,12 @@ pub struct ContainerInfo {
 /// up to [`BackendError::StaleWalk`] mean nothing happened; for an input method, any other
 /// error is reported to the agent as "outcome unknown" and never retried, because the page may
 /// already have acted on it.
+///
+/// The `Display` text (and every string carried by a variant) reaches the agent as Aperture's
+/// own words, outside the untrusted envelope, so it must never contain page-authored bytes: no
+/// titles, no page URLs, no DOM text. The one exception is [`BackendError::Navigation`]'s
+/// `url`, which the MCP layer fences. Describe a page-derived value ("the tab's URL has no
+/// host") rather than quoting it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BackendError {
     /// The tab does not exist (closed, or never did).

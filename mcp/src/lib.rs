@@ -26,9 +26,9 @@ pub mod auth;
 pub mod backend;
 pub mod config;
 pub mod engine_glue;
-mod http;
+pub mod http;
 mod server;
-mod stdio;
+pub mod stdio;
 pub mod tools;
 
 pub use auth::Token;
