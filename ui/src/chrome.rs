@@ -72,6 +72,18 @@ pub fn container_control(container: &str) -> String {
     format!("container:{container}")
 }
 
+/// A page frame the renderer uploaded itself (see
+/// [`Chrome::set_external_page_texture`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExternalPageTexture {
+    /// egui id of the renderer's native texture.
+    pub id: egui::TextureId,
+    /// Its size in pixels.
+    pub size: [u32; 2],
+    /// The [`PageFrame::generation`] it holds.
+    pub generation: u64,
+}
+
 struct PageTexture {
     handle: TextureHandle,
     generation: u64,
@@ -100,6 +112,7 @@ pub struct Chrome {
     /// What the app was last told in `PageFocus`, to send only changes.
     reported_focus: Option<(TabId, bool)>,
     texture: Option<PageTexture>,
+    external: Option<ExternalPageTexture>,
     last_resize: Option<(u32, u32, f32)>,
     pointer_in_page: bool,
     /// Buttons pressed inside the page; their moves and releases keep going
@@ -133,6 +146,7 @@ impl Chrome {
             window_focused: true,
             reported_focus: None,
             texture: None,
+            external: None,
             last_resize: None,
             pointer_in_page: false,
             captured: Vec::new(),
@@ -150,6 +164,13 @@ impl Chrome {
     /// the page as keys (CEF does its own clipboard).
     pub fn page_focused(&self) -> bool {
         self.page_focused
+    }
+
+    /// Use a texture the renderer filled straight from the BGRA frame
+    /// (skipping the CPU swizzle into an egui image) whenever its generation
+    /// matches the model's frame. The winit runner does this on desktop GL.
+    pub fn set_external_page_texture(&mut self, texture: Option<ExternalPageTexture>) {
+        self.external = texture;
     }
 
     /// Put keyboard focus in the omnibox with its text selected (Ctrl+L).
@@ -756,15 +777,24 @@ impl Chrome {
 
         match &model.frame {
             Some(frame) if frame.width > 0 && frame.height > 0 && model.active.is_some() => {
-                let tex = self.upload(&ctx, frame);
+                let (tex_id, size) = match self.external {
+                    // The renderer already uploaded this very frame.
+                    Some(ext) if ext.generation == frame.generation => {
+                        self.texture = None;
+                        (ext.id, ext.size)
+                    }
+                    _ => {
+                        let t = self.upload(&ctx, frame);
+                        (t.handle.id(), t.size)
+                    }
+                };
                 // Draw at the frame's own size: during a resize CEF still
                 // shows the old size for a frame or two, and stretching it
                 // would blur text for no gain.
-                let shown =
-                    Rect::from_min_size(rect.min, vec2(tex.size[0] as f32 / ppp, tex.size[1] as f32 / ppp));
+                let shown = Rect::from_min_size(rect.min, vec2(size[0] as f32 / ppp, size[1] as f32 / ppp));
                 painter.rect_filled(rect, 0.0, Color32::WHITE);
                 painter.image(
-                    tex.handle.id(),
+                    tex_id,
                     shown,
                     Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
                     Color32::WHITE,

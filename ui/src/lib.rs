@@ -99,6 +99,10 @@ pub use command::{KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
 pub use model::{ChromeModel, ContainerInfo, CursorShape, PageFrame, Rgb, TabId, TabView};
 pub use runner::{Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, event_loop, run};
 
+/// winit, re-exported for [`Host::other_window_event`] and
+/// [`Host::event_loop_idle`] (the version the runner's event loop uses).
+pub use winit;
+
 /// The egui version this crate is built against, re-exported so tests and
 /// the app can build `RawInput` without a second, mismatched egui.
 pub use egui;

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use egui::{Event, Key, ViewportId};
-use egui_glow::glow;
+use egui_glow::glow::{self, HasContext as _};
 use glutin::config::ConfigTemplateBuilder;
 use glutin::context::{
     ContextApi, ContextAttributesBuilder, NotCurrentGlContext as _, PossiblyCurrentContext,
@@ -23,9 +23,9 @@ use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
 use winit::window::{Window, WindowAttributes, WindowId};
 
-use crate::chrome::Chrome;
+use crate::chrome::{Chrome, ExternalPageTexture};
 use crate::command::UiCommand;
-use crate::model::ChromeModel;
+use crate::model::{ChromeModel, PageFrame};
 
 /// Events other threads (and CEF callbacks) send into the UI loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +111,19 @@ pub trait Host {
     fn do_work(&mut self);
     /// The loop is about to return; CEF browsers should be closed by now.
     fn exiting(&mut self) {}
+    /// Events for windows other than the browser window. The runner owns
+    /// the event loop, so a second window (the password vault, which must
+    /// not be a tab and so not be addressable by the agent) is created by
+    /// the app in [`Host::event_loop_idle`] and driven from here.
+    fn other_window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
+        let _ = (event_loop, id, event);
+    }
+    /// Called once per loop iteration before the loop sleeps, with the
+    /// event loop, e.g. to open the vault window after
+    /// [`UiCommand::OpenVault`].
+    fn event_loop_idle(&mut self, event_loop: &ActiveEventLoop) {
+        let _ = event_loop;
+    }
     /// A capture asked for with [`UiWaker::request_screenshot`].
     fn screenshot(&mut self, shot: WindowShot) {
         let _ = shot;
@@ -200,7 +213,19 @@ struct Gfx {
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     shown: bool,
+    /// Desktop GL can take CEF's BGRA as is; GLES (the fallback context)
+    /// can't portably, so it gets the chrome's CPU-converted texture.
+    bgra_upload: bool,
+    native_page: Option<NativePage>,
     window: Window,
+}
+
+/// The page frame as a GL texture filled directly from BGRA.
+struct NativePage {
+    tex: glow::Texture,
+    id: egui::TextureId,
+    size: [u32; 2],
+    generation: u64,
 }
 
 struct App<H: Host> {
@@ -229,6 +254,17 @@ impl<H: Host> App<H> {
         translate_clipboard(&mut raw, self.clipboard.as_mut(), self.chrome.page_focused());
         let (output, commands, title) = {
             let model = self.model.lock().unwrap_or_else(|p| p.into_inner());
+            if gfx.bgra_upload {
+                if let Some(frame) = &model.frame {
+                    upload_native_page(gfx, frame);
+                }
+                self.chrome
+                    .set_external_page_texture(gfx.native_page.as_ref().map(|n| ExternalPageTexture {
+                        id: n.id,
+                        size: n.size,
+                        generation: n.generation,
+                    }));
+            }
             let (output, commands) = self.chrome.run(&gfx.egui_ctx, raw, &model);
             let title = model
                 .active_tab()
@@ -339,8 +375,13 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
         }
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
         let Some(gfx) = &mut self.gfx else { return };
+        if id != gfx.window.id() {
+            // Another window the app opened itself (the vault).
+            self.host.other_window_event(event_loop, id, event);
+            return;
+        }
         match &event {
             WindowEvent::CloseRequested => {
                 self.host.apply(UiCommand::CloseRequested);
@@ -397,6 +438,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
     }
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        self.host.event_loop_idle(event_loop);
         let now = Instant::now();
         if self.next_work.is_some_and(|t| t <= now) {
             self.next_work = None;
@@ -426,6 +468,78 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
         if let Some(gfx) = &mut self.gfx {
             gfx.painter.destroy();
         }
+    }
+}
+
+/// Upload a changed frame straight into the native texture (no swizzle).
+fn upload_native_page(gfx: &mut Gfx, frame: &PageFrame) {
+    let (w, h) = (frame.width, frame.height);
+    let len = w as usize * h as usize * 4;
+    if w == 0 || h == 0 || frame.bgra.len() < len {
+        return;
+    }
+    if gfx
+        .native_page
+        .as_ref()
+        .is_some_and(|n| n.generation == frame.generation)
+    {
+        return;
+    }
+    let gl = gfx.painter.gl().clone();
+    let data = glow::PixelUnpackData::Slice(Some(&frame.bgra[..len]));
+    // SAFETY: the context is current; the texture is ours and `data` holds
+    // exactly w*h*4 bytes.
+    unsafe {
+        let (tex, id, same_size) = match &gfx.native_page {
+            Some(n) => (n.tex, n.id, n.size == [w, h]),
+            None => {
+                let Ok(tex) = gl.create_texture() else {
+                    gfx.bgra_upload = false;
+                    return;
+                };
+                (tex, gfx.painter.register_native_texture(tex), false)
+            }
+        };
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
+        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
+        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32);
+        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
+        gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
+        if same_size {
+            gl.tex_sub_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                0,
+                0,
+                w as i32,
+                h as i32,
+                glow::BGRA,
+                glow::UNSIGNED_BYTE,
+                data,
+            );
+        } else {
+            // Plain RGBA8 like egui_glow's own textures: egui blends in
+            // gamma space, so an sRGB format would darken the page.
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                glow::RGBA8 as i32,
+                w as i32,
+                h as i32,
+                0,
+                glow::BGRA,
+                glow::UNSIGNED_BYTE,
+                data,
+            );
+        }
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        gfx.native_page = Some(NativePage {
+            tex,
+            id,
+            size: [w, h],
+            generation: frame.generation,
+        });
     }
 }
 
@@ -535,12 +649,13 @@ fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx,
     // Vsync where available; not fatal where it isn't (some Xvfb setups).
     let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
     // SAFETY: the context is current on this thread and stays so.
-    let gl = unsafe {
+    let gl: glow::Context = unsafe {
         glow::Context::from_loader_function(|s| {
             let s = std::ffi::CString::new(s).expect("GL symbol names have no NUL");
             display.get_proc_address(&s)
         })
     };
+    let bgra_upload = !gl.version().is_embedded && std::env::var_os("APERTURE_UI_CPU_UPLOAD").is_none();
     let painter = egui_glow::Painter::new(Arc::new(gl), "", None, true)
         .map_err(|e| UiError::Gl(format!("egui painter: {e}")))?;
     let egui_ctx = egui::Context::default();
@@ -562,5 +677,7 @@ fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx,
         egui_ctx,
         egui_winit,
         shown: false,
+        bgra_upload,
+        native_page: None,
     })
 }

@@ -596,3 +596,31 @@ fn many_tabs_keep_the_new_tab_button_on_screen() {
         "active tab not scrolled into view: {last:?}"
     );
 }
+
+#[test]
+fn external_texture_skips_the_cpu_upload() {
+    let mut h = Harness::new();
+    h.model.frame = Some(PageFrame {
+        width: 4,
+        height: 2,
+        bgra: vec![255u8; 32].into(),
+        generation: 7,
+    });
+    h.chrome
+        .set_external_page_texture(Some(aperture_ui::chrome::ExternalPageTexture {
+            id: egui::TextureId::User(1),
+            size: [4, 2],
+            generation: 7,
+        }));
+    h.frame(vec![]);
+    assert!(!h.uploaded_page, "renderer already has this frame");
+    // A newer frame the renderer hasn't uploaded falls back to the CPU path.
+    h.model.frame = Some(PageFrame {
+        width: 4,
+        height: 2,
+        bgra: vec![0u8; 32].into(),
+        generation: 8,
+    });
+    h.frame(vec![]);
+    assert!(h.uploaded_page);
+}
