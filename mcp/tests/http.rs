@@ -264,3 +264,130 @@ async fn config_line_and_file_name_this_listener() {
     );
     server.shutdown();
 }
+
+#[tokio::test]
+async fn ipv6_loopback_listener_accepts_its_own_host_name() {
+    let config = HttpConfig {
+        addr: "[::1]:0".parse().unwrap(),
+        token: Token::generate(),
+    };
+    // Machines without IPv6 loopback cannot run this; that is not a failure of the listener.
+    let Ok(server) = serve_http(config, Arc::new(common::NoTabs)).await else {
+        eprintln!("no IPv6 loopback here; skipping");
+        return;
+    };
+    let addr = server.addr();
+    let t = server.token().expose().to_string();
+    let code = raw_post(addr, &[("Host", format!("[::1]:{}", addr.port())), bearer(&t)]).await;
+    assert_eq!(code, 200);
+    server.shutdown();
+}
+
+#[tokio::test]
+async fn tool_calls_over_http_share_one_browser_state() {
+    let fake = common::Fake::new();
+    fake.add_tab(
+        common::Page::list("https://shop.example/", &["apples", "bread"]),
+        true,
+    );
+    let server = serve_http(
+        HttpConfig {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            token: Token::generate(),
+        },
+        fake.clone(),
+    )
+    .await
+    .unwrap();
+    let connect = || {
+        let transport = StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(server.token().expose()),
+        );
+        ().serve(transport)
+    };
+    let a = connect().await.expect("client a");
+    let b = connect().await.expect("client b");
+    let call = |c: &'static str, args: serde_json::Value| {
+        rmcp::model::CallToolRequestParams::new(c).with_arguments(match args {
+            serde_json::Value::Object(o) => o,
+            _ => unreachable!(),
+        })
+    };
+    let snap = a
+        .call_tool(call("browser_snapshot", serde_json::json!({})))
+        .await
+        .unwrap();
+    let snap = common::text(&snap);
+    assert!(snap.contains("e2 button \"Remove bread\""), "{snap}");
+    // A ref from one session's snapshot is good in another session: the page model belongs to
+    // the tab, not to the connection.
+    let r = b
+        .call_tool(call(
+            "browser_act",
+            serde_json::json!({"action": "click", "ref": "e2"}),
+        ))
+        .await
+        .unwrap();
+    assert_ne!(r.is_error, Some(true), "{}", common::text(&r));
+    assert_eq!(fake.page(aperture_mcp::backend::TabId(1)).rows, ["apples"]);
+    drop((a, b));
+    server.shutdown();
+}
+
+#[tokio::test]
+async fn actions_on_one_tab_never_interleave() {
+    let fake = common::Fake::new();
+    fake.add_tab(
+        common::Page::list("https://shop.example/", &["apples", "bread"]),
+        true,
+    );
+    let server = serve_http(
+        HttpConfig {
+            addr: "127.0.0.1:0".parse().unwrap(),
+            token: Token::generate(),
+        },
+        fake.clone(),
+    )
+    .await
+    .unwrap();
+    let connect = || {
+        ().serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(server.token().expose()),
+        ))
+    };
+    let a = connect().await.expect("client a");
+    let b = connect().await.expect("client b");
+    let args = |v: serde_json::Value| match v {
+        serde_json::Value::Object(o) => o,
+        _ => unreachable!(),
+    };
+    a.call_tool(
+        rmcp::model::CallToolRequestParams::new("browser_snapshot")
+            .with_arguments(args(serde_json::json!({}))),
+    )
+    .await
+    .unwrap();
+    fake.state.lock().unwrap().click_delay = Some(std::time::Duration::from_millis(150));
+    let click = |r: &str| {
+        rmcp::model::CallToolRequestParams::new("browser_act")
+            .with_arguments(args(serde_json::json!({"action": "click", "ref": r})))
+    };
+    let (ra, rb) = tokio::join!(a.call_tool(click("e1")), b.call_tool(click("e2")));
+    assert_ne!(ra.unwrap().is_error, Some(true));
+    assert_ne!(rb.unwrap().is_error, Some(true));
+    let clicks: Vec<String> = fake
+        .log()
+        .into_iter()
+        .filter(|l| l.starts_with("click"))
+        .collect();
+    assert_eq!(clicks.len(), 4, "{clicks:?}");
+    assert_eq!(clicks[0], "click start");
+    assert_ne!(
+        clicks[1], "click start",
+        "two clicks on one tab overlapped: {clicks:?}"
+    );
+    assert_eq!(clicks[2], "click start");
+    assert!(fake.page(aperture_mcp::backend::TabId(1)).rows.is_empty());
+    drop((a, b));
+    server.shutdown();
+}

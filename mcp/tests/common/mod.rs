@@ -123,6 +123,8 @@ pub struct FakeState {
     pub fail_after_send: Option<BackendError>,
     /// Every call that reached the page, in order.
     pub log: Vec<String>,
+    /// When set, each click takes this long (to observe the per-tab lock).
+    pub click_delay: Option<std::time::Duration>,
 }
 
 /// The scripted browser.
@@ -409,6 +411,11 @@ impl Backend for Fake {
         })
     }
     async fn click_at(&self, id: TabId, x: f32, y: f32, _: MouseButton, _: u8) -> BackendResult<()> {
+        let delay = self.state.lock().unwrap().click_delay;
+        if let Some(d) = delay {
+            self.with_tab(id, |_, log| log.push("click start".into()))?;
+            tokio::time::sleep(d).await;
+        }
         self.with_tab(id, |t, log| {
             log.push(format!("click {x} {y}"));
             // Same geometry as `node`: row i spans y in [10 + 30i, 34 + 30i).
