@@ -58,10 +58,16 @@
 //!   [`RunOptions::max_work_interval`] (CEF sample's 1/30 s) because not all
 //!   CEF work is announced. Between those the loop sleeps in
 //!   `ControlFlow::WaitUntil`; there is no busy loop.
+//! * **Jobs from other threads** (MCP requests that must run on the CEF UI
+//!   thread): queue them, call `waker.schedule_work(Duration::ZERO)`, and
+//!   drain the queue at the start of [`Host::do_work`].
 //! * **Painting.** The window redraws on input, on
 //!   [`UiWaker::request_repaint`] and on egui's own animation timers only.
 //!   The page texture is re-uploaded only when [`PageFrame::generation`]
-//!   changes.
+//!   changes; on desktop GL the BGRA buffer goes straight into the texture
+//!   (no CPU conversion), on a GLES fallback the chrome converts it.
+//!   Swap is vsynced where the driver allows, so a paint can block up to a
+//!   frame; keep `max_work_interval` small rather than relying on paints.
 //! * **The model lock** is held only while the chrome builds a frame, never
 //!   across [`Host`] calls, so the host may lock it freely.
 //! * **Sizes.** [`UiCommand::Resize`] gives the page area in DIP plus the
@@ -79,9 +85,32 @@
 //!   calls [`UiWaker::quit`]. Then [`Host::exiting`] runs and [`run`]
 //!   returns; call `cef_shutdown()` after that.
 //!
-//! For tests without CEF, drive [`Chrome::run`] with synthetic
-//! `egui::RawInput` (see `tests/headless.rs`), or run the real window with a
-//! synthetic page: `cargo run -p aperture-ui --example chrome_demo`.
+//! * **Other windows.** The runner owns the event loop; the vault window
+//!   (deliberately not a tab, so the agent has no id to address it by) is
+//!   created by the app in [`Host::event_loop_idle`] and receives its events
+//!   through [`Host::other_window_event`].
+//! * **Dark mode per tab** (all in [`dark`], no egui): on every navigation
+//!   send [`dark::emulated_media_call`] with the human's preference
+//!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the
+//!   first paint with [`dark::mean_luminance`] *before* darkening; feed the
+//!   site's mode ([`dark::SitePolicies::mode_for_url`]) to [`dark::plan`];
+//!   send [`dark::auto_dark_override_call`] and run
+//!   [`dark::filter_install_js`] as it says. Latch the decision per document.
+//!
+//! # Testing without CEF
+//!
+//! * `tests/headless.rs` drives [`Chrome::run`] with synthetic
+//!   `egui::RawInput`: no window, no GPU.
+//! * `tests/window.rs` opens the real window (any X server; Xvfb with
+//!   Mesa's software GL works), reads it back with
+//!   [`UiWaker::request_screenshot`] and checks chrome and page pixels. It
+//!   skips without `DISPLAY`; `APERTURE_UI_SHOT=x.ppm` keeps the capture.
+//! * `tests/dark_chromium.rs` and `tests/filter_chromium.rs` check the
+//!   dark-mode layers in a real headless Chromium over the DevTools pipe,
+//!   on `shared/corpus/pages`; they skip without `chromium` and
+//!   ImageMagick's `convert`.
+//! * `cargo run -p aperture-ui --example chrome_demo` is the real window
+//!   with a synthetic page, for looking at.
 
 #![warn(missing_docs)]
 
