@@ -107,6 +107,7 @@ pub struct Chrome {
     omnibox_source: Option<(TabId, String)>,
     omnibox_editing: bool,
     focus_omnibox: bool,
+    select_on_release: bool,
     page_focused: bool,
     window_focused: bool,
     /// What the app was last told in `PageFocus`, to send only changes.
@@ -142,6 +143,7 @@ impl Chrome {
             omnibox_source: None,
             omnibox_editing: false,
             focus_omnibox: false,
+            select_on_release: false,
             page_focused: false,
             window_focused: true,
             reported_focus: None,
@@ -705,15 +707,31 @@ impl Chrome {
     fn omnibox(&mut self, ui: &mut Ui, tab: Option<TabId>) {
         let id = Id::unique("aperture_omnibox");
         let ctx = ui.ctx().clone();
-        if self.focus_omnibox {
-            self.focus_omnibox = false;
-            ctx.memory_mut(|m| m.request_focus(id));
-            let mut state = egui::TextEdit::load_state(&ctx, id).unwrap_or_default();
-            let len = self.omnibox_text.chars().count();
+        let select_all = |ctx: &Context, text: &str| {
+            let mut state = egui::TextEdit::load_state(ctx, id).unwrap_or_default();
+            let len = text.chars().count();
             state
                 .cursor
                 .set_char_range(Some(CCursorRange::two(CCursor::new(0), CCursor::new(len))));
-            egui::TextEdit::store_state(&ctx, id, state);
+            egui::TextEdit::store_state(ctx, id, state);
+        };
+        if self.focus_omnibox {
+            self.focus_omnibox = false;
+            ctx.memory_mut(|m| m.request_focus(id));
+            select_all(&ctx, &self.omnibox_text);
+        }
+        // A click into the omnibox selects the whole URL, as browsers do, but
+        // only once the button is up and only if the click didn't drag out a
+        // selection of its own.
+        if self.select_on_release && !ctx.input(|i| i.pointer.any_down()) {
+            self.select_on_release = false;
+            let collapsed = egui::TextEdit::load_state(&ctx, id)
+                .and_then(|s| s.cursor.char_range())
+                .is_none_or(|r| r.is_empty());
+            if collapsed && ctx.memory(|m| m.has_focus(id)) {
+                select_all(&ctx, &self.omnibox_text);
+                ctx.request_repaint();
+            }
         }
         let out = ui.add_enabled_ui(tab.is_some(), |ui| {
             egui::TextEdit::singleline(&mut self.omnibox_text)
@@ -726,6 +744,9 @@ impl Chrome {
         });
         let resp = out.inner.response;
         self.rects.insert(controls::OMNIBOX.to_string(), resp.rect);
+        if resp.gained_focus() && (resp.clicked() || ctx.input(|i| i.pointer.any_down())) {
+            self.select_on_release = true;
+        }
         if resp.has_focus() {
             self.page_focused = false;
             if resp.changed() {
