@@ -278,6 +278,20 @@ pub(crate) fn centre(b: &Rect) -> Option<(f32, f32)> {
     (b.w > 0.0 && b.h > 0.0).then(|| (b.x + b.w / 2.0, b.y + b.h / 2.0))
 }
 
+/// Where to point at a box: the centre of its part inside the viewport, so an element taller
+/// than the viewport is still hit on its visible part. `None` when no part of it is visible.
+/// An unknown viewport (zero size) falls back to the plain centre.
+pub(crate) fn aim(b: &Rect, vp: &Viewport) -> Option<(f32, f32)> {
+    if vp.w <= 0.0 || vp.h <= 0.0 {
+        return centre(b);
+    }
+    let x0 = b.x.max(0.0);
+    let y0 = b.y.max(0.0);
+    let x1 = (b.x + b.w).min(vp.w);
+    let y1 = (b.y + b.h).min(vp.h);
+    (x1 > x0 && y1 > y0).then(|| ((x0 + x1) / 2.0, (y0 + y1) / 2.0))
+}
+
 fn strip_fragment(u: &str) -> &str {
     u.split_once('#').map_or(u, |(a, _)| a)
 }
@@ -388,5 +402,32 @@ impl ServerHandler for Aperture {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("aperture", env!("CARGO_PKG_VERSION")))
             .with_instructions(format!("{INSTRUCTIONS}{ENVELOPE_RULE}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rect(x: f32, y: f32, w: f32, h: f32) -> Rect {
+        Rect { x, y, w, h }
+    }
+
+    #[test]
+    fn aim_hits_the_visible_part() {
+        let vp = Viewport {
+            w: 800.0,
+            h: 600.0,
+            ..Default::default()
+        };
+        assert_eq!(aim(&rect(10.0, 10.0, 100.0, 20.0), &vp), Some((60.0, 20.0)));
+        // Taller than the viewport: aim at the middle of what is on screen.
+        assert_eq!(aim(&rect(0.0, -400.0, 100.0, 2000.0), &vp), Some((50.0, 300.0)));
+        assert_eq!(aim(&rect(0.0, 700.0, 100.0, 20.0), &vp), None);
+        assert_eq!(aim(&rect(0.0, 0.0, 0.0, 20.0), &vp), None);
+        assert_eq!(
+            aim(&rect(10.0, 10.0, 100.0, 20.0), &Viewport::default()),
+            Some((60.0, 20.0))
+        );
     }
 }

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::{BackendError, ElementOp, MouseButton, TabId};
-use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, call, centre, resolve};
+use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, aim, call, resolve};
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
@@ -223,10 +223,17 @@ impl Aperture {
         )
         .await
         .map_err(before_send)?;
-        // Fresh bounds, not the observed ones: the page may have scrolled or reflowed since.
-        let b = reply.bounds.unwrap_or(rec.bounds);
-        let point = centre(&b).ok_or_else(|| {
-            StepFail::Refused(format!("{r} has no visible box to point at (it may be hidden)"))
+        // Fresh bounds, never the observed ones: scrolling into view moved the element, so
+        // the observed box would aim at whatever took its place.
+        let b = reply.bounds.ok_or_else(|| {
+            StepFail::Refused(format!(
+                "{r}: the browser did not report where the element is now"
+            ))
+        })?;
+        let point = aim(&b, &st.viewport).ok_or_else(|| {
+            StepFail::Refused(format!(
+                "{r} has no visible box to point at (it may be hidden or off screen)"
+            ))
         })?;
         Ok((walk_id, rec.idx, point))
     }
@@ -365,7 +372,7 @@ impl Aperture {
                     Some(r) => {
                         let (_, rec) = resolve(st, r).map_err(StepFail::Refused)?;
                         st.session.touch(r);
-                        let (x, y) = centre(&rec.bounds)
+                        let (x, y) = aim(&rec.bounds, &st.viewport)
                             .ok_or_else(|| StepFail::Refused(format!("{r} has no visible box to scroll")))?;
                         (x, y, format!(" at {r}"))
                     }
