@@ -6,11 +6,11 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
+use crate::server::{Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, call};
 
 const DESCRIPTION: &str = "Identity containers keep separate cookies, logins and storage. \
 `list` shows the containers the human set up; `open` opens a new tab of yours in `container` \
-(optionally at `url`) and makes it your current tab.";
+(optionally at `url`, answered with its first snapshot) and makes it your current tab.";
 
 /// What `browser_container` should do.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -77,18 +77,20 @@ impl Aperture {
                 {
                     return Reply::error(why);
                 }
+                let with_url = args.url.is_some();
                 match call(
                     self.backend().open_tab(args.url, Some(container.clone())),
-                    CALL_TIMEOUT,
+                    NAV_TIMEOUT,
                 )
                 .await
                 {
                     Ok(id) => {
                         self.set_current(id);
-                        Reply::new().say(format!(
+                        let r = Reply::new().say(format!(
                             "opened tab {id} in container {container:?} (yours; now your current \
-                             tab). Call browser_snapshot to see it."
-                        ))
+                             tab)"
+                        ));
+                        self.first_look(id, r, with_url).await
                     }
                     Err(e) => Reply::failed(&e),
                 }

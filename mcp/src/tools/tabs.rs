@@ -7,11 +7,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::{BackendError, TabId};
-use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
+use crate::server::{Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, call};
 
 const DESCRIPTION: &str = "List, open, close or select browser tabs. `list` shows every tab \
 with its id, whether you or the human opened it, and its title and URL. `open` opens a new tab \
-(optionally at `url`, in identity `container`) and makes it your current tab. `select` brings \
+(optionally at `url`, in identity `container`), makes it your current tab, and with a `url` \
+answers with its first snapshot. `select` brings \
 tab `tab` to the front and makes it your current tab: you may attach to and act in a tab the \
 human opened. `close` closes tab `tab`, and is refused for tabs you did not open. Other tools \
 act on your current tab unless given `tab`.";
@@ -71,13 +72,13 @@ impl Aperture {
                 {
                     return Reply::error(why);
                 }
-                match call(self.backend().open_tab(args.url, args.container), CALL_TIMEOUT).await {
+                let with_url = args.url.is_some();
+                match call(self.backend().open_tab(args.url, args.container), NAV_TIMEOUT).await {
                     Ok(id) => {
                         self.set_current(id);
-                        Reply::new().say(format!(
-                            "opened tab {id} (yours; it is now your current tab). It is \
-                             loading: call browser_snapshot to see it."
-                        ))
+                        let r =
+                            Reply::new().say(format!("opened tab {id} (yours; it is now your current tab)"));
+                        self.first_look(id, r, with_url).await
                     }
                     Err(e) => Reply::failed(&e),
                 }
@@ -126,6 +127,20 @@ impl Aperture {
                     Err(e) => Reply::failed(&e),
                 }
             }
+        }
+    }
+
+    /// After opening a tab at an address, answers with its first snapshot (as navigate
+    /// does) to save the agent a round trip; a blank tab has nothing to show.
+    pub(crate) async fn first_look(&self, id: TabId, r: Reply, with_url: bool) -> Reply {
+        if !with_url {
+            return r;
+        }
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        match self.settle_and_observe(id, &mut st).await {
+            Ok(obs) => r.observation(&obs),
+            Err(e) => r.say("it could not be observed yet:").backend_error(&e),
         }
     }
 
