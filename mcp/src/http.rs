@@ -99,6 +99,18 @@ impl HttpServer {
         crate::config::write_mcp_json(self.addr, &self.token)
     }
 
+    /// What a launch does once listening: prints [`HttpServer::claude_add_line`] on stdout
+    /// (the line a human pastes, and the line test harnesses read the token from) and writes
+    /// `mcp.json`. A failure to write the file is returned after the line was printed, so the
+    /// human can still connect.
+    pub fn announce(&self) -> io::Result<PathBuf> {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{}", self.claude_add_line())?;
+        out.flush()?;
+        self.write_mcp_json()
+    }
+
     /// Asks the listener to stop (in-flight streams are cancelled).
     pub fn shutdown(&self) {
         self.shutdown.cancel();
