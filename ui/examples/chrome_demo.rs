@@ -13,8 +13,34 @@ use std::time::{Duration, Instant};
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::{
     ChromeModel, ContainerInfo, CursorShape, Host, PageFrame, PageInput, Rgb, RunOptions, TabId, TabView,
-    UiCommand, UiWaker,
+    UiCommand, UiWaker, WindowSpec, WindowUi, egui,
 };
+
+/// Stand-in for the vault window: its own OS window and egui context.
+struct VaultDemo {
+    revealed: bool,
+}
+
+impl WindowUi for VaultDemo {
+    fn ui(&mut self, ui: &mut egui::Ui) {
+        egui::CentralPanel::default_margins().show(ui, |ui| {
+            ui.heading("Vault");
+            ui.label("Not a tab: the agent has no id for this window.");
+            ui.separator();
+            ui.horizontal(|ui| {
+                ui.label("bank.example.com  ·  anna@example.com  ·");
+                ui.monospace(if self.revealed {
+                    "correct horse"
+                } else {
+                    "••••••••"
+                });
+                if ui.button(if self.revealed { "Hide" } else { "Reveal" }).clicked() {
+                    self.revealed = !self.revealed;
+                }
+            });
+        });
+    }
+}
 
 struct Demo {
     model: Arc<Mutex<ChromeModel>>,
@@ -24,6 +50,7 @@ struct Demo {
     next_id: u64,
     generation: u64,
     quit_at: Option<Instant>,
+    windows: Vec<(WindowSpec, Box<dyn WindowUi>)>,
 }
 
 fn containers() -> Vec<ContainerInfo> {
@@ -202,6 +229,14 @@ impl Host for Demo {
                     CursorShape::Text
                 };
             }
+            UiCommand::OpenVault => self.windows.push((
+                WindowSpec {
+                    title: "Aperture vault".into(),
+                    width: 520,
+                    height: 220,
+                },
+                Box::new(VaultDemo { revealed: false }),
+            )),
             UiCommand::CloseRequested => self.waker.quit(),
             _ => {}
         }
@@ -209,6 +244,10 @@ impl Host for Demo {
             self.repaint_page();
         }
         self.waker.request_repaint();
+    }
+
+    fn take_window_requests(&mut self) -> Vec<(WindowSpec, Box<dyn WindowUi>)> {
+        std::mem::take(&mut self.windows)
     }
 
     fn do_work(&mut self) {
@@ -252,6 +291,7 @@ fn main() -> Result<(), aperture_ui::UiError> {
         next_id: 3,
         generation: 0,
         quit_at: exit_after.map(|s| Instant::now() + Duration::from_secs_f64(s)),
+        windows: Vec::new(),
     };
     let options = RunOptions {
         title: "Aperture (demo)".into(),

@@ -85,10 +85,12 @@
 //!   calls [`UiWaker::quit`]. Then [`Host::exiting`] runs and [`run`]
 //!   returns; call `cef_shutdown()` after that.
 //!
-//! * **Other windows.** The runner owns the event loop; the vault window
-//!   (deliberately not a tab, so the agent has no id to address it by) is
-//!   created by the app in [`Host::event_loop_idle`] and receives its events
-//!   through [`Host::other_window_event`].
+//! * **Other windows.** The vault window is deliberately not a tab, so the
+//!   agent has no id to address it by: on [`UiCommand::OpenVault`] the app
+//!   returns a [`WindowSpec`] and its [`WindowUi`] from
+//!   [`Host::take_window_requests`], and the runner opens and draws it with
+//!   its own egui context. Windows the app builds entirely itself can use
+//!   [`Host::event_loop_idle`] and [`Host::other_window_event`].
 //! * **Dark mode per tab** (all in [`dark`], no egui): on every navigation
 //!   send [`dark::emulated_media_call`] with the human's preference
 //!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the
@@ -126,7 +128,9 @@ pub mod settings;
 pub use chrome::Chrome;
 pub use command::{KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
 pub use model::{ChromeModel, ContainerInfo, CursorShape, PageFrame, Rgb, TabId, TabView};
-pub use runner::{Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, event_loop, run};
+pub use runner::{
+    Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,
+};
 
 /// winit, re-exported for [`Host::other_window_event`] and
 /// [`Host::event_loop_idle`] (the version the runner's event loop uses).

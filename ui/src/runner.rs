@@ -14,6 +14,7 @@ use egui_glow::glow::{self, HasContext as _};
 use glutin::config::ConfigTemplateBuilder;
 use glutin::context::{
     ContextApi, ContextAttributesBuilder, NotCurrentGlContext as _, PossiblyCurrentContext,
+    PossiblyCurrentGlContext as _,
 };
 use glutin::display::{GetGlDisplay as _, GlDisplay as _};
 use glutin::surface::{GlSurface as _, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
@@ -124,10 +125,42 @@ pub trait Host {
     fn event_loop_idle(&mut self, event_loop: &ActiveEventLoop) {
         let _ = event_loop;
     }
+    /// Windows to open now, each drawn by its own [`WindowUi`] with its own
+    /// egui context (polled once per loop iteration). This is how the vault
+    /// window is opened after [`UiCommand::OpenVault`]: a plain OS window,
+    /// never a tab, so nothing the agent can name reaches it, and it isn't
+    /// CEF-rendered, so no page screenshot can contain it.
+    fn take_window_requests(&mut self) -> Vec<(WindowSpec, Box<dyn WindowUi>)> {
+        Vec::new()
+    }
     /// A capture asked for with [`UiWaker::request_screenshot`].
     fn screenshot(&mut self, shot: WindowShot) {
         let _ = shot;
     }
+}
+
+/// An extra egui window, e.g. the password vault.
+pub trait WindowUi {
+    /// Draw one frame. Called on the main thread, on input, on
+    /// [`UiWaker::request_repaint`] and on egui's own timers.
+    fn ui(&mut self, ui: &mut egui::Ui);
+    /// The human asked to close the window; `true` closes it.
+    fn close_requested(&mut self) -> bool {
+        true
+    }
+    /// The window closed (after `close_requested`, or at exit).
+    fn closed(&mut self) {}
+}
+
+/// Size and title of a window from [`Host::take_window_requests`].
+#[derive(Debug, Clone)]
+pub struct WindowSpec {
+    /// Title.
+    pub title: String,
+    /// Logical width.
+    pub width: u32,
+    /// Logical height.
+    pub height: u32,
 }
 
 /// Window and pump settings for [`run`].
@@ -196,6 +229,7 @@ pub fn run(
         want_screenshot: false,
         title: String::new(),
         clipboard: arboard::Clipboard::new().ok(),
+        secondaries: std::collections::HashMap::new(),
     };
     event_loop.set_control_flow(ControlFlow::Wait);
     event_loop.run_app(&mut app)?;
@@ -217,6 +251,20 @@ struct Gfx {
     /// can't portably, so it gets the chrome's CPU-converted texture.
     bgra_upload: bool,
     native_page: Option<NativePage>,
+    config: glutin::config::Config,
+    window: Window,
+}
+
+/// An extra window sharing the main GL context (made current on its own
+/// surface while it draws). It has its own painter because egui texture ids
+/// are per egui context and would collide in a shared one.
+struct Secondary {
+    painter: egui_glow::Painter,
+    surface: Surface<WindowSurface>,
+    egui_ctx: egui::Context,
+    egui_winit: egui_winit::State,
+    ui: Box<dyn WindowUi>,
+    shown: bool,
     window: Window,
 }
 
@@ -240,9 +288,90 @@ struct App<H: Host> {
     want_screenshot: bool,
     title: String,
     clipboard: Option<arboard::Clipboard>,
+    secondaries: std::collections::HashMap<WindowId, Secondary>,
 }
 
 impl<H: Host> App<H> {
+    fn open_requested_windows(&mut self, event_loop: &ActiveEventLoop) {
+        let requests = self.host.take_window_requests();
+        let Some(gfx) = &self.gfx else { return };
+        for (spec, ui) in requests {
+            match open_secondary(event_loop, gfx, spec, ui) {
+                Ok(sec) => {
+                    sec.window.request_redraw();
+                    self.secondaries.insert(sec.window.id(), sec);
+                }
+                Err(e) => eprintln!("aperture-ui: cannot open window: {e}"),
+            }
+        }
+    }
+
+    fn redraw_secondary(&mut self, id: WindowId) {
+        let (Some(gfx), Some(sec)) = (&self.gfx, self.secondaries.get_mut(&id)) else {
+            return;
+        };
+        if let Err(e) = gfx.context.make_current(&sec.surface) {
+            eprintln!("aperture-ui: make_current for a window failed: {e}");
+            return;
+        }
+        let mut raw = sec.egui_winit.take_egui_input(&sec.window);
+        translate_clipboard(&mut raw, self.clipboard.as_mut(), false);
+        let ui = &mut sec.ui;
+        let output = sec.egui_ctx.run_ui(raw, |eui| ui.ui(eui));
+        let mut platform = output.platform_output;
+        take_copies(&mut platform, self.clipboard.as_mut());
+        sec.egui_winit.handle_platform_output(&sec.window, platform);
+        let size = sec.window.inner_size();
+        let primitives = sec.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
+        let mut textures = output.textures_delta;
+        sec.painter.clear([size.width, size.height], [0.1, 0.1, 0.1, 1.0]);
+        sec.painter.paint_and_update_textures(
+            [size.width, size.height],
+            output.pixels_per_point,
+            &primitives,
+            &mut textures,
+        );
+        if let Err(e) = sec.surface.swap_buffers(&gfx.context) {
+            eprintln!("aperture-ui: swap_buffers failed: {e}");
+        }
+        if !sec.shown {
+            sec.window.set_visible(true);
+            sec.shown = true;
+        }
+        let delay = output
+            .viewport_output
+            .get(&ViewportId::ROOT)
+            .map_or(Duration::MAX, |v| v.repaint_delay);
+        if delay.is_zero() {
+            sec.window.request_redraw();
+        } else if let Some(at) = Instant::now().checked_add(delay) {
+            self.next_repaint = Some(self.next_repaint.map_or(at, |t| t.min(at)));
+        }
+        // The main window's redraw assumes its own surface is current.
+        let _ = gfx.context.make_current(&gfx.surface);
+    }
+
+    fn close_secondary(&mut self, id: WindowId) {
+        let Some(mut sec) = self.secondaries.remove(&id) else {
+            return;
+        };
+        if let Some(gfx) = &self.gfx {
+            let _ = gfx.context.make_current(&sec.surface);
+            sec.painter.destroy();
+            let _ = gfx.context.make_current(&gfx.surface);
+        }
+        sec.ui.closed();
+    }
+
+    fn request_redraw_all(&self) {
+        if let Some(gfx) = &self.gfx {
+            gfx.window.request_redraw();
+        }
+        for sec in self.secondaries.values() {
+            sec.window.request_redraw();
+        }
+    }
+
     fn fail(&mut self, event_loop: &ActiveEventLoop, e: UiError) {
         self.error = Some(e);
         event_loop.exit();
@@ -250,6 +379,10 @@ impl<H: Host> App<H> {
 
     fn redraw(&mut self) {
         let Some(gfx) = &mut self.gfx else { return };
+        if !self.secondaries.is_empty() {
+            // Another window may have left its surface current.
+            let _ = gfx.context.make_current(&gfx.surface);
+        }
         let mut raw = gfx.egui_winit.take_egui_input(&gfx.window);
         translate_clipboard(&mut raw, self.clipboard.as_mut(), self.chrome.page_focused());
         let (output, commands, title) = {
@@ -279,15 +412,7 @@ impl<H: Host> App<H> {
         }
 
         let mut platform = output.platform_output;
-        platform.commands.retain(|c| match c {
-            egui::OutputCommand::CopyText(text) => {
-                if let Some(cb) = &mut self.clipboard {
-                    let _ = cb.set_text(text.clone());
-                }
-                false
-            }
-            _ => true,
-        });
+        take_copies(&mut platform, self.clipboard.as_mut());
         gfx.egui_winit.handle_platform_output(&gfx.window, platform);
 
         let size = gfx.window.inner_size();
@@ -378,8 +503,30 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
     fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
         let Some(gfx) = &mut self.gfx else { return };
         if id != gfx.window.id() {
-            // Another window the app opened itself (the vault).
-            self.host.other_window_event(event_loop, id, event);
+            if let Some(sec) = self.secondaries.get_mut(&id) {
+                match &event {
+                    WindowEvent::CloseRequested => {
+                        if sec.ui.close_requested() {
+                            self.close_secondary(id);
+                        }
+                    }
+                    WindowEvent::RedrawRequested => self.redraw_secondary(id),
+                    _ => {
+                        if let WindowEvent::Resized(size) = &event
+                            && let (Some(w), Some(h)) =
+                                (NonZeroU32::new(size.width), NonZeroU32::new(size.height))
+                        {
+                            sec.surface.resize(&gfx.context, w, h);
+                        }
+                        if sec.egui_winit.on_window_event(&sec.window, &event).repaint {
+                            sec.window.request_redraw();
+                        }
+                    }
+                }
+            } else {
+                // A window the app made itself in `event_loop_idle`.
+                self.host.other_window_event(event_loop, id, event);
+            }
             return;
         }
         match &event {
@@ -418,11 +565,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
 
     fn user_event(&mut self, event_loop: &ActiveEventLoop, event: UiEvent) {
         match event {
-            UiEvent::Repaint => {
-                if let Some(gfx) = &self.gfx {
-                    gfx.window.request_redraw();
-                }
-            }
+            UiEvent::Repaint => self.request_redraw_all(),
             UiEvent::ScheduleWork(delay) => {
                 let at = Instant::now() + delay;
                 self.next_work = Some(self.next_work.map_or(at, |t| t.min(at)));
@@ -439,6 +582,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         self.host.event_loop_idle(event_loop);
+        self.open_requested_windows(event_loop);
         let now = Instant::now();
         if self.next_work.is_some_and(|t| t <= now) {
             self.next_work = None;
@@ -449,9 +593,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
         }
         if self.next_repaint.is_some_and(|t| t <= now) {
             self.next_repaint = None;
-            if let Some(gfx) = &self.gfx {
-                gfx.window.request_redraw();
-            }
+            self.request_redraw_all();
         }
         let deadline = match (self.next_work, self.next_repaint) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -464,6 +606,10 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
     }
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        let ids: Vec<WindowId> = self.secondaries.keys().copied().collect();
+        for id in ids {
+            self.close_secondary(id);
+        }
         self.host.exiting();
         if let Some(gfx) = &mut self.gfx {
             gfx.painter.destroy();
@@ -541,6 +687,75 @@ fn upload_native_page(gfx: &mut Gfx, frame: &PageFrame) {
             generation: frame.generation,
         });
     }
+}
+
+/// Send egui's copy requests to the system clipboard ourselves (egui-winit's
+/// clipboard feature is off).
+fn take_copies(platform: &mut egui::PlatformOutput, clipboard: Option<&mut arboard::Clipboard>) {
+    let mut clipboard = clipboard;
+    platform.commands.retain(|c| match c {
+        egui::OutputCommand::CopyText(text) => {
+            if let Some(cb) = clipboard.as_deref_mut() {
+                let _ = cb.set_text(text.clone());
+            }
+            false
+        }
+        _ => true,
+    });
+}
+
+fn open_secondary(
+    event_loop: &ActiveEventLoop,
+    gfx: &Gfx,
+    spec: WindowSpec,
+    ui: Box<dyn WindowUi>,
+) -> Result<Secondary, UiError> {
+    let attrs = WindowAttributes::default()
+        .with_title(spec.title)
+        .with_inner_size(winit::dpi::LogicalSize::new(spec.width, spec.height))
+        .with_visible(false);
+    let window = glutin_winit::finalize_window(event_loop, attrs, &gfx.config)
+        .map_err(|e| UiError::Window(e.to_string()))?;
+    let size = window.inner_size();
+    let handle = window
+        .window_handle()
+        .map_err(|e| UiError::Window(e.to_string()))?
+        .as_raw();
+    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
+        handle,
+        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
+        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
+    );
+    let display = gfx.config.display();
+    // SAFETY: the window outlives the surface (field order in `Secondary`).
+    let surface = unsafe { display.create_window_surface(&gfx.config, &surface_attrs) }
+        .map_err(|e| UiError::Gl(format!("no GL surface: {e}")))?;
+    gfx.context
+        .make_current(&surface)
+        .map_err(|e| UiError::Gl(format!("make_current: {e}")))?;
+    let painter = egui_glow::Painter::new(gfx.painter.gl().clone(), "", None, true);
+    let _ = gfx.context.make_current(&gfx.surface);
+    let painter = painter.map_err(|e| UiError::Gl(format!("egui painter: {e}")))?;
+    let egui_ctx = egui::Context::default();
+    egui_ctx.set_theme(gfx.egui_ctx.theme());
+    let mut egui_winit = egui_winit::State::new(
+        egui_ctx.clone(),
+        ViewportId::ROOT,
+        event_loop,
+        Some(window.scale_factor() as f32),
+        event_loop.system_theme(),
+        Some(painter.max_texture_side()),
+    );
+    egui_winit.set_clipboard_shortcuts(false);
+    Ok(Secondary {
+        painter,
+        surface,
+        egui_ctx,
+        egui_winit,
+        ui,
+        shown: false,
+        window,
+    })
 }
 
 /// With egui-winit's clipboard feature off, translate the clipboard
@@ -679,5 +894,6 @@ fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx,
         shown: false,
         bgra_upload,
         native_page: None,
+        config,
     })
 }

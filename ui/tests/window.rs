@@ -10,10 +10,22 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aperture_ui::dark::ThemeMode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use aperture_ui::{
     ChromeModel, ContainerInfo, Host, PageFrame, Rgb, RunOptions, TabId, TabView, UiCommand, UiWaker,
-    WindowShot,
+    WindowShot, WindowSpec, WindowUi, egui,
 };
+
+/// A second window (how the vault opens); counts its frames.
+struct Extra(Arc<AtomicUsize>);
+
+impl WindowUi for Extra {
+    fn ui(&mut self, ui: &mut egui::Ui) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        egui::CentralPanel::default_margins().show(ui, |ui| ui.heading("second window"));
+    }
+}
 
 /// The synthetic page's background, BGRA order as CEF paints.
 const PAGE_BGRA: [u8; 4] = [0x60, 0xA0, 0x30, 0xFF];
@@ -26,6 +38,8 @@ struct Probe {
     page: Option<(u32, u32, f32)>,
     frames_requested: bool,
     outcome: Arc<Mutex<Option<Result<String, String>>>>,
+    extra: Option<Box<dyn WindowUi>>,
+    extra_frames: Arc<AtomicUsize>,
 }
 
 impl Probe {
@@ -80,14 +94,35 @@ impl Host for Probe {
         }
     }
 
+    fn take_window_requests(&mut self) -> Vec<(WindowSpec, Box<dyn WindowUi>)> {
+        self.extra
+            .take()
+            .map(|ui| {
+                (
+                    WindowSpec {
+                        title: "second".into(),
+                        width: 300,
+                        height: 200,
+                    },
+                    ui,
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+
     fn screenshot(&mut self, shot: WindowShot) {
         if let Ok(path) = std::env::var("APERTURE_UI_SHOT") {
             let mut ppm = format!("P6\n{} {}\n255\n", shot.width, shot.height).into_bytes();
             ppm.extend(shot.rgba.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]));
             std::fs::write(&path, ppm).expect("write APERTURE_UI_SHOT");
         }
-        let result = check(&shot, self.page.expect("resized before capture"));
-        self.finish(result);
+        let mut result = check(&shot, self.page.expect("resized before capture"));
+        let frames = self.extra_frames.load(Ordering::SeqCst);
+        if result.is_ok() && frames == 0 {
+            result = Err("the second window never drew".into());
+        }
+        self.finish(result.map(|s| format!("{s}; second window drew {frames} frame(s)")));
     }
 }
 
@@ -178,6 +213,7 @@ fn main() -> ExitCode {
     let event_loop = aperture_ui::event_loop().expect("event loop");
     let waker = UiWaker::new(&event_loop);
     let outcome = Arc::new(Mutex::new(None));
+    let extra_frames = Arc::new(AtomicUsize::new(0));
     let probe = Probe {
         model: model.clone(),
         waker,
@@ -185,6 +221,8 @@ fn main() -> ExitCode {
         page: None,
         frames_requested: false,
         outcome: outcome.clone(),
+        extra: Some(Box::new(Extra(extra_frames.clone()))),
+        extra_frames,
     };
     let options = RunOptions {
         title: "aperture-ui window test".into(),
