@@ -324,3 +324,48 @@ async fn a_new_document_at_the_same_url_retires_every_ref() {
     assert!(t.contains("previous document"), "{t}");
     assert_eq!(fake.log().len(), before);
 }
+
+#[tokio::test]
+async fn every_act_action_reaches_the_page_as_native_input() {
+    let (fake, _tab) = fixture();
+    let client = pipe_client(fake.clone()).await;
+    let snap = text(&call(&client, "browser_snapshot", json!({})).await);
+    let email = ref_for(&snap, "Email");
+    let apples = ref_for(&snap, "Remove apples");
+    let r = call(
+        &client,
+        "browser_act",
+        json!({"steps": [
+            {"action": "hover", "ref": apples},
+            {"action": "type", "ref": email, "text": "x@y", "submit": true},
+            {"action": "clear", "ref": email},
+            {"action": "key", "key": "Control+a"},
+            {"action": "scroll", "dy": 300},
+            {"action": "select", "ref": email, "values": ["a"]}
+        ]}),
+    )
+    .await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    let log = fake.log();
+    let expect = [
+        "move ",
+        "type x@y",
+        "key Enter",
+        "clear ",
+        "key Control+a",
+        "scroll 0 300",
+        "select ",
+    ];
+    let mut it = log.iter();
+    for e in expect {
+        assert!(
+            it.any(|l| l.starts_with(e)),
+            "{e:?} missing or out of order in {log:?}"
+        );
+    }
+    // Hover aims at the centre of the fresh box the fake reports (node 4: x 10..210, y 130..154).
+    assert!(log.iter().any(|l| l == "move 110 142"), "{log:?}");
+    // A wheel scroll without a ref goes to the middle of the viewport.
+    assert!(t.contains("scrolled by (0, 300)"), "{t}");
+}
