@@ -131,39 +131,62 @@ pub(crate) const SHOWN_INPUT_TYPES: &[&str] = &[
     "week",
 ];
 
-/// The whitelisted role word for a record, `h1`–`h6` for headings, `None` for generic.
-pub(crate) fn role_token(r: &NodeRecord) -> Option<&'static str> {
+const CONTAINER: u8 = 1;
+const ITEM: u8 = 2;
+
+/// Role word → (the static word, flags). Built once: role lookup runs for every element of
+/// every walk, and a binary search of string compares was a tenth of the build time.
+fn role_table() -> &'static FxHashMap<&'static str, (&'static str, u8)> {
+    static T: std::sync::OnceLock<FxHashMap<&'static str, (&'static str, u8)>> = std::sync::OnceLock::new();
+    T.get_or_init(|| {
+        ROLES
+            .iter()
+            .map(|&r| {
+                let mut f = 0;
+                if CONTAINERS.contains(&r) {
+                    f |= CONTAINER;
+                }
+                // Repeated items, told apart by their first text when they have no name.
+                if matches!(
+                    r,
+                    "listitem" | "row" | "article" | "treeitem" | "option" | "group" | "figure" | "tabpanel"
+                ) {
+                    f |= ITEM;
+                }
+                (r, (r, f))
+            })
+            .collect()
+    })
+}
+
+/// The whitelisted role word of a record and its flags; `h1`–`h6` for headings.
+fn role_of(r: &NodeRecord) -> Option<(&'static str, u8)> {
     let raw = r.role.as_deref()?;
-    let first = raw.split_ascii_whitespace().next()?;
-    let mut buf = [0u8; 24];
-    if first.len() > buf.len() {
-        return None;
-    }
-    for (d, s) in buf.iter_mut().zip(first.bytes()) {
-        *d = s.to_ascii_lowercase();
-    }
-    let low = std::str::from_utf8(&buf[..first.len()]).ok()?;
-    let i = ROLES.binary_search(&low).ok()?;
-    let role = ROLES[i];
+    let t = role_table();
+    let (role, f) = match t.get(raw) {
+        Some(&hit) => hit,
+        None => {
+            // Slow path for `Button`, ` button`, `button link` (fallback lists).
+            let first = raw.split_ascii_whitespace().next()?;
+            if first.len() > 24 {
+                return None;
+            }
+            *t.get(first.to_ascii_lowercase().as_str())?
+        }
+    };
     if role == "heading" {
-        return Some(match r.level {
+        let h = match r.level {
             Some(l @ 1..=6) => HEADINGS[l as usize - 1],
             _ => "heading",
-        });
+        };
+        return Some((h, f));
     }
-    Some(role)
+    Some((role, f))
 }
 
-fn is_container(role: Option<&str>) -> bool {
-    role.is_some_and(|r| CONTAINERS.binary_search(&r).is_ok())
-}
-
-/// Roles of repeated items, told apart by their first text when they have no name.
-fn is_item(role: Option<&str>) -> bool {
-    matches!(
-        role,
-        Some("listitem" | "row" | "article" | "treeitem" | "option" | "group" | "figure" | "tabpanel")
-    )
+/// The whitelisted role word for a record, `h1`–`h6` for headings, `None` for generic.
+pub(crate) fn role_token(r: &NodeRecord) -> Option<&'static str> {
+    role_of(r).map(|(w, _)| w)
 }
 
 fn nonempty(s: &Option<String>) -> Option<&str> {
@@ -351,16 +374,42 @@ fn is_form_control(tag: &str) -> bool {
     matches!(tag, "input" | "select" | "textarea" | "button")
 }
 
+/// Per-walk working arrays, kept between builds: at 10k+ elements, fresh allocations for them
+/// cost more in page faults than the work done in them.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    par: Vec<u32>,
+    keep: Vec<bool>,
+    kept_below: Vec<bool>,
+    act_below: Vec<bool>,
+    label: Vec<u32>,
+    role: Vec<Option<&'static str>>,
+    rflags: Vec<u8>,
+    base: Vec<u64>,
+    ident: Vec<u64>,
+    structural: Vec<bool>,
+    posmix: Vec<u64>,
+    fkey: Vec<u64>,
+    near: Vec<u32>,
+    groups: FxHashMap<u64, (u32, u64, bool)>,
+}
+
+fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
+    v.clear();
+    v.resize(n, x);
+    v
+}
+
 /// Builds the model of `walk`. Refs come from (and are added to) `reg`; positional-family
 /// generations from `fam`, which is updated to this walk's families.
-pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Model {
+pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mut Scratch) -> Model {
     let nodes = &walk.nodes;
     let n = nodes.len();
 
     // Parents, validated against preorder: a parent must be an ancestor of the previous node,
     // otherwise subtrees would not be contiguous. A record that breaks this becomes a root
     // rather than corrupting the tree (input from the renderer is not trusted to be sane).
-    let mut par = vec![NONE; n];
+    let par = reset(&mut sc.par, n, NONE);
     let mut stack: Vec<u32> = Vec::with_capacity(64);
     for (i, r) in nodes.iter().enumerate() {
         match r.parent.filter(|&p| (p as usize) < i) {
@@ -379,18 +428,25 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
 
     // Bottom-up: what is worth rendering, what contains something actionable, and each
     // node's label (the first text in its subtree, used to tell unnamed containers apart).
-    let mut keep = vec![false; n];
-    let mut kept_below = vec![false; n];
-    let mut act_below = vec![false; n];
-    let mut label = vec![NONE; n];
-    let mut role = Vec::with_capacity(n);
-    role.extend(nodes.iter().map(role_token));
+    let keep = reset(&mut sc.keep, n, false);
+    let kept_below = reset(&mut sc.kept_below, n, false);
+    let act_below = reset(&mut sc.act_below, n, false);
+    let label = reset(&mut sc.label, n, NONE);
+    let role = &mut sc.role;
+    role.clear();
+    let rflags = &mut sc.rflags;
+    rflags.clear();
+    for r in nodes {
+        let ro = role_of(r);
+        role.push(ro.map(|x| x.0));
+        rflags.push(ro.map_or(0, |x| x.1));
+    }
     for i in (0..n).rev() {
         let r = &nodes[i];
         let own_text = r.visible && opt_visible(&r.text);
         // A container is told apart by the first thing it says: its first text, or the name of
         // its first named non-container (a row's link, a card's heading).
-        if own_text || (r.visible && opt_visible(&r.name) && !is_container(role[i])) {
+        if own_text || (r.visible && opt_visible(&r.name) && rflags[i] & CONTAINER == 0) {
             label[i] = i as u32;
         }
         let p = par[i];
@@ -404,7 +460,7 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
         let k = r.visible
             && (r.actionable
                 || (content && !redundant)
-                || (kept_below[i] && is_container(role[i]))
+                || (kept_below[i] && rflags[i] & CONTAINER != 0)
                 || (kept_below[i] && opt_visible(&r.name) && role[i].is_some()));
         keep[i] = k;
         if p != NONE {
@@ -418,11 +474,13 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
     }
 
     // Identity, top-down over every reported node (unrendered ones still give context).
-    let mut base = vec![0u64; n];
-    let mut ident = vec![0u64; n];
-    let mut structural = vec![false; n];
+    let base = reset(&mut sc.base, n, 0);
+    let ident = reset(&mut sc.ident, n, 0);
+    let structural = reset(&mut sc.structural, n, false);
     // base → (members so far, membership signature, has refs to protect)
-    let mut groups: FxHashMap<u64, (u32, u64, bool)> = FxHashMap::default();
+    let groups = &mut sc.groups;
+    groups.clear();
+    groups.reserve(n);
     for (i, r) in nodes.iter().enumerate() {
         let act = r.visible && r.actionable;
         let frame = r.frame as u64;
@@ -445,7 +503,7 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
                     NONE => None,
                     // Only items are labelled by their content: a list labelled by its first
                     // item would re-key everything in it when that item changes.
-                    _ if !is_item(role[i]) => None,
+                    _ if rflags[i] & ITEM == 0 => None,
                     l => nonempty(&nodes[l as usize].text).or_else(|| nonempty(&nodes[l as usize].name)),
                 })
                 .unwrap_or("");
@@ -474,7 +532,7 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
     // generation, which changes every member's key, which retires every member's ref.
     let mut gens: FxHashMap<u64, u64> = FxHashMap::default();
     let mut next_map = FxHashMap::default();
-    for (b, (count, sig, protect)) in groups {
+    for (&b, &(count, sig, protect)) in groups.iter() {
         if count < 2 || !protect {
             continue;
         }
@@ -491,14 +549,18 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
     }
     fam.map = next_map;
 
-    let mut posmix = vec![0u64; n];
-    let mut fkey = vec![0u64; n];
+    let posmix = reset(&mut sc.posmix, n, 0);
+    let fkey = reset(&mut sc.fkey, n, 0);
     for i in 0..n {
         let inherited = match par[i] {
             p if p != NONE && structural[i] => posmix[p as usize],
             _ => 0,
         };
-        let own = gens.get(&base[i]).copied().unwrap_or(0);
+        let own = if gens.is_empty() {
+            0
+        } else {
+            gens.get(&base[i]).copied().unwrap_or(0)
+        };
         posmix[i] = if inherited == 0 && own == 0 {
             0
         } else {
@@ -520,7 +582,7 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
     m.rec.reserve(kept);
     m.parent.reserve(kept);
     m.depth.reserve(kept);
-    let mut near = vec![NONE; n];
+    let near = reset(&mut sc.near, n, NONE);
     for i in 0..n {
         let up = match par[i] {
             NONE => NONE,
@@ -585,10 +647,15 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry) -> Mode
         let mut key = fkey[i];
         // Keys are unique within a walk by construction (ordinals); a 64-bit collision is
         // still resolved deterministically instead of trusted away.
-        while m.key_index.contains_key(&key) {
-            key = H::new(8).u(key).f();
+        loop {
+            match m.key_index.entry(key) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(mi as u32);
+                    break;
+                }
+                std::collections::hash_map::Entry::Occupied(_) => key = H::new(8).u(key).f(),
+            }
         }
-        m.key_index.insert(key, mi as u32);
         let refn = if r.actionable { reg.ref_for(key) } else { 0 };
         m.key.push(key);
         m.refn.push(refn);
@@ -652,8 +719,9 @@ mod debug_tests {
     #[test]
     fn row_keys_follow_their_label_not_their_position() {
         let (mut f, mut r) = (Families::default(), Registry::default());
-        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r);
-        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r);
+        let mut sc = Scratch::default();
+        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r, &mut sc);
+        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r, &mut sc);
         let ka: std::collections::BTreeSet<u64> = a.key.iter().copied().collect();
         let kb: std::collections::BTreeSet<u64> = b.key.iter().copied().collect();
         assert_eq!(ka, kb);

@@ -2,7 +2,7 @@
 
 use crate::diff::{Anchor, Item, Op, reconcile, weight};
 use crate::envelope;
-use crate::model::{Death, Families, Model, NONE, Registry, build};
+use crate::model::{Death, Families, Model, NONE, Registry, Scratch, build};
 use crate::record::{NodeRecord, Walk};
 use crate::render::{indent, push_full_body, push_line, push_line_rest, push_page_lines, push_subtree};
 use crate::text::{STRING_CAP, clean, mask_clock, opt_visible};
@@ -142,8 +142,11 @@ struct Last {
 /// the sequence numbers the agent's copy of the page is named by.
 #[derive(Debug, Default)]
 pub struct TabSession {
+    /// Override of [`MAX_DIFFS_PER_SNAPSHOT`] (0 = the constant).
+    max_diffs: u32,
     reg: Registry,
     fam: Families,
+    scratch: Scratch,
     last: Option<Last>,
     epoch: u32,
     minor: u32,
@@ -202,6 +205,13 @@ impl TabSession {
     /// the page, or after [`MAX_DIFFS_PER_SNAPSHOT`] diffs; otherwise a diff naming the state it
     /// applies to, or a one-line "no change".
     pub fn observe(&mut self, walk: &Walk, force_full: bool, navigated: bool) -> Observation {
+        self.observe_owned(walk.clone(), force_full, navigated)
+    }
+
+    /// [`TabSession::observe`] for a caller that can give the walk away: the session keeps the
+    /// last walk (refs resolve against it), and taking it saves a copy of every record.
+    pub fn observe_owned(&mut self, owned: Walk, force_full: bool, navigated: bool) -> Observation {
+        let walk = &owned;
         let prev = self.last.take();
         let mut reason = match (&prev, navigated, force_full) {
             (_, true, _) => Some(Reason::Navigated),
@@ -217,7 +227,7 @@ impl TabSession {
         } else {
             prev
         };
-        let model = build(walk, &mut self.fam, &mut self.reg);
+        let model = build(walk, &mut self.fam, &mut self.reg, &mut self.scratch);
         let mut live = vec![false; model.len()];
         let mut diff_text = None;
         if let (Some(p), None) = (&prev, reason) {
@@ -232,7 +242,13 @@ impl TabSession {
                     diff_text = Some((format!("no change since {}", self.seq()), 0, 0));
                 } else if is_large(weight(&d.ops, &p.model, &model), size) {
                     reason = Some(Reason::LargeChange);
-                } else if self.minor >= MAX_DIFFS_PER_SNAPSHOT {
+                } else if self.minor
+                    >= if self.max_diffs == 0 {
+                        MAX_DIFFS_PER_SNAPSHOT
+                    } else {
+                        self.max_diffs
+                    }
+                {
                     reason = Some(Reason::Resync);
                 } else {
                     let from = self.seq();
@@ -282,8 +298,9 @@ impl TabSession {
                 at.clone_from(&seq);
             }
         }
+        drop(prev);
         self.last = Some(Last {
-            walk: walk.clone(),
+            walk: owned,
             model,
             live,
         });
@@ -361,6 +378,12 @@ impl TabSession {
         };
         let start = l.model.rec[n as usize] as usize;
         Ok(subtree_text(&l.walk, start, max_chars))
+    }
+
+    /// Overrides [`MAX_DIFFS_PER_SNAPSHOT`] for this session (benchmarks measure the diff path
+    /// without the periodic resync; a measurement of the threshold itself would use it too).
+    pub fn set_max_diffs(&mut self, n: u32) {
+        self.max_diffs = n;
     }
 
     /// Number of refs issued in this tab so far (live or dead).
