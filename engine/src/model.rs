@@ -456,7 +456,7 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
             && role[i].is_none()
             && !kept_below[i]
             && !opt_visible(&r.state.value)
-            && is_echo(nodes, &par, i);
+            && is_echo(nodes, par, i);
         let k = r.visible
             && (r.actionable
                 || (content && !redundant)
