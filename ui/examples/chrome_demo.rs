@@ -229,6 +229,7 @@ impl Host for Demo {
                     CursorShape::Text
                 };
             }
+            UiCommand::SetDarkFilter { options } => self.model.lock().unwrap().dark_filter = options,
             UiCommand::OpenVault => self.windows.push((
                 WindowSpec {
                     title: "Aperture vault".into(),
@@ -279,6 +280,7 @@ fn main() -> Result<(), aperture_ui::UiError> {
         frame: None,
         cursor: CursorShape::Default,
         ime_caret: None,
+        dark_filter: Default::default(),
     };
     let model = Arc::new(Mutex::new(model));
     let event_loop = aperture_ui::event_loop()?;

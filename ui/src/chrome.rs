@@ -14,7 +14,7 @@ use egui::{
 };
 
 use crate::command::{MouseButton, PageInput, UiCommand};
-use crate::dark::{ThemeMode, site_key};
+use crate::dark::{FilterOptions, ThemeMode, site_key};
 use crate::keys;
 use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
 use crate::omnibox::resolve_input;
@@ -53,6 +53,10 @@ pub mod controls {
     pub const THEME: &str = "theme";
     /// Vault button.
     pub const VAULT: &str = "vault";
+    /// Brightness slider in the dark-mode menu (while open).
+    pub const BRIGHTNESS: &str = "brightness";
+    /// Contrast slider in the dark-mode menu (while open).
+    pub const CONTRAST: &str = "contrast";
     /// The page area.
     pub const PAGE: &str = "page";
 }
@@ -65,6 +69,11 @@ pub fn tab_control(tab: TabId) -> String {
 /// Id of a tab's close button for [`Chrome::control_rect`].
 pub fn tab_close_control(tab: TabId) -> String {
     format!("close:{}", tab.0)
+}
+
+/// Id of a mode item in the open dark-mode menu for [`Chrome::control_rect`].
+pub fn theme_mode_control(mode: ThemeMode) -> String {
+    format!("theme:{}", mode.label().to_ascii_lowercase())
 }
 
 /// Id of a container row in the new-tab picker for [`Chrome::control_rect`].
@@ -122,6 +131,8 @@ pub struct Chrome {
     last_click: Option<LastClick>,
     /// Key-downs the chrome used as shortcuts; their key-ups are dropped too.
     swallowed_keys: Vec<Key>,
+    /// Keys down that went to the page, to mark auto-repeats.
+    held_keys: Vec<Key>,
     page_rect: Option<Rect>,
     /// Active tab the strip last scrolled into view.
     scrolled_to: Option<TabId>,
@@ -154,6 +165,7 @@ impl Chrome {
             captured: Vec::new(),
             last_click: None,
             swallowed_keys: Vec::new(),
+            held_keys: Vec::new(),
             page_rect: None,
             scrolled_to: None,
             rects: HashMap::new(),
@@ -246,7 +258,18 @@ impl Chrome {
                     repeat,
                     modifiers,
                 } if self.page_focused && active.is_some() => {
-                    let k = keys::key_input(*key, *physical_key, *modifiers, *repeat);
+                    // egui-winit leaves `repeat` false in raw input (egui
+                    // derives it later), so tell repeats apart ourselves: a
+                    // press of a key already held is an auto-repeat.
+                    let held = self.held_keys.contains(key);
+                    if *pressed {
+                        if !held {
+                            self.held_keys.push(*key);
+                        }
+                    } else {
+                        self.held_keys.retain(|k| k != key);
+                    }
+                    let k = keys::key_input(*key, *physical_key, *modifiers, *repeat || (*pressed && held));
                     let input = if *pressed {
                         PageInput::KeyDown(k)
                     } else {
@@ -376,6 +399,9 @@ impl Chrome {
             });
         }
         let prev_here = prev.filter(|p| p.0 == tab).is_some_and(|p| p.1);
+        if !focused {
+            self.held_keys.clear();
+        }
         if focused != prev_here {
             self.emit(UiCommand::PageFocus { tab, focused });
         }
@@ -401,7 +427,7 @@ impl Chrome {
                     .fill(ui.visuals().panel_fill)
                     .inner_margin(egui::Margin::symmetric(6, 4)),
             )
-            .show(ui, |ui| self.toolbar(ui, active));
+            .show(ui, |ui| self.toolbar(ui, active, model.dark_filter));
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
 
         // An egui widget took keyboard focus (omnibox click, Tab inside the
@@ -591,7 +617,7 @@ impl Chrome {
             .on_hover_text("New tab (Ctrl+T opens one in the last container)");
     }
 
-    fn toolbar(&mut self, ui: &mut Ui, active: Option<&TabView>) {
+    fn toolbar(&mut self, ui: &mut Ui, active: Option<&TabView>, filter: FilterOptions) {
         ui.horizontal(|ui| {
             let id = active.map(|t| t.id);
             let nav = |ui: &mut Ui, enabled: bool, label: &str, hint: &str| {
@@ -642,7 +668,7 @@ impl Chrome {
                 if vault.clicked() {
                     self.emit(UiCommand::OpenVault);
                 }
-                self.theme_menu(ui, active);
+                self.theme_menu(ui, active, filter);
                 if let Some(tab) = active {
                     self.drive_button(ui, tab);
                 }
@@ -651,7 +677,7 @@ impl Chrome {
         });
     }
 
-    fn theme_menu(&mut self, ui: &mut Ui, active: Option<&TabView>) {
+    fn theme_menu(&mut self, ui: &mut Ui, active: Option<&TabView>, filter: FilterOptions) {
         let site = active.and_then(|t| site_key(&t.url));
         let mode = active.and_then(|t| t.theme).unwrap_or_default();
         let enabled = site.is_some();
@@ -661,13 +687,26 @@ impl Chrome {
                     if let Some(site) = &site {
                         ui.label(RichText::new(format!("Dark mode for {site}")).small().weak());
                         for m in ThemeMode::ALL {
-                            if ui.selectable_label(m == mode, m.label()).clicked() {
+                            let item = ui.selectable_label(m == mode, m.label());
+                            self.rects.insert(theme_mode_control(m), item.rect);
+                            if item.clicked() {
                                 self.emit(UiCommand::SetTheme {
                                     site: site.clone(),
                                     mode: m,
                                 });
                                 ui.close();
                             }
+                        }
+                        ui.separator();
+                        // The filter layer's knobs; force-dark has none at runtime.
+                        ui.label(RichText::new("All darkened pages").small().weak());
+                        let mut f = filter;
+                        let b = ui.add(egui::Slider::new(&mut f.brightness, 0.5..=1.2).text("Brightness"));
+                        let c = ui.add(egui::Slider::new(&mut f.contrast, 0.5..=1.5).text("Contrast"));
+                        self.rects.insert(controls::BRIGHTNESS.to_string(), b.rect);
+                        self.rects.insert(controls::CONTRAST.to_string(), c.rect);
+                        if (b.changed() || c.changed()) && f != filter {
+                            self.emit(UiCommand::SetDarkFilter { options: f });
                         }
                     }
                 })

@@ -5,7 +5,7 @@
 //! which keeps every state change on one code path that the agent's MCP
 //! actions share.
 
-use crate::dark::ThemeMode;
+use crate::dark::{FilterOptions, ThemeMode};
 use crate::model::TabId;
 
 /// A request from the chrome to the application.
@@ -73,6 +73,12 @@ pub enum UiCommand {
         site: String,
         /// New policy.
         mode: ThemeMode,
+    },
+    /// Change the filter layer's brightness/contrast (applies to every page
+    /// that gets darkened; persist it in `settings.theme.filter`).
+    SetDarkFilter {
+        /// New values.
+        options: FilterOptions,
     },
     /// Open the password-vault window. It is deliberately not a tab: the
     /// agent addresses everything by tab id, so a window without one is

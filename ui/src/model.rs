@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use crate::dark::ThemeMode;
+use crate::dark::{FilterOptions, ThemeMode};
 
 /// Opaque tab identifier chosen by the application.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -134,6 +134,8 @@ pub struct ChromeModel {
     /// (CEF `OnImeCompositionRangeChanged` / `OnTextSelectionChanged`), so the
     /// platform IME's candidate window opens next to it.
     pub ime_caret: Option<[f32; 4]>,
+    /// Current brightness/contrast of the filter layer (from settings).
+    pub dark_filter: FilterOptions,
 }
 
 impl ChromeModel {

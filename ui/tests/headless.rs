@@ -56,6 +56,7 @@ fn model() -> ChromeModel {
         frame: None,
         cursor: Default::default(),
         ime_caret: None,
+        dark_filter: Default::default(),
     }
 }
 
@@ -351,6 +352,45 @@ fn toolbar_buttons_and_theme_menu() {
 }
 
 #[test]
+fn dark_mode_menu_sets_site_mode_and_filter() {
+    use aperture_ui::chrome::theme_mode_control;
+    let mut h = Harness::new();
+    assert!(without_noise(h.click(controls::THEME)).is_empty());
+    let cmds = without_noise(h.click(&theme_mode_control(ThemeMode::On)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::SetTheme {
+            site: "example.com".into(),
+            mode: ThemeMode::On
+        }]
+    );
+    // Reopen; a click near the brightness slider's left end dims.
+    h.click(controls::THEME);
+    let b = h.rect(controls::BRIGHTNESS);
+    let cmds = without_noise(h.click_at(b.left_center() + vec2(4.0, 0.0), PointerButton::Primary));
+    // (Repeated while held: this model never applies it, so the slider
+    // keeps showing 1.0.)
+    assert!(!cmds.is_empty());
+    assert!(
+        cmds.iter()
+            .all(|c| matches!(c, UiCommand::SetDarkFilter { options } if options.brightness < 0.7 && options.contrast == 1.0)),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn dark_mode_menu_is_disabled_without_a_site() {
+    let mut h = Harness::new();
+    h.model.tabs[0].url = "about:blank".into();
+    h.frame(vec![]);
+    assert!(without_noise(h.click(controls::THEME)).is_empty());
+    assert!(
+        h.chrome.control_rect(controls::BRIGHTNESS).is_none(),
+        "menu must not open for about:blank"
+    );
+}
+
+#[test]
 fn page_gets_mouse_keys_and_text_in_page_coordinates() {
     let mut h = Harness::with_scale(2.0);
     let page = h.rect(controls::PAGE);
@@ -403,6 +443,24 @@ fn page_gets_mouse_keys_and_text_in_page_coordinates() {
     );
     assert_eq!(inputs[1], PageInput::Text { text: "A".into() });
     assert!(matches!(&inputs[2], PageInput::KeyUp(k) if k.windows_key_code == 0x41));
+
+    // A second press without a release is an auto-repeat.
+    let cmds = h.frame(vec![
+        key(Key::B, Modifiers::NONE, true),
+        key(Key::B, Modifiers::NONE, true),
+        key(Key::B, Modifiers::NONE, false),
+    ]);
+    let repeats: Vec<bool> = cmds
+        .iter()
+        .filter_map(|c| match c {
+            UiCommand::Page {
+                input: PageInput::KeyDown(k),
+                ..
+            } => Some(k.repeat),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(repeats, vec![false, true]);
 
     // Tab goes to the page, not to egui's focus cycling.
     let cmds = h.frame(press(Key::Tab, Modifiers::NONE));

@@ -201,6 +201,7 @@ fn model() -> ChromeModel {
         frame: None,
         cursor: Default::default(),
         ime_caret: None,
+        dark_filter: Default::default(),
     }
 }
 
