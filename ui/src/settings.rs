@@ -15,6 +15,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
+use crate::command::UiCommand;
 use crate::dark::{ColorScheme, FilterOptions, SitePolicies};
 
 /// File name inside the config dir's `aperture/` folder.
@@ -47,6 +48,29 @@ impl Default for Settings {
             theme: ThemeSettings::default(),
             search_template: None,
         }
+    }
+}
+
+impl Settings {
+    /// Fold a chrome command into the settings it implies (site theme,
+    /// filter knobs, last container, window size). Returns whether anything
+    /// changed, i.e. whether to save. Window resizes arrive in bursts, so
+    /// debounce saves (or save on exit) rather than saving on each one.
+    pub fn apply(&mut self, command: &UiCommand) -> bool {
+        let before = self.clone();
+        match command {
+            UiCommand::SetTheme { site, mode } => self.theme.policies.set(site, *mode),
+            UiCommand::SetDarkFilter { options } => self.theme.filter = *options,
+            UiCommand::NewTab { container } => self.last_container = Some(container.clone()),
+            UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
+                self.window = WindowSettings {
+                    width: *width,
+                    height: *height,
+                }
+            }
+            _ => {}
+        }
+        *self != before
     }
 }
 
@@ -450,6 +474,39 @@ mod tests {
             entries(s.path().parent().unwrap()),
             vec![SETTINGS_FILE.to_string()]
         );
+    }
+
+    #[test]
+    fn commands_update_settings() {
+        let mut st = Settings::default();
+        assert!(st.apply(&UiCommand::SetTheme {
+            site: "example.com".into(),
+            mode: ThemeMode::Off
+        }));
+        assert_eq!(st.theme.policies.mode_for_site("example.com"), ThemeMode::Off);
+        assert!(st.apply(&UiCommand::NewTab {
+            container: "work".into()
+        }));
+        assert_eq!(st.last_container.as_deref(), Some("work"));
+        assert!(st.apply(&UiCommand::WindowResized {
+            width: 1000,
+            height: 640
+        }));
+        assert!(!st.apply(&UiCommand::WindowResized {
+            width: 1000,
+            height: 640
+        }));
+        assert!(
+            !st.apply(&UiCommand::WindowResized { width: 0, height: 0 }),
+            "minimised"
+        );
+        assert!(st.apply(&UiCommand::SetDarkFilter {
+            options: FilterOptions {
+                brightness: 0.8,
+                contrast: 1.1
+            }
+        }));
+        assert!(!st.apply(&UiCommand::OpenVault));
     }
 
     #[test]
