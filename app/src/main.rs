@@ -1,6 +1,7 @@
 //! `aperture`: the browser process, and (re-executed by CEF with `--type=…`) its own
 //! subprocesses.
 
+mod backend;
 mod cef;
 mod handlers;
 mod imaging;
@@ -46,7 +47,17 @@ struct Cli {
     /// Viewport size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     size: (i32, i32),
-    /// Page to open.
+    /// Serve MCP over streamable HTTP on 127.0.0.1:PORT (0 = don't).
+    #[arg(long, value_name = "PORT", default_value_t = aperture_mcp::DEFAULT_PORT)]
+    mcp_port: u16,
+    /// Serve MCP over stdin/stdout instead of HTTP (for hosts that only speak stdio).
+    #[arg(long)]
+    mcp_stdio: bool,
+    /// Let the agent navigate to this otherwise-refused host (loopback, private network),
+    /// e.g. `127.0.0.1` or `localhost:8080`. Repeatable.
+    #[arg(long, value_name = "HOST")]
+    allow_host: Vec<String>,
+    /// Page to open (or `mcp` followed by `--stdio`).
     url: Option<String>,
 }
 
@@ -81,7 +92,17 @@ fn main() {
             }
         }
     }
-    let cli = Cli::parse();
+    // `aperture mcp --stdio` is the spelling MCP hosts expect.
+    let mut args: Vec<String> = std::env::args().collect();
+    if args.get(1).is_some_and(|a| a == "mcp") {
+        args.remove(1);
+        args = args
+            .into_iter()
+            .map(|a| if a == "--stdio" { "--mcp-stdio".into() } else { a })
+            .collect();
+        args.push("--headless".into());
+    }
+    let cli = Cli::parse_from(args);
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("APERTURE_LOG").unwrap_or_else(|_| "warn".into()),
@@ -182,13 +203,34 @@ async fn task(cli: Cli) -> Result<i32> {
     if let Some(src) = &cli.script {
         return script::run(src, opts).await;
     }
-    // Plain headless browsing: open the page and serve until a signal arrives.
+    // Browsing: open the page (a tab the human opened) and serve the agent until a signal.
+    let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
+        .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
+    let backend: Arc<dyn aperture_mcp::backend::Backend> =
+        Arc::new(backend::AppBackend::new(policy, cli.size));
     let url = cli.url.as_deref().unwrap_or("about:blank");
     let (t, outcome) = tab::open(url, opts).await?;
-    println!(
-        "aperture: ready; tab {} at {} (status {})",
+    if cli.mcp_stdio {
+        eprintln!("aperture: serving MCP on stdio; tab {} at {}", t.id, outcome.url);
+        aperture_mcp::serve_stdio(backend).await?;
+        return Ok(0);
+    }
+    eprintln!(
+        "aperture: tab {} at {} (status {})",
         t.id, outcome.url, outcome.status
     );
-    std::future::pending::<()>().await;
+    if cli.mcp_port != 0 {
+        let server =
+            aperture_mcp::serve_http(aperture_mcp::HttpConfig::on_port(cli.mcp_port), backend).await?;
+        match server.write_mcp_json() {
+            Ok(p) => eprintln!("aperture: MCP config written to {}", p.display()),
+            Err(e) => eprintln!("aperture: could not write mcp.json: {e}"),
+        }
+        // The one line a person pastes into their agent host.
+        println!("{}", server.claude_add_line());
+        server.wait().await?;
+    } else {
+        std::future::pending::<()>().await;
+    }
     Ok(0)
 }

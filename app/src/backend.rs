@@ -1,0 +1,351 @@
+//! The app's implementation of the MCP [`Backend`]: the agent's view of the browser, on top
+//! of the [`crate::tab`] seam, with agent-navigation policy applied here.
+
+use crate::state::TabMeta;
+use crate::tab::{self, Button, TabError, TabOptions};
+use aperture_mcp::backend::*;
+use aperture_privacy::NavigationPolicy;
+use async_trait::async_trait;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// The browser as the agent sees it.
+pub struct AppBackend {
+    policy: NavigationPolicy,
+    size: (i32, i32),
+    themes: Mutex<HashMap<String, ThemeMode>>,
+}
+
+impl AppBackend {
+    pub fn new(policy: NavigationPolicy, size: (i32, i32)) -> AppBackend {
+        AppBackend {
+            policy,
+            size,
+            themes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn check_nav(&self, url: &str) -> BackendResult<String> {
+        let checked = self
+            .policy
+            .check_destination(url)
+            .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
+        // The connected address is checked again after DNS, so a name that resolves to a
+        // private address is refused too (unless the human allowed that host).
+        self.policy
+            .resolve_and_check(&checked)
+            .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
+        Ok(checked.url.to_string())
+    }
+}
+
+fn tid(id: TabId) -> tab::Tab {
+    tab::Tab { id: id.0 as i32 }
+}
+
+fn err(id: TabId, e: TabError) -> BackendError {
+    match e {
+        TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
+        TabError::RendererGone(_) => BackendError::RendererGone,
+        TabError::Timeout { secs, .. } => BackendError::Timeout(Duration::from_secs(secs)),
+        TabError::LoadFailed { url, text, code } => BackendError::Navigation {
+            url,
+            reason: format!("{text} ({code})"),
+        },
+        TabError::BadUrl { url, why } => BackendError::Navigation { url, reason: why },
+        TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id: 0 },
+        other => BackendError::Other(other.to_string()),
+    }
+}
+
+/// Input errors happen after the events may have been queued: their outcome is unknown.
+fn input_err(id: TabId, e: TabError) -> BackendError {
+    match e {
+        TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
+        other => BackendError::ActionOutcomeUnknown(other.to_string()),
+    }
+}
+
+async fn meta(id: TabId) -> BackendResult<TabMeta> {
+    let t = id.0 as i32;
+    tab::on_ui(move || crate::state::with(|st| st.tabs.get(&t).map(|r| r.meta.clone())))
+        .await
+        .map_err(|e| err(id, e))?
+        .ok_or(BackendError::NoSuchTab(id))
+}
+
+async fn refuse_if_human(id: TabId) -> BackendResult<()> {
+    if meta(id).await?.human_driving {
+        return Err(BackendError::HumanDriving {
+            reason: "the human took over this tab".into(),
+        });
+    }
+    Ok(())
+}
+
+fn outcome(o: crate::state::LoadOutcome, title: String) -> LoadOutcome {
+    LoadOutcome {
+        url: o.url,
+        status: u16::try_from(o.status).ok().filter(|s| *s > 0),
+        title,
+    }
+}
+
+fn host_of(url: &str) -> Option<String> {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+}
+
+#[async_trait]
+impl Backend for AppBackend {
+    async fn tabs(&self) -> BackendResult<Vec<TabInfo>> {
+        let list = tab::list()
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?;
+        let last = list.last().map(|t| t.id);
+        Ok(list
+            .into_iter()
+            .map(|t| TabInfo {
+                id: TabId(t.id as u64),
+                url: t.url,
+                title: t.title,
+                container: (!t.meta.container.is_empty()).then_some(t.meta.container.clone()),
+                opened_by_agent: t.meta.opened_by_agent,
+                loading: t.loading,
+                human_driving: t.meta.human_driving,
+                active: Some(t.id) == last,
+            })
+            .collect())
+    }
+
+    async fn open_tab(&self, url: Option<String>, container: Option<String>) -> BackendResult<TabId> {
+        let url = match url {
+            Some(u) => self.check_nav(&u)?,
+            None => "about:blank".to_string(),
+        };
+        if let Some(c) = &container {
+            return Err(BackendError::Other(format!("no container named {c:?}")));
+        }
+        let opts = TabOptions {
+            size: self.size,
+            meta: TabMeta {
+                opened_by_agent: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        // The trait promises a tab, not a finished load; a failed first load still leaves one.
+        match tab::open(&url, opts).await {
+            Ok((t, _)) => Ok(TabId(t.id as u64)),
+            Err(TabError::LoadFailed { .. }) | Err(TabError::Timeout { .. }) => {
+                let list = tab::list()
+                    .await
+                    .map_err(|e| BackendError::Other(e.to_string()))?;
+                list.last()
+                    .map(|t| TabId(t.id as u64))
+                    .ok_or(BackendError::Other("the tab did not open".into()))
+            }
+            Err(e) => Err(BackendError::Other(e.to_string())),
+        }
+    }
+
+    async fn close_tab(&self, id: TabId) -> BackendResult<()> {
+        if !meta(id).await?.opened_by_agent {
+            return Err(BackendError::NotOpenedByAgent(id));
+        }
+        tid(id).close().await.map_err(|e| err(id, e))
+    }
+
+    async fn select_tab(&self, id: TabId) -> BackendResult<()> {
+        meta(id).await.map(|_| ())
+    }
+
+    async fn navigate(&self, id: TabId, nav: Nav) -> BackendResult<LoadOutcome> {
+        refuse_if_human(id).await?;
+        let t = tid(id);
+        let nav = match nav {
+            Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u)?),
+            Nav::Back => tab::Nav::Back,
+            Nav::Forward => tab::Nav::Forward,
+            Nav::Reload => tab::Nav::Reload,
+        };
+        let o = t.nav(nav).await.map_err(|e| err(id, e))?;
+        let title = self
+            .tabs()
+            .await?
+            .into_iter()
+            .find(|x| x.id == id)
+            .map(|x| x.title)
+            .unwrap_or_default();
+        Ok(outcome(o, title))
+    }
+
+    async fn settle(&self, id: TabId, max: Duration) -> BackendResult<()> {
+        // Input events and our renderer messages travel on different channels; a repaint
+        // after the input means the page has processed it. Then wait out a load it started.
+        let t = tid(id);
+        let start = Instant::now();
+        let _ = tokio::time::timeout(max, t.frame()).await;
+        while start.elapsed() < max {
+            let loading = tab::list()
+                .await
+                .ok()
+                .and_then(|l| l.into_iter().find(|x| x.id == t.id))
+                .is_some_and(|x| x.loading);
+            if !loading {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        Ok(())
+    }
+
+    async fn walk(&self, id: TabId) -> BackendResult<Walk> {
+        tid(id).walk().await.map_err(|e| err(id, e))
+    }
+
+    async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply> {
+        let v = match &op {
+            ElementOp::ScrollIntoView => serde_json::json!({"do": "scroll"}),
+            ElementOp::Focus => serde_json::json!({"do": "focus"}),
+            ElementOp::Clear => serde_json::json!({"do": "clear"}),
+            ElementOp::SelectOptions(vals) => serde_json::json!({"do": "select", "values": vals}),
+            ElementOp::ReadText { cap } => serde_json::json!({"do": "text", "cap": cap}),
+        };
+        let r = tid(id).element(walk_id, idx, v).await.map_err(|e| match e {
+            TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id },
+            other => err(id, other),
+        })?;
+        let bounds = serde_json::from_value::<Rect>(r["bounds"].clone()).ok();
+        Ok(ElementReply {
+            bounds,
+            text: r["text"].as_str().map(str::to_string),
+            truncated: r["truncated"].as_bool().unwrap_or(false),
+        })
+    }
+
+    async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
+        let (text, truncated) = tid(id).page_text(cap).await.map_err(|e| err(id, e))?;
+        Ok(PageText { text, truncated })
+    }
+
+    async fn click_at(&self, id: TabId, x: f32, y: f32, button: MouseButton, count: u8) -> BackendResult<()> {
+        refuse_if_human(id).await?;
+        let b = match button {
+            MouseButton::Left => Button::Left,
+            MouseButton::Middle => Button::Middle,
+            MouseButton::Right => Button::Right,
+        };
+        tid(id)
+            .click_at(x, y, b, count as i32)
+            .await
+            .map_err(|e| input_err(id, e))
+    }
+
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()> {
+        refuse_if_human(id).await?;
+        tid(id).move_to(x, y).await.map_err(|e| input_err(id, e))
+    }
+
+    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()> {
+        refuse_if_human(id).await?;
+        // CEF's wheel deltas are inverted relative to scroll direction.
+        tid(id)
+            .scroll(x, y, -dx as i32, -dy as i32)
+            .await
+            .map_err(|e| input_err(id, e))
+    }
+
+    async fn key(&self, id: TabId, key: &str) -> BackendResult<()> {
+        refuse_if_human(id).await?;
+        tid(id).key(key).await.map_err(|e| match e {
+            TabError::Other(m) => BackendError::Other(m), // unknown key name: nothing was sent
+            other => input_err(id, other),
+        })
+    }
+
+    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()> {
+        refuse_if_human(id).await?;
+        tid(id).type_text(text).await.map_err(|e| input_err(id, e))
+    }
+
+    async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png> {
+        let (bytes, w, h) = tid(id)
+            .screenshot(Some(max_long_edge))
+            .await
+            .map_err(|e| err(id, e))?;
+        Ok(Png { bytes, w, h })
+    }
+
+    async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
+        let entries = tid(id).drain_console().await.map_err(|e| err(id, e))?;
+        Ok(entries
+            .into_iter()
+            .map(|e| ConsoleEntry {
+                kind: if e.text.starts_with("load failed") {
+                    ConsoleKind::FailedRequest
+                } else if e.level == "error" {
+                    ConsoleKind::Error
+                } else {
+                    ConsoleKind::Warning
+                },
+                text: e.text,
+                url: (!e.source.is_empty()).then_some(e.source),
+                line: u32::try_from(e.line).ok().filter(|l| *l > 0),
+            })
+            .filter(|e| e.kind != ConsoleKind::Warning || !e.text.is_empty())
+            .collect())
+    }
+
+    async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState> {
+        let (host, tab) = match target {
+            ThemeTarget::Host(h) => (h, None),
+            ThemeTarget::Tab(id) => {
+                let url = self
+                    .tabs()
+                    .await?
+                    .into_iter()
+                    .find(|t| t.id == id)
+                    .ok_or(BackendError::NoSuchTab(id))?
+                    .url;
+                (
+                    host_of(&url).ok_or(BackendError::Other(format!(
+                        "the tab shows {url:?}, which has no host"
+                    )))?,
+                    Some(id),
+                )
+            }
+        };
+        let mode = {
+            let mut m = self.themes.lock().expect("themes");
+            if let Some(s) = set {
+                m.insert(host.clone(), s);
+            }
+            m.get(&host).copied().unwrap_or_default()
+        };
+        if let (Some(id), Some(_)) = (tab, set) {
+            let on = mode == ThemeMode::On;
+            tid(id)
+                .devtools(
+                    "Emulation.setAutoDarkModeOverride",
+                    if on {
+                        serde_json::json!({"enabled": true})
+                    } else {
+                        serde_json::json!({})
+                    },
+                )
+                .await
+                .map_err(|e| err(id, e))?;
+        }
+        Ok(ThemeState { host, mode })
+    }
+
+    async fn containers(&self) -> BackendResult<Vec<ContainerInfo>> {
+        Ok(vec![ContainerInfo {
+            id: "default".into(),
+            name: "Default".into(),
+        }])
+    }
+}

@@ -1,0 +1,233 @@
+//! MCP end to end: a real rmcp client over streamable HTTP against the real headless browser
+//! (`aperture --headless --mcp-port PORT`), on a fixture served locally.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+
+/// A list whose every click re-renders all rows from scratch (new DOM nodes each time), the
+/// case stable refs exist for.
+const FIXTURE: &str = r#"<!doctype html><html><head><title>Fixture list</title></head><body>
+<h1>Shopping list</h1><ul id="list"></ul>
+<script>
+let rows = ["apples", "bread", "cheese"];
+function render() {
+  const ul = document.getElementById("list");
+  ul.innerHTML = "";
+  for (const r of rows) {
+    const li = document.createElement("li");
+    li.textContent = r + " ";
+    const b = document.createElement("button");
+    b.textContent = "Remove " + r;
+    b.onclick = () => { rows = rows.filter(x => x !== r); render(); };
+    li.appendChild(b);
+    ul.appendChild(li);
+  }
+}
+render();
+</script></body></html>"#;
+
+struct Browser {
+    child: tokio::process::Child,
+    url: String,
+    token: String,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.child.start_kill();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Launches the browser with a throwaway profile and config dir.
+async fn launch() -> Option<Browser> {
+    let bin = env!("CARGO_BIN_EXE_aperture");
+    let port = free_port();
+    let scratch = std::env::temp_dir().join(format!("aperture-mcp-e2e-{}-{port}", std::process::id()));
+    let mut child = tokio::process::Command::new(bin)
+        .args([
+            "--headless",
+            "--mcp-port",
+            &port.to_string(),
+            "--allow-host",
+            "127.0.0.1",
+            "--profile",
+        ])
+        .arg(scratch.join("profile"))
+        .env("XDG_CONFIG_HOME", scratch.join("config"))
+        .env_remove("DISPLAY")
+        .stderr(Stdio::null())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn APERTURE_BIN");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let token = tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.expect("browser stdout") {
+            if let Some((_, rest)) = line.split_once("Authorization: Bearer ") {
+                return rest.trim_end_matches('"').trim().to_string();
+            }
+        }
+        panic!("the browser exited without printing its token line");
+    })
+    .await
+    .expect("token line within 60 s");
+    // Keep draining stdout so the browser never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Some(Browser {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        token,
+    })
+}
+
+/// Serves the fixture page on a loopback port; returns its URL.
+async fn serve_fixture() -> String {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf).await;
+                let resp = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{FIXTURE}",
+                    FIXTURE.len()
+                );
+                let _ = s.write_all(resp.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/")
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+async fn connect(b: &Browser) -> Client {
+    let t = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(b.url.as_str()).auth_header(b.token.clone()),
+    );
+    ().serve(t).await.expect("initialize")
+}
+
+async fn call(c: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
+    let serde_json::Value::Object(args) = args else {
+        unreachable!()
+    };
+    c.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ref_for(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle) && l.contains("button"))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
+    line.split_whitespace()
+        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no ref on {line:?}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn navigate_snapshot_act_diff_and_stale_ref() {
+    let browser = launch().await.expect("browser");
+    let fixture = serve_fixture().await;
+    let c = connect(&browser).await;
+    let tools = c.list_all_tools().await.unwrap();
+    assert!(tools.len() <= 14);
+
+    let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let r = call(&c, "browser_navigate", json!({"action": "goto", "url": fixture})).await;
+    let snap = text(&r);
+    assert_ne!(r.is_error, Some(true), "{snap}");
+    assert!(snap.contains("FULL SNAPSHOT"), "{snap}");
+    let bread = ref_for(&snap, "Remove bread");
+    let cheese = ref_for(&snap, "Remove cheese");
+
+    let r = call(&c, "browser_act", json!({"action": "click", "ref": bread})).await;
+    let diff = text(&r);
+    assert_ne!(r.is_error, Some(true), "{diff}");
+    assert!(!diff.contains("FULL SNAPSHOT"), "expected a diff:\n{diff}");
+    assert!(
+        diff.contains(&bread),
+        "the diff should report {bread} gone:\n{diff}"
+    );
+
+    let r = call(&c, "browser_act", json!({"action": "click", "ref": bread})).await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+    assert!(text(&r).contains("refused"), "{}", text(&r));
+
+    // The re-render replaced every node, yet the surviving row's ref still works.
+    let r = call(&c, "browser_act", json!({"action": "click", "ref": cheese})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let r = call(&c, "browser_read", json!({})).await;
+    let page = text(&r);
+    assert!(page.contains("apples") && !page.contains("cheese"), "{page}");
+}
+
+#[tokio::test]
+async fn listener_refuses_missing_token_and_foreign_origin() {
+    let browser = launch().await.expect("browser");
+    let addr = browser
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let post = |headers: Vec<(String, String)>| {
+        let addr = addr.clone();
+        async move {
+            let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let body = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+            let mut req = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+            for (k, v) in headers {
+                req.push_str(&format!("{k}: {v}\r\n"));
+            }
+            req.push_str(&format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ));
+            s.write_all(req.as_bytes()).await.unwrap();
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out).await;
+            out.split_whitespace()
+                .nth(1)
+                .unwrap_or("0")
+                .parse::<u16>()
+                .unwrap()
+        }
+    };
+    assert_eq!(post(vec![]).await, 401);
+    assert_eq!(
+        post(vec![
+            ("Authorization".into(), format!("Bearer {}", browser.token)),
+            ("Origin".into(), "https://evil.example".into()),
+        ])
+        .await,
+        403
+    );
+}
