@@ -1,1 +1,13 @@
-//! Benchmark harnesses; see bench/README.md.
+//! Benchmarks of Aperture against the incumbent (`@playwright/mcp`), both driven over MCP as a
+//! real client drives them. `cargo xtask bench` runs the binary, which writes
+//! `bench/RESULTS.md` and `bench/results.csv`.
+
+pub mod client;
+pub mod coverage;
+pub mod parse;
+pub mod server;
+pub mod stats;
+pub mod tokens;
+pub mod report;
+pub mod run;
+pub mod script;

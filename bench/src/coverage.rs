@@ -1,0 +1,204 @@
+//! Whether every element the incumbent makes actionable is addressable in Aperture's snapshot.
+
+use crate::parse::RefElement;
+
+/// Roles the incumbent hands a ref that an agent acts on. Structural refs (`generic`,
+/// `paragraph`, `heading`…) are left out: the check is about what an agent can click or type
+/// into, not about which containers are numbered.
+pub const ACTIONABLE: &[&str] = &[
+    "button",
+    "checkbox",
+    "combobox",
+    "link",
+    "listbox",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "radio",
+    "searchbox",
+    "slider",
+    "spinbutton",
+    "switch",
+    "tab",
+    "textbox",
+    "treeitem",
+];
+
+/// Roles that name the same kind of control in both dialects.
+fn group(role: &str) -> &str {
+    match role {
+        "textbox" | "searchbox" => "text",
+        "combobox" | "listbox" => "choice",
+        "checkbox" | "switch" | "menuitemcheckbox" => "check",
+        "radio" | "menuitemradio" => "radio",
+        r => r,
+    }
+}
+
+/// Case- and whitespace-insensitive form of a name, without a trailing ellipsis (Aperture caps
+/// long strings).
+fn norm(s: &str) -> String {
+    let s = s.trim_end_matches('…');
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Equal names, or one a prefix of the other when the shorter is long enough to have been cut
+/// rather than merely similar.
+fn same_name(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.chars().count() >= 20 && long.starts_with(short)
+}
+
+/// How one incumbent element was found on the Aperture side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// Same kind of control with the same name.
+    Exact,
+    /// Same name on a ref'd element of another role (e.g. a `clickable` for a `button`), or
+    /// the same kind of control under another name when the incumbent's had none.
+    Loose,
+    /// Nothing addressable matches.
+    Missing,
+}
+
+/// The outcome of matching one page.
+#[derive(Debug, Clone, Default)]
+pub struct Coverage {
+    /// Actionable elements the incumbent gave a ref.
+    pub actionable: usize,
+    /// Matched by kind and name.
+    pub exact: usize,
+    /// Matched loosely (see [`Found::Loose`]).
+    pub loose: usize,
+    /// The incumbent elements with no counterpart, as `role "name"`.
+    pub missing: Vec<String>,
+}
+
+impl Coverage {
+    /// Share of actionable incumbent elements that are addressable in Aperture (1 when there
+    /// are none).
+    pub fn share(&self) -> f64 {
+        if self.actionable == 0 {
+            1.0
+        } else {
+            (self.exact + self.loose) as f64 / self.actionable as f64
+        }
+    }
+}
+
+/// Matches each actionable incumbent element, in document order, to an unused Aperture ref:
+/// first by kind and name, then by name alone, then (for unnamed controls) by kind alone.
+/// Each Aperture ref answers for at most one incumbent element, so ten "Add to cart" buttons
+/// need ten refs.
+pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
+    let ap: Vec<(String, String)> = aperture
+        .iter()
+        .map(|e| (group(&e.role).to_string(), norm(e.name.as_deref().unwrap_or(""))))
+        .collect();
+    let mut used = vec![false; ap.len()];
+    let mut take = |pred: &dyn Fn(&(String, String)) -> bool| -> bool {
+        match ap.iter().enumerate().position(|(i, a)| !used[i] && pred(a)) {
+            Some(i) => {
+                used[i] = true;
+                true
+            }
+            None => false,
+        }
+    };
+    let mut c = Coverage::default();
+    for e in incumbent.iter().filter(|e| ACTIONABLE.contains(&e.role.as_str())) {
+        c.actionable += 1;
+        let g = group(&e.role);
+        let n = norm(e.name.as_deref().unwrap_or(""));
+        let found = if take(&|(ag, an)| ag == g && same_name(an, &n)) {
+            Found::Exact
+        } else if !n.is_empty() && take(&|(_, an)| same_name(an, &n)) {
+            Found::Loose
+        } else if n.is_empty() && take(&|(ag, _)| ag == g) {
+            Found::Loose
+        } else {
+            Found::Missing
+        };
+        match found {
+            Found::Exact => c.exact += 1,
+            Found::Loose => c.loose += 1,
+            Found::Missing => c.missing.push(match &e.name {
+                Some(name) => format!("{} {:?}", e.role, name),
+                None => e.role.clone(),
+            }),
+        }
+    }
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn el(r: &str, role: &str, name: Option<&str>) -> RefElement {
+        RefElement {
+            reference: r.into(),
+            role: role.into(),
+            name: name.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn matches_by_kind_then_name_then_reports_misses() {
+        let inc = vec![
+            el("e1", "generic", None),
+            el("e2", "link", Some("Home")),
+            el("e3", "button", Some("Add  to cart")),
+            el("e4", "button", Some("Add to cart")),
+            el("e5", "searchbox", Some("Search")),
+            el("e6", "button", Some("Menu")),
+            el("e7", "textbox", None),
+            el("e8", "link", Some("Hidden")),
+        ];
+        let ap = vec![
+            el("e1", "link", Some("home")),
+            el("e2", "button", Some("Add to cart")),
+            el("e3", "button", Some("Add to cart")),
+            el("e4", "textbox", Some("Search")),
+            el("e5", "clickable", Some("Menu")),
+            el("e6", "textbox", Some("Comment")),
+        ];
+        let c = check(&inc, &ap);
+        assert_eq!(c.actionable, 7);
+        assert_eq!(c.exact, 4);
+        assert_eq!(c.loose, 2, "clickable Menu, unnamed textbox");
+        assert_eq!(c.missing, vec!["link \"Hidden\"".to_string()]);
+        assert!((c.share() - 6.0 / 7.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_ref_answers_for_one_element() {
+        let inc = vec![el("e1", "button", Some("Buy")), el("e2", "button", Some("Buy"))];
+        let ap = vec![el("e1", "button", Some("Buy"))];
+        let c = check(&inc, &ap);
+        assert_eq!((c.exact, c.missing.len()), (1, 1));
+    }
+
+    #[test]
+    fn truncated_names_match_by_prefix() {
+        let long = "A very long link title that Aperture cuts at its cap and more";
+        let inc = vec![el("e1", "link", Some(long))];
+        let ap = vec![el("e1", "link", Some("A very long link title that Aperture cuts…"))];
+        assert_eq!(check(&inc, &ap).exact, 1);
+        let short = vec![el("e1", "link", Some("Go"))];
+        let ap = vec![el("e1", "link", Some("Gone"))];
+        assert_eq!(check(&short, &ap).missing.len(), 1);
+    }
+
+    #[test]
+    fn no_actionable_elements_is_full_coverage() {
+        assert_eq!(check(&[el("e1", "paragraph", None)], &[]).share(), 1.0);
+    }
+}
