@@ -509,6 +509,10 @@ impl Chrome {
         if tab.loading {
             let r = Rect::from_center_size(pos2(x + 6.0, mid), vec2(12.0, 12.0));
             egui::Spinner::new().size(12.0).paint_at(ui, r);
+            // paint_at doesn't animate by itself; ~8 fps reads as motion for a
+            // spinner and costs nothing once loading ends.
+            ui.ctx()
+                .request_repaint_after(std::time::Duration::from_millis(120));
             x += 18.0;
         }
         let mark = if tab.human_driving {

@@ -447,8 +447,9 @@ impl<H: Host> App<H> {
             .map_or(Duration::MAX, |v| v.repaint_delay);
         if delay.is_zero() {
             gfx.window.request_redraw();
-        } else {
-            self.next_repaint = Instant::now().checked_add(delay);
+        } else if let Some(at) = Instant::now().checked_add(delay) {
+            // Keep an earlier deadline another window asked for.
+            self.next_repaint = Some(self.next_repaint.map_or(at, |t| t.min(at)));
         }
 
         for cmd in commands {
