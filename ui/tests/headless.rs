@@ -15,6 +15,9 @@ struct Harness {
     ppp: f32,
     /// Whether the last frame uploaded a texture other than the font atlas.
     uploaded_page: bool,
+    /// Cursor and IME area the last frame asked the platform for.
+    cursor: egui::CursorIcon,
+    ime: bool,
 }
 
 fn container(id: &str, name: &str) -> ContainerInfo {
@@ -87,6 +90,8 @@ impl Harness {
             time: 0.0,
             ppp,
             uploaded_page: false,
+            cursor: egui::CursorIcon::Default,
+            ime: false,
         };
         // Two frames so every control has a laid-out rect.
         h.frame(vec![]);
@@ -113,6 +118,8 @@ impl Harness {
             .iter()
             .any(|(id, _)| *id != egui::TextureId::default());
         out.textures_delta.clear();
+        self.cursor = out.platform_output.cursor_icon;
+        self.ime = out.platform_output.ime.is_some();
         cmds
     }
 
@@ -536,6 +543,8 @@ fn resize_reports_page_area_and_scale_once() {
         time: 0.0,
         ppp: 1.5,
         uploaded_page: false,
+        cursor: egui::CursorIcon::Default,
+        ime: false,
     };
     let first = h.frame(vec![]);
     let resize: Vec<_> = first
@@ -680,4 +689,48 @@ fn external_texture_skips_the_cpu_upload() {
     });
     h.frame(vec![]);
     assert!(h.uploaded_page);
+}
+
+#[test]
+fn cursor_follows_the_page_and_ime_is_enabled_for_it() {
+    let mut h = Harness::new();
+    h.model.cursor = aperture_ui::CursorShape::Text;
+    let page = h.rect(controls::PAGE);
+    h.frame(vec![Event::PointerMoved(page.center())]);
+    assert_eq!(h.cursor, egui::CursorIcon::Text);
+    h.model.cursor = aperture_ui::CursorShape::Pointer;
+    h.frame(vec![]);
+    assert_eq!(h.cursor, egui::CursorIcon::PointingHand);
+    // Over the chrome the page's cursor doesn't apply.
+    h.frame(vec![Event::PointerMoved(Pos2::new(500.0, 5.0))]);
+    assert_ne!(h.cursor, egui::CursorIcon::PointingHand);
+
+    assert!(!h.ime);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.ime, "page focus must ask the platform for IME");
+    let cmds = h.frame(vec![
+        Event::Ime(egui::ImeEvent::Preedit {
+            text: "にほ".into(),
+            active_range_chars: None,
+        }),
+        Event::Ime(egui::ImeEvent::Commit("日本".into())),
+    ]);
+    let ime: Vec<_> = cmds
+        .into_iter()
+        .filter_map(|c| match c {
+            UiCommand::Page { input, .. } => Some(input),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ime,
+        vec![
+            PageInput::ImeComposition {
+                text: "にほ".into()
+            },
+            PageInput::ImeCommit {
+                text: "日本".into()
+            }
+        ]
+    );
 }
