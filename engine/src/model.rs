@@ -391,7 +391,11 @@ pub(crate) struct Scratch {
     posmix: Vec<u64>,
     fkey: Vec<u64>,
     near: Vec<u32>,
-    groups: FxHashMap<u64, (u32, u64, bool)>,
+    /// base key → index into `ginfo`. Kept small (12-byte entries): this table is probed once
+    /// per element and its cache misses were a quarter of the build.
+    groups: FxHashMap<u64, u32>,
+    /// (base key, members so far, membership signature, has refs to protect)
+    ginfo: Vec<(u64, u32, u64, bool)>,
 }
 
 fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
@@ -481,6 +485,8 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     let groups = &mut sc.groups;
     groups.clear();
     groups.reserve(n);
+    let ginfo = &mut sc.ginfo;
+    ginfo.clear();
     for (i, r) in nodes.iter().enumerate() {
         let act = r.visible && r.actionable;
         let frame = r.frame as u64;
@@ -519,20 +525,26 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
         };
         let b = h.u(act as u64).f();
         base[i] = b;
-        let g = groups.entry(b).or_insert((0, 0x51ed_270b, false));
-        ident[i] = H::new(5).u(b).u(g.0 as u64).f();
-        g.0 += 1;
+        let next = ginfo.len() as u32;
+        let gi = *groups.entry(b).or_insert(next);
+        if gi == next {
+            ginfo.push((b, 0, 0x51ed_270b, false));
+        }
+        let g = &mut ginfo[gi as usize];
+        // The first member's ident is its base: most elements are unique and skip a hash.
+        ident[i] = if g.1 == 0 { b } else { H::new(5).u(b).u(g.1 as u64).f() };
+        g.1 += 1;
         // Walker-assigned DOM node ids make the signature see a same-count swap; without
         // them only the count is compared.
-        g.1 = H::new(11).u(g.1).u(r.uid.unwrap_or(0)).f();
-        g.2 |= act || act_below[i];
+        g.2 = H::new(11).u(g.2).u(r.uid.unwrap_or(0)).f();
+        g.3 |= act || act_below[i];
     }
 
     // Positional families: a family whose membership signature changed gets a fresh
     // generation, which changes every member's key, which retires every member's ref.
     let mut gens: FxHashMap<u64, u64> = FxHashMap::default();
     let mut next_map = FxHashMap::default();
-    for (&b, &(count, sig, protect)) in groups.iter() {
+    for &(b, count, sig, protect) in ginfo.iter() {
         if count < 2 || !protect {
             continue;
         }

@@ -195,7 +195,9 @@ fn clock_at(b: &[u8], i: usize, preceded_by_in: bool) -> Option<usize> {
     }
     let k = skip_spaces(b, j);
     let unit = word_at(b, k);
-    if unit.1 == unit.0 || !boundary(b, unit.1) {
+    // Every unit starts with one of these letters; "12 points" is rejected without comparing
+    // it to thirty unit words.
+    if unit.1 == unit.0 || !boundary(b, unit.1) || !b"smhdwySMHDWY".contains(&b[unit.0]) {
         return None;
     }
     if SECOND_UNITS.iter().any(|u| eq_ci(b, unit, u)) {
