@@ -113,6 +113,9 @@
 //!   ImageMagick's `convert`.
 //! * `cargo run -p aperture-ui --example chrome_demo` is the real window
 //!   with a synthetic page, for looking at.
+//!
+//! CI should set `APERTURE_UI_REQUIRE=1` so a missing display, browser or
+//! corpus fails these tests instead of skipping them.
 
 #![warn(missing_docs)]
 

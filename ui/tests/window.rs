@@ -207,6 +207,10 @@ fn model() -> ChromeModel {
 
 fn main() -> ExitCode {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
+        if std::env::var_os("APERTURE_UI_REQUIRE").is_some() {
+            println!("window test: FAILED: APERTURE_UI_REQUIRE is set but there is no DISPLAY");
+            return ExitCode::FAILURE;
+        }
         println!("window test: skipped (no DISPLAY)");
         return ExitCode::SUCCESS;
     }

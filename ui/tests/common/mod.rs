@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 /// `$APERTURE_CHROMIUM`, else the first of the usual names on `PATH`.
 pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("APERTURE_CHROMIUM") {
-        return Some(p.into());
+        return Some(PathBuf::from(p)).filter(|p| p.exists());
     }
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
@@ -41,14 +41,23 @@ pub fn have_convert() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// Chromium plus `convert`, or a printed reason to skip.
+/// Chromium plus `convert`, or a printed reason to skip. With
+/// `APERTURE_UI_REQUIRE=1` (CI) a missing tool fails instead, so a broken
+/// install can't pass as a skip.
 pub fn tools() -> Option<PathBuf> {
+    let skip = |why: &str| {
+        assert!(
+            std::env::var_os("APERTURE_UI_REQUIRE").is_none(),
+            "APERTURE_UI_REQUIRE is set but {why}"
+        );
+        println!("skipped: {why}");
+    };
     let Some(c) = chromium() else {
-        println!("skipped: no chromium (install Debian's `chromium` or set APERTURE_CHROMIUM)");
+        skip("there is no chromium (install Debian's `chromium` or set APERTURE_CHROMIUM)");
         return None;
     };
     if !have_convert() {
-        println!("skipped: no ImageMagick `convert` to decode screenshots");
+        skip("there is no ImageMagick `convert` to decode screenshots");
         return None;
     }
     Some(c)
