@@ -273,7 +273,9 @@ pub fn plan(
     // Force-dark leaves dark pages alone by itself; inversion would turn a
     // dark page light, so the filter only inverts pages not known to be dark.
     let invert = darken && !force_dark && already_dark != Some(true);
-    let css = (invert || options.adjusts()).then(|| {
+    // Brightness/contrast belong to darkening ("all darkened pages"), so a
+    // page left alone is left entirely alone.
+    let css = (darken && (invert || options.adjusts())).then(|| {
         filter_css(&FilterCss {
             invert,
             brightness: options.brightness,
@@ -577,6 +579,28 @@ mod tests {
             "{css}"
         );
         assert!(!css.contains("invert"));
+    }
+
+    #[test]
+    fn pages_left_alone_get_no_brightness_either() {
+        let o = FilterOptions {
+            brightness: 0.8,
+            contrast: 1.0,
+        };
+        assert_eq!(
+            plan(ThemeMode::Off, ColorScheme::Dark, Some(0.9), false, &o),
+            DarkPlan::Apply {
+                force_dark: false,
+                css: None
+            }
+        );
+        assert_eq!(
+            plan(ThemeMode::Auto, ColorScheme::Dark, Some(0.1), false, &o),
+            DarkPlan::Apply {
+                force_dark: false,
+                css: None
+            }
+        );
     }
 
     #[test]
