@@ -391,6 +391,9 @@ pub(crate) struct Scratch {
     posmix: Vec<u64>,
     fkey: Vec<u64>,
     near: Vec<u32>,
+    /// Line hash (without the ref) of kept nodes, computed while the record is in cache.
+    lh: Vec<u64>,
+    act: Vec<bool>,
     /// base key → index into `ginfo`. Kept small (12-byte entries): this table is probed once
     /// per element and its cache misses were a quarter of the build.
     groups: FxHashMap<u64, u32>,
@@ -415,7 +418,16 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     // rather than corrupting the tree (input from the renderer is not trusted to be sane).
     let par = reset(&mut sc.par, n, NONE);
     let mut stack: Vec<u32> = Vec::with_capacity(64);
+    let role = &mut sc.role;
+    role.clear();
+    let rflags = &mut sc.rflags;
+    rflags.clear();
+    // Records are large and this runs over every one of them several times: each pass reads
+    // what it can while a record is in cache.
     for (i, r) in nodes.iter().enumerate() {
+        let ro = role_of(r);
+        role.push(ro.map(|x| x.0));
+        rflags.push(ro.map_or(0, |x| x.1));
         match r.parent.filter(|&p| (p as usize) < i) {
             Some(p) => {
                 while stack.last().is_some_and(|&t| t != p) {
@@ -436,15 +448,6 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     let kept_below = reset(&mut sc.kept_below, n, false);
     let act_below = reset(&mut sc.act_below, n, false);
     let label = reset(&mut sc.label, n, NONE);
-    let role = &mut sc.role;
-    role.clear();
-    let rflags = &mut sc.rflags;
-    rflags.clear();
-    for r in nodes {
-        let ro = role_of(r);
-        role.push(ro.map(|x| x.0));
-        rflags.push(ro.map_or(0, |x| x.1));
-    }
     for i in (0..n).rev() {
         let r = &nodes[i];
         let own_text = r.visible && opt_visible(&r.text);
@@ -487,8 +490,14 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     groups.reserve(n);
     let ginfo = &mut sc.ginfo;
     ginfo.clear();
+    let lh = reset(&mut sc.lh, n, 0);
+    let actv = reset(&mut sc.act, n, false);
     for (i, r) in nodes.iter().enumerate() {
         let act = r.visible && r.actionable;
+        if keep[i] {
+            lh[i] = line_hash(r, 0);
+            actv[i] = r.actionable;
+        }
         let frame = r.frame as u64;
         let h = if let Some(t) = nonempty(&r.testid) {
             H::new(1).u(frame).s(t)
@@ -532,7 +541,11 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
         }
         let g = &mut ginfo[gi as usize];
         // The first member's ident is its base: most elements are unique and skip a hash.
-        ident[i] = if g.1 == 0 { b } else { H::new(5).u(b).u(g.1 as u64).f() };
+        ident[i] = if g.1 == 0 {
+            b
+        } else {
+            H::new(5).u(b).u(g.1 as u64).f()
+        };
         g.1 += 1;
         // Walker-assigned DOM node ids make the signature see a same-count swap; without
         // them only the count is compared.
@@ -655,7 +668,6 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     m.key_index.reserve(k);
     for mi in 0..k {
         let i = m.rec[mi] as usize;
-        let r = &nodes[i];
         let mut key = fkey[i];
         // Keys are unique within a walk by construction (ordinals); a 64-bit collision is
         // still resolved deterministically instead of trusted away.
@@ -668,11 +680,15 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
                 std::collections::hash_map::Entry::Occupied(_) => key = H::new(8).u(key).f(),
             }
         }
-        let refn = if r.actionable { reg.ref_for(key) } else { 0 };
+        let refn = if actv[i] { reg.ref_for(key) } else { 0 };
         m.key.push(key);
         m.refn.push(refn);
         m.positional.push(posmix[i] != 0);
-        m.hash.push(line_hash(r, refn));
+        m.hash.push(if refn == 0 {
+            lh[i]
+        } else {
+            H::new(13).u(lh[i]).u(refn as u64).f()
+        });
     }
     m
 }
