@@ -238,6 +238,22 @@ pub enum DarkPlan {
     },
 }
 
+impl DarkPlan {
+    /// What the app sends to realise the plan, each replacing whatever an
+    /// earlier plan installed on the tab: the layer-2 DevTools call (clearing
+    /// the override when force-dark is off) and the layer-3 script (removing
+    /// the stylesheet when there is none). `None` while a measurement is due.
+    pub fn actions(&self) -> Option<(CdpCall, String)> {
+        match self {
+            DarkPlan::NeedsMeasurement => None,
+            DarkPlan::Apply { force_dark, css } => Some((
+                auto_dark_override_call(force_dark.then_some(true)),
+                filter_install_js(css.as_deref()),
+            )),
+        }
+    }
+}
+
 /// Decide the layers for a tab.
 ///
 /// * `mode`: the site's policy.
@@ -579,6 +595,27 @@ mod tests {
             "{css}"
         );
         assert!(!css.contains("invert"));
+    }
+
+    #[test]
+    fn plan_actions() {
+        assert_eq!(DarkPlan::NeedsMeasurement.actions(), None);
+        let (call, js) = DarkPlan::Apply {
+            force_dark: true,
+            css: None,
+        }
+        .actions()
+        .unwrap();
+        assert_eq!(call.params, json!({"enabled": true}));
+        assert!(js.contains("const css = null"));
+        let (call, js) = DarkPlan::Apply {
+            force_dark: false,
+            css: Some("x{}".into()),
+        }
+        .actions()
+        .unwrap();
+        assert_eq!(call.params, json!({}), "not forcing clears an earlier override");
+        assert!(js.contains(r#"const css = "x{}""#));
     }
 
     #[test]

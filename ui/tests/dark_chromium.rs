@@ -11,8 +11,8 @@ mod common;
 use std::path::PathBuf;
 
 use aperture_ui::dark::{
-    ColorScheme, DarkPlan, FilterOptions, ThemeMode, auto_dark_override_call, emulated_media_call,
-    filter_install_js, is_already_dark, mean_luminance, plan,
+    ColorScheme, DarkPlan, FilterOptions, ThemeMode, emulated_media_call, is_already_dark, mean_luminance,
+    plan,
 };
 use common::{Browser, Shot, shot_dir, tools};
 
@@ -87,29 +87,40 @@ fn layers_2_and_3_darken_light_corpus_pages() {
             "{name} should be a light page, measured {before}"
         );
 
-        // Auto, human prefers dark, light page: force-dark, no filter.
-        let DarkPlan::Apply { force_dark, css } =
-            plan(ThemeMode::Auto, ColorScheme::Dark, Some(before), true, &opts)
-        else {
-            panic!("measured pages need no further measurement")
+        // Each step applies a plan exactly as the app will: its actions.
+        let apply = |b: &mut Browser, p: &DarkPlan| {
+            let (call, js) = p.actions().expect("measured pages need no further measurement");
+            send(b, call);
+            b.eval(&js);
         };
-        assert!(force_dark && css.is_none());
+        let off = plan(ThemeMode::Off, ColorScheme::Dark, Some(before), true, &opts);
 
-        // Layer 2, per tab, at runtime.
-        send(&mut b, auto_dark_override_call(Some(true)));
+        // Auto, human prefers dark, light page: layer 2 (force-dark) only.
+        let auto = plan(ThemeMode::Auto, ColorScheme::Dark, Some(before), true, &opts);
+        assert_eq!(
+            auto,
+            DarkPlan::Apply {
+                force_dark: true,
+                css: None
+            }
+        );
+        apply(&mut b, &auto);
         let forced = measure(&b.screenshot(&dir, &format!("{name}-2-forcedark")));
-        send(&mut b, auto_dark_override_call(None));
+        apply(&mut b, &off);
         let cleared = measure(&b.screenshot(&dir, &format!("{name}-2-cleared")));
 
-        // Layer 3: the fallback plan when force-dark is unavailable.
-        let DarkPlan::Apply { css: Some(css), .. } =
-            plan(ThemeMode::On, ColorScheme::Dark, Some(before), false, &opts)
-        else {
-            panic!("filter fallback expected")
-        };
-        b.eval(&filter_install_js(Some(&css)));
+        // Layer 3: the fallback when force-dark is unavailable.
+        let fallback = plan(ThemeMode::On, ColorScheme::Dark, Some(before), false, &opts);
+        assert!(matches!(
+            &fallback,
+            DarkPlan::Apply {
+                force_dark: false,
+                css: Some(_)
+            }
+        ));
+        apply(&mut b, &fallback);
         let filtered = measure(&b.screenshot(&dir, &format!("{name}-3-filter")));
-        b.eval(&filter_install_js(None));
+        apply(&mut b, &off);
         let removed = measure(&b.screenshot(&dir, &format!("{name}-3-removed")));
 
         println!(
