@@ -96,8 +96,9 @@
 //!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the
 //!   first paint with [`dark::mean_luminance`] *before* darkening; feed the
 //!   site's mode ([`dark::SitePolicies::mode_for_url`]) to [`dark::plan`];
-//!   send [`dark::auto_dark_override_call`] and run
-//!   [`dark::filter_install_js`] as it says. Latch the decision per document.
+//!   send the DevTools call and run the script from
+//!   [`dark::DarkPlan::actions`]. Latch the decision per document; re-plan
+//!   on [`UiCommand::SetTheme`] / [`UiCommand::SetDarkFilter`].
 //!
 //! # Testing without CEF
 //!
