@@ -213,6 +213,9 @@ impl Chrome {
         mut raw: RawInput,
         model: &ChromeModel,
     ) -> (FullOutput, Vec<UiCommand>) {
+        // Ctrl+±/0 belong to page zoom (the app's business), not to egui
+        // scaling the whole chrome.
+        ctx.options_mut(|o| o.zoom_with_keyboard = false);
         self.route_keyboard(&mut raw, model);
         let output = ctx.run_ui(raw, |ui| self.ui(ui, model));
         (output, std::mem::take(&mut self.commands))

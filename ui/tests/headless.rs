@@ -734,3 +734,14 @@ fn cursor_follows_the_page_and_ime_is_enabled_for_it() {
         ]
     );
 }
+
+#[test]
+fn ctrl_plus_does_not_zoom_the_chrome() {
+    let mut h = Harness::new();
+    h.click(controls::OMNIBOX);
+    let before = h.ctx.pixels_per_point();
+    h.frame(press(Key::Plus, Modifiers::COMMAND));
+    h.frame(press(Key::Equals, Modifiers::COMMAND));
+    h.frame(vec![]);
+    assert_eq!(h.ctx.pixels_per_point(), before);
+}
