@@ -174,10 +174,22 @@ fn cpu_report() {
         // Each loop alternates walks so every step is a real diff (a move + a value change).
         let t = cpu_ns().unwrap_or(0);
         let mut diff_bytes = 0;
+        let mut phases: Vec<(u32, u32)> = Vec::new();
         for k in 0..iters {
-            diff_bytes += s.observe(&walks[(k % 8) as usize], false, false).text.len();
+            let o = s.observe(&walks[(k % 8) as usize], false, false);
+            diff_bytes += o.text.len();
+            phases.push((o.timing.build_us, o.timing.diff_us));
         }
         let diff = (cpu_ns().unwrap_or(0) - t) as f64 / iters as f64 / 1e6;
+        let mut b: Vec<u32> = phases.iter().map(|p| p.0).collect();
+        let mut d: Vec<u32> = phases.iter().map(|p| p.1).collect();
+        b.sort_unstable();
+        d.sort_unstable();
+        println!(
+            "phases n={n} (wall, median): model build {} µs, reconcile + noise + diff render {} µs",
+            b[b.len() / 2],
+            d[d.len() / 2]
+        );
         let owned_walks: Vec<Walk> = (0..iters).map(|k| walks[(k % 8) as usize].clone()).collect();
         let t = cpu_ns().unwrap_or(0);
         for w in owned_walks {

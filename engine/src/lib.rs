@@ -19,7 +19,7 @@ pub mod text;
 pub use key::is_generated_id;
 pub use session::{
     CHURN_DEMOTE_AT, CHURN_QUIET_RESTORE, CHURN_WINDOW, MAX_DIFFS_PER_SNAPSHOT, Observation, PROMOTED_CAP,
-    RESET_CHANGE_FRACTION, RESET_MIN_ELEMENTS, RefError, TabSession,
+    RESET_CHANGE_FRACTION, RESET_MIN_ELEMENTS, RefError, TabSession, Timing,
 };
 
 /// The render-process walker. `app/` installs it in every V8 context at creation.

@@ -52,6 +52,19 @@ pub struct Observation {
     pub refs: usize,
     /// Diff ops in this text (0 for a full snapshot or no change).
     pub ops: usize,
+    /// Where the engine's time went (wall clock), for per-call cost accounting.
+    pub timing: Timing,
+}
+
+/// Wall-clock microseconds spent in one `observe`, by phase.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// Building the page model from the walk (identity keys, refs, line hashes).
+    pub build_us: u32,
+    /// Reconciling against the previous model, noise filtering, and rendering a diff.
+    pub diff_us: u32,
+    /// Rendering a full snapshot (0 for a diff) and updating ref states.
+    pub render_us: u32,
 }
 
 /// Why a ref cannot be used. `Display` names the ref and, for a dead one, restates the element
@@ -227,7 +240,9 @@ impl TabSession {
         } else {
             prev
         };
+        let t0 = std::time::Instant::now();
         let model = build(walk, &mut self.fam, &mut self.reg, &mut self.scratch);
+        let t_build = t0.elapsed();
         let mut live = vec![false; model.len()];
         let mut diff_text = None;
         if let (Some(p), None) = (&prev, reason) {
@@ -266,6 +281,7 @@ impl TabSession {
                 }
             }
         }
+        let t_diff = t0.elapsed();
         let died = self.settle(prev.as_ref(), &model, walk, reason.is_some());
         let obs = match (reason, diff_text) {
             (None, Some((text, refs, ops))) => Observation {
@@ -274,6 +290,7 @@ impl TabSession {
                 seq: self.seq(),
                 refs,
                 ops,
+                timing: Timing::default(),
             },
             (r, _) => {
                 let r = r.unwrap_or(Reason::Requested);
@@ -286,8 +303,16 @@ impl TabSession {
                     seq: self.seq(),
                     refs: model.refs(),
                     ops: 0,
+                    timing: Timing::default(),
                 }
             }
+        };
+        let mut obs = obs;
+        let us = |d: std::time::Duration| d.as_micros().min(u32::MAX as u128) as u32;
+        obs.timing = Timing {
+            build_us: us(t_build),
+            diff_us: us(t_diff - t_build),
+            render_us: us(t0.elapsed() - t_diff),
         };
         // Deaths are stamped with the state that reported them.
         let seq = self.seq();
