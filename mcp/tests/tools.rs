@@ -8,15 +8,15 @@ use aperture_mcp::backend::{BackendError, ConsoleEntry, ConsoleKind, TabId};
 use common::*;
 use serde_json::json;
 
-/// The ref on the first line of `snapshot` that contains `needle`.
+/// The ref on the first line of `snapshot` that contains `needle` and carries a ref (a list
+/// item's name can repeat its button's text).
 fn ref_for(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
+    let is_ref = |w: &&str| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit());
+    snapshot
         .lines()
-        .find(|l| l.contains(needle))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
-    line.split_whitespace()
-        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-        .unwrap_or_else(|| panic!("no ref on line {line:?}"))
+        .filter(|l| l.contains(needle))
+        .find_map(|l| l.split_whitespace().find(is_ref))
+        .unwrap_or_else(|| panic!("no ref on a line with {needle:?} in:\n{snapshot}"))
         .to_string()
 }
 
