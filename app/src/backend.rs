@@ -7,20 +7,26 @@ use aperture_mcp::backend::*;
 use aperture_privacy::NavigationPolicy;
 use async_trait::async_trait;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The browser as the agent sees it.
 pub struct AppBackend {
     policy: NavigationPolicy,
+    registry: Arc<Mutex<aperture_privacy::ContainerRegistry>>,
     size: (i32, i32),
     themes: Mutex<HashMap<String, ThemeMode>>,
 }
 
 impl AppBackend {
-    pub fn new(policy: NavigationPolicy, size: (i32, i32)) -> AppBackend {
+    pub fn new(
+        policy: NavigationPolicy,
+        size: (i32, i32),
+        registry: Arc<Mutex<aperture_privacy::ContainerRegistry>>,
+    ) -> AppBackend {
         AppBackend {
             policy,
+            registry,
             size,
             themes: Mutex::new(HashMap::new()),
         }
@@ -125,10 +131,7 @@ impl Backend for AppBackend {
             Some(u) => self.check_nav(&u)?,
             None => "about:blank".to_string(),
         };
-        if let Some(c) = &container {
-            return Err(BackendError::Other(format!("no container named {c:?}")));
-        }
-        let opts = TabOptions {
+        let mut opts = TabOptions {
             size: self.size,
             meta: TabMeta {
                 opened_by_agent: true,
@@ -136,6 +139,14 @@ impl Backend for AppBackend {
             },
             ..Default::default()
         };
+        if let Some(c) = &container {
+            // The agent may use the human's containers; it never creates, merges or moves them.
+            let (ctx, name) = crate::privacy::container_context(&self.registry, c, false)
+                .await
+                .map_err(|rule| BackendError::PolicyRefused { rule })?;
+            opts.context = Some(ctx);
+            opts.meta.container = name;
+        }
         // The trait promises a tab, not a finished load; a failed first load still leaves one.
         match tab::open(&url, opts).await {
             Ok((t, _)) => Ok(TabId(t.id as u64)),
@@ -343,9 +354,13 @@ impl Backend for AppBackend {
     }
 
     async fn containers(&self) -> BackendResult<Vec<ContainerInfo>> {
-        Ok(vec![ContainerInfo {
-            id: "default".into(),
-            name: "Default".into(),
-        }])
+        let r = self.registry.lock().expect("registry");
+        Ok(r.containers()
+            .iter()
+            .map(|c| ContainerInfo {
+                id: c.id.to_string(),
+                name: c.name.clone(),
+            })
+            .collect())
     }
 }

@@ -155,6 +155,7 @@ fn handlers() -> &'static Handlers {
         request: RcBox::<cef_request_handler_t, ()>::new(
             |h| {
                 h.on_render_process_terminated = Some(on_render_process_terminated);
+                h.on_document_available_in_main_frame = Some(on_document_available);
                 h.get_resource_request_handler = Some(get_resource_request_handler);
             },
             (),
@@ -458,6 +459,12 @@ extern "C" fn on_render_process_terminated(
     let why = format!("renderer process ended ({status:?}, code {code})");
     tracing::warn!(tab = id, "{why}");
     state::with(|st| st.renderer_gone(id, why));
+}
+
+extern "C" fn on_document_available(_: *mut cef_request_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt(b) else { return };
+    let id = browser_id(b.as_ptr());
+    state::with(|st| st.document_available(id));
 }
 
 #[allow(clippy::too_many_arguments)]

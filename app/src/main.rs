@@ -7,6 +7,7 @@ mod handlers;
 mod imaging;
 mod keys;
 mod policy;
+mod privacy;
 mod renderer;
 mod runtime;
 mod script;
@@ -57,6 +58,15 @@ struct Cli {
     /// e.g. `127.0.0.1` or `localhost:8080`. Repeatable.
     #[arg(long, value_name = "HOST")]
     allow_host: Vec<String>,
+    /// Turn tracker blocking off.
+    #[arg(long)]
+    no_block: bool,
+    /// Use these filter-list files (EasyList syntax) instead of the pinned EasyList+EasyPrivacy.
+    #[arg(long, value_name = "FILE")]
+    filter_list: Vec<PathBuf>,
+    /// Open the first tab in this identity container (by name; created if new).
+    #[arg(long, value_name = "NAME")]
+    container: Option<String>,
     /// Page to open (or `mcp` followed by `--stdio`).
     url: Option<String>,
 }
@@ -127,9 +137,20 @@ fn run(cli: Cli) -> Result<i32> {
     let profile = cli.profile.clone().unwrap_or_else(default_profile);
     let opts = runtime::Options {
         headless: cli.headless,
-        cache_root: profile,
-        extra_switches: vec![],
+        cache_root: profile.clone(),
+        extra_switches: privacy::switches(),
     };
+    if cli.no_block {
+        tracing::info!("tracker blocking off (--no-block)");
+    } else {
+        match privacy::install_blocker(&cli.filter_list) {
+            Ok(msg) => tracing::info!("{msg}"),
+            Err(e) => eprintln!(
+                "aperture: tracker blocking is off: {e} (run `cargo xtask provision` to install the lists)"
+            ),
+        }
+    }
+    let registry = privacy::registry(&profile).map_err(|e| anyhow::anyhow!("containers: {e}"))?;
     // The CEF runtime is loaded (and checked) before anything else starts.
     runtime::init(&dir, &opts).context("starting Chromium")?;
     let rx = state::pump().take_receiver();
@@ -157,7 +178,7 @@ fn run(cli: Cli) -> Result<i32> {
     {
         let (done, code) = (done.clone(), code.clone());
         rt.spawn(async move {
-            let r = task(cli).await;
+            let r = task(cli, registry).await;
             match r {
                 Ok(c) => code.store(c, Ordering::SeqCst),
                 Err(e) => {
@@ -169,17 +190,25 @@ fn run(cli: Cli) -> Result<i32> {
         });
     }
     runtime::run_loop(&rx, || done.load(Ordering::SeqCst));
+    privacy::release_contexts();
     runtime::shutdown();
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(code.load(Ordering::SeqCst))
 }
 
 /// What the browser does once Chromium is up. Returns the exit code.
-async fn task(cli: Cli) -> Result<i32> {
-    let opts = tab::TabOptions {
+async fn task(cli: Cli, registry: Arc<std::sync::Mutex<aperture_privacy::ContainerRegistry>>) -> Result<i32> {
+    let mut opts = tab::TabOptions {
         size: cli.size,
         ..Default::default()
     };
+    if let Some(name) = &cli.container {
+        let (ctx, name) = privacy::container_context(&registry, name, true)
+            .await
+            .map_err(|e| anyhow::anyhow!(e))?;
+        opts.context = Some(ctx);
+        opts.meta.container = name;
+    }
     if let Some(url) = &cli.walk {
         let (t, _) = tab::open(url, opts).await?;
         let w = t.walk().await?;
@@ -201,13 +230,13 @@ async fn task(cli: Cli) -> Result<i32> {
         return Ok(0);
     }
     if let Some(src) = &cli.script {
-        return script::run(src, opts).await;
+        return script::run(src, opts, registry).await;
     }
     // Browsing: open the page (a tab the human opened) and serve the agent until a signal.
     let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
         .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
     let backend: Arc<dyn aperture_mcp::backend::Backend> =
-        Arc::new(backend::AppBackend::new(policy, cli.size));
+        Arc::new(backend::AppBackend::new(policy, cli.size, registry));
     let url = cli.url.as_deref().unwrap_or("about:blank");
     let (t, outcome) = tab::open(url, opts).await?;
     if cli.mcp_stdio {

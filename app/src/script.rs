@@ -17,7 +17,9 @@ use anyhow::Result;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-pub async fn run(src: &str, opts: TabOptions) -> Result<i32> {
+type Registry = std::sync::Arc<std::sync::Mutex<aperture_privacy::ContainerRegistry>>;
+
+pub async fn run(src: &str, opts: TabOptions, registry: Registry) -> Result<i32> {
     let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = if src == "-" {
         Box::new(tokio::io::stdin())
     } else {
@@ -35,7 +37,7 @@ pub async fn run(src: &str, opts: TabOptions) -> Result<i32> {
                     println!("{}", json!({"ok": true}));
                     break;
                 }
-                match one(&cmd, &opts).await {
+                match one(&cmd, &opts, &registry).await {
                     Ok(v) => v,
                     Err(e) => json!({"error": e.to_string()}),
                 }
@@ -53,7 +55,7 @@ fn f32_of(v: &Value, k: &str) -> Result<f32> {
         .ok_or_else(|| anyhow::anyhow!("missing number {k:?}"))
 }
 
-async fn one(cmd: &Value, opts: &TabOptions) -> Result<Value> {
+async fn one(cmd: &Value, opts: &TabOptions, registry: &Registry) -> Result<Value> {
     let t = Tab {
         id: cmd["tab"].as_i64().unwrap_or(0) as i32,
     };
@@ -65,7 +67,15 @@ async fn one(cmd: &Value, opts: &TabOptions) -> Result<Value> {
     };
     Ok(match cmd["cmd"].as_str().unwrap_or_default() {
         "open" => {
-            let (t, o) = tab::open(&s("url")?, opts.clone()).await?;
+            let mut opts = opts.clone();
+            if let Some(c) = cmd["container"].as_str() {
+                let (ctx, name) = crate::privacy::container_context(registry, c, true)
+                    .await
+                    .map_err(anyhow::Error::msg)?;
+                opts.context = Some(ctx);
+                opts.meta.container = name;
+            }
+            let (t, o) = tab::open(&s("url")?, opts).await?;
             json!({"ok": true, "tab": t.id, "url": o.url, "status": o.status})
         }
         "navigate" => {
@@ -130,6 +140,7 @@ async fn one(cmd: &Value, opts: &TabOptions) -> Result<Value> {
             let f = t.frame().await?;
             json!({"ok": true, "luma": crate::imaging::mean_luma(&f), "w": f.w, "h": f.h})
         }
+        "blocked" => json!({"ok": true, "blocked": crate::policy::blocked_count(t.id)}),
         "renderer_pid" => json!({"ok": true, "pid": t.renderer_pid().await?}),
         "console" => json!({"ok": true, "entries": t.drain_console().await?}),
         "tabs" => {

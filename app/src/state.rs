@@ -62,6 +62,8 @@ pub struct TabRec {
     pub paint_waiters: Vec<oneshot::Sender<Frame>>,
     pub console: Vec<ConsoleEntry>,
     pub renderer_generation: u64,
+    /// When the current main document became scriptable (before its subresources finished).
+    pub document_at: Option<Instant>,
     pub meta: TabMeta,
 }
 
@@ -157,6 +159,7 @@ impl State {
                 paint_waiters: Vec::new(),
                 console: Vec::new(),
                 renderer_generation: 0,
+                document_at: None,
                 meta,
             },
         );
@@ -213,6 +216,29 @@ impl State {
             }
         }
         post(Box::new(move || notify(Event::Changed(id))));
+    }
+
+    pub fn document_available(&mut self, id: i32) {
+        if let Some(t) = self.tabs.get_mut(&id) {
+            t.document_at = Some(Instant::now());
+        }
+    }
+
+    /// Answers navigation waiters whose document has been usable for `grace` while its
+    /// subresources still load (a page whose tracker or CDN never answers is still a page).
+    pub fn release_slow_loads(&mut self, id: i32, grace: Duration) {
+        if let Some(t) = self.tabs.get_mut(&id)
+            && t.document_at.is_some_and(|at| at.elapsed() >= grace)
+            && !t.nav_waiters.is_empty()
+        {
+            let outcome = LoadOutcome {
+                url: t.url.clone(),
+                status: t.status,
+            };
+            for w in t.nav_waiters.drain(..) {
+                let _ = w.send(Ok(outcome.clone()));
+            }
+        }
     }
 
     pub fn load_end(&mut self, id: i32, status: i32, url: String) {

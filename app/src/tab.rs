@@ -12,6 +12,8 @@ use tokio::sync::oneshot;
 
 /// How long a navigation may take before the caller gets an error (the load goes on).
 pub const NAV_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a navigation waits for subresources once its document is usable.
+pub const SUBRESOURCE_GRACE: Duration = Duration::from_secs(4);
 /// How long one renderer round trip may take. CEF 131 can lose process messages after a
 /// frame swap (cef#4001), so a missing answer must become an error.
 pub const RPC_TIMEOUT: Duration = Duration::from_secs(15);
@@ -64,6 +66,30 @@ async fn wait<T>(
             what,
             secs: timeout.as_secs(),
         }),
+    }
+}
+
+/// Waits for a navigation: its load end, or its document plus [`SUBRESOURCE_GRACE`].
+async fn wait_nav(
+    id: i32,
+    mut rx: oneshot::Receiver<Result<LoadOutcome, TabError>>,
+    what: &'static str,
+) -> Result<LoadOutcome, TabError> {
+    let start = std::time::Instant::now();
+    loop {
+        match tokio::time::timeout(Duration::from_millis(250), &mut rx).await {
+            Ok(Ok(r)) => return r,
+            Ok(Err(_)) => return Err(TabError::Closed),
+            Err(_) if start.elapsed() >= NAV_TIMEOUT => {
+                return Err(TabError::Timeout {
+                    what,
+                    secs: NAV_TIMEOUT.as_secs(),
+                });
+            }
+            Err(_) => {
+                on_ui(move || state::with(|st| st.release_slow_loads(id, SUBRESOURCE_GRACE))).await?;
+            }
+        }
     }
 }
 
@@ -158,7 +184,7 @@ pub async fn open(url: &str, opts: TabOptions) -> Result<(Tab, LoadOutcome), Tab
         Ok(id)
     })
     .await??;
-    let outcome = wait(nrx, NAV_TIMEOUT, "the first page load").await?;
+    let outcome = wait_nav(id, nrx, "the first page load").await?;
     Ok((Tab { id }, outcome))
 }
 
@@ -239,7 +265,14 @@ impl Tab {
                     }
                 )));
             }
-            state::with(|st| st.tabs.get_mut(&id).map(|t| t.nav_waiters.push(tx)));
+            state::with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    // What we know about the previous document no longer applies.
+                    t.nav_waiters.push(tx);
+                    t.document_at = None;
+                    t.status = 0;
+                }
+            });
             match nav {
                 Nav::Goto(_) => {
                     let f = Ref::adopt(crate::call!(b.get_main_frame())).ok_or(TabError::NoSuchTab(id))?;
@@ -253,7 +286,7 @@ impl Tab {
             Ok(())
         })
         .await??;
-        wait(rx, NAV_TIMEOUT, "the page load").await
+        wait_nav(id, rx, "the page load").await
     }
 
     /// Sends one request to the walker in the main frame's V8 context and returns its JSON.

@@ -42,6 +42,8 @@ pub fn cef_dir() -> PathBuf {
 /// A static HTTP server on 127.0.0.1 with in-memory routes and an optional directory.
 pub struct Server {
     pub base: String,
+    /// Paths requested so far, in order.
+    pub log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _thread: std::thread::JoinHandle<()>,
 }
 
@@ -49,9 +51,12 @@ impl Server {
     pub fn start(routes: HashMap<String, String>, dir: Option<PathBuf>) -> Server {
         let server = tiny_http::Server::http("127.0.0.1:0").expect("bind");
         let port = server.server_addr().to_ip().unwrap().port();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log2 = log.clone();
         let t = std::thread::spawn(move || {
             for req in server.incoming_requests() {
                 let path = req.url().split('?').next().unwrap_or("/").to_string();
+                log2.lock().unwrap().push(path.clone());
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8").unwrap();
                 if let Some(body) = routes.get(&path) {
                     let _ = req.respond(tiny_http::Response::from_string(body.clone()).with_header(html));
@@ -70,6 +75,7 @@ impl Server {
         });
         Server {
             base: format!("http://127.0.0.1:{port}"),
+            log,
             _thread: t,
         }
     }
