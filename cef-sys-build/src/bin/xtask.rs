@@ -46,7 +46,15 @@ fn provision() -> Result<PathBuf, String> {
         );
     }
     let dir = cef_sys_build::provision(&dir, &mut |m| eprintln!("xtask: {m}")).map_err(|e| e.to_string())?;
+    provision_filter_lists()?;
     Ok(dir)
+}
+
+/// The pinned EasyList + EasyPrivacy (from a Debian package, hash-checked) for tracker blocking.
+fn provision_filter_lists() -> Result<(), String> {
+    let mut c = cargo();
+    c.args(["run", "--quiet", "-p", "aperture-privacy", "--example", "provision_lists", "--", "--apt-update"]);
+    status(c).map_err(|e| format!("could not provision the tracker filter lists: {e}"))
 }
 
 fn cargo() -> Command {
