@@ -214,20 +214,50 @@ fn clock_at(b: &[u8], i: usize, preceded_by_in: bool) -> Option<usize> {
     None
 }
 
+/// A cheap over-approximation of "contains a clock-shaped span": `d:dd`, a number followed by
+/// a unit letter, or one of the words every digit-less pattern has. Runs on every element's
+/// name, so it must reject ordinary text ("Story 5: …", "12 points") in one pass.
+fn may_have_clock(b: &[u8]) -> bool {
+    let n = b.len();
+    let mut i = 0;
+    while i < n {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            let mut j = i + 1;
+            while j < n && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            if j + 2 < n && b[j] == b':' && b[j + 1].is_ascii_digit() && b[j + 2].is_ascii_digit() {
+                return true;
+            }
+            let k = if j < n && b[j] == b' ' { j + 1 } else { j };
+            if k < n && b"smhdwySMHDWY".contains(&b[k]) {
+                return true;
+            }
+            i = j;
+            continue;
+        }
+        if matches!(c | 0x20, b'n' | b'a' | b'l' | b'r') && i + 2 < n {
+            let w = &b[i..i + 3];
+            if [b"now", b"ago", b"lef", b"rem"]
+                .iter()
+                .any(|k| w.eq_ignore_ascii_case(k.as_slice()))
+            {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Replaces every clock- or timer-shaped span (`12:04:59`, `3:05 PM`, `42s`, `5 minutes ago`,
 /// `in 3 hours`, `just now`) with [`CLOCK_MASK`]. Two values whose masks are equal differ only
 /// in the time they show, which is how the engine recognises a ticking clock by shape alone,
 /// without having to watch it tick (an act–observe loop never gives it the chance).
 pub fn mask_clock(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
-    // Every pattern has a digit or one of these words; most page text has neither.
-    if !b.iter().any(u8::is_ascii_digit)
-        && !b.windows(3).any(|w| {
-            [b"now", b"ago", b"lef", b"rem"]
-                .iter()
-                .any(|k| w.eq_ignore_ascii_case(k.as_slice()))
-        })
-    {
+    if !may_have_clock(b) {
         return Cow::Borrowed(s);
     }
     let mut out: Option<String> = None;
