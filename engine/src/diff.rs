@@ -114,10 +114,15 @@ pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
         let nc = new.children(np);
         matched.clear();
         seq.clear();
-        for &n in nc {
-            let m = match old.key_index.get(&new.key[n as usize]) {
-                Some(&m) if old.parent[m as usize] == op => m,
-                _ => NONE,
+        for (k, &n) in nc.iter().enumerate() {
+            let key = new.key[n as usize];
+            // Most children are where they were: same key at the same position needs no probe.
+            let m = match oc.get(k) {
+                Some(&o) if old.key[o as usize] == key => o,
+                _ => match old.key_index.get(&key) {
+                    Some(&m) if old.parent[m as usize] == op => m,
+                    _ => NONE,
+                },
             };
             if m != NONE {
                 old_hit[m as usize] = true;
