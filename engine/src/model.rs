@@ -7,6 +7,11 @@ use crate::record::{NodeRecord, Tri, Walk};
 use crate::text::{has_visible, mask_clock, opt_visible};
 use rustc_hash::FxHashMap;
 
+/// Deepest rendered level. Indentation is two spaces per level, so a page nesting thousands of
+/// elements would otherwise make a snapshot quadratic in its depth. Unmeasured choice: far
+/// deeper than real pages are once plain wrappers are omitted.
+pub(crate) const MAX_DEPTH: u32 = 40;
+
 /// "No node" in the `u32` index arrays.
 pub(crate) const NONE: u32 = u32::MAX;
 
@@ -615,6 +620,13 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
         };
         if keep[i] {
             let mi = m.rec.len() as u32;
+            // Past the depth cap, elements become children of the deepest allowed ancestor
+            // (still in document order, so subtrees stay contiguous).
+            let up = if up != NONE && m.depth[up as usize] >= MAX_DEPTH {
+                m.parent[up as usize]
+            } else {
+                up
+            };
             m.rec.push(i as u32);
             m.parent.push(up);
             m.depth

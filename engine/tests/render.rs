@@ -139,3 +139,28 @@ fn sequence_numbers_and_resync_after_twelve_diffs() {
     let o = s.observe(&page(13), true, false);
     assert!(o.full && o.seq == "#3.0" && o.text.contains("(requested)"));
 }
+
+#[test]
+fn deep_nesting_is_flattened_at_the_cap() {
+    let mut p = Page::new("https://a.test/", "T");
+    let mut parent = None;
+    for k in 0..500 {
+        parent = Some(p.add(
+            parent,
+            container("group").with(|r| r.name = Some(format!("g{k}"))),
+        ));
+    }
+    p.add(parent, button("Deep"));
+    let w = p.done();
+    let out = render_full(&w);
+    let max_indent = out
+        .lines()
+        .map(|l| l.len() - l.trim_start_matches(' ').len())
+        .max()
+        .unwrap_or(0);
+    assert!(max_indent <= 2 * 40, "indent {max_indent}");
+    assert!(out.len() < 100_000, "{}", out.len());
+    let mut r = aperture_engine::reader::StreamReader::new();
+    r.apply(&out).expect("flattened tree still reads");
+    assert_eq!(r.refs().len(), 1);
+}
