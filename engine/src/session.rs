@@ -153,6 +153,12 @@ struct Last {
 
 /// Per-tab engine state: the ref registry, positional families, the last observed model and
 /// the sequence numbers the agent's copy of the page is named by.
+///
+/// Driving it: after every action, walk the page and [`observe`](TabSession::observe) (or
+/// [`observe_owned`](TabSession::observe_owned), which skips a copy); before acting on a ref,
+/// [`resolve`](TabSession::resolve) it and refuse on `Err`; after acting on or reading a ref,
+/// [`touch`](TabSession::touch) it, or an element the agent is typing into will eventually be
+/// demoted as churn.
 #[derive(Debug, Default)]
 pub struct TabSession {
     /// Override of [`MAX_DIFFS_PER_SNAPSHOT`] (0 = the constant).
