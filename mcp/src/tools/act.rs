@@ -159,12 +159,15 @@ pub(crate) enum StepFail {
     Unknown(BackendError),
     /// Something failed before input was sent.
     Failed(BackendError),
+    /// Part of the step's input was sent and the rest was refused. Harness text saying which.
+    Partial(String),
 }
 
 impl StepFail {
     pub(crate) fn render(&self, r: Reply) -> Reply {
         match self {
             StepFail::Refused(why) => r.say(format!("{why} (nothing was sent)")),
+            StepFail::Partial(what) => r.say(what.clone()),
             StepFail::Failed(e) => r.say("failed before any input was sent:").backend_error(e),
             StepFail::Unknown(e) => r
                 .say(
@@ -304,9 +307,9 @@ impl Aperture {
                         .await
                         .map_err(|e| match after_send(e) {
                             // The text went in; only the Enter is in doubt.
-                            StepFail::Refused(why) => {
-                                StepFail::Refused(format!("typed, but Enter was not pressed: {why}"))
-                            }
+                            StepFail::Refused(why) => StepFail::Partial(format!(
+                                "the text was typed, but Enter was not pressed: {why}"
+                            )),
                             other => other,
                         })?;
                 }
