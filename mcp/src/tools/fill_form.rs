@@ -160,7 +160,13 @@ impl Aperture {
                 if !f.value.is_empty() {
                     call(be.type_text(id, &f.value), CALL_TIMEOUT)
                         .await
-                        .map_err(after_send)?;
+                        .map_err(|e| match after_send(e) {
+                            // The clear already reached the page.
+                            StepFail::Refused(why) => StepFail::Partial(format!(
+                                "the field was cleared, but the value was not typed: {why}"
+                            )),
+                            other => other,
+                        })?;
                 }
                 Ok("filled".into())
             }
