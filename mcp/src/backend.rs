@@ -243,6 +243,10 @@ pub enum BackendError {
         /// The rule that refused it, in a few words.
         rule: String,
     },
+    /// The request itself was unusable (an unknown key name, an option that does not exist)
+    /// and was rejected before anything was dispatched.
+    #[error("{0}")]
+    InvalidInput(String),
     /// The renderer no longer holds the walk the element was addressed in.
     #[error("the page changed since it was last observed (walk {walk_id} is gone)")]
     StaleWalk {
@@ -280,6 +284,7 @@ impl BackendError {
                 | BackendError::HumanDriving { .. }
                 | BackendError::NotOpenedByAgent(_)
                 | BackendError::PolicyRefused { .. }
+                | BackendError::InvalidInput(_)
                 | BackendError::StaleWalk { .. }
         )
     }

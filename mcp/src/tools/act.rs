@@ -202,6 +202,7 @@ fn stale_or(e: BackendError) -> StepFail {
              located; call browser_snapshot and retry"
                 .into(),
         ),
+        BackendError::InvalidInput(why) => StepFail::Refused(why),
         BackendError::HumanDriving { reason } => {
             StepFail::Refused(format!("the human is using this tab ({reason}); wait and retry"))
         }
@@ -522,6 +523,10 @@ mod tests {
         ));
         assert!(matches!(
             after_send(BackendError::HumanDriving { reason: "x".into() }),
+            StepFail::Refused(_)
+        ));
+        assert!(matches!(
+            after_send(BackendError::InvalidInput("unknown key".into())),
             StepFail::Refused(_)
         ));
         assert!(matches!(
