@@ -303,8 +303,9 @@ pub trait Backend: Send + Sync + 'static {
     /// All tabs the agent can address (never the vault window or other internal UI).
     async fn tabs(&self) -> BackendResult<Vec<TabInfo>>;
     /// Opens a tab marked as agent-opened, in `container` (default container when `None`),
-    /// at `url` (a blank page when `None`). Returns once the tab exists; does not wait for
-    /// the load.
+    /// at `url` (a blank page when `None`). Returns once the tab exists; it may wait for the
+    /// first load (the MCP layer allows it a navigation's time) but a failed load should still
+    /// return the tab, whose page then shows the failure.
     async fn open_tab(&self, url: Option<String>, container: Option<String>) -> BackendResult<TabId>;
     /// Closes a tab. Must refuse with [`BackendError::NotOpenedByAgent`] for human tabs (the
     /// MCP layer checks too; this is the second lock on the door).
