@@ -392,6 +392,8 @@ pub(crate) struct Scratch {
     rflags: Vec<u8>,
     base: Vec<u64>,
     ident: Vec<u64>,
+    seen: Vec<u64>,
+    dup: Vec<u64>,
     structural: Vec<bool>,
     posmix: Vec<u64>,
     fkey: Vec<u64>,
@@ -495,6 +497,13 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     groups.reserve(n);
     let ginfo = &mut sc.ginfo;
     ginfo.clear();
+    // Duplicate bases are rare, so they are found with two small bitsets (a few KiB, in L1)
+    // and only the suspects go through the family table, instead of probing a table as large
+    // as the page for every element.
+    let bits = (n * 16).next_power_of_two().clamp(1 << 12, 1 << 24);
+    let mask = bits - 1;
+    let seen = reset(&mut sc.seen, bits / 64, 0u64);
+    let dup = reset(&mut sc.dup, bits / 64, 0u64);
     let lh = reset(&mut sc.lh, n, 0);
     let actv = reset(&mut sc.act, n, false);
     for (i, r) in nodes.iter().enumerate() {
@@ -527,9 +536,11 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
                     l => nonempty(&nodes[l as usize].text).or_else(|| nonempty(&nodes[l as usize].name)),
                 })
                 .unwrap_or("");
+            // Context is the parent's base: the semantic path up to the nearest element with
+            // an identity of its own. Position is not in it; ordinals come after.
             let ctx = match par[i] {
                 NONE => 0,
-                p => ident[p as usize],
+                p => base[p as usize],
             };
             H::new(4)
                 .u(frame)
@@ -539,6 +550,22 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
         };
         let b = h.u(act as u64).f();
         base[i] = b;
+        let bit = (b as usize) & mask;
+        let (w, m) = (bit / 64, 1u64 << (bit % 64));
+        if seen[w] & m != 0 {
+            dup[w] |= m;
+        } else {
+            seen[w] |= m;
+        }
+    }
+    for (i, r) in nodes.iter().enumerate() {
+        let b = base[i];
+        let bit = (b as usize) & mask;
+        if dup[bit / 64] & (1u64 << (bit % 64)) == 0 {
+            ident[i] = b;
+            continue;
+        }
+        let act = r.visible && r.actionable;
         let next = ginfo.len() as u32;
         let gi = *groups.entry(b).or_insert(next);
         if gi == next {
