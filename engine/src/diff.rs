@@ -7,6 +7,7 @@
 //! (its key and ref survive, since both are independent of the DOM node).
 
 use crate::model::{Model, NONE};
+use rustc_hash::FxHashMap;
 
 /// An element of an insertion run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,21 +110,48 @@ pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
     let mut removed: Vec<(usize, u32)> = Vec::new();
     let mut anchors: Vec<u32> = Vec::new();
     let mut descend: Vec<(u32, u32)> = Vec::new();
+    let mut by_key: FxHashMap<u64, u32> = FxHashMap::default();
     while let Some((op, np)) = stack.pop() {
         let oc = old.children(op);
         let nc = new.children(np);
         matched.clear();
         seq.clear();
-        for (k, &n) in nc.iter().enumerate() {
+        let mut indexed = false;
+        let mut cursor = 0usize;
+        let mut misses = 0usize;
+        for &n in nc.iter() {
             let key = new.key[n as usize];
-            // Most children are where they were: same key at the same position needs no probe.
-            let m = match oc.get(k) {
-                Some(&o) if old.key[o as usize] == key => o,
-                _ => match old.key_index.get(&key) {
-                    Some(&m) if old.parent[m as usize] == op => m,
-                    _ => NONE,
-                },
+            let at = |j: usize| oc.get(j).is_some_and(|&o| old.key[o as usize] == key);
+            // Most children are where the cursor expects them (or one further, past a removed
+            // one): no probe. Otherwise search this parent's old children only — a match must
+            // have the same parent anyway — by a scan for the first few misses (one moved row
+            // in a long list should not cost indexing the list), then by an index.
+            let found = if at(cursor) {
+                Some(cursor)
+            } else if at(cursor + 1) {
+                Some(cursor + 1)
+            } else {
+                misses += 1;
+                if misses <= 8 {
+                    oc.iter().position(|&o| old.key[o as usize] == key)
+                } else {
+                    if !indexed {
+                        by_key.clear();
+                        by_key.extend(oc.iter().map(|&o| (old.key[o as usize], o)));
+                        indexed = true;
+                    }
+                    by_key.get(&key).map(|&o| old.pos[o as usize] as usize)
+                }
             };
+            let m = match found {
+                Some(j) => {
+                    cursor = j + 1;
+                    oc[j]
+                }
+                None => NONE,
+            };
+            // Keys are unique, so no old node can match twice; guard anyway.
+            let m = if m != NONE && old_hit[m as usize] { NONE } else { m };
             if m != NONE {
                 old_hit[m as usize] = true;
                 seq.push(old.pos[m as usize]);

@@ -344,7 +344,9 @@ pub(crate) struct Model {
     pub refn: Vec<u32>,
     /// The key depends on a positional family (an ordinal of indistinguishable siblings).
     pub positional: Vec<bool>,
-    pub key_index: FxHashMap<u64, u32>,
+    /// Bitset over ref numbers present in this model (a ref names exactly one key, so this
+    /// answers "is this element still on the page" without a key index).
+    ref_bits: Vec<u64>,
     pub origin: String,
 }
 
@@ -364,6 +366,31 @@ impl Model {
 
     pub fn refs(&self) -> usize {
         self.refn.iter().filter(|r| **r != 0).count()
+    }
+
+    /// True when ref `r` names an element of this model.
+    pub fn has_ref(&self, r: u32) -> bool {
+        let r = r as usize;
+        r != 0
+            && self
+                .ref_bits
+                .get(r / 64)
+                .is_some_and(|w| w & (1u64 << (r % 64)) != 0)
+    }
+
+    /// Model indices of the wanted keys that are present. One pass over the model; used for
+    /// the few keys noise bookkeeping tracks, instead of keeping a page-sized key index.
+    pub fn locate<V>(&self, want: &FxHashMap<u64, V>) -> FxHashMap<u64, u32> {
+        let mut out = FxHashMap::default();
+        if want.is_empty() {
+            return out;
+        }
+        for (i, k) in self.key.iter().enumerate() {
+            if want.contains_key(k) {
+                out.insert(*k, i as u32);
+            }
+        }
+        out
     }
 }
 
@@ -394,6 +421,7 @@ pub(crate) struct Scratch {
     ident: Vec<u64>,
     seen: Vec<u64>,
     dup: Vec<u64>,
+    suspects: rustc_hash::FxHashSet<u64>,
     structural: Vec<bool>,
     posmix: Vec<u64>,
     fkey: Vec<u64>,
@@ -704,22 +732,41 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     m.hash.reserve(k);
     m.refn.reserve(k);
     m.positional.reserve(k);
-    m.key_index.reserve(k);
+    // Keys are unique within a walk by construction (ordinals); a 64-bit collision is still
+    // resolved deterministically instead of trusted away. Suspects come from the same bitset
+    // trick as the bases.
+    let bits = (k * 16).next_power_of_two().clamp(1 << 12, 1 << 24);
+    let mask = bits - 1;
+    let seen = reset(&mut sc.seen, bits / 64, 0u64);
+    let dup = reset(&mut sc.dup, bits / 64, 0u64);
+    for &i in &m.rec {
+        let bit = (fkey[i as usize] as usize) & mask;
+        let (w, b) = (bit / 64, 1u64 << (bit % 64));
+        if seen[w] & b != 0 {
+            dup[w] |= b;
+        } else {
+            seen[w] |= b;
+        }
+    }
+    let suspects = &mut sc.suspects;
+    suspects.clear();
     for mi in 0..k {
         let i = m.rec[mi] as usize;
         let mut key = fkey[i];
-        // Keys are unique within a walk by construction (ordinals); a 64-bit collision is
-        // still resolved deterministically instead of trusted away.
-        loop {
-            match m.key_index.entry(key) {
-                std::collections::hash_map::Entry::Vacant(v) => {
-                    v.insert(mi as u32);
-                    break;
-                }
-                std::collections::hash_map::Entry::Occupied(_) => key = H::new(8).u(key).f(),
+        let bit = (key as usize) & mask;
+        if dup[bit / 64] & (1u64 << (bit % 64)) != 0 {
+            while !suspects.insert(key) {
+                key = H::new(8).u(key).f();
             }
         }
         let refn = if actv[i] { reg.ref_for(key) } else { 0 };
+        if refn != 0 {
+            let r = refn as usize;
+            if m.ref_bits.len() <= r / 64 {
+                m.ref_bits.resize(r / 64 + 1, 0);
+            }
+            m.ref_bits[r / 64] |= 1u64 << (r % 64);
+        }
         m.key.push(key);
         m.refn.push(refn);
         m.positional.push(posmix[i] != 0);

@@ -281,8 +281,9 @@ impl TabSession {
         }
         if reason.is_some() {
             // Demoted elements stay demoted across a reset, and the snapshot says so.
-            for (&k, c) in self.churn.iter() {
-                if let Some(&n) = model.key_index.get(&k) {
+            let at = model.locate(&self.churn);
+            for (k, c) in self.churn.iter() {
+                if let Some(&n) = at.get(k) {
                     live[n as usize] = c.demoted;
                 }
             }
@@ -490,11 +491,12 @@ impl TabSession {
             }
         }
         let mut restore = Vec::new();
-        for (&k, c) in self.churn.iter_mut() {
+        let at = model.locate(&self.churn);
+        for (k, c) in self.churn.iter_mut() {
             if c.hist & 1 == 0 {
                 c.quiet += 1;
             }
-            let Some(&n) = model.key_index.get(&k) else {
+            let Some(&n) = at.get(k) else {
                 continue;
             };
             if c.demoted && c.quiet >= CHURN_QUIET_RESTORE {
@@ -502,10 +504,10 @@ impl TabSession {
                 restore.push(n);
             }
         }
-        for (&k, c) in self.churn.iter_mut() {
-            if let Some(&n) = model.key_index.get(&k)
+        for (k, c) in self.churn.iter_mut() {
+            if let Some(&n) = at.get(k)
                 && c.demoted
-                && self.promoted_set.contains(&k)
+                && self.promoted_set.contains(k)
             {
                 c.demoted = false;
                 restore.push(n);
@@ -520,8 +522,8 @@ impl TabSession {
             }
         }
         self.churn.retain(|_, c| c.demoted || c.hist as u16 & window != 0);
-        for (&k, c) in self.churn.iter() {
-            if let Some(&n) = model.key_index.get(&k) {
+        for (k, c) in self.churn.iter() {
+            if let Some(&n) = at.get(k) {
                 live[n as usize] = c.demoted;
             }
         }
@@ -534,7 +536,7 @@ impl TabSession {
         if let Some(p) = prev {
             for o in 0..p.model.len() {
                 let r = p.model.refn[o];
-                if r == 0 || model.key_index.contains_key(&p.model.key[o]) {
+                if r == 0 || model.has_ref(r) {
                     continue;
                 }
                 let mut was = String::new();
@@ -635,7 +637,7 @@ impl TabSession {
         }
         let gone = |o: u32| -> Vec<u32> {
             (o..old.end[o as usize])
-                .filter(|&k| old.refn[k as usize] != 0 && !model.key_index.contains_key(&old.key[k as usize]))
+                .filter(|&k| old.refn[k as usize] != 0 && !model.has_ref(old.refn[k as usize]))
                 .map(|k| old.refn[k as usize])
                 .collect()
         };
