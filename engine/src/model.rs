@@ -444,7 +444,14 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
 
 /// Builds the model of `walk`. Refs come from (and are added to) `reg`; positional-family
 /// generations from `fam`, which is updated to this walk's families.
-pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mut Scratch) -> Model {
+/// `prev` (the previous model of the same document) only speeds up ref lookup.
+pub(crate) fn build(
+    walk: &Walk,
+    fam: &mut Families,
+    reg: &mut Registry,
+    sc: &mut Scratch,
+    prev: Option<&Model>,
+) -> Model {
     let nodes = &walk.nodes;
     let n = nodes.len();
 
@@ -750,6 +757,10 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
     }
     let suspects = &mut sc.suspects;
     suspects.clear();
+    // Most elements sit where they sat last time (give or take a shift), and the previous
+    // model has their ref at hand: that is a sequential read instead of a probe of the
+    // registry. `delta` tracks the current shift.
+    let mut delta: isize = 0;
     for mi in 0..k {
         let i = m.rec[mi] as usize;
         let mut key = fkey[i];
@@ -759,7 +770,27 @@ pub(crate) fn build(walk: &Walk, fam: &mut Families, reg: &mut Registry, sc: &mu
                 key = H::new(8).u(key).f();
             }
         }
-        let refn = if actv[i] { reg.ref_for(key) } else { 0 };
+        let refn = if !actv[i] {
+            0
+        } else {
+            let guess = mi as isize + delta;
+            let hit = prev.and_then(|p| {
+                let g = usize::try_from(guess).ok()?;
+                (p.key.get(g) == Some(&key) && p.refn[g] != 0).then(|| p.refn[g])
+            });
+            match hit {
+                Some(r) => r,
+                None => {
+                    let r = reg.ref_for(key);
+                    if prev.is_some()
+                        && let Some(node) = reg.get(r).and_then(|info| info.node)
+                    {
+                        delta = node as isize - mi as isize;
+                    }
+                    r
+                }
+            }
+        };
         if refn != 0 {
             let r = refn as usize;
             if m.ref_bits.len() <= r / 64 {
@@ -834,8 +865,8 @@ mod debug_tests {
     fn row_keys_follow_their_label_not_their_position() {
         let (mut f, mut r) = (Families::default(), Registry::default());
         let mut sc = Scratch::default();
-        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r, &mut sc);
-        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r, &mut sc);
+        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r, &mut sc, None);
+        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r, &mut sc, Some(&a));
         let ka: std::collections::BTreeSet<u64> = a.key.iter().copied().collect();
         let kb: std::collections::BTreeSet<u64> = b.key.iter().copied().collect();
         assert_eq!(ka, kb);

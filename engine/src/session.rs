@@ -247,7 +247,13 @@ impl TabSession {
             prev
         };
         let t0 = std::time::Instant::now();
-        let model = build(walk, &mut self.fam, &mut self.reg, &mut self.scratch);
+        let model = build(
+            walk,
+            &mut self.fam,
+            &mut self.reg,
+            &mut self.scratch,
+            prev.as_ref().map(|p| &p.model),
+        );
         let t_build = t0.elapsed();
         let mut live = vec![false; model.len()];
         let mut diff_text = None;
