@@ -4,6 +4,7 @@
 mod backend;
 mod cef;
 mod handlers;
+mod headed;
 mod imaging;
 mod keys;
 mod policy;
@@ -174,6 +175,33 @@ fn run(cli: Cli) -> Result<i32> {
             tracing::info!("signal received: shutting down");
             done.store(true, Ordering::SeqCst);
         });
+    }
+    // Headed: the window's event loop is the UI thread's loop (instead of run_loop); the
+    // one-shot modes (--walk, --screenshot, --script) stay windowless.
+    if !cli.headless && cli.walk.is_none() && cli.screenshot.is_none() && cli.script.is_none() {
+        let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
+            .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
+        let url = cli
+            .url
+            .clone()
+            .map(|u| aperture_ui::omnibox::resolve_input(&u).unwrap_or(u))
+            .unwrap_or_else(|| "about:blank".into());
+        let cfg = headed::Config {
+            url,
+            container: cli.container.clone(),
+            registry,
+            policy,
+            mcp_port: cli.mcp_port,
+            mcp_stdio: cli.mcp_stdio,
+            done: done.clone(),
+            code: code.clone(),
+        };
+        let r = headed::run(cfg, rx, &rt);
+        privacy::release_contexts();
+        runtime::shutdown();
+        rt.shutdown_timeout(std::time::Duration::from_millis(200));
+        r?;
+        return Ok(code.load(Ordering::SeqCst));
     }
     {
         let (done, code) = (done.clone(), code.clone());
