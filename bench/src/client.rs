@@ -20,8 +20,12 @@ use crate::tokens;
 pub const INCUMBENT_PACKAGE: &str = "@playwright/mcp@0.0.83";
 
 /// Chromium switches that keep it from phoning home: the machine has no route out, and
-/// without them Chromium's background connections fail many at a time and slow it down.
+/// without them Chromium's background connections fail many at a time and slow it down. The
+/// resolver rule makes every name but the loopback page server fail at once: on this network
+/// Chromium's own lookups of a saved page's third-party hosts otherwise stall a load by 5–10 s,
+/// and whether they stall or fail, those resources never arrive.
 pub const CHROMIUM_QUIET_ARGS: &[&str] = &[
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     "--disable-gpu",
     "--disable-quic",
     "--no-first-run",
@@ -89,7 +93,7 @@ impl Session {
         let t = Instant::now();
         let r = tokio::time::timeout(self.timeout, self.client.call_tool(params)).await;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
-        match r {
+        let a = match r {
             Ok(Ok(res)) => {
                 let text = res
                     .content
@@ -101,7 +105,9 @@ impl Session {
             }
             Ok(Err(e)) => Answer::new(format!("call failed: {e}"), ms, true),
             Err(_) => Answer::new(format!("timed out after {:?}", self.timeout), ms, true),
-        }
+        };
+        dump(tool, &a.text);
+        a
     }
 
     /// Lists all tools and measures the listing.
@@ -129,6 +135,18 @@ impl Session {
     /// Ends the session (closing the transport).
     pub async fn close(self) {
         let _ = tokio::time::timeout(Duration::from_secs(10), self.client.cancel()).await;
+    }
+}
+
+/// Writes every answer to `$APERTURE_BENCH_DUMP/NNNNN-TOOL.txt` when that is set, so a
+/// surprising number can be checked against the text that produced it.
+fn dump(tool: &str, text: &str) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    if let Some(dir) = std::env::var_os("APERTURE_BENCH_DUMP") {
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::write(PathBuf::from(dir).join(format!("{n:05}-{tool}.txt")), text);
     }
 }
 
@@ -192,7 +210,12 @@ pub fn ensure_chromium() -> Result<PathBuf> {
 
 /// Starts the incumbent over stdio against `chromium`, working in `workdir` (where it writes
 /// its snapshot and console files).
-pub async fn start_incumbent(bin: &Path, chromium: &Path, workdir: &Path, timeout: Duration) -> Result<Session> {
+pub async fn start_incumbent(
+    bin: &Path,
+    chromium: &Path,
+    workdir: &Path,
+    timeout: Duration,
+) -> Result<Session> {
     std::fs::create_dir_all(workdir)?;
     let config = serde_json::json!({
         "browser": {
@@ -213,7 +236,13 @@ pub async fn start_incumbent(bin: &Path, chromium: &Path, workdir: &Path, timeou
         .arg(&cfg)
         .arg("--executable-path")
         .arg(chromium)
-        .args(["--headless", "--no-sandbox", "--isolated", "--viewport-size", "1280x800"])
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--isolated",
+            "--viewport-size",
+            "1280x800",
+        ])
         .arg("--output-dir")
         .arg(workdir.join("output"))
         .current_dir(workdir);
@@ -242,17 +271,11 @@ pub struct Aperture {
 /// Switches of `aperture --help` the harness passes when offered: loopback pages must be
 /// allowed, since agent navigation to private addresses is refused by default.
 fn extra_args(help: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for flag in ["--allow-host", "--allow-private"] {
-        if help.contains(flag) {
-            out.push(flag.to_string());
-            if flag == "--allow-host" {
-                out.push("127.0.0.1".to_string());
-            }
-            break;
-        }
+    if help.contains("--allow-host") {
+        vec!["--allow-host".into(), "127.0.0.1".into()]
+    } else {
+        Vec::new()
     }
-    out
 }
 
 /// The token from a `claude mcp add … -H "Authorization: Bearer TOKEN"` line.
@@ -274,7 +297,10 @@ impl Aperture {
         if !help.contains("--mcp-port") {
             bail!("{} has no --mcp-port switch yet", bin.display());
         }
-        let args = extra_args(&help);
+        let mut args = extra_args(&help);
+        if let Ok(more) = std::env::var("APERTURE_BENCH_ARGS") {
+            args.extend(more.split_whitespace().map(String::from));
+        }
         let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let profile = workdir.join("aperture-profile");
         let _ = std::fs::remove_dir_all(&profile);
@@ -284,11 +310,15 @@ impl Aperture {
             .args(&args)
             .arg("--profile")
             .arg(&profile)
+            // Its mcp.json (a live credential) goes under the work dir, not the user's config.
+            .env("XDG_CONFIG_HOME", workdir.join("config"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .process_group(0)
             .kill_on_drop(true);
-        let mut child = cmd.spawn().with_context(|| format!("starting {}", bin.display()))?;
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("starting {}", bin.display()))?;
         let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
         let found = tokio::time::timeout(Duration::from_secs(90), async {
             while let Ok(Some(line)) = lines.next_line().await {
@@ -328,9 +358,16 @@ impl Aperture {
         self.session.close().await;
         if let Some(pid) = self.child.id() {
             let group = format!("-{pid}");
-            let _ = std::process::Command::new("kill").args(["-TERM", "--", &group]).status();
-            if tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await.is_err() {
-                let _ = std::process::Command::new("kill").args(["-KILL", "--", &group]).status();
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", "--", &group])
+                .status();
+            if tokio::time::timeout(Duration::from_secs(10), self.child.wait())
+                .await
+                .is_err()
+            {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", "--", &group])
+                    .status();
             }
         }
         let _ = self.child.wait().await;

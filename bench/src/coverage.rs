@@ -40,10 +40,7 @@ fn group(role: &str) -> &str {
 /// long strings).
 fn norm(s: &str) -> String {
     let s = s.trim_end_matches('…');
-    s.split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
+    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
 }
 
 /// Equal names, or one a prefix of the other when the shorter is long enough to have been cut
@@ -119,9 +116,9 @@ pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
         let n = norm(e.name.as_deref().unwrap_or(""));
         let found = if take(&|(ag, an)| ag == g && same_name(an, &n)) {
             Found::Exact
-        } else if !n.is_empty() && take(&|(_, an)| same_name(an, &n)) {
-            Found::Loose
-        } else if n.is_empty() && take(&|(ag, _)| ag == g) {
+        } else if (!n.is_empty() && take(&|(_, an)| same_name(an, &n)))
+            || (n.is_empty() && take(&|(ag, _)| ag == g))
+        {
             Found::Loose
         } else {
             Found::Missing
@@ -190,7 +187,11 @@ mod tests {
     fn truncated_names_match_by_prefix() {
         let long = "A very long link title that Aperture cuts at its cap and more";
         let inc = vec![el("e1", "link", Some(long))];
-        let ap = vec![el("e1", "link", Some("A very long link title that Aperture cuts…"))];
+        let ap = vec![el(
+            "e1",
+            "link",
+            Some("A very long link title that Aperture cuts…"),
+        )];
         assert_eq!(check(&inc, &ap).exact, 1);
         let short = vec![el("e1", "link", Some("Go"))];
         let ap = vec![el("e1", "link", Some("Gone"))];

@@ -5,9 +5,9 @@
 pub mod client;
 pub mod coverage;
 pub mod parse;
-pub mod server;
-pub mod stats;
-pub mod tokens;
 pub mod report;
 pub mod run;
 pub mod script;
+pub mod server;
+pub mod stats;
+pub mod tokens;

@@ -82,7 +82,10 @@ fn machine() -> String {
         })
         .map(|kb| format!("{:.0} GiB", kb / 1048576.0))
         .unwrap_or_default();
-    format!("{cpu}, {cores} cores available (shared with other engineers' builds), {mem} RAM, {}", sh("uname", &["-sr"]))
+    format!(
+        "{cpu}, {cores} cores available (shared with other engineers' builds), {mem} RAM, {}",
+        sh("uname", &["-sr"])
+    )
 }
 
 fn load() -> String {
@@ -113,7 +116,7 @@ fn aperture_bin() -> Result<PathBuf> {
 }
 
 fn progress(who: &str, i: usize, n: usize, t0: Instant) {
-    if i % 10 == 0 || i == n {
+    if i.is_multiple_of(10) || i == n {
         eprintln!("bench: {who} {i}/{n} pages ({:.0} s)", t0.elapsed().as_secs_f64());
     }
 }
@@ -203,11 +206,33 @@ async fn main() -> Result<()> {
     res.ctx.date = sh("date", &["-u", "+%Y-%m-%d %H:%M"]);
     res.ctx.machine = machine();
     let load0 = load();
-    let commit = sh("git", &["-C", root.to_str().unwrap_or("."), "rev-parse", "--short=12", "HEAD"]);
-    let dirty = !sh("git", &["-C", root.to_str().unwrap_or("."), "status", "--porcelain", "--untracked-files=no"]).is_empty();
+    let commit = sh(
+        "git",
+        &[
+            "-C",
+            root.to_str().unwrap_or("."),
+            "rev-parse",
+            "--short=12",
+            "HEAD",
+        ],
+    );
+    let dirty = !sh(
+        "git",
+        &[
+            "-C",
+            root.to_str().unwrap_or("."),
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ],
+    )
+    .is_empty();
     res.ctx.versions.push((
         "Aperture".into(),
-        format!("commit {commit}{}", if dirty { " (with uncommitted changes)" } else { "" }),
+        format!(
+            "commit {commit}{}",
+            if dirty { " (with uncommitted changes)" } else { "" }
+        ),
     ));
 
     let corpus = std::env::var_os("APERTURE_BENCH_CORPUS")
@@ -224,7 +249,10 @@ async fn main() -> Result<()> {
     }
     served.insert(FIXTURE_PATH.into(), FIXTURE.to_vec());
     let srv = server::serve(served).await?;
-    let pages: Vec<(String, String)> = names.iter().map(|n| (n.clone(), srv.url(&format!("/corpus/{n}")))).collect();
+    let pages: Vec<(String, String)> = names
+        .iter()
+        .map(|n| (n.clone(), srv.url(&format!("/corpus/{n}"))))
+        .collect();
     let fixture = srv.url(FIXTURE_PATH);
     eprintln!("bench: serving {} pages at {}", pages.len(), srv.url("/"));
 
@@ -267,20 +295,38 @@ async fn main() -> Result<()> {
             res.ctx.gaps.push(format!("The incumbent side failed: {e:#}"));
         }
     } else {
-        res.ctx.gaps.push("The incumbent side was not run (--only).".into());
+        res.ctx
+            .gaps
+            .push("The incumbent side was not run (--only).".into());
     }
 
     if want("aperture") {
         let r: Result<()> = async {
             let bin = aperture_bin()?;
-            res.ctx.versions.push(("Aperture binary".into(), format!("{} ({})", sh(bin.to_str().unwrap_or("aperture"), &["--version"]), bin.display())));
+            res.ctx.versions.push((
+                "Aperture binary".into(),
+                format!(
+                    "{} ({})",
+                    sh(bin.to_str().unwrap_or("aperture"), &["--version"]),
+                    bin.display()
+                ),
+            ));
             if let Some(d) = std::env::var_os("APERTURE_CEF_DIR") {
-                res.ctx.versions.push(("CEF runtime".into(), PathBuf::from(d).file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default()));
+                res.ctx.versions.push((
+                    "CEF runtime".into(),
+                    PathBuf::from(d)
+                        .file_name()
+                        .map(|f| f.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                ));
             }
             let ap = Aperture::start(&bin, &work, CALL_TIMEOUT).await?;
             res.ctx.commands.push((
                 "Aperture command".into(),
-                format!("aperture --headless --mcp-port PORT {} --profile DIR", ap.args.join(" ")),
+                format!(
+                    "aperture --headless --mcp-port PORT {} --profile DIR",
+                    ap.args.join(" ")
+                ),
             ));
             let pass = aperture_pass(&ap, &pages, &mut rows, &inc_els, &mut res).await;
             let econ = match &pass {
@@ -297,11 +343,18 @@ async fn main() -> Result<()> {
             res.ctx.gaps.push(format!("The Aperture side did not run: {e:#}"));
         }
     } else {
-        res.ctx.gaps.push("The Aperture side was not run (--only).".into());
+        res.ctx
+            .gaps
+            .push("The Aperture side was not run (--only).".into());
     }
 
-    res.ctx.versions.push(("tokenizer".into(), "o200k_base, bundled in tiktoken-rs 0.7 (offline)".into()));
-    res.ctx.versions.push(("rustc".into(), sh("rustc", &["--version"])));
+    res.ctx.versions.push((
+        "tokenizer".into(),
+        "o200k_base, bundled in tiktoken-rs 0.7 (offline)".into(),
+    ));
+    res.ctx
+        .versions
+        .push(("rustc".into(), sh("rustc", &["--version"])));
     res.pages = rows;
     res.ctx.seconds = started.elapsed().as_secs_f64();
     res.ctx.load = format!("{load0} / {}", load());
@@ -310,6 +363,10 @@ async fn main() -> Result<()> {
     std::fs::write(args.out.join("results.csv"), report::pages_csv(&res.pages))?;
     std::fs::write(args.out.join("economics.csv"), report::economics_csv(&res.arms))?;
     let _ = std::fs::remove_dir_all(&work);
-    eprintln!("bench: wrote {} ({:.0} s)", args.out.join("RESULTS.md").display(), res.ctx.seconds);
+    eprintln!(
+        "bench: wrote {} ({:.0} s)",
+        args.out.join("RESULTS.md").display(),
+        res.ctx.seconds
+    );
     Ok(())
 }

@@ -70,9 +70,7 @@ pub fn incumbent_refs(text: &str) -> Vec<RefElement> {
             }
             None => rest,
         };
-        let role_end = key
-            .find(|c: char| c == ' ' || c == '[' || c == ':' || c == '\'')
-            .unwrap_or(key.len());
+        let role_end = key.find([' ', '[', ':', '\'']).unwrap_or(key.len());
         let role = key[..role_end].to_string();
         let name = key[role_end..]
             .strip_prefix(' ')

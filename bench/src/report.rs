@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::client::ToolsSize;
-use crate::run::{ArmRun, Measure, PageRow, PageSide};
+use crate::run::{Arm, ArmRun, Measure, PageRow, PageSide};
 use crate::stats::{Summary, ratio, summarize};
 
 /// Facts about the run that the report states up front.
@@ -68,7 +68,11 @@ fn both_ok(pages: &[PageRow]) -> Vec<(&PageRow, &PageSide, &PageSide)> {
         .collect()
 }
 
-fn side_values(pages: &[PageRow], pick: impl Fn(&PageRow) -> Option<&PageSide>, f: impl Fn(&PageSide) -> f64) -> Vec<f64> {
+fn side_values(
+    pages: &[PageRow],
+    pick: impl Fn(&PageRow) -> Option<&PageSide>,
+    f: impl Fn(&PageSide) -> f64,
+) -> Vec<f64> {
     pages
         .iter()
         .filter_map(|p| pick(p).filter(|s| s.error.is_none()).map(&f))
@@ -83,13 +87,20 @@ fn arm_totals(a: &ArmRun) -> Measure {
 pub fn markdown(r: &Results) -> String {
     let mut o = String::new();
     let c = &r.ctx;
-    let _ = writeln!(o, "# Aperture vs `@playwright/mcp`: snapshot size, observation cost, action latency\n");
+    let _ = writeln!(
+        o,
+        "# Aperture vs `@playwright/mcp`: snapshot size, observation cost, action latency\n"
+    );
     let _ = writeln!(
         o,
         "Written by `cargo xtask bench` (`cargo run --release -p aperture-bench`) on {} UTC; the run took {:.0} s.\n",
         c.date, c.seconds
     );
-    let _ = writeln!(o, "Machine: {}. Load average at start / end: {}.\n", c.machine, c.load);
+    let _ = writeln!(
+        o,
+        "Machine: {}. Load average at start / end: {}.\n",
+        c.machine, c.load
+    );
     o.push_str("| component | version |\n| --- | --- |\n");
     for (k, v) in &c.versions {
         let _ = writeln!(o, "| {k} | {v} |");
@@ -106,6 +117,7 @@ pub fn markdown(r: &Results) -> String {
         o.push('\n');
     }
 
+    o.push_str(&headline(r));
     o.push_str(SCOPE);
 
     // Headline.
@@ -119,8 +131,16 @@ pub fn markdown(r: &Results) -> String {
                 .collect::<Vec<_>>(),
         )
     };
-    let n_inc = r.pages.iter().filter(|p| p.incumbent.as_ref().is_some_and(|s| s.error.is_none())).count();
-    let n_ap = r.pages.iter().filter(|p| p.aperture.as_ref().is_some_and(|s| s.error.is_none())).count();
+    let n_inc = r
+        .pages
+        .iter()
+        .filter(|p| p.incumbent.as_ref().is_some_and(|s| s.error.is_none()))
+        .count();
+    let n_ap = r
+        .pages
+        .iter()
+        .filter(|p| p.aperture.as_ref().is_some_and(|s| s.error.is_none()))
+        .count();
     let _ = writeln!(
         o,
         "## Corpus: {} pages\n\nObserved without error: incumbent {n_inc}, Aperture {n_ap}, both {}. Cells are median (p10–p90) over pages; the ratio column is the median (p10–p90) of per-page ratios Aperture / incumbent over the pages both observed.\n",
@@ -158,8 +178,29 @@ pub fn markdown(r: &Results) -> String {
     let sum = |f: Pick, side: fn(&PageRow) -> Option<&PageSide>| -> f64 {
         ok.iter().filter_map(|(p, _, _)| side(p)).map(f).sum()
     };
+    let ap_n = r.pages.iter().filter(|p| p.aperture.is_some()).count();
+    let early = r
+        .pages
+        .iter()
+        .filter(|p| p.aperture.as_ref().is_some_and(|s| s.nav_early))
+        .count();
+    let unsettled = r
+        .pages
+        .iter()
+        .filter(|p| p.aperture.as_ref().is_some_and(|s| s.settle_rounds > 0))
+        .count();
+    if ap_n > 0 {
+        let _ = writeln!(
+            o,
+            "\nAperture's load wait: after every `browser_navigate` the harness polls `browser_tabs {{action: list}}` until the tab is at the page and not loading, then takes default (diff) observations until one says \"no change\" (at most {}), none of them counted, and only then the measured full snapshot: the incumbent's own load wait delivers a loaded page, and this gives Aperture the same. **Defect seen:** on {early} of {ap_n} pages the navigate answer's FULL SNAPSHOT showed another page, or the right address with an empty title, i.e. the page before it had loaded; on {unsettled} pages the page was still changing after the tab reported it loaded. The navigate-answer rows above include those early answers as they came.\n",
+            crate::run::SETTLE_ROUNDS
+        );
+    }
     let tok: Pick = |s| s.full.tokens as f64;
-    let (ti, ta) = (sum(tok, |p| p.incumbent.as_ref()), sum(tok, |p| p.aperture.as_ref()));
+    let (ti, ta) = (
+        sum(tok, |p| p.incumbent.as_ref()),
+        sum(tok, |p| p.aperture.as_ref()),
+    );
     if ti > 0.0 {
         let _ = writeln!(
             o,
@@ -182,7 +223,11 @@ pub fn markdown(r: &Results) -> String {
         }
     }
     if let (Some(i), Some(a)) = (r.incumbent_tools, r.aperture_tools) {
-        let _ = writeln!(o, "\nAperture / incumbent: {:.3} in tokens. Clients re-send tool definitions with every model request, so this is paid per turn.", a.tokens as f64 / i.tokens as f64);
+        let _ = writeln!(
+            o,
+            "\nAperture / incumbent: {:.3} in tokens. Clients re-send tool definitions with every model request, so this is paid per turn.",
+            a.tokens as f64 / i.tokens as f64
+        );
     }
 
     // Coverage.
@@ -201,7 +246,11 @@ pub fn markdown(r: &Results) -> String {
             "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case- and whitespace-insensitively, and a name Aperture cut at its 240-character cap matches by prefix.\n",
             covered.len(),
             crate::coverage::ACTIONABLE.join(", "),
-            if act == 0 { 100.0 } else { 100.0 * (exact + loose) as f64 / act as f64 }
+            if act == 0 {
+                100.0
+            } else {
+                100.0 * (exact + loose) as f64 / act as f64
+            }
         );
         let mut with_miss: Vec<&&PageRow> = covered
             .iter()
@@ -217,7 +266,14 @@ pub fn markdown(r: &Results) -> String {
             for p in with_miss {
                 let c = p.coverage.as_ref().expect("filtered");
                 let ex: Vec<String> = c.missing.iter().take(6).map(|m| md_cell(m, 60)).collect();
-                let _ = writeln!(o, "| {} | {} | {} | {} |", p.page, c.actionable, c.missing.len(), ex.join("; "));
+                let _ = writeln!(
+                    o,
+                    "| {} | {} | {} | {} |",
+                    p.page,
+                    c.actionable,
+                    c.missing.len(),
+                    ex.join("; ")
+                );
             }
         }
     }
@@ -238,14 +294,22 @@ pub fn markdown(r: &Results) -> String {
         }
         o.push('\n');
         for i in 0..crate::script::STEPS.len() {
-            let label = r.arms[0].steps.get(i).map(|s| s.label.clone()).unwrap_or_default();
+            let label = r.arms[0]
+                .steps
+                .get(i)
+                .map(|s| s.label.clone())
+                .unwrap_or_default();
             let _ = write!(o, "| {} | {} |", i + 1, md_cell(&label, 60));
             for a in &r.arms {
                 match a.steps.get(i) {
                     Some(s) => {
                         let mark = if s.note.is_empty() { "" } else { " †" };
                         if s.observe.tokens > 0 && s.act.tokens > 0 {
-                            let _ = write!(o, " {} ({} + {}){mark} |", s.total.tokens, s.act.tokens, s.observe.tokens);
+                            let _ = write!(
+                                o,
+                                " {} ({} + {}){mark} |",
+                                s.total.tokens, s.act.tokens, s.observe.tokens
+                            );
                         } else {
                             let _ = write!(o, " {}{mark} |", s.total.tokens);
                         }
@@ -268,13 +332,23 @@ pub fn markdown(r: &Results) -> String {
         o.push('\n');
         let _ = write!(o, "| | action call round trip, ms, median (p10–p90) |");
         for a in &r.arms {
-            let v: Vec<f64> = a.steps.iter().filter(|s| s.act.tokens > 0).map(|s| s.act.ms).collect();
+            let v: Vec<f64> = a
+                .steps
+                .iter()
+                .filter(|s| s.act.tokens > 0)
+                .map(|s| s.act.ms)
+                .collect();
             let _ = write!(o, " {} |", fmt_summary(summarize(&v)));
         }
         o.push('\n');
         let _ = write!(o, "| | act and see the result, ms, median (p10–p90) |");
         for a in &r.arms {
-            let v: Vec<f64> = a.steps.iter().filter(|s| s.act.tokens > 0).map(|s| s.total.ms).collect();
+            let v: Vec<f64> = a
+                .steps
+                .iter()
+                .filter(|s| s.act.tokens > 0)
+                .map(|s| s.total.ms)
+                .collect();
             let _ = write!(o, " {} |", fmt_summary(summarize(&v)));
         }
         o.push('\n');
@@ -287,17 +361,33 @@ pub fn markdown(r: &Results) -> String {
             }
         }
         o.push('\n');
-        let totals: Vec<(&str, usize)> = r.arms.iter().map(|a| (a.arm.label(), arm_totals(a).tokens)).collect();
+        let totals: Vec<(&str, usize)> = r
+            .arms
+            .iter()
+            .map(|a| (a.arm.label(), arm_totals(a).tokens))
+            .collect();
         let get = |k: &str| totals.iter().find(|(l, _)| *l == k).map(|(_, t)| *t as f64);
         o.push('\n');
         if let (Some(d), Some(i)) = (get("aperture-diff"), get("incumbent")) {
-            let _ = writeln!(o, "Aperture diff / incumbent over the 20 actions: **{:.3}**.", d / i);
+            let _ = writeln!(
+                o,
+                "Aperture diff / incumbent over the 20 actions: **{:.3}**.",
+                d / i
+            );
         }
         if let (Some(d), Some(f)) = (get("aperture-diff"), get("aperture-redump")) {
-            let _ = writeln!(o, "Aperture diff / Aperture re-dump: **{:.3}** (the diff mechanism alone, same engine and dialect).", d / f);
+            let _ = writeln!(
+                o,
+                "Aperture diff / Aperture re-dump: **{:.3}** (the diff mechanism alone, same engine and dialect).",
+                d / f
+            );
         }
         if let (Some(f), Some(i)) = (get("aperture-redump"), get("incumbent")) {
-            let _ = writeln!(o, "Aperture re-dump / incumbent: {:.3} (dialect and ref discipline alone).", f / i);
+            let _ = writeln!(
+                o,
+                "Aperture re-dump / incumbent: {:.3} (dialect and ref discipline alone).",
+                f / i
+            );
         }
         let notes: Vec<String> = r
             .arms
@@ -323,15 +413,26 @@ pub fn markdown(r: &Results) -> String {
         for p in &r.pages {
             let i = p.incumbent.as_ref();
             let a = p.aperture.as_ref();
-            let cell = |s: Option<&PageSide>, f: fn(&PageSide) -> usize| s.map(|s| f(s).to_string()).unwrap_or_else(|| "—".into());
+            let cell = |s: Option<&PageSide>, f: fn(&PageSide) -> usize| {
+                s.map(|s| f(s).to_string()).unwrap_or_else(|| "—".into())
+            };
             let rat = match (i, a) {
-                (Some(i), Some(a)) => ratio(a.full.tokens as f64, i.full.tokens as f64).map(|x| format!("{x:.3}")).unwrap_or_else(|| "—".into()),
+                (Some(i), Some(a)) => ratio(a.full.tokens as f64, i.full.tokens as f64)
+                    .map(|x| format!("{x:.3}"))
+                    .unwrap_or_else(|| "—".into()),
                 _ => "—".into(),
             };
-            let cov = p.coverage.as_ref().map(|c| format!("{:.0} %", 100.0 * c.share())).unwrap_or_else(|| "—".into());
+            let cov = p
+                .coverage
+                .as_ref()
+                .map(|c| format!("{:.0} %", 100.0 * c.share()))
+                .unwrap_or_else(|| "—".into());
             let err: Vec<String> = [("inc", i), ("ap", a)]
                 .iter()
-                .filter_map(|(k, s)| s.and_then(|s| s.error.as_ref()).map(|e| format!("{k}: {}", md_cell(e, 80))))
+                .filter_map(|(k, s)| {
+                    s.and_then(|s| s.error.as_ref())
+                        .map(|e| format!("{k}: {}", md_cell(e, 80)))
+                })
                 .collect();
             let _ = writeln!(
                 o,
@@ -347,6 +448,97 @@ pub fn markdown(r: &Results) -> String {
             );
         }
     }
+    o
+}
+
+/// The few numbers a reader wants first, each pointing at the section that qualifies it.
+fn headline(r: &Results) -> String {
+    let mut o = String::from("## Headline\n\n");
+    let ok = both_ok(&r.pages);
+    let med = |v: Vec<f64>| summarize(&v).map(|s| s.median);
+    if !ok.is_empty() {
+        let ti = med(ok.iter().map(|(_, i, _)| i.full.tokens as f64).collect());
+        let ta = med(ok.iter().map(|(_, _, a)| a.full.tokens as f64).collect());
+        let rt = med(ok
+            .iter()
+            .filter_map(|(_, i, a)| ratio(a.full.tokens as f64, i.full.tokens as f64))
+            .collect());
+        if let (Some(ti), Some(ta), Some(rt)) = (ti, ta, rt) {
+            let _ = writeln!(
+                o,
+                "- Full snapshot, median over the {} corpus pages both observed: incumbent {ti:.0} tokens, Aperture {ta:.0}; median per-page ratio Aperture / incumbent **{rt:.3}**.",
+                ok.len()
+            );
+        }
+        let ni = med(ok.iter().map(|(_, i, _)| i.no_change.tokens as f64).collect());
+        let na = med(ok.iter().map(|(_, _, a)| a.no_change.tokens as f64).collect());
+        if let (Some(ni), Some(na)) = (ni, na) {
+            let _ = writeln!(
+                o,
+                "- Observation with nothing changed, median: incumbent {ni:.0} tokens (a re-dump), Aperture {na:.0}."
+            );
+        }
+        let (mut act, mut miss) = (0, 0);
+        for p in r.pages.iter().filter_map(|p| p.coverage.as_ref()) {
+            act += p.actionable;
+            miss += p.missing.len();
+        }
+        if act > 0 {
+            let _ = writeln!(
+                o,
+                "- Coverage: {miss} of the incumbent's {act} actionable refs have no addressable counterpart in Aperture's snapshot ({:.1} % covered).",
+                100.0 * (act - miss) as f64 / act as f64
+            );
+        }
+    }
+    if let (Some(i), Some(a)) = (r.incumbent_tools, r.aperture_tools) {
+        let _ = writeln!(
+            o,
+            "- `tools/list`: incumbent {} tools, {} tokens; Aperture {} tools, {} tokens.",
+            i.count, i.tokens, a.count, a.tokens
+        );
+    }
+    let total = |k: Arm| {
+        r.arms
+            .iter()
+            .find(|a| a.arm == k)
+            .map(|a| arm_totals(a).tokens as f64)
+    };
+    let rtt = |k: Arm| {
+        r.arms.iter().find(|a| a.arm == k).and_then(|a| {
+            med(a
+                .steps
+                .iter()
+                .filter(|s| s.act.tokens > 0)
+                .map(|s| s.total.ms)
+                .collect())
+        })
+    };
+    if let (Some(i), Some(d)) = (total(Arm::Incumbent), total(Arm::ApertureDiff)) {
+        let redump = total(Arm::ApertureRedump)
+            .map(|f| {
+                format!(
+                    ", Aperture forced to re-dump {f:.0} (diff / re-dump {:.3})",
+                    d / f
+                )
+            })
+            .unwrap_or_default();
+        let _ = writeln!(
+            o,
+            "- 20 scripted actions on the interactive fixture, tokens to act and see each result: incumbent {i:.0}, Aperture diff {d:.0} (**{:.3}×**){redump}.",
+            d / i
+        );
+    }
+    if let (Some(i), Some(d)) = (rtt(Arm::Incumbent), rtt(Arm::ApertureDiff)) {
+        let _ = writeln!(
+            o,
+            "- Act and see the result, median round trip: incumbent {i:.0} ms (action + snapshot), Aperture {d:.0} ms (action answered with its diff)."
+        );
+    }
+    if o.ends_with("\n\n") {
+        o.push_str("- Nothing was compared in this run: see above for what did not run.\n");
+    }
+    o.push('\n');
     o
 }
 
@@ -371,7 +563,7 @@ fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per corpus page.
 pub fn pages_csv(pages: &[PageRow]) -> String {
     let mut o = String::from(
-        "page,inc_full_chars,inc_full_tokens,inc_refs,inc_nochange_chars,inc_nochange_tokens,inc_nav_tokens,inc_nav_ms,inc_full_ms,ap_full_chars,ap_full_tokens,ap_refs,ap_nochange_chars,ap_nochange_tokens,ap_nav_tokens,ap_nav_ms,ap_full_ms,ratio_chars,ratio_tokens,cov_actionable,cov_exact,cov_loose,cov_missing,inc_error,ap_error,missing\n",
+        "page,inc_full_chars,inc_full_tokens,inc_refs,inc_nochange_chars,inc_nochange_tokens,inc_nav_tokens,inc_nav_ms,inc_full_ms,ap_full_chars,ap_full_tokens,ap_refs,ap_nochange_chars,ap_nochange_tokens,ap_nav_tokens,ap_nav_ms,ap_full_ms,ap_nav_early,ap_settle_rounds,ratio_chars,ratio_tokens,cov_actionable,cov_exact,cov_loose,cov_missing,inc_error,ap_error,missing\n",
     );
     for p in pages {
         let mut f: Vec<String> = vec![csv_field(&p.page)];
@@ -392,8 +584,13 @@ pub fn pages_csv(pages: &[PageRow]) -> String {
                 None => f.extend(std::iter::repeat_n(String::new(), 8)),
             }
         }
-        // The incumbent's columns come first, then Aperture's; `refs` sits third in each.
         let (i, a) = (&p.incumbent, &p.aperture);
+        f.push(a.as_ref().map(|s| s.nav_early.to_string()).unwrap_or_default());
+        f.push(
+            a.as_ref()
+                .map(|s| s.settle_rounds.to_string())
+                .unwrap_or_default(),
+        );
         let r = |g: fn(&PageSide) -> f64| match (i, a) {
             (Some(i), Some(a)) => ratio(g(a), g(i)).map(|x| format!("{x:.4}")).unwrap_or_default(),
             _ => String::new(),
@@ -410,9 +607,16 @@ pub fn pages_csv(pages: &[PageRow]) -> String {
             None => f.extend(std::iter::repeat_n(String::new(), 4)),
         }
         for s in [i, a] {
-            f.push(csv_field(s.as_ref().and_then(|s| s.error.as_deref()).unwrap_or("")));
+            f.push(csv_field(
+                s.as_ref().and_then(|s| s.error.as_deref()).unwrap_or(""),
+            ));
         }
-        f.push(csv_field(&p.coverage.as_ref().map(|c| c.missing.join(" | ")).unwrap_or_default()));
+        f.push(csv_field(
+            &p.coverage
+                .as_ref()
+                .map(|c| c.missing.join(" | "))
+                .unwrap_or_default(),
+        ));
         o.push_str(&f.join(","));
         o.push('\n');
     }
@@ -421,7 +625,9 @@ pub fn pages_csv(pages: &[PageRow]) -> String {
 
 /// `economics.csv`: one row per arm and step.
 pub fn economics_csv(arms: &[ArmRun]) -> String {
-    let mut o = String::from("arm,step,action,act_chars,act_tokens,act_ms,observe_chars,observe_tokens,observe_ms,total_tokens,note\n");
+    let mut o = String::from(
+        "arm,step,action,act_chars,act_tokens,act_ms,observe_chars,observe_tokens,observe_ms,total_tokens,note\n",
+    );
     for a in arms {
         let _ = writeln!(
             o,

@@ -56,7 +56,17 @@ pub struct PageSide {
     pub no_change: Measure,
     /// First error met, shortened.
     pub error: Option<String>,
+    /// Aperture only: the navigation's answer showed another page than the one asked for, or
+    /// the right address with an empty title where the loaded page has one (its load wait
+    /// returned early).
+    pub nav_early: bool,
+    /// Aperture only: uncounted diff observations the harness took after the load until one
+    /// said "no change" (0 when the first did; capped at [`SETTLE_ROUNDS`]).
+    pub settle_rounds: usize,
 }
+
+/// Most uncounted observations spent waiting for a page to stop changing after its load.
+pub const SETTLE_ROUNDS: usize = 8;
 
 /// Both products on one corpus page.
 #[derive(Debug, Clone, Default)]
@@ -93,23 +103,82 @@ pub async fn incumbent_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement
         refs: parse::distinct_refs(&els),
         no_change: (&again).into(),
         error: first_error(&[&nav, &full, &again]),
+        nav_early: false,
+        settle_rounds: 0,
     };
     (side, els)
 }
 
-/// Aperture on one page: navigate (answered with a FULL SNAPSHOT), an explicit full snapshot,
-/// then a default (diff) observation with nothing changed.
+/// True when an Aperture navigation answer's snapshot is of `url` (its `url "…"` line).
+pub fn shows_url(answer: &str, url: &str) -> bool {
+    answer.contains(&format!("url \"{url}\""))
+}
+
+/// True when `browser_tabs {action: list}` says the current tab is at `url` and not loading.
+pub fn current_tab_settled(list: &str, url: &str) -> bool {
+    let mut lines = list.lines();
+    while let Some(l) = lines.next() {
+        if l.starts_with("tab ") && l.contains("current") {
+            if l.contains("loading") {
+                return false;
+            }
+            return lines
+                .take_while(|l| !l.starts_with("tab "))
+                .any(|l| l.trim() == url || l.contains(&format!("\"{url}\"")));
+        }
+    }
+    false
+}
+
+/// Waits (up to 30 s) until Aperture's current tab has finished loading `url`, then takes
+/// diff observations until one reports no change (at most [`SETTLE_ROUNDS`]), so that what is
+/// measured next is the page at rest, as the incumbent's load wait gives it. Harness-only
+/// calls: nothing here is counted as an observation. Returns the rounds it took.
+pub async fn aperture_settle(s: &Session, url: &str) -> usize {
+    let t = std::time::Instant::now();
+    while t.elapsed() < std::time::Duration::from_secs(30) {
+        let l = s.call("browser_tabs", json!({ "action": "list" })).await;
+        if current_tab_settled(&l.text, url) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    for round in 0..SETTLE_ROUNDS {
+        let a = s.call("browser_snapshot", json!({})).await;
+        if a.is_error || a.text.contains("no change since") {
+            return round;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    SETTLE_ROUNDS
+}
+
+/// The `title "…"` line of an Aperture snapshot, if any.
+fn title_line(answer: &str) -> Option<&str> {
+    answer.lines().find(|l| l.starts_with("title \""))
+}
+
+/// Aperture on one page: navigate (answered with a FULL SNAPSHOT), let it settle, an explicit
+/// full snapshot, then a default (diff) observation with nothing changed.
 pub async fn aperture_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement>) {
-    let nav = s.call("browser_navigate", json!({ "action": "goto", "url": url })).await;
+    let nav = s
+        .call("browser_navigate", json!({ "action": "goto", "url": url }))
+        .await;
+    let settle_rounds = aperture_settle(s, url).await;
     let full = s.call("browser_snapshot", json!({ "full": true })).await;
     let again = s.call("browser_snapshot", json!({})).await;
     let els = parse::aperture_refs(&full.text);
+    let nav_early = !nav.is_error
+        && (!shows_url(&nav.text, url)
+            || (title_line(&nav.text) == Some("title \"\"") && title_line(&full.text) != Some("title \"\"")));
     let side = PageSide {
         nav: (&nav).into(),
         full: (&full).into(),
         refs: parse::distinct_refs(&els),
         no_change: (&again).into(),
         error: first_error(&[&nav, &full, &again]),
+        nav_early,
+        settle_rounds,
     };
     (side, els)
 }
@@ -191,8 +260,11 @@ fn find_ref(seen: &[RefElement], step: &Step) -> Option<String> {
 async fn act(s: &Session, arm: Arm, step: &Step, reference: &str) -> Answer {
     match (arm, step.verb) {
         (Arm::Incumbent, Verb::Click) => {
-            s.call("browser_click", json!({ "target": reference, "element": step.name }))
-                .await
+            s.call(
+                "browser_click",
+                json!({ "target": reference, "element": step.name }),
+            )
+            .await
         }
         (Arm::Incumbent, Verb::Type(t)) => {
             s.call(
@@ -201,10 +273,16 @@ async fn act(s: &Session, arm: Arm, step: &Step, reference: &str) -> Answer {
             )
             .await
         }
-        (_, Verb::Click) => s.call("browser_act", json!({ "action": "click", "ref": reference })).await,
-        (_, Verb::Type(t)) => {
-            s.call("browser_act", json!({ "action": "type", "ref": reference, "text": t }))
+        (_, Verb::Click) => {
+            s.call("browser_act", json!({ "action": "click", "ref": reference }))
                 .await
+        }
+        (_, Verb::Type(t)) => {
+            s.call(
+                "browser_act",
+                json!({ "action": "type", "ref": reference, "text": t }),
+            )
+            .await
         }
     }
 }
@@ -233,8 +311,14 @@ pub async fn economics(s: &Session, arm: Arm, url: &str) -> ArmRun {
             (Measure::from(&nav) + Measure::from(&snap), snap.text)
         }
         _ => {
-            let nav = s.call("browser_navigate", json!({ "action": "goto", "url": url })).await;
-            (Measure::from(&nav), nav.text)
+            // Navigate and observe in full, as for the incumbent (and so that an early return
+            // of the navigation cannot hand the arm a half-loaded page).
+            let nav = s
+                .call("browser_navigate", json!({ "action": "goto", "url": url }))
+                .await;
+            aperture_settle(s, url).await;
+            let snap = full_observation(s, arm).await;
+            (Measure::from(&nav) + Measure::from(&snap), snap.text)
         }
     };
     // Everything this arm has been shown, in order: the agent's view of the page.
@@ -317,6 +401,18 @@ mod tests {
         ];
         assert_eq!(find_ref(&seen, &STEPS[8]).as_deref(), Some("e9"));
         assert_eq!(find_ref(&seen, &STEPS[0]), None);
+    }
+
+    #[test]
+    fn settled_tab_is_read_from_the_list() {
+        let list = "2 tabs:\ntab 1 (human's, foreground); title and URL:\n<untrusted-page-content nonce=a>\n\"x\"\nhttp://h/a\n</untrusted-page-content nonce=a>\ntab 2 (yours, current); title and URL:\n<untrusted-page-content nonce=b>\n\"T\"\nhttp://h/b\n</untrusted-page-content nonce=b>";
+        assert!(current_tab_settled(list, "http://h/b"));
+        assert!(!current_tab_settled(list, "http://h/a"));
+        assert!(!current_tab_settled(
+            &list.replace("current)", "current, loading)"),
+            "http://h/b"
+        ));
+        assert!(shows_url("FULL SNAPSHOT\nurl \"http://h/b\"\n", "http://h/b"));
     }
 
     #[test]

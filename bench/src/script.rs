@@ -64,7 +64,12 @@ pub const STEPS: [Step; 20] = [
 
 /// Strings the page must show after the sequence (checked on a final full snapshot), so a
 /// run whose actions silently missed is visible in the report.
-pub const END_STATE_PRESENT: &[&str] = &["Thanks, Ada Lovelace", "Remove eggs", "Remove cheese", "Remove dates"];
+pub const END_STATE_PRESENT: &[&str] = &[
+    "Thanks, Ada Lovelace",
+    "Remove eggs",
+    "Remove cheese",
+    "Remove dates",
+];
 
 /// Strings the page must no longer show after the sequence.
 pub const END_STATE_ABSENT: &[&str] = &["Remove milk", "Remove bread", "Remove apples"];
@@ -119,7 +124,10 @@ mod tests {
 
     #[test]
     fn end_state_check_names_problems() {
-        assert_eq!(end_state_problems("Thanks, Ada Lovelace Remove eggs Remove cheese Remove dates"), Vec::<String>::new());
+        assert_eq!(
+            end_state_problems("Thanks, Ada Lovelace Remove eggs Remove cheese Remove dates"),
+            Vec::<String>::new()
+        );
         assert_eq!(end_state_problems("Remove milk").len(), 5);
     }
 }

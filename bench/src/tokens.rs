@@ -5,9 +5,7 @@
 /// Number of `o200k_base` tokens in `text`, counting any special-token lookalikes a page may
 /// contain as ordinary text (a model's tokenizer sees page bytes, not control tokens).
 pub fn count(text: &str) -> usize {
-    tiktoken_rs::o200k_base_singleton()
-        .encode_ordinary(text)
-        .len()
+    tiktoken_rs::o200k_base_singleton().encode_ordinary(text).len()
 }
 
 #[cfg(test)]
