@@ -1,0 +1,485 @@
+//! The headed browser under X (Xvfb in CI): the real window, driven with real X input
+//! (xdotool) and read back with ImageMagick's `import`, as a human would see it.
+//!
+//! Without `DISPLAY` (or without xdotool/import) these tests print why and pass, unless
+//! `APERTURE_UI_REQUIRE=1` (CI), where that is a failure. `APERTURE_HEADED_KEEP=DIR` keeps
+//! the captures as PNGs for a human to look at.
+
+mod common;
+
+use common::Server;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::json;
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+/// One window at a time: they would share the display, its keyboard focus and position.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// A white page with a magenta 300×200 block at CSS (40, 40) and a button for the agent.
+const PAGE: &str = r#"<!doctype html><html><head><title>Headed fixture</title></head>
+<body style="margin:0;background:#fff;color:#000">
+<div style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(230,20,140)"></div>
+<p style="position:absolute;top:300px;left:40px;font:20px sans-serif">Hello headed</p>
+<button id="b" style="position:absolute;top:360px;left:40px;font:20px sans-serif"
+  onclick="this.textContent='Pressed'">Press me</button>
+</body></html>"#;
+
+const MAGENTA: [u8; 3] = [230, 20, 140];
+const AGENT_ORANGE: [u8; 3] = [0xE8, 0x8A, 0x1A];
+const HUMAN_GREEN: [u8; 3] = [0x2E, 0xA0, 0x43];
+
+/// Whether the display and tools are here; `false` means "skip" (never under REQUIRE).
+fn can_run(test: &str) -> bool {
+    let require = std::env::var("APERTURE_UI_REQUIRE").is_ok_and(|v| v == "1");
+    let missing = if std::env::var_os("DISPLAY").is_none() {
+        Some("DISPLAY is unset".to_string())
+    } else {
+        ["xdotool", "import"]
+            .into_iter()
+            .find(|t| {
+                Command::new("sh")
+                    .args(["-c", &format!("command -v {t}")])
+                    .stdout(Stdio::null())
+                    .status()
+                    .map_or(true, |s| !s.success())
+            })
+            .map(|t| format!("{t} is not installed"))
+    };
+    match missing {
+        None => true,
+        Some(why) if require => panic!("{test}: {why}, and APERTURE_UI_REQUIRE=1"),
+        Some(why) => {
+            eprintln!("{test}: skipped: {why} (set APERTURE_UI_REQUIRE=1 to make this a failure)");
+            false
+        }
+    }
+}
+
+struct App {
+    child: Child,
+    tag: String,
+    scratch: PathBuf,
+    window: String,
+    lines: Receiver<String>,
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        // SIGTERM first: the browser closes its tabs and CEF cleanly, as on a real logout.
+        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        for p in common::tagged_pids(&self.tag) {
+            let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
+        }
+        let _ = std::fs::remove_dir_all(&self.scratch);
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("aperture-headed-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Starts `aperture` (headed) and waits for its window to be mapped.
+fn launch(scratch: PathBuf, args: &[&str], settings: Option<&str>) -> App {
+    let config = scratch.join("config");
+    if let Some(s) = settings {
+        std::fs::create_dir_all(config.join("aperture")).unwrap();
+        std::fs::write(config.join("aperture/settings.json"), s).unwrap();
+    }
+    let tag = format!("aperture-headed-{}-{}", std::process::id(), scratch.display().to_string().len());
+    let log = std::fs::File::create(scratch.join("stderr.log")).unwrap();
+    let mut child = Command::new(common::exe())
+        .arg("--profile")
+        .arg(scratch.join("profile"))
+        .args(args)
+        .env("XDG_CONFIG_HOME", &config)
+        .env("APERTURE_TEST_TAG", &tag)
+        .env("APERTURE_COLOR_SCHEME", "light")
+        .env(cef_sys_build::ENV_DIR, common::cef_dir())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        .spawn()
+        .expect("spawn aperture");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let pid = child.id().to_string();
+    let t = Instant::now();
+    let window = loop {
+        let out = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--pid", &pid])
+            .output()
+            .expect("xdotool");
+        if let Some(w) = String::from_utf8_lossy(&out.stdout).lines().next() {
+            break w.to_string();
+        }
+        if let Ok(Some(s)) = child.try_wait() {
+            panic!(
+                "aperture exited ({s}) before opening its window; stderr:\n{}",
+                std::fs::read_to_string(scratch.join("stderr.log")).unwrap_or_default()
+            );
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "no window within 60 s");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    App {
+        child,
+        tag,
+        scratch,
+        window,
+        lines,
+    }
+}
+
+fn xdo(args: &[&str]) {
+    let s = Command::new("xdotool").args(args).status().expect("xdotool");
+    assert!(s.success(), "xdotool {args:?} failed");
+}
+
+/// The window's pixels, as the X server has them.
+fn capture(app: &App) -> image::RgbImage {
+    let out = Command::new("import")
+        .args(["-window", &app.window, "png:-"])
+        .output()
+        .expect("import");
+    assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
+    image::load_from_memory(&out.stdout)
+        .expect("a PNG from import")
+        .to_rgb8()
+}
+
+fn keep(img: &image::RgbImage, name: &str) {
+    if let Some(d) = std::env::var_os("APERTURE_HEADED_KEEP") {
+        let p = Path::new(&d).join(format!("{name}.png"));
+        let _ = std::fs::create_dir_all(&d);
+        img.save(&p).expect("save capture");
+        eprintln!("kept {}", p.display());
+    }
+}
+
+fn near(p: &image::Rgb<u8>, c: [u8; 3], tol: i32) -> bool {
+    p.0.iter().zip(c).all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
+}
+
+fn luma(p: &image::Rgb<u8>) -> f32 {
+    (0.2126 * p.0[0] as f32 + 0.7152 * p.0[1] as f32 + 0.0722 * p.0[2] as f32) / 255.0
+}
+
+/// Bounding box (x0, y0, x1, y1) of the pixels near `c` in rows `rows`.
+fn bbox(img: &image::RgbImage, c: [u8; 3], tol: i32, rows: std::ops::Range<u32>) -> Option<(u32, u32, u32, u32)> {
+    let mut b: Option<(u32, u32, u32, u32)> = None;
+    for y in rows.start..rows.end.min(img.height()) {
+        for x in 0..img.width() {
+            if near(img.get_pixel(x, y), c, tol) {
+                b = Some(match b {
+                    None => (x, y, x, y),
+                    Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+                });
+            }
+        }
+    }
+    b
+}
+
+/// Captures until the fixture's block shows (the page loaded and painted), or panics.
+fn wait_for_block(app: &App, name: &str) -> (image::RgbImage, (u32, u32, u32, u32)) {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        if let Some(b) = bbox(&img, MAGENTA, 30, 0..img.height())
+            && b.2 - b.0 > 250
+        {
+            // One more paint so the page is settled (dark mode applies after the load).
+            std::thread::sleep(Duration::from_millis(1500));
+            let img = capture(app);
+            keep(&img, name);
+            let b = bbox(&img, MAGENTA, 30, 0..img.height()).unwrap_or(b);
+            return (img, b);
+        }
+        if t.elapsed() > Duration::from_secs(45) {
+            keep(&img, name);
+            panic!(
+                "the page never showed in the window; stderr:\n{}",
+                std::fs::read_to_string(app.scratch.join("stderr.log")).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+/// Ctrl+L, the URL, Enter: the way a person opens a page.
+fn type_into_omnibox(app: &App, url: &str) {
+    xdo(&["windowfocus", "--sync", &app.window]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["key", "--clearmodifiers", "ctrl+l"]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["type", "--delay", "15", url]);
+    xdo(&["key", "Return"]);
+}
+
+/// The page area starts where the block's top is minus its CSS offset (40 px at scale 1).
+fn check_layout(img: &image::RgbImage, b: (u32, u32, u32, u32)) -> u32 {
+    let (w, h) = (b.2 - b.0 + 1, b.3 - b.1 + 1);
+    assert!(
+        (297..=303).contains(&w) && (197..=203).contains(&h),
+        "the page should be drawn 1:1: block is {w}x{h}, not 300x200"
+    );
+    assert!((38..=42).contains(&b.0), "block at x {} (expected 40)", b.0);
+    let top = b.1 - 40;
+    assert!((40..=140).contains(&top), "page area starts at y {top}: no room for the chrome?");
+    // The chrome: the strip and toolbar above the page hold text and controls, not page.
+    let chrome = 0..top;
+    assert!(
+        bbox(img, MAGENTA, 30, chrome.clone()).is_none(),
+        "page pixels in the chrome area"
+    );
+    let inked = (chrome.start..chrome.end)
+        .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
+        .filter(|&(x, y)| luma(img.get_pixel(x, y)) < 0.45)
+        .count();
+    assert!(inked > 150, "the chrome area looks empty ({inked} dark pixels): not drawn?");
+    top
+}
+
+fn page_luma(img: &image::RgbImage, top: u32) -> f32 {
+    let mut sum = 0.0;
+    let mut n = 0;
+    for y in (top..img.height()).step_by(3) {
+        for x in (0..img.width()).step_by(3) {
+            sum += luma(img.get_pixel(x, y));
+            n += 1;
+        }
+    }
+    sum / n as f32
+}
+
+fn fixture() -> Server {
+    Server::start(HashMap::from([("/page.html".to_string(), PAGE.to_string())]), None)
+}
+
+#[test]
+fn omnibox_loads_a_page_and_both_chrome_and_page_render() {
+    if !can_run("omnibox_loads_a_page") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let app = launch(scratch("light"), &["--mcp-port", "0"], None);
+    type_into_omnibox(&app, &server.url("/page.html"));
+    let (img, b) = wait_for_block(&app, "headed-light");
+    let top = check_layout(&img, b);
+    let l = page_luma(&img, top);
+    assert!(l > 0.8, "a white page should measure light, got {l:.2}");
+    assert!(
+        server.log.lock().unwrap().iter().any(|p| p == "/page.html"),
+        "the page was not requested"
+    );
+}
+
+#[test]
+fn dark_mode_on_darkens_the_page_but_not_the_setting_file() {
+    if !can_run("dark_mode_on") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let dir = scratch("dark");
+    let settings = r#"{"version":1,"theme":{"policies":{"default":"auto","sites":{"127.0.0.1":"on"}}}}"#;
+    let app = launch(dir.clone(), &["--mcp-port", "0"], Some(settings));
+    type_into_omnibox(&app, &server.url("/page.html"));
+    let t = Instant::now();
+    let (img, top, l) = loop {
+        let (img, b) = wait_for_block(&app, "headed-dark");
+        let top = check_layout(&img, b);
+        let l = page_luma(&img, top);
+        if l < 0.35 || t.elapsed() > Duration::from_secs(20) {
+            break (img, top, l);
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(l < 0.35, "dark mode On should darken the white page, got luminance {l:.2}");
+    // The background below the block, away from text, is dark; the chrome stays as it was.
+    let bg = img.get_pixel(700, top + 450);
+    assert!(luma(bg) < 0.3, "page background {bg:?} is not dark");
+    let s = std::fs::read_to_string(dir.join("config/aperture/settings.json")).unwrap();
+    assert!(s.contains("127.0.0.1"), "the site's setting was lost: {s}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Take over: the human presses the button in the toolbar; the agent's input is refused.
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+async fn call(c: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
+    let serde_json::Value::Object(args) = args else {
+        unreachable!()
+    };
+    c.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .expect("tools/call")
+}
+
+fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ref_for(snapshot: &str, needle: &str) -> String {
+    let line = snapshot
+        .lines()
+        .find(|l| l.contains(needle) && l.contains("button"))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
+    line.split_whitespace()
+        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no ref on {line:?}"))
+        .to_string()
+}
+
+/// Clicks the centre of the toolbar button drawn in `colour` (below the tab strip, whose
+/// agent/human pills share the colours).
+fn click_button(app: &App, colour: [u8; 3], what: &str) {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        if let Some((x0, y0, x1, y1)) = bbox(&img, colour, 12, 40..90)
+            && x1 - x0 > 30
+        {
+            keep(&img, what);
+            let (x, y) = ((x0 + x1) / 2, (y0 + y1) / 2);
+            xdo(&["mousemove", "--window", &app.window, &x.to_string(), &y.to_string()]);
+            std::thread::sleep(Duration::from_millis(200));
+            xdo(&["click", "1"]);
+            return;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            keep(&img, what);
+            panic!("no {what} button in the toolbar");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn take_over_refuses_the_agent_until_hand_back() {
+    if !can_run("take_over") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let app = launch(
+        scratch("takeover"),
+        &["--mcp-port", &port.to_string(), "--allow-host", "127.0.0.1"],
+        None,
+    );
+    let token = {
+        let t = Instant::now();
+        loop {
+            let l = app
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the `claude mcp add` line on stdout");
+            if let Some((_, rest)) = l.split_once("Authorization: Bearer ") {
+                break rest.trim_end_matches('"').trim().to_string();
+            }
+            assert!(t.elapsed() < Duration::from_secs(60));
+        }
+    };
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp")).auth_header(token),
+    );
+    let c: Client = ().serve(transport).await.expect("initialize");
+
+    let r = call(&c, "browser_tabs", json!({"action": "open", "url": server.url("/page.html")})).await;
+    let snap = text(&r);
+    assert_ne!(r.is_error, Some(true), "{snap}");
+    let id: u64 = snap
+        .split_once("opened tab ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in {snap}"));
+    let press = ref_for(&snap, "Press me");
+    let r = call(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+
+    // The agent's tab is in front with its Take over button; the human presses it.
+    let win = app.window.clone();
+    let app = tokio::task::spawn_blocking(move || {
+        let _ = win;
+        click_button(&app, AGENT_ORANGE, "take-over");
+        app
+    })
+    .await
+    .unwrap();
+    let t = Instant::now();
+    loop {
+        let r = call(&c, "browser_tabs", json!({"action": "list"})).await;
+        if text(&r).contains("human is using it") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "take over not reported: {}", text(&r));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let r = call(&c, "browser_act", json!({"tab": id, "action": "click", "ref": press})).await;
+    let refused = text(&r);
+    assert_eq!(r.is_error, Some(true), "the agent's click went through: {refused}");
+    assert!(refused.contains("human"), "the refusal should say why: {refused}");
+    let r = call(&c, "browser_navigate", json!({"tab": id, "action": "reload"})).await;
+    assert_eq!(r.is_error, Some(true), "the agent's reload went through: {}", text(&r));
+
+    // Hand back: the agent may act again.
+    let app = tokio::task::spawn_blocking(move || {
+        click_button(&app, HUMAN_GREEN, "hand-back");
+        app
+    })
+    .await
+    .unwrap();
+    let t = Instant::now();
+    loop {
+        let r = call(&c, "browser_tabs", json!({"action": "list"})).await;
+        if !text(&r).contains("human is using it") {
+            break;
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "hand back not reported: {}", text(&r));
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let r = call(&c, "browser_act", json!({"tab": id, "action": "click", "ref": press})).await;
+    assert_ne!(r.is_error, Some(true), "after hand back the click should work: {}", text(&r));
+    let r = call(&c, "browser_read", json!({"tab": id})).await;
+    assert!(text(&r).contains("Pressed"), "{}", text(&r));
+    let _ = c.cancel().await;
+    drop(app);
+}
