@@ -29,11 +29,23 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Headed fixture</title></
 <body style="margin:0;background:#fff;color:#000">
 <div style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(230,20,140)"></div>
 <p style="position:absolute;top:300px;left:40px;font:20px sans-serif">Hello headed</p>
-<button id="b" style="position:absolute;top:360px;left:40px;font:20px sans-serif"
-  onclick="this.textContent='Pressed'">Press me</button>
+<button id="b" style="position:absolute;top:360px;left:40px;height:30px;font:20px sans-serif"
+  onclick="this.textContent='Pressed';document.getElementById('k').style.background='rgb(20,200,60)'">Press me</button>
+<input id="t" style="position:absolute;top:420px;left:40px;width:200px;height:30px;font:20px sans-serif"
+  oninput="if(this.value==='hi')document.getElementById('k').style.background='rgb(30,60,220)'">
+<a href="/popup.html" target="_blank" style="position:absolute;top:480px;left:40px;font:20px sans-serif">Open popup</a>
+<div id="k" style="position:absolute;left:400px;top:40px;width:100px;height:100px;background:#ddd"></div>
+</body></html>"#;
+
+/// What the popup shows: a yellow block.
+const POPUP: &str = r#"<!doctype html><html><head><title>Popup</title></head><body style="margin:0">
+<div style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(250,210,0)"></div>
 </body></html>"#;
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
+const GREEN: [u8; 3] = [20, 200, 60];
+const BLUE: [u8; 3] = [30, 60, 220];
+const YELLOW: [u8; 3] = [250, 210, 0];
 const AGENT_ORANGE: [u8; 3] = [0xE8, 0x8A, 0x1A];
 const HUMAN_GREEN: [u8; 3] = [0x2E, 0xA0, 0x43];
 
@@ -280,7 +292,13 @@ fn page_luma(img: &image::RgbImage, top: u32) -> f32 {
 }
 
 fn fixture() -> Server {
-    Server::start(HashMap::from([("/page.html".to_string(), PAGE.to_string())]), None)
+    Server::start(
+        HashMap::from([
+            ("/page.html".to_string(), PAGE.to_string()),
+            ("/popup.html".to_string(), POPUP.to_string()),
+        ]),
+        None,
+    )
 }
 
 #[test]
@@ -329,6 +347,65 @@ fn dark_mode_on_darkens_the_page_but_not_the_setting_file() {
     assert!(luma(bg) < 0.3, "page background {bg:?} is not dark");
     let s = std::fs::read_to_string(dir.join("config/aperture/settings.json")).unwrap();
     assert!(s.contains("127.0.0.1"), "the site's setting was lost: {s}");
+}
+
+/// Captures until a block of `colour` shows anywhere in the page area, or panics.
+fn wait_for(app: &App, colour: [u8; 3], top: u32, what: &str) -> image::RgbImage {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        if bbox(&img, colour, 25, top..img.height()).is_some_and(|b| b.2 - b.0 > 50) {
+            keep(&img, what);
+            return img;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            keep(&img, what);
+            panic!("{what}: never saw {colour:?} in the page");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn click_at(app: &App, x: u32, y: u32) {
+    xdo(&["mousemove", "--window", &app.window, &x.to_string(), &y.to_string()]);
+    std::thread::sleep(Duration::from_millis(150));
+    xdo(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(150));
+}
+
+#[test]
+fn human_mouse_and_keys_reach_the_page_and_popups_open_as_tabs() {
+    if !can_run("human_input") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let app = launch(scratch("input"), &["--mcp-port", "0", &server.url("/page.html")], None);
+    let (img, b) = wait_for_block(&app, "input-start");
+    let top = check_layout(&img, b);
+    xdo(&["windowfocus", "--sync", &app.window]);
+
+    // A click on the button (CSS 40,360 + ~50,15) is a trusted click in the page.
+    click_at(&app, 90, top + 375);
+    wait_for(&app, GREEN, top, "input-clicked");
+
+    // Focus the text field with the mouse and type with the X keyboard.
+    click_at(&app, 140, top + 435);
+    xdo(&["type", "--delay", "40", "hi"]);
+    wait_for(&app, BLUE, top, "input-typed");
+
+    // target=_blank opens a tab (not a window) and brings it to the front.
+    click_at(&app, 80, top + 490);
+    let img = wait_for(&app, YELLOW, top, "input-popup");
+    assert!(
+        bbox(&img, MAGENTA, 30, top..img.height()).is_none(),
+        "the opener still shows instead of the popup tab"
+    );
+    // Ctrl+W closes it and the opener comes back, with the state the human left it in.
+    xdo(&["key", "--clearmodifiers", "ctrl+w"]);
+    let img = wait_for(&app, MAGENTA, top, "input-closed-popup");
+    assert!(bbox(&img, BLUE, 25, top..img.height()).is_some(), "the opener lost its state");
+    assert!(bbox(&img, YELLOW, 25, top..img.height()).is_none(), "the popup is still shown");
 }
 
 // ---------------------------------------------------------------------------------------------
