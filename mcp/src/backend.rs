@@ -211,6 +211,50 @@ pub struct ContainerInfo {
     pub name: String,
 }
 
+/// A vault entry as the agent may see it: an opaque id, the human's label, and whether a
+/// one-time code can be filled. There is deliberately no field that could carry a secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VaultEntry {
+    /// Opaque id, passed back to [`Backend::vault_fill`].
+    pub id: String,
+    /// Label the human gave the entry (human-authored, not page-controlled).
+    pub label: String,
+    /// A TOTP seed is stored, so a one-time-code fill is possible.
+    pub has_totp: bool,
+}
+
+/// The vault entries usable on a tab's current page.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct VaultEntries {
+    /// The origin the browser matched against (page-controlled: the page chose its URL).
+    pub origin: String,
+    /// Entries bound to that origin's site; empty when there are none.
+    pub entries: Vec<VaultEntry>,
+}
+
+/// Which value of an entry goes into a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FillField {
+    /// The entry's username.
+    Username,
+    /// The entry's password.
+    Password,
+    /// The entry's current TOTP code.
+    OneTimeCode,
+}
+
+/// One field of a [`Backend::vault_fill`]: which value, into element `idx` of walk `walk_id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VaultTarget {
+    /// What to type.
+    pub field: FillField,
+    /// The walk the element was observed in.
+    pub walk_id: u64,
+    /// The element's index in that walk.
+    pub idx: u32,
+}
+
 /// Why a backend call failed.
 ///
 /// The distinction that matters most is *before* versus *after* input was sent: the variants
@@ -270,6 +314,11 @@ pub enum BackendError {
     /// Input was dispatched but its effect could not be confirmed.
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
+    /// The vault refused before anything was typed: locked, no such entry for this page's
+    /// origin (one answer for unknown and foreign ids), the human has not allowed fills here.
+    /// Terminal: there is no override to retry with.
+    #[error("vault: {0}")]
+    VaultRefused(String),
     /// Anything else, described for the agent.
     #[error("{0}")]
     Other(String),
@@ -286,6 +335,7 @@ impl BackendError {
                 | BackendError::PolicyRefused { .. }
                 | BackendError::InvalidInput(_)
                 | BackendError::StaleWalk { .. }
+                | BackendError::VaultRefused(_)
         )
     }
 }
@@ -359,4 +409,40 @@ pub trait Backend: Send + Sync + 'static {
     async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState>;
     /// The identity containers the human has set up.
     async fn containers(&self) -> BackendResult<Vec<ContainerInfo>>;
+    /// Vault entries for the site of the tab's current main-frame origin, which the browser
+    /// determines itself: the agent never names an origin. Ids and labels only.
+    async fn vault_entries(&self, id: TabId) -> BackendResult<Vec<VaultEntry>> {
+        let _ = id;
+        Err(vault_not_available())
+    }
+    /// Like [`Backend::vault_entries`], with the origin that was matched. The default wraps
+    /// `vault_entries` with the tab's URL.
+    async fn vault_entries_for_tab(&self, id: TabId) -> BackendResult<VaultEntries> {
+        let entries = self.vault_entries(id).await?;
+        let origin = self
+            .tabs()
+            .await?
+            .into_iter()
+            .find(|t| t.id == id)
+            .map(|t| t.url)
+            .unwrap_or_default();
+        Ok(VaultEntries { origin, entries })
+    }
+    /// Fills entry `entry`'s values into `targets` (in order): the browser resolves the tab's
+    /// origin, checks the human's consent, redeems the grant against the frame it types into,
+    /// focuses and clears each element and types with trusted key events, then taints the
+    /// values so no later read of the page returns them. Nothing secret comes back.
+    ///
+    /// An unknown id and an id of another site's entry must fail identically
+    /// ([`BackendError::VaultRefused`]), so the answer is no oracle for what exists elsewhere.
+    /// Once a value has been typed, a later failure is [`BackendError::ActionOutcomeUnknown`].
+    async fn vault_fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
+        let _ = (id, entry, targets);
+        Err(vault_not_available())
+    }
+}
+
+/// The error the default vault methods return: the browser was built or started without one.
+pub fn vault_not_available() -> BackendError {
+    BackendError::VaultRefused("the vault is not available in this browser".into())
 }

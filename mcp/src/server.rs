@@ -352,6 +352,11 @@ impl Reply {
         self
     }
 
+    /// Whether the result is marked as an error.
+    pub fn is_error(&self) -> bool {
+        self.error
+    }
+
     /// Marks the result as an error.
     pub fn mark_error(mut self) -> Reply {
         self.error = true;

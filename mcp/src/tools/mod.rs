@@ -1,8 +1,9 @@
 //! The tool surface: one file per tool, its argument schema beside its handler.
 //!
 //! Kept small on purpose (at most 14 tools): every listed tool costs schema tokens in every
-//! session, so related operations share a tool behind an `action` discriminator. Two slots
-//! are reserved for the vault's `vault_entries_for_origin` and `vault_request_fill`.
+//! session, so related operations share a tool behind an `action` discriminator. The vault's
+//! two tools (`vault_entries_for_origin`, `vault_request_fill`) are the whole of its agent
+//! surface: there is deliberately no tool that returns a secret.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 
@@ -19,6 +20,8 @@ mod schema;
 mod snapshot;
 mod tabs;
 mod theme;
+mod vault_entries;
+mod vault_fill;
 
 /// Upper bound on the number of tools, vault tools included.
 pub const MAX_TOOLS: usize = 14;
@@ -35,4 +38,6 @@ pub(crate) fn router() -> ToolRouter<Aperture> {
         + Aperture::console_router()
         + Aperture::theme_router()
         + Aperture::container_router()
+        + Aperture::vault_entries_router()
+        + Aperture::vault_fill_router()
 }

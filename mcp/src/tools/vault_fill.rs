@@ -1,0 +1,226 @@
+//! `vault_request_fill`: the browser types a saved login into fields the agent points at.
+//!
+//! This is the only way the agent uses a credential, and it never sees one: the MCP layer
+//! passes an opaque entry id and element addresses down, the browser resolves the page's
+//! origin, checks the human's consent, types the values with trusted key events and taints
+//! them so every later read of the page is redacted. The answer is which refs were filled
+//! plus the usual diff (whose filled values are already redacted). There is no argument that
+//! names an origin or overrides a refusal.
+
+use aperture_engine::record::NodeRecord;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::CallToolResult;
+use rmcp::{ErrorData, tool, tool_router};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::act::StepFail;
+use crate::backend::{BackendError, FillField, VaultTarget};
+use crate::server::{Aperture, CALL_TIMEOUT, Reply, call, resolve};
+
+const DESCRIPTION: &str = "Have the browser fill a saved vault login into the current page: \
+`entry` is an id from vault_entries_for_origin; `username` and/or `password` are the refs of \
+those fields (either alone works for two-step sign-ins), or `one_time_code` alone is the ref of \
+a two-factor code field. The browser checks that the entry belongs to the page's own site and \
+that the human allowed fills there, then focuses, clears and types into each field. You get \
+back which refs were filled and the diff; the values never appear in any result (filled values \
+read back from the page show as [redacted:vault]). A refusal is final for this page: there is \
+no override. Does not submit.";
+
+/// Arguments of `vault_request_fill`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VaultFillArgs {
+    /// Tab id; your current tab when omitted.
+    pub tab: Option<u64>,
+    /// Entry id from vault_entries_for_origin.
+    pub entry: String,
+    /// Ref of the username (or email) field.
+    pub username: Option<String>,
+    /// Ref of the password field (an input of type password).
+    pub password: Option<String>,
+    /// Ref of a one-time-code field; not combined with username or password.
+    pub one_time_code: Option<String>,
+}
+
+#[tool_router(router = vault_fill_router, vis = "pub(crate)")]
+impl Aperture {
+    #[tool(
+        name = "vault_request_fill",
+        description = DESCRIPTION,
+        input_schema = super::schema::input::<VaultFillArgs>(),
+        annotations(
+            title = "Fill a vault login",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = true
+        )
+    )]
+    async fn vault_request_fill(
+        &self,
+        Parameters(args): Parameters<VaultFillArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.vault_fill(args).await.into_result())
+    }
+}
+
+fn field_name(f: FillField) -> &'static str {
+    match f {
+        FillField::Username => "username",
+        FillField::Password => "password",
+        FillField::OneTimeCode => "one-time code",
+    }
+}
+
+/// The fields asked for, in typing order, or why the request is unusable.
+fn wanted(args: &VaultFillArgs) -> Result<Vec<(FillField, String)>, String> {
+    let mut out = Vec::new();
+    if let Some(r) = &args.username {
+        out.push((FillField::Username, r.trim().to_owned()));
+    }
+    if let Some(r) = &args.password {
+        out.push((FillField::Password, r.trim().to_owned()));
+    }
+    if let Some(r) = &args.one_time_code {
+        if !out.is_empty() {
+            return Err("`one_time_code` is filled on its own, not with `username` or `password`".into());
+        }
+        out.push((FillField::OneTimeCode, r.trim().to_owned()));
+    }
+    if out.is_empty() {
+        return Err("name at least one field: `username`, `password` or `one_time_code`".into());
+    }
+    if out.len() == 2 && out[0].1 == out[1].1 {
+        return Err("`username` and `password` must be different fields".into());
+    }
+    Ok(out)
+}
+
+/// Whether `rec` may receive `field`. A password goes only into a password input, so a page
+/// cannot have the agent type it into a visible text box (which every later read would echo
+/// until redaction catches it, and which the page might label misleadingly).
+fn suitable(field: FillField, rec: &NodeRecord) -> Result<(), &'static str> {
+    let ty = rec.input_type.as_deref().unwrap_or("").to_ascii_lowercase();
+    if !rec.editable || rec.state.disabled || rec.state.readonly {
+        return Err("is not an editable field");
+    }
+    match field {
+        FillField::Password if ty != "password" => Err("is not a password input"),
+        FillField::Username | FillField::OneTimeCode if ty == "password" => {
+            Err("is a password input; pass it as `password`")
+        }
+        _ => Ok(()),
+    }
+}
+
+impl Aperture {
+    async fn vault_fill(&self, args: VaultFillArgs) -> Reply {
+        let fields = match wanted(&args) {
+            Ok(f) => f,
+            Err(why) => return Reply::error(why),
+        };
+        let id = match self.target(args.tab).await {
+            Ok(id) => id,
+            Err(r) => return r,
+        };
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        let mut targets = Vec::new();
+        for (field, r) in &fields {
+            let (walk_id, rec) = match resolve(&st, r) {
+                Ok(x) => x,
+                Err(why) => return StepFail::Refused(why).render(Reply::new()).mark_error(),
+            };
+            if let Err(why) = suitable(*field, &rec) {
+                return Reply::error(format!(
+                    "{r} {why}, so it cannot take the {} (nothing was filled)",
+                    field_name(*field)
+                ));
+            }
+            st.session.touch(r);
+            targets.push(VaultTarget {
+                field: *field,
+                walk_id,
+                idx: rec.idx,
+            });
+        }
+        // Focusing, clearing and typing each field is several round trips per field.
+        let limit = CALL_TIMEOUT * 2;
+        let result = call(self.backend().vault_fill(id, &args.entry, targets), limit).await;
+        let filled = fields
+            .iter()
+            .map(|(f, r)| format!("{r} ({})", field_name(*f)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let r = match result {
+            Ok(()) => Reply::new().say(format!(
+                "filled {filled} from the vault; the values are not shown, and reads of this tab \
+                 show them as [redacted:vault]"
+            )),
+            Err(e @ BackendError::StaleWalk { .. }) => {
+                return StepFail::Failed(e)
+                    .render(Reply::new().say("nothing was filled:"))
+                    .mark_error();
+            }
+            Err(e) if e.nothing_sent() => {
+                // Terminal by design: the same refusal for an unknown id and another site's.
+                return Reply::new()
+                    .say("nothing was filled:")
+                    .backend_error(&e)
+                    .mark_error();
+            }
+            Err(e) => StepFail::Unknown(e)
+                .render(Reply::new().say(format!("filling {filled}:")))
+                .mark_error(),
+        };
+        let failed = r.is_error();
+        let r = self.answer_with_trail(id, &mut st, r, Vec::new()).await;
+        if failed { r.mark_error() } else { r }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(u: Option<&str>, p: Option<&str>, o: Option<&str>) -> VaultFillArgs {
+        VaultFillArgs {
+            tab: None,
+            entry: "e0123456789abcdef".into(),
+            username: u.map(Into::into),
+            password: p.map(Into::into),
+            one_time_code: o.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn field_combinations() {
+        assert_eq!(
+            wanted(&args(Some("e1"), Some("e2"), None)).unwrap(),
+            vec![(FillField::Username, "e1".into()), (FillField::Password, "e2".into())]
+        );
+        assert!(wanted(&args(None, Some("e2"), None)).is_ok());
+        assert!(wanted(&args(None, None, Some("e3"))).is_ok());
+        assert!(wanted(&args(None, None, None)).is_err());
+        assert!(wanted(&args(Some("e1"), None, Some("e3"))).is_err());
+        assert!(wanted(&args(Some("e1"), Some("e1"), None)).is_err());
+    }
+
+    #[test]
+    fn passwords_only_into_password_inputs() {
+        let mut rec = NodeRecord {
+            tag: "input".into(),
+            editable: true,
+            input_type: Some("text".into()),
+            ..Default::default()
+        };
+        assert!(suitable(FillField::Username, &rec).is_ok());
+        assert!(suitable(FillField::Password, &rec).is_err());
+        rec.input_type = Some("Password".into());
+        assert!(suitable(FillField::Password, &rec).is_ok());
+        assert!(suitable(FillField::Username, &rec).is_err());
+        rec.editable = false;
+        assert!(suitable(FillField::Password, &rec).is_err());
+    }
+}
