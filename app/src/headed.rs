@@ -66,6 +66,10 @@ struct Shared {
     select: Option<i32>,
     /// Finished dark-mode plans, keyed by tab.
     dark_done: HashMap<i32, DarkOutcome>,
+    /// The human's per-site dark-mode policies as last saved, for the agent's `theme` reads.
+    policies: dark::SitePolicies,
+    /// Per-site modes the agent set, for the UI thread to apply like the human's own choice.
+    theme_requests: Vec<(String, ThemeMode)>,
 }
 
 type SharedRef = Arc<Mutex<Shared>>;
@@ -104,6 +108,7 @@ pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Resu
         None => Settings::default(),
     };
     let sh: SharedRef = Arc::default();
+    shared(&sh).policies = settings.theme.policies.clone();
 
     let backend: Arc<dyn mb::Backend> = Arc::new(Tracked {
         inner: crate::backend::AppBackend::new(
@@ -683,6 +688,7 @@ impl Host for Headed {
     fn apply(&mut self, cmd: UiCommand) {
         if self.settings.apply(&cmd) {
             self.save_soon();
+            shared(&self.shared).policies = self.settings.theme.policies.clone();
         }
         let id_of = |t: TabId| t.0 as i32;
         match cmd {
@@ -771,6 +777,11 @@ impl Host for Headed {
             job();
         }
         self.open_popups();
+        let requests = std::mem::take(&mut shared(&self.shared).theme_requests);
+        for (site, mode) in requests {
+            // The agent's choice goes the human's way: into settings, shown in the menu.
+            self.apply(UiCommand::SetTheme { site, mode });
+        }
         self.collect_dark();
         self.sync_model();
         if self.save_due.is_some_and(|t| t <= Instant::now()) {
@@ -1135,8 +1146,46 @@ impl mb::Backend for Tracked {
     async fn console(&self, id: mb::TabId) -> mb::BackendResult<Vec<mb::ConsoleEntry>> {
         self.inner.console(id).await
     }
+    /// The window's per-site policy (the same one the human's menu sets), not a separate
+    /// agent-only table: the two must never disagree about how a site looks.
     async fn theme(&self, target: mb::ThemeTarget, set: Option<mb::ThemeMode>) -> mb::BackendResult<mb::ThemeState> {
-        self.inner.theme(target, set).await
+        let site = match target {
+            mb::ThemeTarget::Host(h) => dark::site_key(&format!("https://{h}/")).unwrap_or(h),
+            mb::ThemeTarget::Tab(id) => {
+                let url = self
+                    .inner
+                    .tabs()
+                    .await?
+                    .into_iter()
+                    .find(|t| t.id == id)
+                    .ok_or(mb::BackendError::NoSuchTab(id))?
+                    .url;
+                dark::site_key(&url).ok_or(mb::BackendError::Other(format!(
+                    "the tab shows {url:?}, which has no site to set a theme for"
+                )))?
+            }
+        };
+        let mut sh = shared(&self.shared);
+        let mode = match set {
+            Some(m) => {
+                let m = match m {
+                    mb::ThemeMode::Auto => ThemeMode::Auto,
+                    mb::ThemeMode::On => ThemeMode::On,
+                    mb::ThemeMode::Off => ThemeMode::Off,
+                };
+                sh.theme_requests.push((site.clone(), m));
+                m
+            }
+            None => sh.policies.mode_for_site(&site),
+        };
+        Ok(mb::ThemeState {
+            host: site,
+            mode: match mode {
+                ThemeMode::Auto => mb::ThemeMode::Auto,
+                ThemeMode::On => mb::ThemeMode::On,
+                ThemeMode::Off => mb::ThemeMode::Off,
+            },
+        })
     }
     async fn containers(&self) -> mb::BackendResult<Vec<mb::ContainerInfo>> {
         self.inner.containers().await

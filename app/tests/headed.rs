@@ -35,6 +35,15 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Headed fixture</title></
   oninput="if(this.value==='hi')document.getElementById('k').style.background='rgb(30,60,220)'">
 <a href="/popup.html" target="_blank" style="position:absolute;top:480px;left:40px;font:20px sans-serif">Open popup</a>
 <div id="k" style="position:absolute;left:400px;top:40px;width:100px;height:100px;background:#ddd"></div>
+<div style="position:fixed;right:0;top:40px;width:50px;height:50px;background:rgb(0,200,200)"></div>
+</body></html>"#;
+
+/// A site with its own dark theme (prefers-color-scheme), which Auto must leave alone.
+const SCHEME: &str = r#"<!doctype html><html><head><title>Scheme</title><style>
+body { margin: 0; background: #fff; } #m { background: rgb(200,200,200); }
+@media (prefers-color-scheme: dark) { body { background: rgb(24,24,24); } #m { background: rgb(255,120,0); } }
+</style></head><body>
+<div id="m" style="position:absolute;left:40px;top:40px;width:300px;height:200px"></div>
 </body></html>"#;
 
 /// What the popup shows: a yellow block.
@@ -46,6 +55,8 @@ const MAGENTA: [u8; 3] = [230, 20, 140];
 const GREEN: [u8; 3] = [20, 200, 60];
 const BLUE: [u8; 3] = [30, 60, 220];
 const YELLOW: [u8; 3] = [250, 210, 0];
+const CYAN: [u8; 3] = [0, 200, 200];
+const ORANGE: [u8; 3] = [255, 120, 0];
 const AGENT_ORANGE: [u8; 3] = [0xE8, 0x8A, 0x1A];
 const HUMAN_GREEN: [u8; 3] = [0x2E, 0xA0, 0x43];
 
@@ -113,6 +124,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Starts `aperture` (headed) and waits for its window to be mapped.
 fn launch(scratch: PathBuf, args: &[&str], settings: Option<&str>) -> App {
+    launch_with(scratch, args, settings, "light")
+}
+
+/// Like [`launch`], with the human's desktop light/dark preference.
+fn launch_with(scratch: PathBuf, args: &[&str], settings: Option<&str>, scheme: &str) -> App {
     let config = scratch.join("config");
     if let Some(s) = settings {
         std::fs::create_dir_all(config.join("aperture")).unwrap();
@@ -126,7 +142,7 @@ fn launch(scratch: PathBuf, args: &[&str], settings: Option<&str>) -> App {
         .args(args)
         .env("XDG_CONFIG_HOME", &config)
         .env("APERTURE_TEST_TAG", &tag)
-        .env("APERTURE_COLOR_SCHEME", "light")
+        .env("APERTURE_COLOR_SCHEME", scheme)
         .env(cef_sys_build::ENV_DIR, common::cef_dir())
         .stdout(Stdio::piped())
         .stderr(log)
@@ -296,6 +312,7 @@ fn fixture() -> Server {
         HashMap::from([
             ("/page.html".to_string(), PAGE.to_string()),
             ("/popup.html".to_string(), POPUP.to_string()),
+            ("/scheme.html".to_string(), SCHEME.to_string()),
         ]),
         None,
     )
@@ -318,6 +335,28 @@ fn omnibox_loads_a_page_and_both_chrome_and_page_render() {
         server.log.lock().unwrap().iter().any(|p| p == "/page.html"),
         "the page was not requested"
     );
+    let right = bbox(&img, CYAN, 25, top..img.height()).expect("the right-pinned block");
+    assert!(right.2 + 3 >= img.width(), "the page does not reach the window's right edge");
+
+    // A smaller window: the page is laid out again at the new width (WasResized), 1:1.
+    xdo(&["windowsize", &app.window, "1000", "700"]);
+    let t = Instant::now();
+    loop {
+        let img = capture(&app);
+        let fits = img.width() == 1000
+            && bbox(&img, CYAN, 25, top..img.height()).is_some_and(|b| b.2 + 3 >= 1000 && b.2 < 1000);
+        if fits {
+            keep(&img, "headed-resized");
+            let b = bbox(&img, MAGENTA, 30, 0..img.height()).expect("block after resize");
+            check_layout(&img, b);
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(15) {
+            keep(&img, "headed-resized");
+            panic!("the page did not follow the window to 1000x700 ({}x{})", img.width(), img.height());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
 }
 
 #[test]
@@ -347,6 +386,84 @@ fn dark_mode_on_darkens_the_page_but_not_the_setting_file() {
     assert!(luma(bg) < 0.3, "page background {bg:?} is not dark");
     let s = std::fs::read_to_string(dir.join("config/aperture/settings.json")).unwrap();
     assert!(s.contains("127.0.0.1"), "the site's setting was lost: {s}");
+}
+
+#[test]
+fn dark_auto_follows_the_human_and_leaves_dark_sites_alone() {
+    if !can_run("dark_auto") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    // The human prefers dark (layer 1 reports it); every site is on Auto.
+    let app = launch_with(scratch("auto"), &["--mcp-port", "0", &server.url("/scheme.html")], None, "dark");
+    let t = Instant::now();
+    let img = loop {
+        let img = capture(&app);
+        if bbox(&img, ORANGE, 6, 0..img.height()).is_some_and(|b| b.2 - b.0 > 250) {
+            // Give a wrong darkening time to show before judging that there is none.
+            std::thread::sleep(Duration::from_millis(2000));
+            break capture(&app);
+        }
+        if t.elapsed() > Duration::from_secs(45) {
+            keep(&img, "auto-scheme");
+            panic!("the site's own dark theme never showed: prefers-color-scheme is not dark");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    keep(&img, "auto-scheme");
+    let b = bbox(&img, ORANGE, 6, 0..img.height()).expect("the site's own colours are untouched");
+    assert!(b.2 - b.0 > 250, "the site's dark theme was altered (force-dark on an already dark page?)");
+    let top = b.1 - 40;
+    let bg = img.get_pixel(700, top + 450);
+    assert!(near(bg, [24, 24, 24], 6), "the site's own background {bg:?} was changed");
+
+    // The same human on a light site: Auto measures it light and darkens it.
+    type_into_omnibox(&app, &server.url("/page.html"));
+    let (img, b) = wait_for_block(&app, "auto-light-site");
+    let top = check_layout(&img, b);
+    let t = Instant::now();
+    let mut l = page_luma(&img, top);
+    while l > 0.35 && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(400));
+        let img = capture(&app);
+        l = page_luma(&img, top);
+        keep(&img, "auto-light-site");
+    }
+    assert!(l < 0.35, "Auto with a dark-preferring human should darken a light page, got {l:.2}");
+}
+
+#[test]
+fn dark_filter_brightness_applies_to_darkened_pages() {
+    if !can_run("dark_filter") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let settings = r#"{"theme":{"policies":{"sites":{"127.0.0.1":"on"}},"filter":{"brightness":0.5,"contrast":1.0}}}"#;
+    let app = launch(scratch("filter"), &["--mcp-port", "0", &server.url("/page.html")], Some(settings));
+    // Layer 3's brightness(0.5) halves the block's colour (force-dark keeps it as it is).
+    let dim = [MAGENTA[0] / 2, MAGENTA[1] / 2, MAGENTA[2] / 2];
+    let t = Instant::now();
+    loop {
+        let img = capture(&app);
+        if let Some(b) = bbox(&img, dim, 14, 0..img.height())
+            && b.2 - b.0 > 250
+        {
+            keep(&img, "filter-dimmed");
+            check_layout(&img, b);
+            assert!(
+                bbox(&img, MAGENTA, 30, 0..img.height()).is_none(),
+                "part of the page escaped the filter"
+            );
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            keep(&img, "filter-dimmed");
+            panic!("brightness 0.5 never dimmed the page's block to {dim:?}");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
 }
 
 /// Captures until a block of `colour` shows anywhere in the page area, or panics.
