@@ -16,6 +16,8 @@ pub struct AppBackend {
     registry: Arc<Mutex<aperture_privacy::ContainerRegistry>>,
     size: (i32, i32),
     themes: Mutex<HashMap<String, ThemeMode>>,
+    /// The profile's vault, when one was loaded at start-up (see `crate::vault`).
+    vault: Option<Arc<crate::vault::VaultWiring>>,
 }
 
 impl AppBackend {
@@ -29,20 +31,70 @@ impl AppBackend {
             registry,
             size,
             themes: Mutex::new(HashMap::new()),
+            vault: None,
         }
     }
 
-    fn check_nav(&self, url: &str) -> BackendResult<String> {
-        let checked = self
-            .policy
-            .check_destination(url)
-            .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
-        // The connected address is checked again after DNS, so a name that resolves to a
-        // private address is refused too (unless the human allowed that host).
-        self.policy
-            .resolve_and_check(&checked)
-            .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
+    /// Wires the vault in: the vault tools work, and every page read of a tab the vault
+    /// filled is redacted before it reaches the MCP layer.
+    pub fn with_vault(mut self, vault: Option<Arc<crate::vault::VaultWiring>>) -> AppBackend {
+        self.vault = vault;
+        self
+    }
+
+    fn vault(&self) -> BackendResult<&crate::vault::VaultWiring> {
+        self.vault.as_deref().ok_or_else(|| {
+            BackendError::VaultRefused(
+                "this browser has no vault (the human creates one with `aperture vault init`)".into(),
+            )
+        })
+    }
+
+    async fn check_nav(&self, url: &str) -> BackendResult<String> {
+        let refused = |e: aperture_privacy::PolicyError| BackendError::PolicyRefused { rule: e.to_string() };
+        let checked = self.policy.check_destination(url).map_err(refused)?;
+        // A name that resolves to a private address is refused before we go (a blocking
+        // lookup, so off the async workers); the connected address is checked again when the
+        // response arrives (handlers::check_document_response), and redirects in on_before_browse.
+        let (policy, c) = (self.policy.clone(), checked.clone());
+        tokio::task::spawn_blocking(move || policy.resolve_and_check(&c))
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?
+            .map_err(refused)?;
         Ok(checked.url.to_string())
+    }
+
+    /// Marks the tab's next navigation as the agent's and makes sure the connected-address
+    /// check can see the response (Network events).
+    async fn prepare_agent_nav(&self, id: TabId) -> BackendResult<()> {
+        let t = id.0 as i32;
+        let (current, need_network) = tab::on_ui(move || {
+            crate::state::with(|st| {
+                st.tabs.get_mut(&t).map(|r| {
+                    r.meta.agent_nav = true;
+                    r.meta.doc_check_pending = true;
+                    (
+                        r.url.clone(),
+                        !std::mem::replace(&mut r.meta.network_enabled, true),
+                    )
+                })
+            })
+        })
+        .await
+        .map_err(|e| err(id, e))?
+        .ok_or(BackendError::NoSuchTab(id))?;
+        if !current.is_empty() {
+            self.policy
+                .check_current_tab(&current)
+                .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
+        }
+        if need_network {
+            tid(id)
+                .devtools("Network.enable", serde_json::json!({}))
+                .await
+                .map_err(|e| err(id, e))?;
+        }
+        Ok(())
     }
 }
 
@@ -60,6 +112,7 @@ fn err(id: TabId, e: TabError) -> BackendError {
             reason: format!("{text} ({code})"),
         },
         TabError::BadUrl { url, why } => BackendError::Navigation { url, reason: why },
+        TabError::Policy(rule) => BackendError::PolicyRefused { rule },
         TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id: 0 },
         other => BackendError::Other(other.to_string()),
     }
@@ -111,7 +164,7 @@ impl Backend for AppBackend {
             .await
             .map_err(|e| BackendError::Other(e.to_string()))?;
         let last = list.last().map(|t| t.id);
-        Ok(list
+        let mut out: Vec<TabInfo> = list
             .into_iter()
             .map(|t| TabInfo {
                 id: TabId(t.id as u64),
@@ -123,13 +176,22 @@ impl Backend for AppBackend {
                 human_driving: t.meta.human_driving,
                 active: Some(t.id) == last,
             })
-            .collect())
+            .collect();
+        if let Some(v) = &self.vault {
+            v.retain_tabs(&out.iter().map(|t| t.id).collect::<Vec<_>>());
+            for t in &mut out {
+                let url = t.url.clone();
+                v.redact(t.id, &url, &mut t.title);
+                v.redact(t.id, &url, &mut t.url);
+            }
+        }
+        Ok(out)
     }
 
     async fn open_tab(&self, url: Option<String>, container: Option<String>) -> BackendResult<TabId> {
         let url = match url {
-            Some(u) => self.check_nav(&u)?,
-            None => "about:blank".to_string(),
+            Some(u) => Some(self.check_nav(&u).await?),
+            None => None,
         };
         let mut opts = TabOptions {
             size: self.size,
@@ -147,19 +209,21 @@ impl Backend for AppBackend {
             opts.context = Some(ctx);
             opts.meta.container = name;
         }
-        // The trait promises a tab, not a finished load; a failed first load still leaves one.
-        match tab::open(&url, opts).await {
-            Ok((t, _)) => Ok(TabId(t.id as u64)),
-            Err(TabError::LoadFailed { .. }) | Err(TabError::Timeout { .. }) => {
-                let list = tab::list()
-                    .await
-                    .map_err(|e| BackendError::Other(e.to_string()))?;
-                list.last()
-                    .map(|t| TabId(t.id as u64))
-                    .ok_or(BackendError::Other("the tab did not open".into()))
+        // Open blank, then navigate as the agent, so the destination gets the same redirect
+        // and connected-address checks as any agent navigation.
+        let (t, _) = tab::open("about:blank", opts)
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?;
+        let id = TabId(t.id as u64);
+        if let Some(u) = url {
+            self.prepare_agent_nav(id).await?;
+            match t.navigate(&u).await {
+                // The tab exists either way; a failed first load is the page's problem.
+                Ok(_) | Err(TabError::LoadFailed { .. }) | Err(TabError::Timeout { .. }) => {}
+                Err(e) => return Err(err(id, e)),
             }
-            Err(e) => Err(BackendError::Other(e.to_string())),
         }
+        Ok(id)
     }
 
     async fn close_tab(&self, id: TabId) -> BackendResult<()> {
@@ -177,12 +241,23 @@ impl Backend for AppBackend {
         refuse_if_human(id).await?;
         let t = tid(id);
         let nav = match nav {
-            Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u)?),
+            Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u).await?),
             Nav::Back => tab::Nav::Back,
             Nav::Forward => tab::Nav::Forward,
             Nav::Reload => tab::Nav::Reload,
         };
-        let o = t.nav(nav).await.map_err(|e| err(id, e))?;
+        self.prepare_agent_nav(id).await?;
+        let o = match t.nav(nav).await.map_err(|e| err(id, e)) {
+            Ok(o) => o,
+            // A page can redirect to a URL carrying a filled value.
+            Err(BackendError::Navigation { mut url, reason }) => {
+                if let Some(v) = &self.vault {
+                    v.redact_live(id, &mut [&mut url]).await;
+                }
+                return Err(BackendError::Navigation { url, reason });
+            }
+            Err(e) => return Err(e),
+        };
         let title = self
             .tabs()
             .await?
@@ -190,7 +265,11 @@ impl Backend for AppBackend {
             .find(|x| x.id == id)
             .map(|x| x.title)
             .unwrap_or_default();
-        Ok(outcome(o, title))
+        let mut out = outcome(o, title);
+        if let Some(v) = &self.vault {
+            v.redact_live(id, &mut [&mut out.url, &mut out.title]).await;
+        }
+        Ok(out)
     }
 
     async fn settle(&self, id: TabId, max: Duration) -> BackendResult<()> {
@@ -213,8 +292,23 @@ impl Backend for AppBackend {
         Ok(())
     }
 
+    async fn document(&self, id: TabId) -> BackendResult<Option<u64>> {
+        let t = id.0 as i32;
+        tab::on_ui(move || crate::state::with(|st| st.tabs.get(&t).map(|r| r.document_seq)))
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))
+            .map(Some)
+    }
+
     async fn walk(&self, id: TabId) -> BackendResult<Walk> {
-        tid(id).walk().await.map_err(|e| err(id, e))
+        let mut w = tid(id).walk().await.map_err(|e| err(id, e))?;
+        // Before the engine sees it, so no snapshot, diff or restatement can carry a value
+        // the vault filled.
+        if let Some(v) = &self.vault {
+            v.redact_walk(id, &mut w);
+        }
+        Ok(w)
     }
 
     async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply> {
@@ -230,15 +324,22 @@ impl Backend for AppBackend {
             other => err(id, other),
         })?;
         let bounds = serde_json::from_value::<Rect>(r["bounds"].clone()).ok();
+        let mut text = r["text"].as_str().map(str::to_string);
+        if let (Some(v), Some(t)) = (&self.vault, text.as_mut()) {
+            v.redact_live(id, &mut [t]).await;
+        }
         Ok(ElementReply {
             bounds,
-            text: r["text"].as_str().map(str::to_string),
+            text,
             truncated: r["truncated"].as_bool().unwrap_or(false),
         })
     }
 
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
-        let (text, truncated) = tid(id).page_text(cap).await.map_err(|e| err(id, e))?;
+        let (mut text, truncated) = tid(id).page_text(cap).await.map_err(|e| err(id, e))?;
+        if let Some(v) = &self.vault {
+            v.redact_live(id, &mut [&mut text]).await;
+        }
         Ok(PageText { text, truncated })
     }
 
@@ -272,7 +373,7 @@ impl Backend for AppBackend {
     async fn key(&self, id: TabId, key: &str) -> BackendResult<()> {
         refuse_if_human(id).await?;
         tid(id).key(key).await.map_err(|e| match e {
-            TabError::Other(m) => BackendError::Other(m), // unknown key name: nothing was sent
+            TabError::Other(m) => BackendError::InvalidInput(m), // unknown key name: nothing was sent
             other => input_err(id, other),
         })
     }
@@ -291,7 +392,14 @@ impl Backend for AppBackend {
     }
 
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
-        let entries = tid(id).drain_console().await.map_err(|e| err(id, e))?;
+        let mut entries = tid(id).drain_console().await.map_err(|e| err(id, e))?;
+        if let Some(v) = &self.vault {
+            let mut texts: Vec<&mut String> = entries
+                .iter_mut()
+                .flat_map(|e| [&mut e.text, &mut e.source])
+                .collect();
+            v.redact_live(id, &mut texts).await;
+        }
         Ok(entries
             .into_iter()
             .map(|e| ConsoleEntry {
@@ -322,9 +430,10 @@ impl Backend for AppBackend {
                     .ok_or(BackendError::NoSuchTab(id))?
                     .url;
                 (
-                    host_of(&url).ok_or(BackendError::Other(format!(
-                        "the tab shows {url:?}, which has no host"
-                    )))?,
+                    // The URL is page-controlled: the error names the problem, not the text.
+                    host_of(&url).ok_or(BackendError::InvalidInput(
+                        "the tab's page has no host name to attach a theme to".into(),
+                    ))?,
                     Some(id),
                 )
             }
@@ -362,5 +471,19 @@ impl Backend for AppBackend {
                 name: c.name.clone(),
             })
             .collect())
+    }
+
+    async fn vault_entries(&self, id: TabId) -> BackendResult<Vec<VaultEntry>> {
+        Ok(self.vault()?.entries(id).await?.entries)
+    }
+
+    async fn vault_entries_for_tab(&self, id: TabId) -> BackendResult<VaultEntries> {
+        self.vault()?.entries(id).await
+    }
+
+    async fn vault_fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
+        let v = self.vault()?;
+        refuse_if_human(id).await?;
+        v.fill(id, entry, targets).await
     }
 }

@@ -156,6 +156,7 @@ fn handlers() -> &'static Handlers {
             |h| {
                 h.on_render_process_terminated = Some(on_render_process_terminated);
                 h.on_document_available_in_main_frame = Some(on_document_available);
+                h.on_before_browse = Some(on_before_browse);
                 h.get_resource_request_handler = Some(get_resource_request_handler);
             },
             (),
@@ -461,6 +462,79 @@ extern "C" fn on_render_process_terminated(
     state::with(|st| st.renderer_gone(id, why));
 }
 
+extern "C" fn on_before_browse(
+    _: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    _gesture: c_int,
+    is_redirect: c_int,
+) -> c_int {
+    let (Some(b), Some(f), Some(r)) = (adopt(b), adopt(f), adopt(r)) else {
+        return 0;
+    };
+    if is_redirect == 0 || crate::call!(f.is_main()) == 0 {
+        return 0;
+    }
+    let id = browser_id(b.as_ptr());
+    if !state::with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.agent_nav)) {
+        return 0;
+    }
+    let url = crate::cef::from_userfree(crate::call!(r.get_url()));
+    // A public page may redirect the agent to 169.254.169.254: redirects meet the same rules.
+    match crate::policy::nav_policy().map(|p| p.check_destination(&url)) {
+        Some(Err(e)) => {
+            let rule = format!("redirect {e}");
+            state::with(|st| st.refuse_navigation(id, rule));
+            1
+        }
+        _ => 0,
+    }
+}
+
+/// `Network.responseReceived` for the main document of an agent navigation: the connected
+/// address must pass the policy too (DNS may have answered differently than our lookup).
+fn check_document_response(id: i32, v: &serde_json::Value) {
+    let p = &v["params"];
+    if p["type"] != "Document" {
+        return;
+    }
+    let pending = state::with(|st| {
+        st.tabs
+            .get_mut(&id)
+            .is_some_and(|t| std::mem::replace(&mut t.meta.doc_check_pending, false))
+    });
+    if !pending {
+        return;
+    }
+    let (Some(url), Some(ip)) = (
+        p["response"]["url"].as_str(),
+        p["response"]["remoteIPAddress"].as_str(),
+    ) else {
+        return;
+    };
+    let ip = ip.trim_start_matches('[').trim_end_matches(']');
+    let (Some(policy), Ok(addr)) = (crate::policy::nav_policy(), ip.parse::<std::net::IpAddr>()) else {
+        return;
+    };
+    let verdict = policy
+        .check_destination(url)
+        .and_then(|c| policy.check_connected_address(&c, addr));
+    if let Err(e) = verdict {
+        let browser = state::with(|st| {
+            st.refuse_navigation(id, e.to_string());
+            st.tabs.get(&id).map(|t| t.browser.clone())
+        });
+        if let Some(b) = browser {
+            crate::call!(b.stop_load());
+            if let Some(f) = Ref::adopt(crate::call!(b.get_main_frame())) {
+                let blank = strings::CefStr::new("about:blank");
+                crate::call!(f.load_url(blank.as_ptr()));
+            }
+        }
+    }
+}
+
 extern "C" fn on_document_available(_: *mut cef_request_handler_t, b: *mut cef_browser_t) {
     let Some(b) = adopt(b) else { return };
     let id = browser_id(b.as_ptr());
@@ -547,6 +621,10 @@ extern "C" fn on_dev_tools_message(
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(bytes) else {
         return 1;
     };
+    if v.get("method").and_then(|m| m.as_str()) == Some("Network.responseReceived") {
+        check_document_response(id, &v);
+        return 1;
+    }
     if let Some(mid) = v.get("id").and_then(|x| x.as_i64()) {
         let result = match v.get("error") {
             Some(e) => Err(e.to_string()),

@@ -621,22 +621,18 @@ impl Headed {
                 modifiers,
             } => {
                 let e = mouse_event(x, y, &modifiers);
-                crate::call!(h.send_mouse_wheel_event(
-                    &e,
-                    delta_x.round() as i32,
-                    delta_y.round() as i32
-                ));
+                crate::call!(h.send_mouse_wheel_event(&e, delta_x.round() as i32, delta_y.round() as i32));
             }
             PageInput::KeyDown(k) => {
-                crate::call!(h.send_key_event(&key_event(
-                    &k,
-                    cef_key_event_type_t::KEYEVENT_RAWKEYDOWN,
-                    0
-                )));
+                crate::call!(h.send_key_event(&key_event(&k, cef_key_event_type_t::KEYEVENT_RAWKEYDOWN, 0)));
                 if let Some(c) = k.character {
                     let mut buf = [0u16; 2];
                     for u in c.encode_utf16(&mut buf).iter() {
-                        crate::call!(h.send_key_event(&key_event(&k, cef_key_event_type_t::KEYEVENT_CHAR, *u)));
+                        crate::call!(h.send_key_event(&key_event(
+                            &k,
+                            cef_key_event_type_t::KEYEVENT_CHAR,
+                            *u
+                        )));
                     }
                 }
             }
@@ -830,7 +826,10 @@ impl Host for Headed {
             out.extend_from_slice(&px[..3]);
         }
         let tmp = p.with_extension("tmp");
-        if std::fs::write(&tmp, out).and_then(|_| std::fs::rename(&tmp, p)).is_err() {
+        if std::fs::write(&tmp, out)
+            .and_then(|_| std::fs::rename(&tmp, p))
+            .is_err()
+        {
             eprintln!("aperture: could not write {}", p.display());
         }
     }
@@ -1064,9 +1063,11 @@ impl mb::Backend for Tracked {
         // The human sees what the agent looks at, unless they are driving the tab in front.
         let front = shared(&self.shared).active;
         let front_is_human = match front {
-            Some(a) => tab::on_ui(move || state::with(|st| st.tabs.get(&a).is_some_and(|t| t.meta.human_driving)))
-                .await
-                .unwrap_or(false),
+            Some(a) => {
+                tab::on_ui(move || state::with(|st| st.tabs.get(&a).is_some_and(|t| t.meta.human_driving)))
+                    .await
+                    .unwrap_or(false)
+            }
             None => false,
         };
         if !front_is_human {
@@ -1148,7 +1149,11 @@ impl mb::Backend for Tracked {
     }
     /// The window's per-site policy (the same one the human's menu sets), not a separate
     /// agent-only table: the two must never disagree about how a site looks.
-    async fn theme(&self, target: mb::ThemeTarget, set: Option<mb::ThemeMode>) -> mb::BackendResult<mb::ThemeState> {
+    async fn theme(
+        &self,
+        target: mb::ThemeTarget,
+        set: Option<mb::ThemeMode>,
+    ) -> mb::BackendResult<mb::ThemeState> {
         let site = match target {
             mb::ThemeTarget::Host(h) => dark::site_key(&format!("https://{h}/")).unwrap_or(h),
             mb::ThemeTarget::Tab(id) => {

@@ -14,6 +14,7 @@ mod runtime;
 mod script;
 mod state;
 mod tab;
+mod vault;
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -68,6 +69,14 @@ struct Cli {
     /// Open the first tab in this identity container (by name; created if new).
     #[arg(long, value_name = "NAME")]
     container: Option<String>,
+    /// Unlock the profile's vault (`<profile>/vault.aperture`) with the first line of FILE,
+    /// read once at start-up. Without it the vault stays locked.
+    #[arg(long, value_name = "FILE")]
+    vault_passphrase_file: Option<PathBuf>,
+    /// The human's consent for the agent's vault fills on ORIGIN (`https://example.com`, exact
+    /// scheme, host and port). Repeatable; fills on other origins are refused.
+    #[arg(long, value_name = "ORIGIN")]
+    vault_allow_fill: Vec<String>,
     /// Page to open (or `mcp` followed by `--stdio`).
     url: Option<String>,
 }
@@ -105,6 +114,10 @@ fn main() {
     }
     // `aperture mcp --stdio` is the spelling MCP hosts expect.
     let mut args: Vec<String> = std::env::args().collect();
+    // `aperture vault …` is the human's vault CLI; it needs no Chromium.
+    if args.get(1).is_some_and(|a| a == "vault") {
+        std::process::exit(vault::cli_main(&args[2..], default_profile()));
+    }
     if args.get(1).is_some_and(|a| a == "mcp") {
         args.remove(1);
         args = args
@@ -152,6 +165,12 @@ fn run(cli: Cli) -> Result<i32> {
         }
     }
     let registry = privacy::registry(&profile).map_err(|e| anyhow::anyhow!("containers: {e}"))?;
+    // Before Chromium starts, so a wrong passphrase fails fast and loudly.
+    vault::install(vault::load(
+        &profile,
+        cli.vault_passphrase_file.as_deref(),
+        &cli.vault_allow_fill,
+    )?);
     // The CEF runtime is loaded (and checked) before anything else starts.
     runtime::init(&dir, &opts).context("starting Chromium")?;
     let rx = state::pump().take_receiver();
@@ -263,8 +282,9 @@ async fn task(cli: Cli, registry: Arc<std::sync::Mutex<aperture_privacy::Contain
     // Browsing: open the page (a tab the human opened) and serve the agent until a signal.
     let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
         .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
+    policy::set_nav_policy(policy.clone());
     let backend: Arc<dyn aperture_mcp::backend::Backend> =
-        Arc::new(backend::AppBackend::new(policy, cli.size, registry));
+        Arc::new(backend::AppBackend::new(policy, cli.size, registry).with_vault(vault::installed()));
     let url = cli.url.as_deref().unwrap_or("about:blank");
     let (t, outcome) = tab::open(url, opts).await?;
     if cli.mcp_stdio {

@@ -8,6 +8,17 @@ use std::sync::{Mutex, OnceLock};
 pub type Decider = Box<dyn Fn(&str, &str, i32) -> bool + Send + Sync>;
 
 static DECIDER: OnceLock<Decider> = OnceLock::new();
+static NAV_POLICY: OnceLock<aperture_privacy::NavigationPolicy> = OnceLock::new();
+
+/// Installs the agent-navigation policy the request handlers enforce on redirects and
+/// connected addresses (the MCP backend enforces it on destinations).
+pub fn set_nav_policy(p: aperture_privacy::NavigationPolicy) {
+    let _ = NAV_POLICY.set(p);
+}
+
+pub fn nav_policy() -> Option<&'static aperture_privacy::NavigationPolicy> {
+    NAV_POLICY.get()
+}
 static BLOCKED: OnceLock<Mutex<HashMap<i32, u64>>> = OnceLock::new();
 
 /// Installs the blocking engine (once, at start-up).

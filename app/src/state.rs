@@ -64,6 +64,8 @@ pub struct TabRec {
     pub renderer_generation: u64,
     /// When the current main document became scriptable (before its subresources finished).
     pub document_at: Option<Instant>,
+    /// Counts main-frame documents (reloads included, same-document navigations not).
+    pub document_seq: u64,
     pub meta: TabMeta,
 }
 
@@ -73,6 +75,13 @@ pub struct TabMeta {
     pub container: String,
     pub opened_by_agent: bool,
     pub human_driving: bool,
+    /// The current navigation was started by the agent: redirects and the connected address
+    /// are held to the agent-navigation policy.
+    pub agent_nav: bool,
+    /// The next main-document response still has to have its remote address checked.
+    pub doc_check_pending: bool,
+    /// `Network.enable` was sent (needed for the connected-address check).
+    pub network_enabled: bool,
 }
 
 #[derive(Default)]
@@ -160,6 +169,7 @@ impl State {
                 console: Vec::new(),
                 renderer_generation: 0,
                 document_at: None,
+                document_seq: 0,
                 meta,
             },
         );
@@ -221,6 +231,7 @@ impl State {
     pub fn document_available(&mut self, id: i32) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.document_at = Some(Instant::now());
+            t.document_seq += 1;
         }
     }
 
@@ -249,6 +260,22 @@ impl State {
             let outcome = LoadOutcome { url, status };
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Ok(outcome.clone()));
+            }
+        }
+    }
+
+    /// Fails the tab's navigation waiters with a policy refusal.
+    pub fn refuse_navigation(&mut self, id: i32, rule: String) {
+        if let Some(t) = self.tabs.get_mut(&id) {
+            t.meta.doc_check_pending = false;
+            t.console.push(ConsoleEntry {
+                level: "error".into(),
+                text: rule.clone(),
+                source: t.url.clone(),
+                line: 0,
+            });
+            for w in t.nav_waiters.drain(..) {
+                let _ = w.send(Err(TabError::Policy(rule.clone())));
             }
         }
     }

@@ -42,6 +42,8 @@ pub enum TabError {
     #[error("could not create the browser: {0}")]
     Create(String),
     #[error("{0}")]
+    Policy(String),
+    #[error("{0}")]
     Other(String),
 }
 

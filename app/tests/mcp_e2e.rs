@@ -231,3 +231,26 @@ async fn listener_refuses_missing_token_and_foreign_origin() {
         403
     );
 }
+
+#[tokio::test]
+async fn agent_navigation_policy_refuses_schemes_and_private_addresses() {
+    let browser = launch().await.expect("browser");
+    let c = connect(&browser).await;
+    let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    for (url, rule) in [
+        ("file:///etc/passwd", "scheme"),
+        ("javascript:alert(1)", "scheme"),
+        ("http://169.254.169.254/latest/meta-data/", "link-local"),
+        ("http://10.0.0.1/", "private"),
+        ("http://localhost:1/", "localhost"),
+    ] {
+        let r = call(&c, "browser_navigate", json!({"action": "goto", "url": url})).await;
+        let t = text(&r);
+        assert_eq!(r.is_error, Some(true), "{url} was not refused: {t}");
+        assert!(
+            t.contains("rule") && t.to_lowercase().contains(rule),
+            "{url}: the refusal names the rule {rule:?}: {t}"
+        );
+    }
+}

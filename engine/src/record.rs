@@ -131,7 +131,7 @@ pub struct NodeRecord {
     pub bounds: Rect,
     /// Rendered, non-zero area, not `visibility:hidden`, not `opacity:0`.
     pub visible: bool,
-    /// The agent can act on it (link, button, control, [onclick], role widget, contenteditable).
+    /// The agent can act on it (link, button, control, `[onclick]`, role widget, contenteditable).
     pub actionable: bool,
     pub focusable: bool,
     pub editable: bool,

@@ -28,6 +28,16 @@
   const strSplit = G.String.prototype.split;
   const arrJoin = G.Array.prototype.join;
   const EventCtor = G.Event;
+  // Per-node ids that survive across walks while the DOM node lives (a WeakMap, so the page
+  // keeps no node alive through us). Lets the engine tell "same row" from "a new identical row".
+  const WM = G.WeakMap, wmGet = WM.prototype.get, wmSet = WM.prototype.set;
+  const uids = new WM();
+  let nextUid = 1;
+  function uidOf(el) {
+    let u = apply(wmGet, uids, [el]);
+    if (u === undefined) { u = nextUid++; apply(wmSet, uids, [el, u]); }
+    return u;
+  }
   const dispatch = G.EventTarget.prototype.dispatchEvent;
 
   function find(proto, name) {
@@ -322,6 +332,7 @@
         myIdx = nodes.length;
         const n = obj();
         n.idx = myIdx;
+        n.uid = uidOf(el);
         if (parentIdx >= 0) n.parent = parentIdx;
         n.tag = tag;
         if (role) n.role = role;

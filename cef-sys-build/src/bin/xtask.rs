@@ -53,7 +53,16 @@ fn provision() -> Result<PathBuf, String> {
 /// The pinned EasyList + EasyPrivacy (from a Debian package, hash-checked) for tracker blocking.
 fn provision_filter_lists() -> Result<(), String> {
     let mut c = cargo();
-    c.args(["run", "--quiet", "-p", "aperture-privacy", "--example", "provision_lists", "--", "--apt-update"]);
+    c.args([
+        "run",
+        "--quiet",
+        "-p",
+        "aperture-privacy",
+        "--example",
+        "provision_lists",
+        "--",
+        "--apt-update",
+    ]);
     status(c).map_err(|e| format!("could not provision the tracker filter lists: {e}"))
 }
 
@@ -96,10 +105,15 @@ fn target_dir() -> PathBuf {
 }
 
 fn test(cef: &Path, args: &[String]) -> Result<(), String> {
+    // The MCP crate's real-browser tests drive the binary named by APERTURE_BIN.
+    let mut b = cargo();
+    b.args(["build", "-p", "aperture"]);
+    status(b)?;
     let mut c = cargo();
     c.args(["test", "--workspace"])
         .args(args)
-        .env(cef_sys_build::ENV_DIR, cef);
+        .env(cef_sys_build::ENV_DIR, cef)
+        .env("APERTURE_BIN", target_dir().join("debug").join("aperture"));
     status(c)
 }
 

@@ -1,0 +1,690 @@
+//! The vault, wired into the browser: the human's CLI (`aperture vault …`), unlocking at
+//! start-up, the fill path behind `vault_request_fill`, and the per-tab taint sets that keep a
+//! filled value from coming back out through a page read.
+//!
+//! Who holds what is the security design (see the `aperture-vault` crate docs): the MCP layer
+//! gets no vault type at all, only the [`aperture_mcp::backend::Backend`] methods; this module
+//! holds the agent-facing [`AgentView`] (to list and to request grants) and the [`Filler`]
+//! (to redeem them) and keeps both on the app side. The origin a fill is for is always read
+//! from the tab by the browser, never taken from the agent.
+//!
+//! Consent: a fill needs the human's yes, given where the agent cannot reach. Headless, the
+//! human gives it up front with `--vault-allow-fill ORIGIN` (exact scheme, host and port);
+//! a fill on any other origin is refused. The headed-mode native consent dialog is not built
+//! yet (follow-up): until it is, headed mode uses the same flag.
+//!
+//! Known limits, stated rather than buried:
+//! * Screenshots are not redacted: a filled username is visible in `browser_capture` pixels
+//!   (password inputs render as dots).
+//! * The typed characters pass through CEF key-event structs that are not zeroized.
+//! * Redaction is exact substring matching (see `aperture_vault::taint`); a page that
+//!   transforms the value defeats it. The boundaries are origin binding and the absent getter.
+//! * Focus is checked after focusing and before each value is typed, but a page could move
+//!   focus between that check and the key events arriving. Only a page of the granted site
+//!   runs there, and it can read its own fields anyway.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use anyhow::{Context, Result, bail};
+use aperture_engine::record::Walk;
+use aperture_mcp::backend::{
+    BackendError, BackendResult, FillField, TabId, VaultEntries, VaultEntry, VaultTarget,
+};
+use aperture_vault::{
+    AgentError, AgentView, EntryId, FillError, FillSecret, FillTarget, Filler, KdfParams, NewEntry, Origin,
+    SecretString, TaintSet, Totp, Vault, VaultError,
+};
+use clap::{Parser, Subcommand};
+use zeroize::Zeroizing;
+
+/// File name of the vault inside a profile directory.
+pub const VAULT_FILE: &str = "vault.aperture";
+
+/// The vault file of a profile.
+pub fn vault_path(profile: &Path) -> PathBuf {
+    profile.join(VAULT_FILE)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Human CLI: `aperture vault init | add | list`. Runs before (and without) CEF.
+
+/// `aperture vault`: manage the password vault of a profile. For the human; the agent has no
+/// way to run these.
+#[derive(Parser, Debug)]
+#[command(name = "aperture vault")]
+struct VaultCli {
+    /// Profile directory holding vault.aperture (default: the browser's default profile).
+    #[arg(long, value_name = "DIR", global = true)]
+    profile: Option<PathBuf>,
+    /// Read the vault passphrase from FILE (its first line) instead of asking on the terminal.
+    #[arg(long, value_name = "FILE", global = true)]
+    passphrase_file: Option<PathBuf>,
+    #[command(subcommand)]
+    cmd: VaultCmd,
+}
+
+#[derive(Subcommand, Debug)]
+enum VaultCmd {
+    /// Create an empty vault (refuses to replace an existing one).
+    Init {
+        /// TESTS ONLY: derive the key with trivially cheap Argon2id parameters instead of the
+        /// calibrated ~0.5 s ones, so a stolen vault file falls to guessing in no time.
+        #[arg(long, hide = true)]
+        insecure_fast_kdf: bool,
+    },
+    /// Add a login. The password is read from stdin (one line), never from the command line,
+    /// where it would land in shell history and the process list.
+    Add {
+        /// A URL of the site the login is for; it is bound to that site.
+        #[arg(long)]
+        origin: String,
+        /// Your label for it ("Work").
+        #[arg(long)]
+        label: String,
+        /// Username or email.
+        #[arg(long, default_value = "")]
+        username: String,
+        /// TOTP seed: an `otpauth://` URI or a base32 secret.
+        #[arg(long)]
+        totp: Option<String>,
+    },
+    /// List entries (labels, sites, usernames; never passwords).
+    List,
+}
+
+/// Runs `aperture vault ARGS…` (`args` excludes the program name and `vault`). Returns the
+/// exit code.
+pub fn cli_main(args: &[String], default_profile: PathBuf) -> i32 {
+    let cli = match VaultCli::try_parse_from(
+        std::iter::once("aperture vault".to_string()).chain(args.iter().cloned()),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match run_cli(cli, default_profile) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("aperture vault: {e:#}");
+            1
+        }
+    }
+}
+
+fn run_cli(cli: VaultCli, default_profile: PathBuf) -> Result<()> {
+    let profile = cli.profile.unwrap_or(default_profile);
+    let path = vault_path(&profile);
+    match cli.cmd {
+        VaultCmd::Init { insecure_fast_kdf } => {
+            let pass = match &cli.passphrase_file {
+                Some(f) => read_passphrase_file(f)?,
+                None => {
+                    let a = prompt_hidden("New vault passphrase: ")?;
+                    let b = prompt_hidden("Repeat it: ")?;
+                    if *a != *b {
+                        bail!("the passphrases differ");
+                    }
+                    a
+                }
+            };
+            std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;
+            let params = if insecure_fast_kdf {
+                eprintln!(
+                    "aperture vault: WARNING: --insecure-fast-kdf is for tests; this vault is easy to crack"
+                );
+                KdfParams::insecure_fast_for_tests()
+            } else {
+                KdfParams::calibrate()
+            };
+            Vault::create_with_params(&path, &pass, params)?;
+            eprintln!("aperture vault: created {}", path.display());
+        }
+        VaultCmd::Add {
+            origin,
+            label,
+            username,
+            totp,
+        } => {
+            let v = open_for_cli(&path, cli.passphrase_file.as_deref())?;
+            let origin = Origin::parse(&origin)?;
+            let totp = totp
+                .map(|t| {
+                    if t.starts_with("otpauth://") {
+                        Totp::from_uri(&t)
+                    } else {
+                        Totp::from_base32(&t)
+                    }
+                })
+                .transpose()
+                .map_err(VaultError::from)?;
+            let password = read_stdin_line()?;
+            if password.is_empty() {
+                bail!("no password on stdin");
+            }
+            let id = v.add_entry(NewEntry {
+                origin: &origin,
+                label: &label,
+                username: &username,
+                password: SecretString::new(password.as_str()),
+                totp,
+            })?;
+            println!("{id}");
+        }
+        VaultCmd::List => {
+            let v = open_for_cli(&path, cli.passphrase_file.as_deref())?;
+            let mut out = std::io::stdout().lock();
+            for e in v.entries()? {
+                writeln!(
+                    out,
+                    "{}\t{}\t{}\t{}{}",
+                    e.id,
+                    e.site,
+                    e.label,
+                    e.username,
+                    if e.has_totp { "\ttotp" } else { "" }
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn open_for_cli(path: &Path, passphrase_file: Option<&Path>) -> Result<Vault> {
+    if !path.exists() {
+        bail!(
+            "no vault at {} (create one with `aperture vault init`)",
+            path.display()
+        );
+    }
+    let pass = match passphrase_file {
+        Some(f) => read_passphrase_file(f)?,
+        None => prompt_hidden("Vault passphrase: ")?,
+    };
+    Ok(Vault::open_unlocked(path, &pass)?)
+}
+
+/// First line of `f`, without its line ending. The buffer holding the rest is zeroized too.
+fn read_passphrase_file(f: &Path) -> Result<Zeroizing<String>> {
+    let all = Zeroizing::new(std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?);
+    let line = all.lines().next().unwrap_or("");
+    if line.is_empty() {
+        bail!("{} holds no passphrase", f.display());
+    }
+    Ok(Zeroizing::new(line.to_owned()))
+}
+
+fn read_stdin_line() -> Result<Zeroizing<String>> {
+    let mut all = Zeroizing::new(String::new());
+    std::io::stdin()
+        .read_to_string(&mut all)
+        .context("reading the password from stdin")?;
+    Ok(Zeroizing::new(all.lines().next().unwrap_or("").to_owned()))
+}
+
+/// Asks on the controlling terminal with echo off (`stty`, to avoid a terminal crate for one
+/// prompt).
+fn prompt_hidden(prompt: &str) -> Result<Zeroizing<String>> {
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .context("no terminal to ask for the passphrase on; use --passphrase-file")?;
+    let stty = |arg: &str| {
+        std::process::Command::new("stty")
+            .arg(arg)
+            .stdin(std::fs::File::open("/dev/tty")?)
+            .status()
+    };
+    tty.write_all(prompt.as_bytes())?;
+    tty.flush()?;
+    stty("-echo").context("turning terminal echo off")?;
+    let mut line = Zeroizing::new(String::new());
+    let r = std::io::BufRead::read_line(&mut std::io::BufReader::new(&mut tty), &mut line);
+    let _ = stty("echo");
+    let _ = tty.write_all(b"\n");
+    r?;
+    let trimmed = line.trim_end_matches(['\n', '\r']);
+    if trimmed.is_empty() {
+        bail!("empty passphrase");
+    }
+    Ok(Zeroizing::new(trimmed.to_owned()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start-up: open (and, given a passphrase, unlock) the profile's vault.
+
+static INSTALLED: OnceLock<Option<Arc<VaultWiring>>> = OnceLock::new();
+
+/// Opens the profile's vault, unlocking it with the first line of `passphrase_file` (read once,
+/// zeroized). Without a passphrase an existing vault stays locked and the vault tools say so;
+/// without a vault file there is nothing to wire. Fails on a wrong passphrase or a damaged
+/// file rather than starting with a vault the human believes is usable.
+pub fn load(
+    profile: &Path,
+    passphrase_file: Option<&Path>,
+    allow_fill: &[String],
+) -> Result<Option<Arc<VaultWiring>>> {
+    let allow = allow_fill
+        .iter()
+        .map(|o| Origin::parse(o).map_err(|e| anyhow::anyhow!("--vault-allow-fill {o}: {e}")))
+        .collect::<Result<Vec<_>>>()?;
+    let path = vault_path(profile);
+    if !path.exists() {
+        if passphrase_file.is_some() {
+            bail!(
+                "--vault-passphrase-file: no vault at {} (create one with `aperture vault init`)",
+                path.display()
+            );
+        }
+        return Ok(None);
+    }
+    let vault = Vault::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    if let Some(f) = passphrase_file {
+        let pass = read_passphrase_file(f)?;
+        vault
+            .unlock(&pass)
+            .with_context(|| format!("unlocking {}", path.display()))?;
+    }
+    Ok(Some(Arc::new(VaultWiring {
+        agent: vault.agent_view(),
+        filler: vault.filler(),
+        _vault: vault,
+        allow_fill: allow,
+        taint: Mutex::new(HashMap::new()),
+    })))
+}
+
+/// Makes the loaded vault available to the browser task (set once, at start-up).
+pub fn install(v: Option<Arc<VaultWiring>>) {
+    let _ = INSTALLED.set(v);
+}
+
+/// The vault loaded at start-up, if any.
+pub fn installed() -> Option<Arc<VaultWiring>> {
+    INSTALLED.get().cloned().flatten()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fill path and redaction, used by the MCP backend.
+
+/// The vault as the browser's backend uses it. See the module docs for who may hold it.
+pub struct VaultWiring {
+    agent: AgentView,
+    filler: Filler,
+    /// Kept so the unlocked state lives as long as the browser does.
+    _vault: Vault,
+    /// Origins the human pre-authorized fills on (headless consent).
+    allow_fill: Vec<Origin>,
+    /// Values filled into each tab; dropped with the tab.
+    taint: Mutex<HashMap<u64, TaintSet>>,
+}
+
+/// Said for an unknown id and for another site's id alike, so the answer is no oracle.
+const NOT_AVAILABLE: &str = "no such entry for this page's origin";
+/// A non-http(s) page origin matches nothing, including site-scoped short values.
+const OPAQUE_ORIGIN: &str = "https://opaque.invalid";
+
+fn refused(msg: impl Into<String>) -> BackendError {
+    BackendError::VaultRefused(msg.into())
+}
+
+fn agent_err(e: AgentError) -> BackendError {
+    match e {
+        AgentError::NotAvailable => refused(NOT_AVAILABLE),
+        other => refused(other.to_string()),
+    }
+}
+
+fn fill_err(e: FillError) -> BackendError {
+    match e {
+        // The tab moved to another site between the request and typing: nothing was typed.
+        FillError::OriginMismatch => refused("the page's origin changed before the fill; nothing was typed"),
+        FillError::EntryGone => refused(NOT_AVAILABLE),
+        other => refused(other.to_string()),
+    }
+}
+
+fn tab_err(id: TabId, e: crate::tab::TabError) -> BackendError {
+    use crate::tab::TabError;
+    match e {
+        TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
+        TabError::RendererGone(_) => BackendError::RendererGone,
+        TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id: 0 },
+        TabError::Timeout { secs, .. } => BackendError::Timeout(std::time::Duration::from_secs(secs)),
+        other => BackendError::Other(other.to_string()),
+    }
+}
+
+/// Which frame of the tab: the main one, or the one holding keyboard focus.
+#[derive(Clone, Copy)]
+enum WhichFrame {
+    Main,
+    Focused,
+}
+
+/// The URL of a frame of the tab, as the browser process knows it (not as the page reports
+/// it). The focused frame falls back to the main frame when none is focused.
+async fn frame_url(id: TabId, which: WhichFrame) -> BackendResult<String> {
+    let t = id.0 as i32;
+    crate::tab::on_ui(move || {
+        let b = crate::state::with(|st| st.tabs.get(&t).map(|r| r.browser.clone()))?;
+        let main = || crate::cef::Ref::adopt(crate::call!(b.get_main_frame()));
+        let f = match which {
+            WhichFrame::Main => main(),
+            WhichFrame::Focused => crate::cef::Ref::adopt(crate::call!(b.get_focused_frame())).or_else(main),
+        }?;
+        Some(crate::cef::from_userfree(crate::call!(f.get_url())))
+    })
+    .await
+    .map_err(|e| tab_err(id, e))?
+    .ok_or(BackendError::NoSuchTab(id))
+}
+
+fn origin_of(url: &str) -> Option<Origin> {
+    Origin::parse(url).ok()
+}
+
+impl VaultWiring {
+    /// Entries for the site of the tab's main frame, and that frame's origin.
+    pub async fn entries(&self, id: TabId) -> BackendResult<VaultEntries> {
+        let url = frame_url(id, WhichFrame::Main).await?;
+        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
+        let list = self.agent.entries_for_origin(&origin).map_err(agent_err)?;
+        Ok(VaultEntries {
+            origin: origin.to_string(),
+            entries: list
+                .into_iter()
+                .map(|e| VaultEntry {
+                    id: e.id.to_string(),
+                    label: e.label,
+                    has_totp: e.has_totp,
+                })
+                .collect(),
+        })
+    }
+
+    /// The fill behind `vault_request_fill`. See [`aperture_mcp::backend::Backend::vault_fill`].
+    pub async fn fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
+        if targets.is_empty() {
+            return Err(BackendError::InvalidInput("no field to fill".into()));
+        }
+        let url = frame_url(id, WhichFrame::Main).await?;
+        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
+        // Consent before anything else, so on an origin the human did not approve the answer
+        // says nothing about which ids exist.
+        if !self.allow_fill.contains(&origin) {
+            return Err(refused(
+                "the human has not allowed vault fills on this page's origin (the browser must be \
+                 started with --vault-allow-fill for it); nothing was typed",
+            ));
+        }
+        let eid = EntryId::parse(entry).ok_or_else(|| refused(NOT_AVAILABLE))?;
+        let target = if targets.iter().any(|t| t.field == FillField::OneTimeCode) {
+            FillTarget::OneTimeCode
+        } else {
+            FillTarget::Login
+        };
+        let grant = self
+            .agent
+            .request_fill(&eid, &origin, target)
+            .map_err(agent_err)?;
+        let tab = crate::tab::Tab { id: id.0 as i32 };
+
+        // Focus the first field, then redeem against the frame that actually has focus: that
+        // is where the keystrokes go.
+        let first = targets[0];
+        focus(&tab, id, first).await?;
+        let frame = self.focused_origin(id).await?;
+        let secret = self.filler.redeem(grant, &frame).map_err(fill_err)?;
+        let values: Vec<&str> = targets
+            .iter()
+            .map(|t| value(&secret, t.field))
+            .collect::<BackendResult<_>>()?;
+        // Taint before typing: a page that echoes keystrokes as they arrive is already covered.
+        self.taint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(id.0)
+            .or_default()
+            .add_fill(&secret, &frame);
+
+        let mut typed: Vec<&'static str> = Vec::new();
+        for (i, (t, v)) in targets.iter().zip(&values).enumerate() {
+            let step = async {
+                if i > 0 {
+                    focus(&tab, id, *t).await?;
+                    // Never type a value into a frame of another site, whatever focus did.
+                    if self.focused_origin(id).await?.site() != frame.site() {
+                        return Err(refused("focus moved to a frame of another site; stopped"));
+                    }
+                }
+                element(&tab, id, *t, serde_json::json!({"do": "clear"})).await?;
+                tab.type_text(v).await.map_err(|e| tab_err(id, e))
+            };
+            match step.await {
+                Ok(()) => typed.push(field_word(t.field)),
+                Err(e) if typed.is_empty() && e.nothing_sent() => return Err(e),
+                Err(e) if typed.is_empty() => {
+                    return Err(BackendError::ActionOutcomeUnknown(format!(
+                        "while filling the {}: {e}",
+                        field_word(t.field)
+                    )));
+                }
+                Err(e) => {
+                    return Err(BackendError::ActionOutcomeUnknown(format!(
+                        "the {} was typed, then filling the {} failed: {e}",
+                        typed.join(" and "),
+                        field_word(t.field)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
+    /// nothing for a tab the vault never filled.
+    pub async fn redact_live(&self, id: TabId, texts: &mut [&mut String]) {
+        if !self.tainted(id) {
+            return;
+        }
+        // An unknown URL still redacts everything except site-scoped short values.
+        let url = frame_url(id, WhichFrame::Main).await.unwrap_or_default();
+        for t in texts.iter_mut() {
+            self.redact(id, &url, t);
+        }
+    }
+
+    async fn focused_origin(&self, id: TabId) -> BackendResult<Origin> {
+        let url = frame_url(id, WhichFrame::Focused).await?;
+        origin_of(&url)
+            .ok_or_else(|| refused("the focused frame's origin cannot use the vault; nothing was typed"))
+    }
+
+    /// Whether anything was filled into tab `id` (so its reads need redacting).
+    pub fn tainted(&self, id: TabId) -> bool {
+        self.taint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id.0)
+            .is_some_and(|t| !t.is_empty())
+    }
+
+    /// Redacts every filled value of tab `id` from `text`, read from a page at `page_url`.
+    pub fn redact(&self, id: TabId, page_url: &str, text: &mut String) {
+        let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(t) = g.get(&id.0).filter(|t| !t.is_empty()) else {
+            return;
+        };
+        redact_with(t, &page_origin(page_url), text);
+    }
+
+    /// Redacts a walk: every string the page authored in it (URL, title, and each record's
+    /// names, text, values, attributes).
+    pub fn redact_walk(&self, id: TabId, w: &mut Walk) {
+        let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(t) = g.get(&id.0).filter(|t| !t.is_empty()) else {
+            return;
+        };
+        let o = page_origin(&w.url);
+        redact_with(t, &o, &mut w.url);
+        redact_with(t, &o, &mut w.title);
+        for n in &mut w.nodes {
+            for s in [
+                &mut n.role,
+                &mut n.name,
+                &mut n.dom_id,
+                &mut n.testid,
+                &mut n.name_attr,
+                &mut n.text,
+                &mut n.href,
+                &mut n.input_type,
+                &mut n.placeholder,
+                &mut n.autocomplete,
+                &mut n.state.value,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                redact_with(t, &o, s);
+            }
+            redact_with(t, &o, &mut n.tag);
+        }
+    }
+
+    /// Forgets tabs that no longer exist (their taint sets hold copies of secrets).
+    pub fn retain_tabs(&self, live: &[TabId]) {
+        self.taint
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|id, _| live.iter().any(|l| l.0 == *id));
+    }
+}
+
+fn page_origin(url: &str) -> Origin {
+    origin_of(url).unwrap_or_else(|| Origin::parse(OPAQUE_ORIGIN).expect("a valid constant origin"))
+}
+
+fn redact_with(t: &TaintSet, o: &Origin, s: &mut String) {
+    let out = t.redact(s, o);
+    if out != *s {
+        *s = out;
+    }
+}
+
+fn field_word(f: FillField) -> &'static str {
+    match f {
+        FillField::Username => "username",
+        FillField::Password => "password",
+        FillField::OneTimeCode => "one-time code",
+    }
+}
+
+fn value(s: &FillSecret, f: FillField) -> BackendResult<&str> {
+    let v = match f {
+        FillField::Username => s.username(),
+        FillField::Password => s.password(),
+        FillField::OneTimeCode => s.one_time_code(),
+    };
+    v.ok_or_else(|| {
+        refused(format!(
+            "this entry has no {} saved; nothing was typed",
+            field_word(f)
+        ))
+    })
+}
+
+async fn element(
+    tab: &crate::tab::Tab,
+    id: TabId,
+    t: VaultTarget,
+    op: serde_json::Value,
+) -> BackendResult<()> {
+    tab.element(t.walk_id, t.idx, op)
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            crate::tab::TabError::Renderer(m) if m.starts_with("stale") => {
+                BackendError::StaleWalk { walk_id: t.walk_id }
+            }
+            other => tab_err(id, other),
+        })
+}
+
+async fn focus(tab: &crate::tab::Tab, id: TabId, t: VaultTarget) -> BackendResult<()> {
+    element(tab, id, t, serde_json::json!({"do": "focus"})).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_redaction_covers_values_and_names() {
+        let dir = std::env::temp_dir().join(format!("aperture-vault-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let v =
+            Vault::create_with_params(vault_path(&dir), "pw", KdfParams::insecure_fast_for_tests()).unwrap();
+        let origin = Origin::parse("http://127.0.0.1:9").unwrap();
+        v.add_entry(NewEntry {
+            origin: &origin,
+            label: "L",
+            username: "ada.lovelace",
+            password: "correct-horse".into(),
+            totp: None,
+        })
+        .unwrap();
+        let agent = v.agent_view();
+        let filler = v.filler();
+        let e = agent.entries_for_origin(&origin).unwrap();
+        let g = agent.request_fill(&e[0].id, &origin, FillTarget::Login).unwrap();
+        let secret = filler.redeem(g, &origin).unwrap();
+        let w = VaultWiring {
+            agent,
+            filler,
+            _vault: v,
+            allow_fill: vec![],
+            taint: Mutex::new(HashMap::new()),
+        };
+        assert!(!w.tainted(TabId(1)));
+        w.taint
+            .lock()
+            .unwrap()
+            .entry(1)
+            .or_default()
+            .add_fill(&secret, &origin);
+        let mut walk = Walk {
+            url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
+            title: "Welcome ada.lovelace".into(),
+            ..Default::default()
+        };
+        walk.nodes.push(aperture_engine::record::NodeRecord {
+            tag: "input".into(),
+            name: Some("User ada.lovelace".into()),
+            state: aperture_engine::record::State {
+                value: Some("ada.lovelace".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        w.redact_walk(TabId(1), &mut walk);
+        let all = serde_json::to_string(&walk).unwrap();
+        assert!(!all.contains("ada.lovelace"), "{all}");
+        assert!(all.contains(aperture_vault::REDACTION_MARKER));
+        // Other tabs are untouched.
+        let mut s = "ada.lovelace".to_string();
+        w.redact(TabId(2), "http://127.0.0.1:9", &mut s);
+        assert_eq!(s, "ada.lovelace");
+        w.redact(TabId(1), "about:blank", &mut s);
+        assert_eq!(s, aperture_vault::REDACTION_MARKER);
+        w.retain_tabs(&[TabId(2)]);
+        assert!(!w.tainted(TabId(1)));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}
