@@ -1,6 +1,10 @@
 //! `aperture`: the browser process, and (re-executed by CEF with `--type=…`) its own
 //! subprocesses.
 
+// `call!` forwards plain argument expressions into the unsafe call of a CEF vtable entry; the
+// unsafety is the FFI call itself, which is what the macro is for.
+#![allow(clippy::macro_metavars_in_unsafe)]
+
 mod backend;
 mod cef;
 mod handlers;

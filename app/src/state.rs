@@ -95,8 +95,11 @@ pub struct State {
     pub closing: bool,
     /// Tab ids in creation order (for the UI's tab strip).
     pub order: Vec<i32>,
-    pub listeners: Vec<Box<dyn Fn(&Event)>>,
+    pub listeners: Vec<Listener>,
 }
+
+/// A UI-thread observer of [`Event`]s.
+pub type Listener = Box<dyn Fn(&Event)>;
 
 /// Notifications for the UI.
 pub enum Event {

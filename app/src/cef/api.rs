@@ -26,7 +26,6 @@ macro_rules! cef_api {
         #[allow(non_snake_case, missing_docs)]
         pub struct Api {
             _lib: libloading::Library,
-            pub dir: PathBuf,
             $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
         }
         impl Api {
@@ -49,7 +48,6 @@ macro_rules! cef_api {
                             .get::<unsafe extern "C" fn($($arg),*) $(-> $ret)?>(concat!(stringify!($name), "\0").as_bytes())
                             .map_err(|e| damaged(format!("symbol {}: {e}", stringify!($name))))?,)*
                         _lib: lib,
-                        dir: dir.to_path_buf(),
                     })
                 }
             }
@@ -64,13 +62,10 @@ cef_api! {
     cef_do_message_loop_work: fn();
     cef_browser_host_create_browser_sync: fn(*const cef_window_info_t, *mut cef_client_t, *const cef_string_t, *const cef_browser_settings_t, *mut cef_dictionary_value_t, *mut cef_request_context_t) -> *mut cef_browser_t;
     cef_string_utf16_set: fn(*const char16_t, usize, *mut cef_string_utf16_t, c_int) -> c_int;
-    cef_string_utf16_clear: fn(*mut cef_string_utf16_t);
     cef_string_userfree_utf16_free: fn(cef_string_userfree_utf16_t);
     cef_process_message_create: fn(*const cef_string_t) -> *mut cef_process_message_t;
     cef_v8value_create_string: fn(*const cef_string_t) -> *mut cef_v8value_t;
     cef_request_context_create_context: fn(*const cef_request_context_settings_t, *mut cef_request_context_handler_t) -> *mut cef_request_context_t;
-    cef_request_context_get_global_context: fn() -> *mut cef_request_context_t;
-    cef_version_info: fn(c_int) -> c_int;
 }
 
 static API: OnceLock<Api> = OnceLock::new();

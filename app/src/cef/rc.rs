@@ -16,6 +16,8 @@ pub struct RcBox<C, T> {
 
 impl<C, T> RcBox<C, T> {
     /// Builds a new object with one reference (the caller's). `init` fills the callbacks.
+    // Returns the CEF-facing pointer, not `Self`: the box is owned by its refcount from here on.
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(init: impl FnOnce(&mut C), data: T) -> *mut C {
         // SAFETY: CEF structs are plain C structs of sizes and nullable fn pointers: all-zero is
         // "no callbacks", which CEF treats as "use the default".

@@ -16,9 +16,9 @@ fn main() -> ExitCode {
         "test" => provision().and_then(|dir| test(&dir, &rest)),
         "lint" => lint(),
         "bench" => provision().and_then(|dir| bench(&dir, &rest)),
-        _ => Err(format!(
+        _ => Err(
             "usage: cargo xtask <run|test|lint|provision|bench> [-- ARGS]\n  run        provision CEF, build, start the browser (headless when there is no display)\n  test       provision CEF and run the whole suite\n  lint       cargo fmt --check and clippy -D warnings\n  provision  install the CEF runtime and print its directory\n  bench      run the benchmarks and write bench/RESULTS.md"
-        )),
+        .to_string()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
