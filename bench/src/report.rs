@@ -192,8 +192,22 @@ pub fn markdown(r: &Results) -> String {
     if ap_n > 0 {
         let _ = writeln!(
             o,
-            "\nAperture's load wait: after every `browser_navigate` the harness polls `browser_tabs {{action: list}}` until the tab is at the page and not loading, then takes default (diff) observations until one says \"no change\" (at most {}), none of them counted, and only then the measured full snapshot: the incumbent's own load wait delivers a loaded page, and this gives Aperture the same. **Defect seen:** on {early} of {ap_n} pages the navigate answer's FULL SNAPSHOT showed another page, or the right address with an empty title, i.e. the page before it had loaded; on {unsettled} pages the page was still changing after the tab reported it loaded. The navigate-answer rows above include those early answers as they came.\n",
+            "\nAperture's load wait: after every `browser_navigate` the harness polls `browser_tabs {{action: list}}` until the current tab is at the page, then takes default (diff) observations 200 ms apart until one says \"no change\" (at most {}), none of them counted, and only then the measured full snapshot: the incumbent's own load wait delivers a loaded page, and this gives Aperture the same. **Defect seen:** on {early} of {ap_n} pages the navigate answer's FULL SNAPSHOT showed another page or less than half of the page at rest, i.e. it was taken before the page had loaded; on {unsettled} pages the DOM was still changing at the first settle observation. The navigate-answer rows above include those early answers as they came.\n",
             crate::run::SETTLE_ROUNDS
+        );
+    }
+    let dialog_pages: Vec<&str> = r
+        .pages
+        .iter()
+        .filter(|p| p.incumbent.as_ref().is_some_and(|s| s.dialogs > 0))
+        .map(|p| p.page.as_str())
+        .collect();
+    if !dialog_pages.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nThe incumbent stopped on a JavaScript dialog (`alert()`) on {} page(s) ({}): every tool call is refused until it is handled, so the harness answered it with `browser_handle_dialog {{accept: true}}` (uncounted) and then took the snapshot.\n",
+            dialog_pages.len(),
+            dialog_pages.join(", ")
         );
     }
     let tok: Pick = |s| s.full.tokens as f64;
@@ -563,7 +577,7 @@ fn csv_field(s: &str) -> String {
 /// `results.csv`: one row per corpus page.
 pub fn pages_csv(pages: &[PageRow]) -> String {
     let mut o = String::from(
-        "page,inc_full_chars,inc_full_tokens,inc_refs,inc_nochange_chars,inc_nochange_tokens,inc_nav_tokens,inc_nav_ms,inc_full_ms,ap_full_chars,ap_full_tokens,ap_refs,ap_nochange_chars,ap_nochange_tokens,ap_nav_tokens,ap_nav_ms,ap_full_ms,ap_nav_early,ap_settle_rounds,ratio_chars,ratio_tokens,cov_actionable,cov_exact,cov_loose,cov_missing,inc_error,ap_error,missing\n",
+        "page,inc_full_chars,inc_full_tokens,inc_refs,inc_nochange_chars,inc_nochange_tokens,inc_nav_tokens,inc_nav_ms,inc_full_ms,ap_full_chars,ap_full_tokens,ap_refs,ap_nochange_chars,ap_nochange_tokens,ap_nav_tokens,ap_nav_ms,ap_full_ms,ap_nav_early,ap_settle_rounds,inc_dialogs,ratio_chars,ratio_tokens,cov_actionable,cov_exact,cov_loose,cov_missing,inc_error,ap_error,missing\n",
     );
     for p in pages {
         let mut f: Vec<String> = vec![csv_field(&p.page)];
@@ -591,6 +605,7 @@ pub fn pages_csv(pages: &[PageRow]) -> String {
                 .map(|s| s.settle_rounds.to_string())
                 .unwrap_or_default(),
         );
+        f.push(i.as_ref().map(|s| s.dialogs.to_string()).unwrap_or_default());
         let r = |g: fn(&PageSide) -> f64| match (i, a) {
             (Some(i), Some(a)) => ratio(g(a), g(i)).map(|x| format!("{x:.4}")).unwrap_or_default(),
             _ => String::new(),
@@ -665,6 +680,9 @@ const SCOPE: &str = "## Scope\n\n\
 - \"Full snapshot\" is the whole text answer of an explicit `browser_snapshot` call right after the navigation (`{full: true}` for Aperture), including each product's headers and envelope: what an agent's context pays. The incumbent's `browser_navigate` answer in this version carries only a link to a snapshot file, so an agent must call `browser_snapshot` to see the page.\n\
 - \"No-change observation\" is a second `browser_snapshot` immediately after the first, nothing done in between (Aperture's default mode: a diff; the incumbent has no diff and re-dumps).\n\
 - Refs handed out: distinct refs in the full snapshot. The incumbent numbers nearly every element; Aperture gives refs only to actionable ones.\n\
+- Load conditions differ in one respect, and it only touches load times: the incumbent's Chromium is started with `--host-resolver-rules` that fail every host but 127.0.0.1 at once, while Aperture offers no way to pass a Chromium switch, so its loads wait out failing lookups of each saved page's third-party hosts. Neither browser can fetch those resources; the navigate timings are therefore not comparable, and are reported only as what each took here.\n\
+- Aperture's corpus pass loads pages in three tabs at once (its loads mostly wait on those failing lookups, and one tab at a time would not fit the run's time budget); the incumbent's pass is one page at a time. Per-call times of Aperture's corpus pass were therefore taken with neighbour tabs busy; the diff-economics run is one tab at a time for every arm.\n\
+- Aperture runs with its defaults (tracker blocking on); the incumbent with its defaults (code generation on, so its action answers carry the Playwright code they ran).\n\
 - One run, single pass, on a shared 2-core machine: times are indicative, not benchmarks of either engine. Timings include each product's own waiting (the incumbent waits for triggered work to settle after an action).\n\n";
 
 const ECONOMICS: &str = "\n## Diff economics: 20 scripted actions on an interactive fixture\n\n\

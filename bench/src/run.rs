@@ -63,6 +63,9 @@ pub struct PageSide {
     /// Aperture only: uncounted diff observations the harness took after the load until one
     /// said "no change" (0 when the first did; capped at [`SETTLE_ROUNDS`]).
     pub settle_rounds: usize,
+    /// Incumbent only: JavaScript dialogs the page opened that had to be dismissed
+    /// (`browser_handle_dialog`, uncounted) before it could be observed.
+    pub dialogs: usize,
 }
 
 /// Most uncounted observations spent waiting for a page to stop changing after its load.
@@ -94,17 +97,35 @@ fn first_error(answers: &[&Answer]) -> Option<String> {
 /// elements of its full snapshot.
 pub async fn incumbent_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement>) {
     let nav = s.call("browser_navigate", json!({ "url": url })).await;
-    let full = s.call("browser_snapshot", json!({})).await;
+    // A page that opens alert() blocks every later tool call until the dialog is handled, as
+    // an agent would handle it; those calls are not counted.
+    let mut dialogs = 0;
+    let full = loop {
+        let snap = s.call("browser_snapshot", json!({})).await;
+        if dialogs < 5 && snap.text.contains("### Modal state") {
+            let _ = s.call("browser_handle_dialog", json!({ "accept": true })).await;
+            dialogs += 1;
+            continue;
+        }
+        break snap;
+    };
     let again = s.call("browser_snapshot", json!({})).await;
     let els = parse::incumbent_refs(&full.text);
+    // The navigate answer may report the dialog; that is not an error of the page.
+    let nav_err = if nav.is_error && dialogs > 0 && !full.is_error {
+        &full
+    } else {
+        &nav
+    };
     let side = PageSide {
         nav: (&nav).into(),
         full: (&full).into(),
         refs: parse::distinct_refs(&els),
         no_change: (&again).into(),
-        error: first_error(&[&nav, &full, &again]),
+        error: first_error(&[nav_err, &full, &again]),
         nav_early: false,
         settle_rounds: 0,
+        dialogs,
     };
     (side, els)
 }
@@ -114,11 +135,16 @@ pub fn shows_url(answer: &str, url: &str) -> bool {
     answer.contains(&format!("url \"{url}\""))
 }
 
-/// True when `browser_tabs {action: list}` says the current tab is at `url` and not loading.
-pub fn current_tab_settled(list: &str, url: &str) -> bool {
+/// True when `browser_tabs {action: list}` says tab `tab` (the current tab when `None`) is at
+/// `url` and no longer loading.
+pub fn tab_ready(list: &str, tab: Option<u64>, url: &str) -> bool {
     let mut lines = list.lines();
     while let Some(l) = lines.next() {
-        if l.starts_with("tab ") && l.contains("current") {
+        let this = match tab {
+            Some(n) => l.starts_with(&format!("tab {n} (")),
+            None => l.starts_with("tab ") && l.contains("current"),
+        };
+        if this {
             if l.contains("loading") {
                 return false;
             }
@@ -130,21 +156,32 @@ pub fn current_tab_settled(list: &str, url: &str) -> bool {
     false
 }
 
-/// Waits (up to 30 s) until Aperture's current tab has finished loading `url`, then takes
-/// diff observations until one reports no change (at most [`SETTLE_ROUNDS`]), so that what is
-/// measured next is the page at rest, as the incumbent's load wait gives it. Harness-only
-/// calls: nothing here is counted as an observation. Returns the rounds it took.
-pub async fn aperture_settle(s: &Session, url: &str) -> usize {
+/// `args` with `"tab": tab` added when a tab is named.
+fn with_tab(mut args: serde_json::Value, tab: Option<u64>) -> serde_json::Value {
+    if let (Some(t), Some(m)) = (tab, args.as_object_mut()) {
+        m.insert("tab".into(), json!(t));
+    }
+    args
+}
+
+/// Waits (up to 30 s) until Aperture's tab is at `url` and has finished loading, then takes
+/// diff observations 200 ms apart until one reports no change (at most [`SETTLE_ROUNDS`]), so
+/// that what is measured next is the loaded page at rest, as the incumbent's load wait gives
+/// it. Its navigate answer may come before that: a parser-blocking script whose host cannot be
+/// resolved leaves a DOM that is stable but incomplete until the lookup fails. Harness-only
+/// calls: nothing here is counted as an observation. Returns the rounds that still showed a
+/// change.
+pub async fn aperture_settle(s: &Session, tab: Option<u64>, url: &str) -> usize {
     let t = std::time::Instant::now();
     while t.elapsed() < std::time::Duration::from_secs(30) {
         let l = s.call("browser_tabs", json!({ "action": "list" })).await;
-        if current_tab_settled(&l.text, url) {
+        if tab_ready(&l.text, tab, url) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     for round in 0..SETTLE_ROUNDS {
-        let a = s.call("browser_snapshot", json!({})).await;
+        let a = s.call("browser_snapshot", with_tab(json!({}), tab)).await;
         if a.is_error || a.text.contains("no change since") {
             return round;
         }
@@ -158,19 +195,24 @@ fn title_line(answer: &str) -> Option<&str> {
     answer.lines().find(|l| l.starts_with("title \""))
 }
 
-/// Aperture on one page: navigate (answered with a FULL SNAPSHOT), let it settle, an explicit
-/// full snapshot, then a default (diff) observation with nothing changed.
-pub async fn aperture_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement>) {
+/// Aperture on one page in tab `tab` (the current tab when `None`): navigate (answered with a
+/// FULL SNAPSHOT), let it settle, an explicit full snapshot, then a default (diff) observation
+/// with nothing changed.
+pub async fn aperture_page(s: &Session, tab: Option<u64>, url: &str) -> (PageSide, Vec<RefElement>) {
     let nav = s
-        .call("browser_navigate", json!({ "action": "goto", "url": url }))
+        .call(
+            "browser_navigate",
+            with_tab(json!({ "action": "goto", "url": url }), tab),
+        )
         .await;
-    let settle_rounds = aperture_settle(s, url).await;
-    let full = s.call("browser_snapshot", json!({ "full": true })).await;
-    let again = s.call("browser_snapshot", json!({})).await;
+    let settle_rounds = aperture_settle(s, tab, url).await;
+    let full = s
+        .call("browser_snapshot", with_tab(json!({ "full": true }), tab))
+        .await;
+    let again = s.call("browser_snapshot", with_tab(json!({}), tab)).await;
     let els = parse::aperture_refs(&full.text);
-    let nav_early = !nav.is_error
-        && (!shows_url(&nav.text, url)
-            || (title_line(&nav.text) == Some("title \"\"") && title_line(&full.text) != Some("title \"\"")));
+    // An answer far smaller than the page at rest was taken before the page had loaded.
+    let nav_early = !nav.is_error && (!shows_url(&nav.text, url) || nav.tokens * 2 < full.tokens);
     let side = PageSide {
         nav: (&nav).into(),
         full: (&full).into(),
@@ -179,6 +221,7 @@ pub async fn aperture_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement>
         error: first_error(&[&nav, &full, &again]),
         nav_early,
         settle_rounds,
+        dialogs: 0,
     };
     (side, els)
 }
@@ -316,9 +359,18 @@ pub async fn economics(s: &Session, arm: Arm, url: &str) -> ArmRun {
             let nav = s
                 .call("browser_navigate", json!({ "action": "goto", "url": url }))
                 .await;
-            aperture_settle(s, url).await;
+            aperture_settle(s, None, url).await;
             let snap = full_observation(s, arm).await;
-            (Measure::from(&nav) + Measure::from(&snap), snap.text)
+            // The navigate answer is itself a FULL SNAPSHOT: when it showed the loaded page,
+            // that is what the agent paid, and the harness's own snapshot (taken only to be
+            // sure of the refs) is not counted.
+            let complete = shows_url(&nav.text, url) && title_line(&nav.text) == title_line(&snap.text);
+            let paid = if complete {
+                Measure::from(&nav)
+            } else {
+                Measure::from(&nav) + Measure::from(&snap)
+            };
+            (paid, snap.text)
         }
     };
     // Everything this arm has been shown, in order: the agent's view of the page.
@@ -404,14 +456,20 @@ mod tests {
     }
 
     #[test]
-    fn settled_tab_is_read_from_the_list() {
+    fn current_tab_is_read_from_the_list() {
         let list = "2 tabs:\ntab 1 (human's, foreground); title and URL:\n<untrusted-page-content nonce=a>\n\"x\"\nhttp://h/a\n</untrusted-page-content nonce=a>\ntab 2 (yours, current); title and URL:\n<untrusted-page-content nonce=b>\n\"T\"\nhttp://h/b\n</untrusted-page-content nonce=b>";
-        assert!(current_tab_settled(list, "http://h/b"));
-        assert!(!current_tab_settled(list, "http://h/a"));
-        assert!(!current_tab_settled(
+        assert!(tab_ready(list, None, "http://h/b"));
+        assert!(!tab_ready(list, None, "http://h/a"));
+        assert!(tab_ready(list, Some(1), "http://h/a"));
+        assert!(!tab_ready(
             &list.replace("current)", "current, loading)"),
+            None,
             "http://h/b"
         ));
+        assert_eq!(
+            with_tab(json!({"full": true}), Some(3)),
+            json!({"full": true, "tab": 3})
+        );
         assert!(shows_url("FULL SNAPSHOT\nurl \"http://h/b\"\n", "http://h/b"));
     }
 
