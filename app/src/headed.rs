@@ -115,7 +115,8 @@ pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Resu
             cfg.policy.clone(),
             (settings.window.width as i32, settings.window.height as i32),
             cfg.registry.clone(),
-        ),
+        )
+        .with_vault(crate::vault::installed()),
         shared: sh.clone(),
     });
     if cfg.mcp_stdio || cfg.mcp_port != 0 {
@@ -1194,5 +1195,18 @@ impl mb::Backend for Tracked {
     }
     async fn containers(&self) -> mb::BackendResult<Vec<mb::ContainerInfo>> {
         self.inner.containers().await
+    }
+    async fn vault_entries(&self, id: mb::TabId) -> mb::BackendResult<Vec<mb::VaultEntry>> {
+        self.inner.vault_entries(id).await
+    }
+    async fn vault_entries_for_tab(&self, id: mb::TabId) -> mb::BackendResult<mb::VaultEntries> {
+        self.inner.vault_entries_for_tab(id).await
+    }
+    async fn vault_fill(&self, id: mb::TabId, entry: &str, targets: Vec<mb::VaultTarget>) -> mb::BackendResult<()> {
+        let r = self.inner.vault_fill(id, entry, targets).await;
+        if r.is_ok() {
+            self.touch(id);
+        }
+        r
     }
 }

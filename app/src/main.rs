@@ -204,6 +204,7 @@ fn run(cli: Cli) -> Result<i32> {
     if !cli.headless && cli.walk.is_none() && cli.screenshot.is_none() && cli.script.is_none() {
         let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
             .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
+        policy::set_nav_policy(policy.clone());
         let url = cli
             .url
             .clone()

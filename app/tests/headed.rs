@@ -134,7 +134,11 @@ fn launch_with(scratch: PathBuf, args: &[&str], settings: Option<&str>, scheme: 
         std::fs::create_dir_all(config.join("aperture")).unwrap();
         std::fs::write(config.join("aperture/settings.json"), s).unwrap();
     }
-    let tag = format!("aperture-headed-{}-{}", std::process::id(), scratch.display().to_string().len());
+    let tag = format!(
+        "aperture-headed-{}-{}",
+        std::process::id(),
+        scratch.display().to_string().len()
+    );
     let log = std::fs::File::create(scratch.join("stderr.log")).unwrap();
     let mut child = Command::new(common::exe())
         .arg("--profile")
@@ -196,7 +200,11 @@ fn capture(app: &App) -> image::RgbImage {
         .args(["-window", &app.window, "png:-"])
         .output()
         .expect("import");
-    assert!(out.status.success(), "import failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     image::load_from_memory(&out.stdout)
         .expect("a PNG from import")
         .to_rgb8()
@@ -212,7 +220,9 @@ fn keep(img: &image::RgbImage, name: &str) {
 }
 
 fn near(p: &image::Rgb<u8>, c: [u8; 3], tol: i32) -> bool {
-    p.0.iter().zip(c).all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
+    p.0.iter()
+        .zip(c)
+        .all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
 }
 
 fn luma(p: &image::Rgb<u8>) -> f32 {
@@ -220,7 +230,12 @@ fn luma(p: &image::Rgb<u8>) -> f32 {
 }
 
 /// Bounding box (x0, y0, x1, y1) of the pixels near `c` in rows `rows`.
-fn bbox(img: &image::RgbImage, c: [u8; 3], tol: i32, rows: std::ops::Range<u32>) -> Option<(u32, u32, u32, u32)> {
+fn bbox(
+    img: &image::RgbImage,
+    c: [u8; 3],
+    tol: i32,
+    rows: std::ops::Range<u32>,
+) -> Option<(u32, u32, u32, u32)> {
     let mut b: Option<(u32, u32, u32, u32)> = None;
     for y in rows.start..rows.end.min(img.height()) {
         for x in 0..img.width() {
@@ -280,7 +295,10 @@ fn check_layout(img: &image::RgbImage, b: (u32, u32, u32, u32)) -> u32 {
     );
     assert!((38..=42).contains(&b.0), "block at x {} (expected 40)", b.0);
     let top = b.1 - 40;
-    assert!((40..=140).contains(&top), "page area starts at y {top}: no room for the chrome?");
+    assert!(
+        (40..=140).contains(&top),
+        "page area starts at y {top}: no room for the chrome?"
+    );
     // The chrome: the strip and toolbar above the page hold text and controls, not page.
     let chrome = 0..top;
     assert!(
@@ -291,7 +309,10 @@ fn check_layout(img: &image::RgbImage, b: (u32, u32, u32, u32)) -> u32 {
         .flat_map(|y| (0..img.width()).map(move |x| (x, y)))
         .filter(|&(x, y)| luma(img.get_pixel(x, y)) < 0.45)
         .count();
-    assert!(inked > 150, "the chrome area looks empty ({inked} dark pixels): not drawn?");
+    assert!(
+        inked > 150,
+        "the chrome area looks empty ({inked} dark pixels): not drawn?"
+    );
     top
 }
 
@@ -336,7 +357,10 @@ fn omnibox_loads_a_page_and_both_chrome_and_page_render() {
         "the page was not requested"
     );
     let right = bbox(&img, CYAN, 25, top..img.height()).expect("the right-pinned block");
-    assert!(right.2 + 3 >= img.width(), "the page does not reach the window's right edge");
+    assert!(
+        right.2 + 3 >= img.width(),
+        "the page does not reach the window's right edge"
+    );
 
     // A smaller window: the page is laid out again at the new width (WasResized), 1:1.
     xdo(&["windowsize", &app.window, "1000", "700"]);
@@ -353,7 +377,11 @@ fn omnibox_loads_a_page_and_both_chrome_and_page_render() {
         }
         if t.elapsed() > Duration::from_secs(15) {
             keep(&img, "headed-resized");
-            panic!("the page did not follow the window to 1000x700 ({}x{})", img.width(), img.height());
+            panic!(
+                "the page did not follow the window to 1000x700 ({}x{})",
+                img.width(),
+                img.height()
+            );
         }
         std::thread::sleep(Duration::from_millis(300));
     }
@@ -380,7 +408,10 @@ fn dark_mode_on_darkens_the_page_but_not_the_setting_file() {
         }
         std::thread::sleep(Duration::from_millis(500));
     };
-    assert!(l < 0.35, "dark mode On should darken the white page, got luminance {l:.2}");
+    assert!(
+        l < 0.35,
+        "dark mode On should darken the white page, got luminance {l:.2}"
+    );
     // The background below the block, away from text, is dark; the chrome stays as it was.
     let bg = img.get_pixel(700, top + 450);
     assert!(luma(bg) < 0.3, "page background {bg:?} is not dark");
@@ -396,7 +427,12 @@ fn dark_auto_follows_the_human_and_leaves_dark_sites_alone() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let server = fixture();
     // The human prefers dark (layer 1 reports it); every site is on Auto.
-    let app = launch_with(scratch("auto"), &["--mcp-port", "0", &server.url("/scheme.html")], None, "dark");
+    let app = launch_with(
+        scratch("auto"),
+        &["--mcp-port", "0", &server.url("/scheme.html")],
+        None,
+        "dark",
+    );
     let t = Instant::now();
     let img = loop {
         let img = capture(&app);
@@ -413,10 +449,16 @@ fn dark_auto_follows_the_human_and_leaves_dark_sites_alone() {
     };
     keep(&img, "auto-scheme");
     let b = bbox(&img, ORANGE, 6, 0..img.height()).expect("the site's own colours are untouched");
-    assert!(b.2 - b.0 > 250, "the site's dark theme was altered (force-dark on an already dark page?)");
+    assert!(
+        b.2 - b.0 > 250,
+        "the site's dark theme was altered (force-dark on an already dark page?)"
+    );
     let top = b.1 - 40;
     let bg = img.get_pixel(700, top + 450);
-    assert!(near(bg, [24, 24, 24], 6), "the site's own background {bg:?} was changed");
+    assert!(
+        near(bg, [24, 24, 24], 6),
+        "the site's own background {bg:?} was changed"
+    );
 
     // The same human on a light site: Auto measures it light and darkens it.
     type_into_omnibox(&app, &server.url("/page.html"));
@@ -430,7 +472,10 @@ fn dark_auto_follows_the_human_and_leaves_dark_sites_alone() {
         l = page_luma(&img, top);
         keep(&img, "auto-light-site");
     }
-    assert!(l < 0.35, "Auto with a dark-preferring human should darken a light page, got {l:.2}");
+    assert!(
+        l < 0.35,
+        "Auto with a dark-preferring human should darken a light page, got {l:.2}"
+    );
 }
 
 #[test]
@@ -440,8 +485,13 @@ fn dark_filter_brightness_applies_to_darkened_pages() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let server = fixture();
-    let settings = r#"{"theme":{"policies":{"sites":{"127.0.0.1":"on"}},"filter":{"brightness":0.5,"contrast":1.0}}}"#;
-    let app = launch(scratch("filter"), &["--mcp-port", "0", &server.url("/page.html")], Some(settings));
+    let settings =
+        r#"{"theme":{"policies":{"sites":{"127.0.0.1":"on"}},"filter":{"brightness":0.5,"contrast":1.0}}}"#;
+    let app = launch(
+        scratch("filter"),
+        &["--mcp-port", "0", &server.url("/page.html")],
+        Some(settings),
+    );
     // Layer 3's brightness(0.5) halves the block's colour (force-dark keeps it as it is).
     let dim = [MAGENTA[0] / 2, MAGENTA[1] / 2, MAGENTA[2] / 2];
     let t = Instant::now();
@@ -484,7 +534,13 @@ fn wait_for(app: &App, colour: [u8; 3], top: u32, what: &str) -> image::RgbImage
 }
 
 fn click_at(app: &App, x: u32, y: u32) {
-    xdo(&["mousemove", "--window", &app.window, &x.to_string(), &y.to_string()]);
+    xdo(&[
+        "mousemove",
+        "--window",
+        &app.window,
+        &x.to_string(),
+        &y.to_string(),
+    ]);
     std::thread::sleep(Duration::from_millis(150));
     xdo(&["click", "1"]);
     std::thread::sleep(Duration::from_millis(150));
@@ -497,7 +553,11 @@ fn human_mouse_and_keys_reach_the_page_and_popups_open_as_tabs() {
     }
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let server = fixture();
-    let app = launch(scratch("input"), &["--mcp-port", "0", &server.url("/page.html")], None);
+    let app = launch(
+        scratch("input"),
+        &["--mcp-port", "0", &server.url("/page.html")],
+        None,
+    );
     let (img, b) = wait_for_block(&app, "input-start");
     let top = check_layout(&img, b);
     xdo(&["windowfocus", "--sync", &app.window]);
@@ -521,8 +581,14 @@ fn human_mouse_and_keys_reach_the_page_and_popups_open_as_tabs() {
     // Ctrl+W closes it and the opener comes back, with the state the human left it in.
     xdo(&["key", "--clearmodifiers", "ctrl+w"]);
     let img = wait_for(&app, MAGENTA, top, "input-closed-popup");
-    assert!(bbox(&img, BLUE, 25, top..img.height()).is_some(), "the opener lost its state");
-    assert!(bbox(&img, YELLOW, 25, top..img.height()).is_none(), "the popup is still shown");
+    assert!(
+        bbox(&img, BLUE, 25, top..img.height()).is_some(),
+        "the opener lost its state"
+    );
+    assert!(
+        bbox(&img, YELLOW, 25, top..img.height()).is_none(),
+        "the popup is still shown"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -569,7 +635,13 @@ fn click_button(app: &App, colour: [u8; 3], what: &str) {
         {
             keep(&img, what);
             let (x, y) = ((x0 + x1) / 2, (y0 + y1) / 2);
-            xdo(&["mousemove", "--window", &app.window, &x.to_string(), &y.to_string()]);
+            xdo(&[
+                "mousemove",
+                "--window",
+                &app.window,
+                &x.to_string(),
+                &y.to_string(),
+            ]);
             std::thread::sleep(Duration::from_millis(200));
             xdo(&["click", "1"]);
             return;
@@ -582,6 +654,9 @@ fn click_button(app: &App, colour: [u8; 3], what: &str) {
     }
 }
 
+// The guard serialises whole tests (one window on the display at a time); no other task of
+// this test takes it, so holding it across awaits cannot deadlock.
+#[allow(clippy::await_holding_lock)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn take_over_refuses_the_agent_until_hand_back() {
     if !can_run("take_over") {
@@ -613,11 +688,17 @@ async fn take_over_refuses_the_agent_until_hand_back() {
         }
     };
     let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp")).auth_header(token),
+        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
+            .auth_header(token),
     );
     let c: Client = ().serve(transport).await.expect("initialize");
 
-    let r = call(&c, "browser_tabs", json!({"action": "open", "url": server.url("/page.html")})).await;
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/page.html")}),
+    )
+    .await;
     let snap = text(&r);
     assert_ne!(r.is_error, Some(true), "{snap}");
     let id: u64 = snap
@@ -644,15 +725,33 @@ async fn take_over_refuses_the_agent_until_hand_back() {
         if text(&r).contains("human is using it") {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(10), "take over not reported: {}", text(&r));
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "take over not reported: {}",
+            text(&r)
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let r = call(&c, "browser_act", json!({"tab": id, "action": "click", "ref": press})).await;
+    let r = call(
+        &c,
+        "browser_act",
+        json!({"tab": id, "action": "click", "ref": press}),
+    )
+    .await;
     let refused = text(&r);
-    assert_eq!(r.is_error, Some(true), "the agent's click went through: {refused}");
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "the agent's click went through: {refused}"
+    );
     assert!(refused.contains("human"), "the refusal should say why: {refused}");
     let r = call(&c, "browser_navigate", json!({"tab": id, "action": "reload"})).await;
-    assert_eq!(r.is_error, Some(true), "the agent's reload went through: {}", text(&r));
+    assert_eq!(
+        r.is_error,
+        Some(true),
+        "the agent's reload went through: {}",
+        text(&r)
+    );
 
     // Hand back: the agent may act again.
     let app = tokio::task::spawn_blocking(move || {
@@ -667,11 +766,25 @@ async fn take_over_refuses_the_agent_until_hand_back() {
         if !text(&r).contains("human is using it") {
             break;
         }
-        assert!(t.elapsed() < Duration::from_secs(10), "hand back not reported: {}", text(&r));
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "hand back not reported: {}",
+            text(&r)
+        );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
-    let r = call(&c, "browser_act", json!({"tab": id, "action": "click", "ref": press})).await;
-    assert_ne!(r.is_error, Some(true), "after hand back the click should work: {}", text(&r));
+    let r = call(
+        &c,
+        "browser_act",
+        json!({"tab": id, "action": "click", "ref": press}),
+    )
+    .await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "after hand back the click should work: {}",
+        text(&r)
+    );
     let r = call(&c, "browser_read", json!({"tab": id})).await;
     assert!(text(&r).contains("Pressed"), "{}", text(&r));
     let _ = c.cancel().await;
