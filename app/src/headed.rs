@@ -420,6 +420,7 @@ impl Headed {
         drop(registry);
         let policies = &self.settings.theme.policies;
         let mut finished_loads = Vec::new();
+        let mut first_seen = Vec::new();
         let (tabs, frame, cursor) = state::with(|st| {
             let tabs: Vec<TabView> = st
                 .order
@@ -427,6 +428,9 @@ impl Headed {
                 .filter_map(|id| st.tabs.get(id).map(|t| (*id, t)))
                 .map(|(id, t)| {
                     let was = self.was_loading.insert(id, t.loading);
+                    if was.is_none() {
+                        first_seen.push(id);
+                    }
                     if !t.loading && was != Some(false) && !t.url.is_empty() {
                         finished_loads.push((id, t.url.clone()));
                     }
@@ -466,6 +470,10 @@ impl Headed {
             let cursor = active.map(|(_, t)| t.cursor).unwrap_or(0);
             (tabs, frame, cursor)
         });
+        // Tabs the agent opened start at `--size`; the window's size is the one it will see.
+        for id in first_seen {
+            self.fit(id);
+        }
         let ids: HashSet<i32> = self.order.iter().copied().collect();
         self.was_loading.retain(|id, _| ids.contains(id));
         self.dark.retain(|id, _| ids.contains(id));
@@ -1202,7 +1210,12 @@ impl mb::Backend for Tracked {
     async fn vault_entries_for_tab(&self, id: mb::TabId) -> mb::BackendResult<mb::VaultEntries> {
         self.inner.vault_entries_for_tab(id).await
     }
-    async fn vault_fill(&self, id: mb::TabId, entry: &str, targets: Vec<mb::VaultTarget>) -> mb::BackendResult<()> {
+    async fn vault_fill(
+        &self,
+        id: mb::TabId,
+        entry: &str,
+        targets: Vec<mb::VaultTarget>,
+    ) -> mb::BackendResult<()> {
         let r = self.inner.vault_fill(id, entry, targets).await;
         if r.is_ok() {
             self.touch(id);

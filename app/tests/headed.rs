@@ -95,17 +95,29 @@ struct App {
     lines: Receiver<String>,
 }
 
-impl Drop for App {
-    fn drop(&mut self) {
-        // SIGTERM first: the browser closes its tabs and CEF cleanly, as on a real logout.
+impl App {
+    /// SIGTERM, then waits (up to 10 s) for the exit; kills it if it hangs.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        if let Ok(Some(s)) = self.child.try_wait() {
+            return s;
+        }
         let _ = Command::new("kill").arg(self.child.id().to_string()).status();
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(10) {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                break;
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        let _ = self.child.kill();
+        self.child.wait().expect("wait")
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        // SIGTERM first: the browser closes its tabs and CEF cleanly, as on a real logout.
+        self.terminate();
         let _ = self.child.kill();
         let _ = self.child.wait();
         for p in common::tagged_pids(&self.tag) {
@@ -385,6 +397,17 @@ fn omnibox_loads_a_page_and_both_chrome_and_page_render() {
         }
         std::thread::sleep(Duration::from_millis(300));
     }
+
+    // SIGTERM (logout, `kill`): tabs close, CEF shuts down, nothing is left behind.
+    let mut app = app;
+    let status = app.terminate();
+    assert!(status.success(), "aperture exited with {status} on SIGTERM");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        common::tagged_pids(&app.tag).is_empty(),
+        "CEF processes outlived the browser: {:?}",
+        common::tagged_pids(&app.tag)
+    );
 }
 
 #[test]
@@ -588,6 +611,17 @@ fn human_mouse_and_keys_reach_the_page_and_popups_open_as_tabs() {
     assert!(
         bbox(&img, YELLOW, 25, top..img.height()).is_none(),
         "the popup is still shown"
+    );
+
+    // Ctrl+T: a new tab (in the default container) with the omnibox focused for typing.
+    xdo(&["key", "--clearmodifiers", "ctrl+t"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    xdo(&["type", "--delay", "15", &server.url("/popup.html")]);
+    xdo(&["key", "Return"]);
+    let img = wait_for(&app, YELLOW, top, "input-new-tab");
+    assert!(
+        bbox(&img, MAGENTA, 30, top..img.height()).is_none(),
+        "the new tab is not in front"
     );
 }
 
