@@ -52,6 +52,18 @@ document.getElementById("f").addEventListener("submit", e => {
 });
 </script></body></html>"#;
 
+/// A two-factor step: proves it got a code of six digits and echoes it.
+const OTP: &str = r#"<!doctype html><html><head><title>Two-factor</title></head><body>
+<label>Code <input id="c" autocomplete="one-time-code" inputmode="numeric"></label>
+<button id="b">Verify</button><p id="o"></p>
+<script>
+document.getElementById("b").onclick = () => {
+  const v = document.getElementById("c").value;
+  document.title = "otp len " + v.length + " digits " + (/^[0-9]+$/.test(v) ? "yes" : "no");
+  document.getElementById("o").textContent = "You entered " + v;
+};
+</script></body></html>"#;
+
 fn js_hash(s: &str) -> u32 {
     s.encode_utf16()
         .fold(0u32, |h, c| h.wrapping_mul(31).wrapping_add(c as u32))
@@ -162,7 +174,12 @@ async fn vault_fill_end_to_end() {
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
 
     // A: has an entry, fills allowed. B: no entry, fills allowed. C: has an entry, not allowed.
-    let routes = || HashMap::from([("/login".to_string(), LOGIN.to_string())]);
+    let routes = || {
+        HashMap::from([
+            ("/login".to_string(), LOGIN.to_string()),
+            ("/otp".to_string(), OTP.to_string()),
+        ])
+    };
     let (a, b, c) = (
         common::Server::start(routes(), None),
         common::Server::start(routes(), None),
@@ -182,6 +199,8 @@ async fn vault_fill_end_to_end() {
             "Test login",
             "--username",
             USERNAME,
+            "--totp",
+            "JBSWY3DPEHPK3PXP",
         ],
         Some(&format!("{PASSWORD}\n")),
     )
@@ -226,6 +245,21 @@ async fn vault_fill_end_to_end() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"));
+    // So is the browser, before Chromium starts: it never runs with a vault the human thinks
+    // is open.
+    let out = Command::new(common::exe())
+        .args(["--headless", "--mcp-port", "0", "--vault-passphrase-file"])
+        .arg(&bad)
+        .arg("--profile")
+        .arg(&profile)
+        .env("XDG_CONFIG_HOME", scratch.join("config"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"),
+        "{out:?}"
+    );
 
     // The browser, unlocked from the file, consent given for A and B only.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
@@ -343,7 +377,10 @@ async fn vault_fill_end_to_end() {
     assert_clean(&r, "vault_request_fill");
     assert!(r.contains("filled"), "{r}");
     // The field holds the value, but the observation shows the marker in its place.
-    let value_line = r.lines().find(|l| l.contains(&user_ref) && l.contains("value=")).unwrap_or("");
+    let value_line = r
+        .lines()
+        .find(|l| l.contains(&user_ref) && l.contains("value="))
+        .unwrap_or("");
     assert!(value_line.contains(MARKER), "{r}");
 
     // Reading the fields does not return the values either.
@@ -373,6 +410,39 @@ async fn vault_fill_end_to_end() {
     assert!(console.contains("signed in as"), "{console}");
     let tabs = ok(&call(&cl, "browser_tabs", json!({"action": "list"})).await);
     assert_clean(&tabs, "browser_tabs");
+
+    // A's two-factor step: the code is typed, reaches the page, and its echo is redacted.
+    assert!(
+        text(&call(&cl, "vault_entries_for_origin", json!({})).await).contains("one-time code available")
+    );
+    ok(&call(
+        &cl,
+        "browser_navigate",
+        json!({"action": "goto", "url": a.url("/otp")}),
+    )
+    .await);
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let code = ref_on(&snap, "Code");
+    let verify = button_ref(&snap, "Verify");
+    ok(&call(
+        &cl,
+        "vault_request_fill",
+        json!({"entry": id_a, "one_time_code": code}),
+    )
+    .await);
+    ok(&call(&cl, "browser_act", json!({"action": "click", "ref": verify})).await);
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    assert!(snap.contains("otp len 6 digits yes"), "{snap}");
+    let page = ok(&call(&cl, "browser_read", json!({})).await);
+    assert!(page.contains(&format!("You entered {MARKER}")), "{page}");
+    ok(&call(
+        &cl,
+        "browser_navigate",
+        json!({"action": "goto", "url": a.url("/login")}),
+    )
+    .await);
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let user_ref = ref_on(&snap, "Username");
 
     // On A, another site's id and a made-up id are refused with the same words.
     let foreign = reason(&refused(

@@ -126,7 +126,12 @@ async fn without_a_vault_the_tools_say_so() {
     let r = call(&c, "vault_entries_for_origin", json!({})).await;
     assert_eq!(r.is_error, Some(true));
     assert!(text(&r).contains("vault is not available"), "{}", text(&r));
-    let r = call(&c, "vault_request_fill", json!({"entry": "e0123456789abcdef", "username": "e1"})).await;
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"entry": "e0123456789abcdef", "username": "e1"}),
+    )
+    .await;
     assert_eq!(r.is_error, Some(true));
 }
 
@@ -139,9 +144,15 @@ async fn entries_fence_the_origin_and_keep_labels_on_one_line() {
     assert_ne!(r.is_error, Some(true), "{t}");
     let (outside, bodies) = split_envelopes(&t);
     assert!(bodies.iter().any(|b| b.contains("evil.example")), "{t}");
-    assert!(!outside.contains("evil.example") && !outside.contains("ignore the rules"), "{t}");
+    assert!(
+        !outside.contains("evil.example") && !outside.contains("ignore the rules"),
+        "{t}"
+    );
     assert!(outside.contains("e0123456789abcdef"), "{t}");
-    assert!(outside.contains("\"Worksecond line\"") && outside.contains("one-time code"), "{t}");
+    assert!(
+        outside.contains("\"Worksecond line\"") && outside.contains("one-time code"),
+        "{t}"
+    );
 }
 
 #[tokio::test]
@@ -160,12 +171,25 @@ async fn fill_passes_refs_down_and_refuses_what_it_must() {
     .await;
     assert_eq!(r.is_error, Some(true), "{}", text(&r));
     // A password is never aimed at a field that is not a password input.
-    let r = call(&c, "vault_request_fill", json!({"entry": "e0123456789abcdef", "password": email})).await;
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"entry": "e0123456789abcdef", "password": email}),
+    )
+    .await;
     assert_eq!(r.is_error, Some(true));
     assert!(text(&r).contains("not a password input"), "{}", text(&r));
-    assert!(v.fills.lock().unwrap().is_empty(), "a refused request reached the browser");
+    assert!(
+        v.fills.lock().unwrap().is_empty(),
+        "a refused request reached the browser"
+    );
 
-    let r = call(&c, "vault_request_fill", json!({"entry": "e0123456789abcdef", "username": email})).await;
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"entry": "e0123456789abcdef", "username": email}),
+    )
+    .await;
     let t = text(&r);
     assert_ne!(r.is_error, Some(true), "{t}");
     assert!(t.contains(&format!("filled {email} (username)")), "{t}");
@@ -176,18 +200,35 @@ async fn fill_passes_refs_down_and_refuses_what_it_must() {
     assert_eq!(fills[0].1[0].field, FillField::Username);
 
     // The browser's refusal is passed through as final, with nothing typed.
-    *v.refuse.lock().unwrap() = Some(BackendError::VaultRefused("no such entry for this page's origin".into()));
+    *v.refuse.lock().unwrap() = Some(BackendError::VaultRefused(
+        "no such entry for this page's origin".into(),
+    ));
     let before = fake.log().len();
-    let r = call(&c, "vault_request_fill", json!({"entry": "e0000000000000000", "username": email})).await;
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"entry": "e0000000000000000", "username": email}),
+    )
+    .await;
     let t = text(&r);
     assert_eq!(r.is_error, Some(true), "{t}");
-    assert!(t.contains("nothing was filled") && t.contains("vault: no such entry for this page's origin"), "{t}");
+    assert!(
+        t.contains("nothing was filled") && t.contains("vault: no such entry for this page's origin"),
+        "{t}"
+    );
     assert!(!t.contains("OUTCOME UNKNOWN"), "{t}");
     assert_eq!(fake.log().len(), before, "a refused fill sent input");
 
     // After typing started, a failure is outcome-unknown, never retried.
-    *v.refuse.lock().unwrap() = Some(BackendError::ActionOutcomeUnknown("the username was typed".into()));
-    let r = call(&c, "vault_request_fill", json!({"entry": "e0123456789abcdef", "username": email})).await;
+    *v.refuse.lock().unwrap() = Some(BackendError::ActionOutcomeUnknown(
+        "the username was typed".into(),
+    ));
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"entry": "e0123456789abcdef", "username": email}),
+    )
+    .await;
     assert_eq!(r.is_error, Some(true));
     assert!(text(&r).contains("OUTCOME UNKNOWN"), "{}", text(&r));
 }

@@ -64,7 +64,11 @@ fn entry_line(e: &VaultEntry) -> String {
         "- id {} label {}{}",
         e.id,
         quote_label(&e.label),
-        if e.has_totp { " (one-time code available)" } else { "" }
+        if e.has_totp {
+            " (one-time code available)"
+        } else {
+            ""
+        }
     )
 }
 

@@ -198,7 +198,10 @@ mod tests {
     fn field_combinations() {
         assert_eq!(
             wanted(&args(Some("e1"), Some("e2"), None)).unwrap(),
-            vec![(FillField::Username, "e1".into()), (FillField::Password, "e2".into())]
+            vec![
+                (FillField::Username, "e1".into()),
+                (FillField::Password, "e2".into())
+            ]
         );
         assert!(wanted(&args(None, Some("e2"), None)).is_ok());
         assert!(wanted(&args(None, None, Some("e3"))).is_ok());
