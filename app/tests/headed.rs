@@ -539,6 +539,82 @@ fn dark_filter_brightness_applies_to_darkened_pages() {
     }
 }
 
+/// The highlight egui gives the selected item of the dark-mode menu.
+const MENU_SELECTED: [u8; 3] = [144, 209, 255];
+/// Row pitch of the menu's Auto / On / Off items.
+const MENU_ROW: u32 = 23;
+
+/// Opens the toolbar's dark-mode menu and picks the item `rows` below the current mode.
+fn pick_theme(app: &App, top: u32, rows: u32) {
+    let img = capture(app);
+    // The menu button sits left of the Vault button at the toolbar's right end.
+    click_at(app, img.width() - 107, top - 18);
+    let t = Instant::now();
+    let sel = loop {
+        let img = capture(app);
+        if let Some(b) = bbox(&img, MENU_SELECTED, 10, top..top + 120) {
+            break b;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(5),
+            "the dark-mode menu did not open"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    click_at(app, (sel.0 + sel.2) / 2, (sel.1 + sel.3) / 2 + rows * MENU_ROW);
+}
+
+fn wait_luma(app: &App, top: u32, ok: impl Fn(f32) -> bool, what: &str) -> f32 {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        let l = page_luma(&img, top);
+        if ok(l) {
+            keep(&img, what);
+            return l;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            keep(&img, what);
+            panic!("{what}: page luminance stayed at {l:.2}");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+#[test]
+fn theme_menu_switches_dark_mode_live_and_persists_it() {
+    if !can_run("theme_menu") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let dir = scratch("menu");
+    let app = launch(dir.clone(), &["--mcp-port", "0", &server.url("/page.html")], None);
+    let (img, b) = wait_for_block(&app, "menu-start");
+    let top = check_layout(&img, b);
+    assert!(page_luma(&img, top) > 0.8);
+    xdo(&["windowfocus", "--sync", &app.window]);
+    let file = dir.join("config/aperture/settings.json");
+    let saved = |mode: &str| {
+        let t = Instant::now();
+        loop {
+            let s = std::fs::read_to_string(&file).unwrap_or_default();
+            if s.contains(&format!("\"127.0.0.1\": \"{mode}\"")) {
+                return;
+            }
+            assert!(t.elapsed() < Duration::from_secs(5), "{mode} was not saved: {s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+
+    pick_theme(&app, top, 1); // Auto -> On
+    wait_luma(&app, top, |l| l < 0.35, "menu-on");
+    saved("on");
+    pick_theme(&app, top, 1); // On -> Off: the same document goes back to its own colours.
+    wait_luma(&app, top, |l| l > 0.8, "menu-off");
+    saved("off");
+}
+
 /// Captures until a block of `colour` shows anywhere in the page area, or panics.
 fn wait_for(app: &App, colour: [u8; 3], top: u32, what: &str) -> image::RgbImage {
     let t = Instant::now();
