@@ -539,6 +539,38 @@ fn dark_filter_brightness_applies_to_darkened_pages() {
     }
 }
 
+#[test]
+fn a_corrupt_settings_file_is_kept_aside_and_the_window_still_opens() {
+    if !can_run("corrupt_settings") {
+        return;
+    }
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = fixture();
+    let dir = scratch("corrupt");
+    let app = launch(
+        dir.clone(),
+        &["--mcp-port", "0", &server.url("/page.html")],
+        Some("{\"theme\": {\"policies\": "),
+    );
+    let (img, b) = wait_for_block(&app, "corrupt-start");
+    check_layout(&img, b);
+    let cfg = dir.join("config/aperture");
+    let backups: Vec<String> = std::fs::read_dir(&cfg)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("settings.json.corrupt-"))
+        .collect();
+    assert_eq!(backups.len(), 1, "the corrupt file was not kept: {backups:?}");
+    let kept = std::fs::read_to_string(cfg.join(&backups[0])).unwrap();
+    assert_eq!(
+        kept, "{\"theme\": {\"policies\": ",
+        "the backup is not the original bytes"
+    );
+    let log = std::fs::read_to_string(dir.join("stderr.log")).unwrap_or_default();
+    assert!(log.contains("corrupt"), "the human was not told: {log}");
+}
+
 /// The highlight egui gives the selected item of the dark-mode menu.
 const MENU_SELECTED: [u8; 3] = [144, 209, 255];
 /// Row pitch of the menu's Auto / On / Off items.
