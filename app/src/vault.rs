@@ -336,6 +336,11 @@ fn refused(msg: impl Into<String>) -> BackendError {
 fn agent_err(e: AgentError) -> BackendError {
     match e {
         AgentError::NotAvailable => refused(NOT_AVAILABLE),
+        // The crate's wording points at a vault window this build does not have yet.
+        AgentError::Locked => refused(
+            "the vault is locked; only the human can open it (by starting the browser with \
+             --vault-passphrase-file)",
+        ),
         other => refused(other.to_string()),
     }
 }
