@@ -36,11 +36,20 @@ fn group(role: &str) -> &str {
     }
 }
 
-/// Case- and whitespace-insensitive form of a name, without a trailing ellipsis (Aperture caps
-/// long strings).
+/// The form names are compared in: lower case, without whitespace, control or invisible
+/// format characters, and without a trailing ellipsis (Aperture caps long strings). Whitespace
+/// goes entirely because the two products join a link's text nodes differently ("Crazy Lumify"
+/// vs "CrazyLumify"), and invisible characters because Aperture strips them from page text.
 fn norm(s: &str) -> String {
-    let s = s.trim_end_matches('…');
-    s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase()
+    s.trim_end_matches('…')
+        .chars()
+        .filter(|&c| {
+            !c.is_whitespace()
+                && !c.is_control()
+                && !matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{206f}' | '\u{feff}')
+        })
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// Equal names, or one a prefix of the other when the shorter is long enough to have been cut
@@ -50,7 +59,7 @@ fn same_name(a: &str, b: &str) -> bool {
         return true;
     }
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short.chars().count() >= 20 && long.starts_with(short)
+    short.chars().count() >= 16 && long.starts_with(short)
 }
 
 /// How one incumbent element was found on the Aperture side.
@@ -152,7 +161,7 @@ mod tests {
         let inc = vec![
             el("e1", "generic", None),
             el("e2", "link", Some("Home")),
-            el("e3", "button", Some("Add  to cart")),
+            el("e3", "button", Some("Add  to\u{9d} cart")),
             el("e4", "button", Some("Add to cart")),
             el("e5", "searchbox", Some("Search")),
             el("e6", "button", Some("Menu")),

@@ -3,7 +3,8 @@
 //!
 //! Usage: `cargo xtask bench [-- --pages N] [--only incumbent|aperture] [--out DIR]`.
 //! `APERTURE_BIN` names the browser binary (default: `aperture` beside this one, built with
-//! `cargo build --release -p aperture` when missing); `APERTURE_BENCH_ARGS` adds switches to it.
+//! `cargo build --release -p aperture` when missing); `APERTURE_BENCH_ARGS` adds switches to it;
+//! see bench/README.md for the rest.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -247,34 +248,29 @@ async fn main() -> Result<()> {
     res.ctx.date = sh("date", &["-u", "+%Y-%m-%d %H:%M"]);
     res.ctx.machine = machine();
     let load0 = load();
-    let commit = sh(
-        "git",
-        &[
-            "-C",
-            root.to_str().unwrap_or("."),
-            "rev-parse",
-            "--short=12",
-            "HEAD",
-        ],
-    );
-    let dirty = !sh(
-        "git",
-        &[
-            "-C",
-            root.to_str().unwrap_or("."),
-            "status",
-            "--porcelain",
-            "--untracked-files=no",
-        ],
-    )
-    .is_empty();
-    res.ctx.versions.push((
-        "Aperture".into(),
-        format!(
-            "commit {commit}{}",
-            if dirty { " (with uncommitted changes)" } else { "" }
-        ),
-    ));
+    // `APERTURE_BENCH_COMMIT` names the commit the browser binary was built from when that is
+    // not this work tree (e.g. a clean export of HEAD while others edit the tree).
+    let stamp = match std::env::var("APERTURE_BENCH_COMMIT") {
+        Ok(c) => format!("commit {c} (browser built from a clean export of it)"),
+        Err(_) => {
+            let dir = root.to_str().unwrap_or(".");
+            let commit = sh("git", &["-C", dir, "rev-parse", "--short=12", "HEAD"]);
+            let dirty = !sh(
+                "git",
+                &["-C", dir, "status", "--porcelain", "--untracked-files=no"],
+            )
+            .is_empty();
+            format!(
+                "commit {commit}{}",
+                if dirty {
+                    " (work tree with uncommitted changes)"
+                } else {
+                    ""
+                }
+            )
+        }
+    };
+    res.ctx.versions.push(("Aperture".into(), stamp));
 
     let corpus = std::env::var_os("APERTURE_BENCH_CORPUS")
         .map(PathBuf::from)
@@ -416,7 +412,10 @@ async fn main() -> Result<()> {
 mod tests {
     #[test]
     fn opened_tab_id_is_read() {
-        assert_eq!(super::opened_tab("opened tab 12 (yours; it is now your current tab)"), Some(12));
+        assert_eq!(
+            super::opened_tab("opened tab 12 (yours; it is now your current tab)"),
+            Some(12)
+        );
         assert_eq!(super::opened_tab("no tabs are open"), None);
     }
 }

@@ -257,7 +257,7 @@ pub fn markdown(r: &Results) -> String {
         }
         let _ = writeln!(
             o,
-            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case- and whitespace-insensitively, and a name Aperture cut at its 240-character cap matches by prefix.\n",
+            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case-insensitively with whitespace and invisible characters removed (the two products join text nodes differently, and Aperture strips invisible characters), and a name Aperture cut at its 240-character cap matches by prefix.\n",
             covered.len(),
             crate::coverage::ACTIONABLE.join(", "),
             if act == 0 {
