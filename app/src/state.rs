@@ -103,10 +103,13 @@ pub type Listener = Box<dyn Fn(&Event)>;
 
 /// Notifications for the UI.
 pub enum Event {
-    Changed(i32),
-    Painted(i32),
-    Closed(i32),
-    Popup { opener: i32, url: String },
+    /// Something a window shows changed (a paint, a title, a tab closed); the listener
+    /// re-reads what it needs. Posted as a job, so it also wakes a sleeping event loop.
+    Refresh,
+    Popup {
+        opener: i32,
+        url: String,
+    },
 }
 
 thread_local! {
@@ -186,7 +189,7 @@ impl State {
             let _ = w.send(Err(TabError::Closed));
         }
         self.fail_rpcs(id, || TabError::Closed);
-        post(Box::new(move || notify(Event::Closed(id))));
+        post(Box::new(move || notify(Event::Refresh)));
         Some(rec)
     }
 
@@ -228,7 +231,7 @@ impl State {
                 }
             }
         }
-        post(Box::new(move || notify(Event::Changed(id))));
+        post(Box::new(move || notify(Event::Refresh)));
     }
 
     pub fn document_available(&mut self, id: i32) {
@@ -323,7 +326,7 @@ impl State {
             }
             t.frame = Some(f);
         }
-        post(Box::new(move || notify(Event::Painted(id))));
+        post(Box::new(move || notify(Event::Refresh)));
     }
 
     pub fn address(&mut self, id: i32, url: String) {
@@ -336,7 +339,7 @@ impl State {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.title = title;
         }
-        post(Box::new(move || notify(Event::Changed(id))));
+        post(Box::new(move || notify(Event::Refresh)));
     }
 
     pub fn console(&mut self, id: i32, e: ConsoleEntry) {

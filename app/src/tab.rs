@@ -522,24 +522,6 @@ impl Tab {
         .await
     }
 
-    /// Resizes the view (window resize, DPI change).
-    pub async fn resize(&self, w: i32, h: i32, scale: f32) -> Result<(), TabError> {
-        let id = self.id;
-        on_ui(move || -> Result<(), TabError> {
-            let host = host_of(id)?;
-            state::with(|st| {
-                if let Some(t) = st.tabs.get_mut(&id) {
-                    t.size = (w.max(1), h.max(1));
-                    t.scale = scale;
-                }
-            });
-            crate::call!(host.notify_screen_info_changed());
-            crate::call!(host.was_resized());
-            Ok(())
-        })
-        .await?
-    }
-
     /// Console messages and failed loads since the last call.
     pub async fn drain_console(&self) -> Result<Vec<ConsoleEntry>, TabError> {
         let id = self.id;
