@@ -70,6 +70,10 @@ struct Shared {
     policies: dark::SitePolicies,
     /// Per-site modes the agent set, for the UI thread to apply like the human's own choice.
     theme_requests: Vec<(String, ThemeMode)>,
+    /// Request contexts of containers already initialized, by the id the chrome names them
+    /// with, so Ctrl+T can create its tab at once: a tab that appears a moment after the
+    /// human started typing its URL would take over the omnibox under their fingers.
+    contexts: HashMap<String, (Ref<cef_request_context_t>, String)>,
 }
 
 type SharedRef = Arc<Mutex<Shared>>;
@@ -174,6 +178,7 @@ pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Resu
         system_dark: false,
         dark: HashMap::new(),
         was_loading: HashMap::new(),
+        created: HashMap::new(),
         closing: None,
         quit_sent: false,
         done: cfg.done.clone(),
@@ -244,6 +249,9 @@ struct Headed {
     system_dark: bool,
     dark: HashMap<i32, DarkTab>,
     was_loading: HashMap<i32, bool>,
+    /// The URL a tab was created with, shown until CEF reports its address: the chrome's
+    /// omnibox keeps its caret, not its selection, when the text changes under it.
+    created: HashMap<i32, String>,
     closing: Option<Instant>,
     quit_sent: bool,
     done: Arc<AtomicBool>,
@@ -272,6 +280,9 @@ impl Headed {
         self.rt.spawn(async move {
             let r: Result<i32, String> = async {
                 let (ctx, name) = crate::privacy::container_context(&registry, &container, create).await?;
+                shared(&sh)
+                    .contexts
+                    .insert(container.clone(), (ctx.clone(), name.clone()));
                 let opts = TabOptions {
                     size: (page.0, page.1),
                     scale: page.2,
@@ -362,8 +373,12 @@ impl Headed {
                 context: ctx,
             };
             match create_browser(&url, opts) {
-                Ok(id) if self.active == Some(opener) => self.select(id),
-                Ok(_) => {}
+                Ok(id) => {
+                    self.created.insert(id, url);
+                    if self.active == Some(opener) {
+                        self.select(id);
+                    }
+                }
                 Err(e) => eprintln!("aperture: could not open the popup {url}: {e}"),
             }
         }
@@ -448,10 +463,14 @@ impl Headed {
                             },
                             colour: Rgb(0x8f, 0x8f, 0x9d),
                         });
+                    let url = match self.created.get(&id) {
+                        Some(u) if t.url.is_empty() => u.clone(),
+                        _ => t.url.clone(),
+                    };
                     TabView {
                         id: TabId(id as u64),
                         title: t.title.clone(),
-                        url: t.url.clone(),
+                        url,
                         loading: t.loading,
                         can_go_back: t.can_back,
                         can_go_forward: t.can_forward,
@@ -476,6 +495,7 @@ impl Headed {
         }
         let ids: HashSet<i32> = self.order.iter().copied().collect();
         self.was_loading.retain(|id, _| ids.contains(id));
+        self.created.retain(|id, _| ids.contains(id));
         self.dark.retain(|id, _| ids.contains(id));
 
         let mut m = self.model.lock().unwrap_or_else(|p| p.into_inner());
@@ -698,7 +718,28 @@ impl Host for Headed {
         let id_of = |t: TabId| t.0 as i32;
         match cmd {
             UiCommand::NewTab { container } => {
-                self.spawn_human_tab("about:blank".into(), container, false);
+                let known = shared(&self.shared).contexts.get(&container).cloned();
+                match known {
+                    Some((ctx, name)) => {
+                        let opts = TabOptions {
+                            size: (self.page.0, self.page.1),
+                            scale: self.page.2,
+                            meta: state::TabMeta {
+                                container: name,
+                                ..Default::default()
+                            },
+                            context: Some(ctx),
+                        };
+                        match create_browser("about:blank", opts) {
+                            Ok(id) => {
+                                self.created.insert(id, "about:blank".into());
+                                self.select(id);
+                            }
+                            Err(e) => eprintln!("aperture: could not open a tab: {e}"),
+                        }
+                    }
+                    None => self.spawn_human_tab("about:blank".into(), container, false),
+                }
             }
             UiCommand::CloseTab { tab } => {
                 if let Some(h) = host_of(id_of(tab)) {
