@@ -28,7 +28,7 @@ pub enum NavigateAction {
 #[serde(deny_unknown_fields)]
 pub struct NavigateArgs {
     pub action: NavigateAction,
-    /// Address for `goto` (http, https, data: or about:blank).
+    /// Address for `goto` (http, https or about:blank).
     pub url: Option<String>,
     /// Tab id; your current tab when omitted.
     pub tab: Option<u64>,
@@ -43,11 +43,11 @@ pub(crate) fn url_allowed(url: &str) -> Result<(), String> {
         .map(|(s, _)| s.trim().to_ascii_lowercase())
         .unwrap_or_default();
     match scheme.as_str() {
-        "http" | "https" | "data" => Ok(()),
+        "http" | "https" => Ok(()),
         "about" if url.trim().eq_ignore_ascii_case("about:blank") => Ok(()),
         _ => Err(format!(
-            "refused: only http, https, data: and about:blank addresses may be opened (got \
-             scheme {:?}); include the scheme, e.g. https://",
+            "refused by rule scheme: only http, https and about:blank addresses may be opened \
+             (got scheme {:?}); include the scheme, e.g. https://",
             scheme.chars().take(20).collect::<String>()
         )),
     }
@@ -127,13 +127,13 @@ mod tests {
         for ok in [
             "https://example.com",
             "http://127.0.0.1:8000/x",
-            "data:text/html,hi",
         ] {
             assert!(url_allowed(ok).is_ok(), "{ok}");
         }
         assert!(url_allowed("about:blank").is_ok());
         for bad in [
             "file:///etc/passwd",
+            "data:text/html,hi",
             "javascript:alert(1)",
             "JavaScript:alert(1)",
             "chrome://settings",
