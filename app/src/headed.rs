@@ -12,7 +12,7 @@
 
 use crate::cef::{CefStr, Ref, sys::*};
 use crate::state::{self, Event, Job};
-use crate::tab::{self, Tab, TabError, TabOptions};
+use crate::tab::{self, Tab, TabOptions};
 use anyhow::{Context, Result};
 use aperture_mcp::backend as mb;
 use aperture_privacy::ContainerRegistry;
@@ -292,7 +292,7 @@ impl Headed {
                     },
                     context: Some(ctx),
                 };
-                tab::on_ui(move || create_browser(&url, opts))
+                tab::on_ui(move || tab::create_browser(&url, opts))
                     .await
                     .and_then(|r| r)
                     .map_err(|e| e.to_string())
@@ -372,7 +372,7 @@ impl Headed {
                 },
                 context: ctx,
             };
-            match create_browser(&url, opts) {
+            match tab::create_browser(&url, opts) {
                 Ok(id) => {
                     self.created.insert(id, url);
                     if self.active == Some(opener) {
@@ -730,7 +730,7 @@ impl Host for Headed {
                             },
                             context: Some(ctx),
                         };
-                        match create_browser("about:blank", opts) {
+                        match tab::create_browser("about:blank", opts) {
                             Ok(id) => {
                                 self.created.insert(id, "about:blank".into());
                                 self.select(id);
@@ -883,34 +883,6 @@ impl Host for Headed {
             eprintln!("aperture: could not write {}", p.display());
         }
     }
-}
-
-/// Creates a browser on the UI thread without waiting for its load (tab::open waits, which
-/// the window must not).
-fn create_browser(url: &str, opts: TabOptions) -> Result<i32, TabError> {
-    let url = tab::parse_url(url)?.to_string();
-    let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
-    wi.windowless_rendering_enabled = 1;
-    let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
-    bs.size = std::mem::size_of::<cef_browser_settings_t>();
-    bs.windowless_frame_rate = 30;
-    bs.background_color = 0xFFFF_FFFF;
-    state::with(|st| st.prepare_create(opts.size, opts.scale, opts.meta.clone()));
-    let u = CefStr::new(&url);
-    let ctx = opts.context.map(|c| c.into_cef()).unwrap_or(std::ptr::null_mut());
-    // SAFETY: valid pointers for the call; client and context references go to CEF.
-    let b = unsafe {
-        (crate::cef::api().cef_browser_host_create_browser_sync)(
-            &wi,
-            crate::handlers::client(),
-            u.as_ptr(),
-            &bs,
-            std::ptr::null_mut(),
-            ctx,
-        )
-    };
-    let b = Ref::adopt(b).ok_or_else(|| TabError::Create("CEF returned no browser".into()))?;
-    Ok(crate::call!(b.get_identifier()))
 }
 
 fn host_of(id: i32) -> Option<Ref<cef_browser_host_t>> {

@@ -148,34 +148,40 @@ pub struct Tab {
 static NEXT_RPC: AtomicU64 = AtomicU64::new(1);
 static NEXT_DEVTOOLS: AtomicU64 = AtomicU64::new(1);
 
+/// Creates a browser (UI thread only) and returns its id without waiting for the load.
+pub fn create_browser(url: &str, opts: TabOptions) -> Result<i32, TabError> {
+    let url = parse_url(url)?.to_string();
+    let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
+    wi.windowless_rendering_enabled = 1;
+    let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
+    bs.size = std::mem::size_of::<cef_browser_settings_t>();
+    bs.windowless_frame_rate = 30;
+    bs.background_color = 0xFFFF_FFFF;
+    state::with(|st| st.prepare_create(opts.size, opts.scale, opts.meta.clone()));
+    let u = CefStr::new(&url);
+    let ctx = opts.context.map(|c| c.into_cef()).unwrap_or(std::ptr::null_mut());
+    // SAFETY: all pointers are valid for the call; client and context references are
+    // transferred to CEF as the C API expects.
+    let b = unsafe {
+        (crate::cef::api().cef_browser_host_create_browser_sync)(
+            &wi,
+            crate::handlers::client(),
+            u.as_ptr(),
+            &bs,
+            std::ptr::null_mut(),
+            ctx,
+        )
+    };
+    let b = Ref::adopt(b).ok_or_else(|| TabError::Create("CEF returned no browser".into()))?;
+    Ok(crate::call!(b.get_identifier()))
+}
+
 /// Opens a new tab at `url` and waits for its first load to end.
 pub async fn open(url: &str, opts: TabOptions) -> Result<(Tab, LoadOutcome), TabError> {
     let url = parse_url(url)?.to_string();
     let (ntx, nrx) = oneshot::channel();
     let id = on_ui(move || -> Result<i32, TabError> {
-        let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
-        wi.windowless_rendering_enabled = 1;
-        let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
-        bs.size = std::mem::size_of::<cef_browser_settings_t>();
-        bs.windowless_frame_rate = 30;
-        bs.background_color = 0xFFFF_FFFF;
-        state::with(|st| st.prepare_create(opts.size, opts.scale, opts.meta.clone()));
-        let u = CefStr::new(&url);
-        let ctx = opts.context.map(|c| c.into_cef()).unwrap_or(std::ptr::null_mut());
-        // SAFETY: all pointers are valid for the call; client and context references are
-        // transferred to CEF as the C API expects.
-        let b = unsafe {
-            (crate::cef::api().cef_browser_host_create_browser_sync)(
-                &wi,
-                crate::handlers::client(),
-                u.as_ptr(),
-                &bs,
-                std::ptr::null_mut(),
-                ctx,
-            )
-        };
-        let b = Ref::adopt(b).ok_or_else(|| TabError::Create("CEF returned no browser".into()))?;
-        let id = crate::call!(b.get_identifier());
+        let id = create_browser(&url, opts)?;
         state::with(|st| match st.tabs.get_mut(&id) {
             Some(t) => t.nav_waiters.push(ntx),
             None => {
