@@ -83,8 +83,11 @@ pub struct Coverage {
     pub exact: usize,
     /// Matched loosely (see [`Found::Loose`]).
     pub loose: usize,
-    /// The incumbent elements with no counterpart, as `role "name"`.
+    /// The incumbent elements with no counterpart, as `role "name"` (with ` [iframe]` for
+    /// one inside a frame).
     pub missing: Vec<String>,
+    /// How many of `missing` sit inside an iframe (the incumbent's `f…e…` refs).
+    pub missing_in_frames: usize,
 }
 
 impl Coverage {
@@ -135,10 +138,16 @@ pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
         match found {
             Found::Exact => c.exact += 1,
             Found::Loose => c.loose += 1,
-            Found::Missing => c.missing.push(match &e.name {
-                Some(name) => format!("{} {:?}", e.role, name),
-                None => e.role.clone(),
-            }),
+            Found::Missing => {
+                let framed = e.reference.starts_with('f');
+                c.missing_in_frames += usize::from(framed);
+                c.missing.push(format!(
+                    "{}{}{}",
+                    e.role,
+                    e.name.as_ref().map(|n| format!(" {n:?}")).unwrap_or_default(),
+                    if framed { " [iframe]" } else { "" }
+                ));
+            }
         }
     }
     c
@@ -167,6 +176,7 @@ mod tests {
             el("e6", "button", Some("Menu")),
             el("e7", "textbox", None),
             el("e8", "link", Some("Hidden")),
+            el("f1e2", "button", Some("Framed")),
         ];
         let ap = vec![
             el("e1", "link", Some("home")),
@@ -177,11 +187,18 @@ mod tests {
             el("e6", "textbox", Some("Comment")),
         ];
         let c = check(&inc, &ap);
-        assert_eq!(c.actionable, 7);
+        assert_eq!(c.actionable, 8);
         assert_eq!(c.exact, 4);
         assert_eq!(c.loose, 2, "clickable Menu, unnamed textbox");
-        assert_eq!(c.missing, vec!["link \"Hidden\"".to_string()]);
-        assert!((c.share() - 6.0 / 7.0).abs() < 1e-12);
+        assert_eq!(
+            c.missing,
+            vec![
+                "link \"Hidden\"".to_string(),
+                "button \"Framed\" [iframe]".to_string()
+            ]
+        );
+        assert_eq!(c.missing_in_frames, 1);
+        assert!((c.share() - 6.0 / 8.0).abs() < 1e-12);
     }
 
     #[test]

@@ -247,17 +247,18 @@ pub fn markdown(r: &Results) -> String {
     // Coverage.
     let covered: Vec<&PageRow> = r.pages.iter().filter(|p| p.coverage.is_some()).collect();
     if !covered.is_empty() {
-        let (mut act, mut exact, mut loose, mut miss) = (0, 0, 0, 0);
+        let (mut act, mut exact, mut loose, mut miss, mut framed) = (0, 0, 0, 0, 0);
         for p in &covered {
             let c = p.coverage.as_ref().expect("filtered");
             act += c.actionable;
             exact += c.exact;
             loose += c.loose;
             miss += c.missing.len();
+            framed += c.missing_in_frames;
         }
         let _ = writeln!(
             o,
-            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case-insensitively with whitespace and invisible characters removed (the two products join text nodes differently, and Aperture strips invisible characters), and a name Aperture cut at its 240-character cap matches by prefix.\n",
+            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case-insensitively with whitespace and invisible characters removed (the two products join text nodes differently, and Aperture strips invisible characters), and a name Aperture cut at its 240-character cap matches by prefix. Of the misses, **{framed} are inside iframes** (the incumbent's `f…` refs; marked `[iframe]` below).\n",
             covered.len(),
             crate::coverage::ACTIONABLE.join(", "),
             if act == 0 {
@@ -492,15 +493,16 @@ fn headline(r: &Results) -> String {
                 "- Observation with nothing changed, median: incumbent {ni:.0} tokens (a re-dump), Aperture {na:.0}."
             );
         }
-        let (mut act, mut miss) = (0, 0);
+        let (mut act, mut miss, mut framed) = (0, 0, 0);
         for p in r.pages.iter().filter_map(|p| p.coverage.as_ref()) {
             act += p.actionable;
             miss += p.missing.len();
+            framed += p.missing_in_frames;
         }
         if act > 0 {
             let _ = writeln!(
                 o,
-                "- Coverage: {miss} of the incumbent's {act} actionable refs have no addressable counterpart in Aperture's snapshot ({:.1} % covered).",
+                "- Coverage: {miss} of the incumbent's {act} actionable refs have no addressable counterpart in Aperture's snapshot ({:.1} % covered); {framed} of those misses are inside iframes.",
                 100.0 * (act - miss) as f64 / act as f64
             );
         }
@@ -722,6 +724,7 @@ mod tests {
                     exact: 2,
                     loose: 0,
                     missing: vec!["link \"x|y\"".into()],
+                    missing_in_frames: 0,
                 }),
             },
             PageRow {
