@@ -110,7 +110,7 @@ fn test(cef: &Path, args: &[String]) -> Result<(), String> {
     b.args(["build", "-p", "aperture"]);
     status(b)?;
     let mut c = cargo();
-    c.args(["test", "--workspace"])
+    c.args(["test", "--workspace", "--no-fail-fast"])
         .args(args)
         .env(cef_sys_build::ENV_DIR, cef)
         .env("APERTURE_BIN", target_dir().join("debug").join("aperture"));
