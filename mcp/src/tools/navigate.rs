@@ -124,10 +124,7 @@ mod tests {
 
     #[test]
     fn only_web_schemes_are_allowed() {
-        for ok in [
-            "https://example.com",
-            "http://127.0.0.1:8000/x",
-        ] {
+        for ok in ["https://example.com", "http://127.0.0.1:8000/x"] {
             assert!(url_allowed(ok).is_ok(), "{ok}");
         }
         assert!(url_allowed("about:blank").is_ok());
