@@ -64,9 +64,18 @@ pub struct TabRec {
     pub renderer_generation: u64,
     /// When the current main document became scriptable (before its subresources finished).
     pub document_at: Option<Instant>,
+    /// The URL the tab showed when the pending navigation started (for same-document ones).
+    pub nav_from_url: Option<String>,
     /// Counts main-frame documents (reloads included, same-document navigations not).
     pub document_seq: u64,
     pub meta: TabMeta,
+}
+
+impl TabRec {
+    /// The pending navigation has produced its document, or changed the URL in place.
+    fn nav_committed(&self) -> bool {
+        self.document_at.is_some() || self.nav_from_url.as_ref().is_some_and(|u| *u != self.url)
+    }
 }
 
 /// Facts about a tab that are ours rather than CEF's.
@@ -176,6 +185,7 @@ impl State {
                 renderer_generation: 0,
                 document_at: None,
                 document_seq: 0,
+                nav_from_url: None,
                 meta,
             },
         );
@@ -219,9 +229,11 @@ impl State {
             t.loading = loading;
             t.can_back = back;
             t.can_forward = fwd;
-            if !loading {
-                // Same-document navigations (fragments, history.pushState) end here without a
-                // load_end; answer whoever waits with what we know.
+            // Same-document navigations (fragments, history.pushState) end here without a
+            // load_end; answer whoever waits with what we know — but only once the pending
+            // navigation has committed: the previous page's load ending (or being aborted by
+            // this very navigation) must not answer for the new one.
+            if !loading && t.nav_committed() {
                 let outcome = LoadOutcome {
                     url: t.url.clone(),
                     status: t.status,
@@ -263,9 +275,12 @@ impl State {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.status = status;
             t.url = url.clone();
-            let outcome = LoadOutcome { url, status };
-            for w in t.nav_waiters.drain(..) {
-                let _ = w.send(Ok(outcome.clone()));
+            // A late load end of the previous document must not answer the pending navigation.
+            if t.nav_committed() {
+                let outcome = LoadOutcome { url, status };
+                for w in t.nav_waiters.drain(..) {
+                    let _ = w.send(Ok(outcome.clone()));
+                }
             }
         }
     }

@@ -278,6 +278,7 @@ impl Tab {
                     // What we know about the previous document no longer applies.
                     t.nav_waiters.push(tx);
                     t.document_at = None;
+                    t.nav_from_url = Some(t.url.clone());
                     t.status = 0;
                 }
             });

@@ -319,3 +319,34 @@ fn a_missing_or_damaged_runtime_is_one_clear_sentence() {
     assert!(err.contains("damaged or incomplete"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_navigation_answers_for_its_own_page_not_the_one_it_replaced() {
+    // A port that accepts connections and never answers: page A's image loads forever.
+    let hang = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hang_port = hang.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in hang.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let mut routes = HashMap::new();
+    routes.insert(
+        "/a".to_string(),
+        format!("<!doctype html><title>page A</title><img src=\"http://127.0.0.1:{hang_port}/never.png\">"),
+    );
+    routes.insert(
+        "/b".to_string(),
+        "<!doctype html><title>page B</title><h1>B</h1>".to_string(),
+    );
+    let s = Server::start(routes, None);
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/a")); // answered after the document + grace, still loading
+    let r = b.ok(json!({"cmd": "navigate", "tab": t, "url": s.url("/b")}));
+    // The abort of A's load must not answer for B.
+    assert_eq!(r["url"], s.url("/b"), "{r}");
+    assert_eq!(r["status"], 200, "{r}");
+    assert_eq!(b.walk(t)["title"], "page B");
+    b.quit();
+}
