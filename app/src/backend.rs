@@ -403,7 +403,7 @@ impl Backend for AppBackend {
         Ok(entries
             .into_iter()
             .map(|e| ConsoleEntry {
-                kind: if e.text.starts_with("load failed") {
+                kind: if e.text.starts_with("load failed") || e.text.starts_with("request failed") {
                     ConsoleKind::FailedRequest
                 } else if e.level == "error" {
                     ConsoleKind::Error

@@ -496,6 +496,20 @@ extern "C" fn on_before_browse(
 /// address must pass the policy too (DNS may have answered differently than our lookup).
 fn check_document_response(id: i32, v: &serde_json::Value) {
     let p = &v["params"];
+    // Any response with an error status is a failed request for the console tool (a fetch()
+    // that got a 404 is invisible to the page's console otherwise).
+    if let Some(code) = p["response"]["status"].as_u64().filter(|c| *c >= 400) {
+        let e = ConsoleEntry {
+            level: "error".into(),
+            text: format!(
+                "request failed: HTTP {code} {}",
+                p["response"]["statusText"].as_str().unwrap_or("")
+            ),
+            source: p["response"]["url"].as_str().unwrap_or_default().to_string(),
+            line: 0,
+        };
+        state::with(|st| st.console(id, e));
+    }
     if p["type"] != "Document" {
         return;
     }

@@ -254,3 +254,53 @@ async fn agent_navigation_policy_refuses_schemes_and_private_addresses() {
         );
     }
 }
+
+/// Serves a page that fetches `/missing`, which answers 404.
+async fn serve_fetching_page() -> String {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let n = s.read(&mut buf).await.unwrap_or(0);
+                let req = String::from_utf8_lossy(&buf[..n]);
+                let resp = if req.starts_with("GET /missing") {
+                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
+                } else {
+                    let body = "<!doctype html><title>f</title><script>fetch('/missing')</script>";
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let _ = s.write_all(resp.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}/")
+}
+
+#[tokio::test]
+async fn console_reports_a_fetch_that_failed() {
+    let browser = launch().await.expect("browser");
+    let page = serve_fetching_page().await;
+    let c = connect(&browser).await;
+    let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let r = call(&c, "browser_navigate", json!({"action": "goto", "url": page})).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let mut seen = String::new();
+    for _ in 0..20 {
+        let r = call(&c, "browser_console", json!({})).await;
+        seen.push_str(&text(&r));
+        if seen.contains("404") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        seen.contains("404") && seen.contains("/missing"),
+        "no failed request reported: {seen}"
+    );
+}
