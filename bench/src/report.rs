@@ -196,6 +196,22 @@ pub fn markdown(r: &Results) -> String {
             crate::run::SETTLE_ROUNDS
         );
     }
+    // A page Aperture shows as nearly empty while the incumbent shows a real page was most
+    // likely measured before it loaded, despite the settle: say so rather than let it pass as
+    // a size win or a coverage loss.
+    let suspect: Vec<&str> = ok
+        .iter()
+        .filter(|(_, i, a)| i.full.tokens >= 1000 && a.full.tokens * 20 < i.full.tokens)
+        .map(|(p, _, _)| p.page.as_str())
+        .collect();
+    if !suspect.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n**Suspect rows:** on {} page(s) ({}) Aperture's measured full snapshot is under 5 % of the incumbent's and the incumbent's is over 1000 tokens: most likely the page had not loaded when it was measured (the settle above is a heuristic). They are left in every aggregate above; their coverage misses are probably that too.\n",
+            suspect.len(),
+            suspect.join(", ")
+        );
+    }
     let dialog_pages: Vec<&str> = r
         .pages
         .iter()
