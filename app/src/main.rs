@@ -64,6 +64,11 @@ struct Cli {
     /// e.g. `127.0.0.1` or `localhost:8080`. Repeatable.
     #[arg(long, value_name = "HOST")]
     allow_host: Vec<String>,
+    /// Pass an extra Chromium switch, `NAME` or `NAME=VALUE` (e.g.
+    /// `host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1` for offline use). Repeatable.
+    /// Switches that would re-enable phone-home features are refused.
+    #[arg(long, value_name = "SWITCH")]
+    chromium_switch: Vec<String>,
     /// Turn tracker blocking off.
     #[arg(long)]
     no_block: bool,
@@ -156,7 +161,32 @@ fn run(cli: Cli) -> Result<i32> {
     let opts = runtime::Options {
         headless: cli.headless,
         cache_root: profile.clone(),
-        extra_switches: privacy::switches(),
+        extra_switches: {
+            if let Some(bad) = aperture_privacy::switches::find_forbidden_switch(&cli.chromium_switch) {
+                anyhow::bail!(
+                    "--chromium-switch {bad} is refused: it would turn a phone-home feature back on"
+                );
+            }
+            // Chromium keeps only the last --disable-features/--enable-features: a second one
+            // would silently undo the privacy list.
+            if let Some(f) = cli.chromium_switch.iter().find(|a| {
+                let n = a.trim_start_matches('-');
+                n.starts_with("disable-features") || n.starts_with("enable-features")
+            }) {
+                anyhow::bail!(
+                    "--chromium-switch {f} is refused: feature lists are fixed by the privacy policy"
+                );
+            }
+            let mut s = privacy::switches();
+            s.extend(cli.chromium_switch.iter().map(|a| {
+                let a = a.trim_start_matches('-');
+                match a.split_once('=') {
+                    Some((k, v)) => (k.to_string(), Some(v.to_string())),
+                    None => (a.to_string(), None),
+                }
+            }));
+            s
+        },
     };
     if cli.no_block {
         tracing::info!("tracker blocking off (--no-block)");

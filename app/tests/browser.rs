@@ -350,3 +350,30 @@ fn a_navigation_answers_for_its_own_page_not_the_one_it_replaced() {
     assert_eq!(b.walk(t)["title"], "page B");
     b.quit();
 }
+
+#[test]
+fn chromium_switches_pass_through_but_phone_home_ones_are_refused() {
+    for bad in ["variations-server-url=http://x/", "disable-features=Foo"] {
+        let out = std::process::Command::new(exe())
+            .args(["--headless", "--chromium-switch", bad, "--walk", "about:blank"])
+            .env(cef_sys_build::ENV_DIR, cef_dir())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("is refused"),
+            "{bad}"
+        );
+    }
+    // A pass-through switch reaches Chromium: the page sees the user agent it sets.
+    let mut routes = HashMap::new();
+    routes.insert(
+        "/ua".to_string(),
+        "<!doctype html><title>t</title><script>document.title = navigator.userAgent</script>".to_string(),
+    );
+    let s = Server::start(routes, None);
+    let mut b = Browser::start_with(&["--chromium-switch", "user-agent=ApertureSwitchTest/1"]);
+    let t = b.open(&s.url("/ua"));
+    assert_eq!(b.walk(t)["title"], "ApertureSwitchTest/1");
+    b.quit();
+}
