@@ -508,8 +508,8 @@ impl Tab {
     /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`.
     pub async fn key(&self, chord: &str) -> Result<(), TabError> {
         let events = keys::chord(chord).map_err(TabError::Other)?;
+        self.focus_view().await?;
         self.mouse(move |h| {
-            crate::call!(h.set_focus(1));
             for e in &events {
                 crate::call!(h.send_key_event(e));
             }
@@ -517,11 +517,20 @@ impl Tab {
         .await
     }
 
+    /// Gives the view keyboard focus before key events. Focus reaches the renderer on its own
+    /// channel and a new document's widget can start unfocused; keys sent before it lands are
+    /// dropped, so let it land first (a settle, not a measured wait).
+    async fn focus_view(&self) -> Result<(), TabError> {
+        self.mouse(|h| crate::call!(h.set_focus(1))).await?;
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        Ok(())
+    }
+
     /// Types text as trusted key events into whatever has focus.
     pub async fn type_text(&self, text: &str) -> Result<(), TabError> {
         let events = keys::text(text);
+        self.focus_view().await?;
         self.mouse(move |h| {
-            crate::call!(h.set_focus(1));
             for e in &events {
                 crate::call!(h.send_key_event(e));
             }
