@@ -7,11 +7,9 @@
 
 mod common;
 
+use common::mcp::{Client, call, ref_for, text};
+
 use common::Server;
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -736,36 +734,6 @@ fn human_mouse_and_keys_reach_the_page_and_popups_open_as_tabs() {
 // ---------------------------------------------------------------------------------------------
 // Take over: the human presses the button in the toolbar; the agent's input is refused.
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
-
-async fn call(c: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
-    let serde_json::Value::Object(args) = args else {
-        unreachable!()
-    };
-    c.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn ref_for(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("button"))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
-    line.split_whitespace()
-        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-        .unwrap_or_else(|| panic!("no ref on {line:?}"))
-        .to_string()
-}
-
 /// Clicks the centre of the toolbar button drawn in `colour` (below the tab strip, whose
 /// agent/human pills share the colours).
 fn click_button(app: &App, colour: [u8; 3], what: &str) {
@@ -829,11 +797,7 @@ async fn take_over_refuses_the_agent_until_hand_back() {
             assert!(t.elapsed() < Duration::from_secs(60));
         }
     };
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
-            .auth_header(token),
-    );
-    let c: Client = ().serve(transport).await.expect("initialize");
+    let c: Client = common::mcp::connect(&format!("http://127.0.0.1:{port}/mcp"), &token).await;
 
     let r = call(
         &c,

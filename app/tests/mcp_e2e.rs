@@ -1,13 +1,12 @@
 //! MCP end to end: a real rmcp client over streamable HTTP against the real headless browser
 //! (`aperture --headless --mcp-port PORT`), on a fixture served locally.
 
+mod common;
+
+use common::mcp::{self, Client, call, ref_for, text};
 use std::process::Stdio;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
@@ -115,41 +114,8 @@ async fn serve_fixture() -> String {
     format!("http://{addr}/")
 }
 
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
-
 async fn connect(b: &Browser) -> Client {
-    let t = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(b.url.as_str()).auth_header(b.token.clone()),
-    );
-    ().serve(t).await.expect("initialize")
-}
-
-async fn call(c: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
-    let serde_json::Value::Object(args) = args else {
-        unreachable!()
-    };
-    c.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn ref_for(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("button"))
-        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{snapshot}"));
-    line.split_whitespace()
-        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-        .unwrap_or_else(|| panic!("no ref on {line:?}"))
-        .to_string()
+    mcp::connect(&b.url, &b.token).await
 }
 
 #[tokio::test]

@@ -8,16 +8,15 @@
 
 mod common;
 
+use common::mcp::{Client, call, text};
+use rmcp::model::CallToolResult;
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
 use tokio::io::AsyncBufReadExt;
 
@@ -94,25 +93,6 @@ fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: Option<&str>) ->
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
-}
-
-type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
-
-async fn call(c: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
-    let serde_json::Value::Object(args) = args else {
-        unreachable!()
-    };
-    c.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn ok(r: &CallToolResult) -> String {
@@ -299,11 +279,7 @@ async fn vault_fill_end_to_end() {
     .await
     .expect("token line within 60 s");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
-            .auth_header(token),
-    );
-    let cl: Client = ().serve(transport).await.expect("initialize");
+    let cl: Client = common::mcp::connect(&format!("http://127.0.0.1:{port}/mcp"), &token).await;
 
     // The surface: the two vault tools, and nothing that could hand a secret over.
     let tools = cl.list_all_tools().await.unwrap();

@@ -283,3 +283,4 @@ pub fn center(n: &Value) -> (f64, f64) {
         b["y"].as_f64().unwrap() + b["h"].as_f64().unwrap() / 2.0,
     )
 }
+pub mod mcp;
