@@ -68,6 +68,9 @@ pub struct TabRec {
     pub nav_from_url: Option<String>,
     /// Counts main-frame documents (reloads included, same-document navigations not).
     pub document_seq: u64,
+    /// The `document_seq` current at the last paint: input sent to a document that has not
+    /// painted yet can be dropped by Chromium, so input waits for this to catch up.
+    pub painted_document: u64,
     pub meta: TabMeta,
 }
 
@@ -185,6 +188,7 @@ impl State {
                 renderer_generation: 0,
                 document_at: None,
                 document_seq: 0,
+                painted_document: 0,
                 nav_from_url: None,
                 meta,
             },
@@ -336,6 +340,7 @@ impl State {
     pub fn paint(&mut self, id: i32, f: Frame) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.frame_seq += 1;
+            t.painted_document = t.document_seq;
             for w in t.paint_waiters.drain(..) {
                 let _ = w.send(f.clone());
             }

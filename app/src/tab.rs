@@ -17,6 +17,13 @@ pub const SUBRESOURCE_GRACE: Duration = Duration::from_secs(4);
 /// How long one renderer round trip may take. CEF 131 can lose process messages after a
 /// frame swap (cef#4001), so a missing answer must become an error.
 pub const RPC_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long input may take to reach the page's handlers before observing goes ahead anyway
+/// (input over a cross-process iframe, or suppressed by the page, is never counted).
+/// An unmeasured bound chosen to be well above a busy page's input latency.
+pub const INPUT_BARRIER: Duration = Duration::from_millis(500);
+/// How long input waits for a new document's first paint (unmeasured; a paint normally
+/// follows within a frame or two of the document becoming available).
+pub const FIRST_PAINT_WAIT: Duration = Duration::from_secs(2);
 
 /// Errors a tab operation reports. Each says what happened in words a user can act on.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -300,6 +307,10 @@ impl Tab {
 
     /// Sends one request to the walker in the main frame's V8 context and returns its JSON.
     pub async fn rpc(&self, request: String) -> Result<String, TabError> {
+        self.rpc_within(request, RPC_TIMEOUT).await
+    }
+
+    async fn rpc_within(&self, request: String, timeout: Duration) -> Result<String, TabError> {
         let id = self.id;
         let rid = NEXT_RPC.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
@@ -311,7 +322,7 @@ impl Tab {
             Ok(())
         })
         .await??;
-        let r = wait(rx, RPC_TIMEOUT, "the renderer").await;
+        let r = wait(rx, timeout, "the renderer").await;
         if r.is_err() {
             let _ = on_ui(move || state::with(|st| st.drop_rpc(rid))).await;
         }
@@ -440,6 +451,67 @@ impl Tab {
             .map_err(|e| TabError::Other(e.to_string()))?
     }
 
+    /// How many trusted events of `kind` the page's main window has handled, if it can say.
+    async fn input_count(&self, kind: &str, within: Duration) -> Option<u64> {
+        let json = self.rpc_within(r#"{"op":"inputs"}"#.into(), within).await.ok()?;
+        let v: serde_json::Value = serde_json::from_str(&json).ok()?;
+        v.get(kind)?.as_u64()
+    }
+
+    /// Sends input and returns once the page has dispatched its last event, so an observation
+    /// that follows sees the page's reaction. Native input and renderer messages travel on
+    /// different channels with no ordering between them; a repaint is no proof either, since
+    /// one may already be pending. The walker counts trusted events per type, and the last
+    /// event of `kind` arriving means every earlier one has been handled (a renderer handles
+    /// input in order, and a handler's synchronous work finishes within its task).
+    async fn input_landed(
+        &self,
+        kind: &str,
+        n: u64,
+        send: impl Future<Output = Result<(), TabError>>,
+    ) -> Result<(), TabError> {
+        self.until_painted().await;
+        let start = std::time::Instant::now();
+        let before = self.input_count(kind, INPUT_BARRIER).await;
+        send.await?;
+        let Some(before) = before else {
+            return Ok(()); // No script context (loading, or not a page): nothing to wait on.
+        };
+        while let Some(left) = INPUT_BARRIER.checked_sub(start.elapsed()) {
+            match self.input_count(kind, left).await {
+                Some(c) if c >= before + n => return Ok(()),
+                Some(_) => tokio::time::sleep(Duration::from_millis(3)).await,
+                // The document went away (the input navigated): nothing left to wait for.
+                None => return Ok(()),
+            }
+        }
+        tracing::debug!(
+            tab = self.id,
+            kind,
+            "input not seen by the page within the barrier"
+        );
+        Ok(())
+    }
+
+    /// Waits (bounded) until the current document has painted once: Chromium can drop input
+    /// that reaches a document before its first frame, which loses a click sent right after a
+    /// navigation answered.
+    async fn until_painted(&self) {
+        let id = self.id;
+        let start = std::time::Instant::now();
+        while start.elapsed() < FIRST_PAINT_WAIT {
+            let painted = on_ui(move || {
+                state::with(|st| st.tabs.get(&id).map(|t| t.painted_document >= t.document_seq))
+            })
+            .await;
+            if !matches!(painted, Ok(Some(false))) {
+                return;
+            }
+            let _ = tokio::time::timeout(Duration::from_millis(100), self.frame()).await;
+        }
+        tracing::debug!(tab = id, "input sent to a document that has not painted yet");
+    }
+
     fn mouse(
         &self,
         f: impl FnOnce(&Ref<cef_browser_host_t>) + Send + 'static,
@@ -457,20 +529,20 @@ impl Tab {
 
     /// Moves the mouse (a trusted `mousemove`).
     pub async fn move_to(&self, x: f32, y: f32) -> Result<(), TabError> {
-        self.mouse(move |h| {
+        let send = self.mouse(move |h| {
             let e = cef_mouse_event_t {
                 x: x as i32,
                 y: y as i32,
                 modifiers: 0,
             };
             crate::call!(h.send_mouse_move_event(&e, 0));
-        })
-        .await
+        });
+        self.input_landed("mousemove", 1, send).await
     }
 
     /// A trusted click: move, press, release.
     pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<(), TabError> {
-        self.mouse(move |h| {
+        let send = self.mouse(move |h| {
             let e = cef_mouse_event_t {
                 x: x as i32,
                 y: y as i32,
@@ -487,13 +559,13 @@ impl Tab {
                 crate::call!(h.send_mouse_click_event(&e, b, 0, n));
                 crate::call!(h.send_mouse_click_event(&e, b, 1, n));
             }
-        })
-        .await
+        });
+        self.input_landed("mouseup", count.max(1) as u64, send).await
     }
 
     /// Wheel scroll at a point.
     pub async fn scroll(&self, x: f32, y: f32, dx: i32, dy: i32) -> Result<(), TabError> {
-        self.mouse(move |h| {
+        let send = self.mouse(move |h| {
             let e = cef_mouse_event_t {
                 x: x as i32,
                 y: y as i32,
@@ -501,20 +573,33 @@ impl Tab {
             };
             crate::call!(h.send_mouse_move_event(&e, 0));
             crate::call!(h.send_mouse_wheel_event(&e, dx, dy));
-        })
-        .await
+        });
+        self.input_landed("wheel", 1, send).await
     }
 
     /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`.
     pub async fn key(&self, chord: &str) -> Result<(), TabError> {
         let events = keys::chord(chord).map_err(TabError::Other)?;
+        self.send_keys(events).await
+    }
+
+    /// Sends key events to the focused view and waits until the page has handled the last.
+    async fn send_keys(&self, events: Vec<cef_key_event_t>) -> Result<(), TabError> {
         self.focus_view().await?;
-        self.mouse(move |h| {
+        // A key press ends in keyup; a character without a key is a lone CHAR (keypress).
+        let last = events.last().map(|e| e.type_);
+        let (kind, t) = if last == Some(cef_key_event_type_t::KEYEVENT_CHAR) {
+            ("keypress", cef_key_event_type_t::KEYEVENT_CHAR)
+        } else {
+            ("keyup", cef_key_event_type_t::KEYEVENT_KEYUP)
+        };
+        let n = events.iter().filter(|e| e.type_ == t).count() as u64;
+        let send = self.mouse(move |h| {
             for e in &events {
                 crate::call!(h.send_key_event(e));
             }
-        })
-        .await
+        });
+        self.input_landed(kind, n, send).await
     }
 
     /// Gives the view keyboard focus before key events. Focus reaches the renderer on its own
@@ -529,13 +614,7 @@ impl Tab {
     /// Types text as trusted key events into whatever has focus.
     pub async fn type_text(&self, text: &str) -> Result<(), TabError> {
         let events = keys::text(text);
-        self.focus_view().await?;
-        self.mouse(move |h| {
-            for e in &events {
-                crate::call!(h.send_key_event(e));
-            }
-        })
-        .await
+        self.send_keys(events).await
     }
 
     /// Console messages and failed loads since the last call.

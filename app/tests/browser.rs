@@ -167,6 +167,36 @@ fn native_clicks_and_keys_are_trusted() {
     b.quit();
 }
 
+/// Input and renderer requests travel on different channels; the input verbs must not return
+/// before the page has handled the input, or an observation right after them can miss it.
+#[test]
+fn input_has_been_handled_when_the_input_call_returns() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/counter.html"));
+    let w = b.walk(t);
+    let (x, y) = center(find(&w, "count", |n| n["dom_id"] == "count"));
+    for i in 1..=25 {
+        b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+        assert_eq!(
+            b.walk(t)["title"],
+            format!("clicks {i}"),
+            "the walk after click {i} missed it"
+        );
+    }
+    let (x, y) = center(find(&w, "field", |n| n["dom_id"] == "field"));
+    b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+    let mut typed = String::new();
+    for c in ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"] {
+        b.ok(json!({"cmd": "type", "tab": t, "text": c}));
+        typed.push_str(c);
+        let w = b.walk(t);
+        let v = &find(&w, "field", |n| n["dom_id"] == "field")["state"]["value"];
+        assert_eq!(v, typed.as_str(), "the walk after typing {c} missed it");
+    }
+    b.quit();
+}
+
 #[test]
 fn tampered_prototypes_do_not_change_the_walk() {
     let s = fixtures();

@@ -13,6 +13,7 @@
 //   {"op":"el","walk_id":W,"idx":I,"do":D,...}         -> {"ok":true,...} | {"error":"..."}
 //      D = "rect" | "scroll" | "focus" | "clear" | "select" (values:[..]) | "text" (cap:N)
 //   {"op":"text","cap":N}                              -> {"text":"..."} (the page's innerText)
+//   {"op":"inputs"}                                    -> {"mouseup":N,...} trusted input seen
 (function () {
   'use strict';
   const G = globalThis;
@@ -39,6 +40,32 @@
     return u;
   }
   const dispatch = G.EventTarget.prototype.dispatchEvent;
+
+  // Trusted input seen by this window, by event type. Native input and the app's renderer
+  // messages reach the page on different channels, so after sending input the app polls
+  // these counts ({"op":"inputs"}) to know the page has handled it before it observes. The
+  // listener is added before any page script exists, so a page cannot stop it from running
+  // first at the window's capture phase.
+  const inputCounts = create(null);
+  const COUNTED = ['mouseup', 'mousemove', 'keyup', 'keypress', 'wheel'];
+  const isTrusted = find(G.Event.prototype, 'isTrusted');
+  const evType = find(G.Event.prototype, 'type').get;
+  function countInput(e) {
+    // isTrusted is an own accessor on each event in Blink, not on the prototype.
+    const d = gopd(e, 'isTrusted') || isTrusted;
+    if (!d || !apply(d.get, e, [])) return;
+    const t = apply(evType, e, []);
+    inputCounts[t] = (inputCounts[t] || 0) + 1;
+  }
+  {
+    const listen = G.EventTarget.prototype.addEventListener;
+    const opts = create(null);
+    opts.capture = true; opts.passive = true;
+    for (let i = 0; i < COUNTED.length; i++) {
+      inputCounts[COUNTED[i]] = 0;
+      apply(listen, G, [COUNTED[i], countInput, opts]);
+    }
+  }
 
   function find(proto, name) {
     for (let p = proto; p; p = gpo(p)) {
@@ -517,6 +544,10 @@
     try {
       if (op === 'walk') out = walk(hasOwn(req, 'cap') ? req.cap : 0);
       else if (op === 'el') out = elementOp(req);
+      else if (op === 'inputs') {
+        out = obj();
+        for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
+      }
       else if (op === 'text') {
         const cap = hasOwn(req, 'cap') && req.cap > 0 ? req.cap : 20000;
         const body = G.document.body;
