@@ -136,6 +136,16 @@ fn main() {
         args.push("--headless".into());
     }
     let cli = Cli::parse_from(args);
+    if cli.headless {
+        // Chromium's GPU process reaches for the X server named by DISPLAY even under ozone
+        // headless; a stale or unreachable one kills it and no page ever loads. Headless
+        // means no display at all, for this process and the subprocesses it starts.
+        // SAFETY: still single-threaded; nothing has read the environment concurrently.
+        unsafe {
+            std::env::remove_var("DISPLAY");
+            std::env::remove_var("WAYLAND_DISPLAY");
+        }
+    }
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("APERTURE_LOG").unwrap_or_else(|_| "warn".into()),
