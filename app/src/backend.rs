@@ -1,36 +1,41 @@
 //! The app's implementation of the MCP [`Backend`]: the agent's view of the browser, on top
 //! of the [`crate::tab`] seam, with agent-navigation policy applied here.
 
-use crate::state::TabMeta;
+use crate::browser::Handle;
+use crate::browser::state::TabMeta;
+use crate::privacy::Containers;
 use crate::tab::{self, Button, TabError, TabOptions};
 use aperture_mcp::backend::*;
 use aperture_privacy::NavigationPolicy;
 use async_trait::async_trait;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The browser as the agent sees it.
 pub struct AppBackend {
+    h: Handle,
     policy: NavigationPolicy,
-    registry: Arc<Mutex<aperture_privacy::ContainerRegistry>>,
+    containers: Containers,
     size: (i32, i32),
-    themes: Mutex<HashMap<String, ThemeMode>>,
+    themes: Arc<crate::theme::Themes>,
     /// The profile's vault, when one was loaded at start-up (see `crate::vault`).
     vault: Option<Arc<crate::vault::VaultWiring>>,
 }
 
 impl AppBackend {
     pub fn new(
+        h: Handle,
         policy: NavigationPolicy,
         size: (i32, i32),
-        registry: Arc<Mutex<aperture_privacy::ContainerRegistry>>,
+        containers: Containers,
+        themes: Arc<crate::theme::Themes>,
     ) -> AppBackend {
         AppBackend {
+            h,
             policy,
-            registry,
+            containers,
             size,
-            themes: Mutex::new(HashMap::new()),
+            themes,
             vault: None,
         }
     }
@@ -67,39 +72,36 @@ impl AppBackend {
     /// Marks the tab's next navigation as the agent's and makes sure the connected-address
     /// check can see the response (Network events).
     async fn prepare_agent_nav(&self, id: TabId) -> BackendResult<()> {
-        let t = id.0 as i32;
-        let (current, need_network) = tab::on_ui(move || {
-            crate::state::with(|st| {
-                st.tabs.get_mut(&t).map(|r| {
-                    r.meta.agent_nav = true;
-                    r.meta.doc_check_pending = true;
-                    (
-                        r.url.clone(),
-                        !std::mem::replace(&mut r.meta.network_enabled, true),
-                    )
+        let (current, need_network) = self
+            .h
+            .on_ui(move |a| {
+                a.with(|st| {
+                    st.tabs.get_mut(&id).map(|r| {
+                        r.meta.agent_nav = true;
+                        r.meta.doc_check_pending = true;
+                        (
+                            r.url.clone(),
+                            !std::mem::replace(&mut r.meta.network_enabled, true),
+                        )
+                    })
                 })
             })
-        })
-        .await
-        .map_err(|e| err(id, e))?
-        .ok_or(BackendError::NoSuchTab(id))?;
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))?;
         if !current.is_empty() {
             self.policy
                 .check_current_tab(&current)
                 .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
         }
         if need_network {
-            tid(id)
+            self.tab(id)
                 .devtools("Network.enable", serde_json::json!({}))
                 .await
                 .map_err(|e| err(id, e))?;
         }
         Ok(())
     }
-}
-
-fn tid(id: TabId) -> tab::Tab {
-    tab::Tab { id: id.0 as i32 }
 }
 
 fn err(id: TabId, e: TabError) -> BackendError {
@@ -126,24 +128,47 @@ fn input_err(id: TabId, e: TabError) -> BackendError {
     }
 }
 
-async fn meta(id: TabId) -> BackendResult<TabMeta> {
-    let t = id.0 as i32;
-    tab::on_ui(move || crate::state::with(|st| st.tabs.get(&t).map(|r| r.meta.clone())))
-        .await
-        .map_err(|e| err(id, e))?
-        .ok_or(BackendError::NoSuchTab(id))
-}
-
-async fn refuse_if_human(id: TabId) -> BackendResult<()> {
-    if meta(id).await?.human_driving {
-        return Err(BackendError::HumanDriving {
-            reason: "the human took over this tab".into(),
-        });
+impl AppBackend {
+    fn tab(&self, id: TabId) -> tab::Tab {
+        tab::Tab::new(&self.h, id)
     }
-    Ok(())
+
+    async fn meta(&self, id: TabId) -> BackendResult<TabMeta> {
+        self.h
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|r| r.meta.clone())))
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))
+    }
+
+    /// Refuses input and navigation in a tab the human took over; otherwise marks the tab as
+    /// one the agent acts on (the window shows the mark and offers Take over), in both modes.
+    async fn agent_acts(&self, id: TabId) -> BackendResult<()> {
+        let human = self
+            .h
+            .on_ui(move |a| {
+                a.with(|st| {
+                    st.tabs.get_mut(&id).map(|r| {
+                        if !r.meta.human_driving {
+                            r.meta.agent_touched = true;
+                        }
+                        r.meta.human_driving
+                    })
+                })
+            })
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))?;
+        if human {
+            return Err(BackendError::HumanDriving {
+                reason: "the human took over this tab".into(),
+            });
+        }
+        Ok(())
+    }
 }
 
-fn outcome(o: crate::state::LoadOutcome, title: String) -> LoadOutcome {
+fn outcome(o: crate::browser::state::LoadOutcome, title: String) -> LoadOutcome {
     LoadOutcome {
         url: o.url,
         status: u16::try_from(o.status).ok().filter(|s| *s > 0),
@@ -151,30 +176,23 @@ fn outcome(o: crate::state::LoadOutcome, title: String) -> LoadOutcome {
     }
 }
 
-fn host_of(url: &str) -> Option<String> {
-    url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-}
-
 #[async_trait]
 impl Backend for AppBackend {
     async fn tabs(&self) -> BackendResult<Vec<TabInfo>> {
-        let list = tab::list()
+        let list = tab::list(&self.h)
             .await
             .map_err(|e| BackendError::Other(e.to_string()))?;
-        let last = list.last().map(|t| t.id);
         let mut out: Vec<TabInfo> = list
             .into_iter()
             .map(|t| TabInfo {
-                id: TabId(t.id as u64),
+                id: t.id,
                 url: t.url,
                 title: t.title,
                 container: (!t.meta.container.is_empty()).then_some(t.meta.container.clone()),
                 opened_by_agent: t.meta.opened_by_agent,
                 loading: t.loading,
                 human_driving: t.meta.human_driving,
-                active: Some(t.id) == last,
+                active: t.active,
             })
             .collect();
         if let Some(v) = &self.vault {
@@ -203,7 +221,9 @@ impl Backend for AppBackend {
         };
         if let Some(c) = &container {
             // The agent may use the human's containers; it never creates, merges or moves them.
-            let (ctx, name) = crate::privacy::container_context(&self.registry, c, false)
+            let (ctx, name) = self
+                .containers
+                .context(c, false)
                 .await
                 .map_err(|rule| BackendError::PolicyRefused { rule })?;
             opts.context = Some(ctx);
@@ -211,10 +231,10 @@ impl Backend for AppBackend {
         }
         // Open blank, then navigate as the agent, so the destination gets the same redirect
         // and connected-address checks as any agent navigation.
-        let (t, _) = tab::open("about:blank", opts)
+        let (t, _) = tab::open(&self.h, "about:blank", opts)
             .await
             .map_err(|e| BackendError::Other(e.to_string()))?;
-        let id = TabId(t.id as u64);
+        let id = t.id;
         if let Some(u) = url {
             self.prepare_agent_nav(id).await?;
             match t.navigate(&u).await {
@@ -227,19 +247,41 @@ impl Backend for AppBackend {
     }
 
     async fn close_tab(&self, id: TabId) -> BackendResult<()> {
-        if !meta(id).await?.opened_by_agent {
+        if !self.meta(id).await?.opened_by_agent {
             return Err(BackendError::NotOpenedByAgent(id));
         }
-        tid(id).close().await.map_err(|e| err(id, e))
+        self.tab(id).close().await.map_err(|e| err(id, e))
     }
 
     async fn select_tab(&self, id: TabId) -> BackendResult<()> {
-        meta(id).await.map(|_| ())
+        // The human sees what the agent looks at, unless they are driving the tab in front
+        // (headless, nobody can be).
+        self.h
+            .on_ui(move |a| {
+                a.with(|st| {
+                    if !st.tabs.contains_key(&id) {
+                        return false;
+                    }
+                    let front_is_human = st
+                        .active
+                        .and_then(|f| st.tabs.get(&f))
+                        .is_some_and(|t| t.meta.human_driving);
+                    if !front_is_human {
+                        st.active = Some(id);
+                        st.events.push(crate::browser::Event::Refresh);
+                    }
+                    true
+                })
+            })
+            .await
+            .map_err(|e| err(id, e))?
+            .then_some(())
+            .ok_or(BackendError::NoSuchTab(id))
     }
 
     async fn navigate(&self, id: TabId, nav: Nav) -> BackendResult<LoadOutcome> {
-        refuse_if_human(id).await?;
-        let t = tid(id);
+        self.agent_acts(id).await?;
+        let t = self.tab(id);
         let nav = match nav {
             Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u).await?),
             Nav::Back => tab::Nav::Back,
@@ -252,7 +294,7 @@ impl Backend for AppBackend {
             // A page can redirect to a URL carrying a filled value.
             Err(BackendError::Navigation { mut url, reason }) => {
                 if let Some(v) = &self.vault {
-                    v.redact_live(id, &mut [&mut url]).await;
+                    v.redact_live(&self.h, id, &mut [&mut url]).await;
                 }
                 return Err(BackendError::Navigation { url, reason });
             }
@@ -267,7 +309,8 @@ impl Backend for AppBackend {
             .unwrap_or_default();
         let mut out = outcome(o, title);
         if let Some(v) = &self.vault {
-            v.redact_live(id, &mut [&mut out.url, &mut out.title]).await;
+            v.redact_live(&self.h, id, &mut [&mut out.url, &mut out.title])
+                .await;
         }
         Ok(out)
     }
@@ -275,15 +318,15 @@ impl Backend for AppBackend {
     async fn settle(&self, id: TabId, max: Duration) -> BackendResult<()> {
         // Input events and our renderer messages travel on different channels; a repaint
         // after the input means the page has processed it. Then wait out a load it started.
-        let t = tid(id);
+        let t = self.tab(id);
         let start = Instant::now();
         let _ = tokio::time::timeout(max, t.frame()).await;
         while start.elapsed() < max {
-            let loading = tab::list()
+            let loading = self
+                .h
+                .on_ui(move |a| a.with(|st| st.tabs.get(&id).is_some_and(|r| r.loading)))
                 .await
-                .ok()
-                .and_then(|l| l.into_iter().find(|x| x.id == t.id))
-                .is_some_and(|x| x.loading);
+                .unwrap_or(false);
             if !loading {
                 break;
             }
@@ -293,8 +336,8 @@ impl Backend for AppBackend {
     }
 
     async fn document(&self, id: TabId) -> BackendResult<Option<u64>> {
-        let t = id.0 as i32;
-        tab::on_ui(move || crate::state::with(|st| st.tabs.get(&t).map(|r| r.document_seq)))
+        self.h
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|r| r.document_seq)))
             .await
             .map_err(|e| err(id, e))?
             .ok_or(BackendError::NoSuchTab(id))
@@ -302,7 +345,7 @@ impl Backend for AppBackend {
     }
 
     async fn walk(&self, id: TabId) -> BackendResult<Walk> {
-        let mut w = tid(id).walk().await.map_err(|e| err(id, e))?;
+        let mut w = self.tab(id).walk().await.map_err(|e| err(id, e))?;
         // Before the engine sees it, so no snapshot, diff or restatement can carry a value
         // the vault filled.
         if let Some(v) = &self.vault {
@@ -312,6 +355,10 @@ impl Backend for AppBackend {
     }
 
     async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply> {
+        // Ops that change the page are the agent acting; reading and focusing are not.
+        if matches!(op, ElementOp::SelectOptions(_) | ElementOp::Clear) {
+            self.agent_acts(id).await?;
+        }
         let v = match &op {
             ElementOp::ScrollIntoView => serde_json::json!({"do": "scroll"}),
             ElementOp::Focus => serde_json::json!({"do": "focus"}),
@@ -319,14 +366,14 @@ impl Backend for AppBackend {
             ElementOp::SelectOptions(vals) => serde_json::json!({"do": "select", "values": vals}),
             ElementOp::ReadText { cap } => serde_json::json!({"do": "text", "cap": cap}),
         };
-        let r = tid(id).element(walk_id, idx, v).await.map_err(|e| match e {
+        let r = self.tab(id).element(walk_id, idx, v).await.map_err(|e| match e {
             TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id },
             other => err(id, other),
         })?;
         let bounds = serde_json::from_value::<Rect>(r["bounds"].clone()).ok();
         let mut text = r["text"].as_str().map(str::to_string);
         if let (Some(v), Some(t)) = (&self.vault, text.as_mut()) {
-            v.redact_live(id, &mut [t]).await;
+            v.redact_live(&self.h, id, &mut [t]).await;
         }
         Ok(ElementReply {
             bounds,
@@ -336,55 +383,56 @@ impl Backend for AppBackend {
     }
 
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
-        let (mut text, truncated) = tid(id).page_text(cap).await.map_err(|e| err(id, e))?;
+        let (mut text, truncated) = self.tab(id).page_text(cap).await.map_err(|e| err(id, e))?;
         if let Some(v) = &self.vault {
-            v.redact_live(id, &mut [&mut text]).await;
+            v.redact_live(&self.h, id, &mut [&mut text]).await;
         }
         Ok(PageText { text, truncated })
     }
 
     async fn click_at(&self, id: TabId, x: f32, y: f32, button: MouseButton, count: u8) -> BackendResult<()> {
-        refuse_if_human(id).await?;
+        self.agent_acts(id).await?;
         let b = match button {
             MouseButton::Left => Button::Left,
             MouseButton::Middle => Button::Middle,
             MouseButton::Right => Button::Right,
         };
-        tid(id)
+        self.tab(id)
             .click_at(x, y, b, count as i32)
             .await
             .map_err(|e| input_err(id, e))
     }
 
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()> {
-        refuse_if_human(id).await?;
-        tid(id).move_to(x, y).await.map_err(|e| input_err(id, e))
+        self.agent_acts(id).await?;
+        self.tab(id).move_to(x, y).await.map_err(|e| input_err(id, e))
     }
 
     async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()> {
-        refuse_if_human(id).await?;
+        self.agent_acts(id).await?;
         // CEF's wheel deltas are inverted relative to scroll direction.
-        tid(id)
+        self.tab(id)
             .scroll(x, y, -dx as i32, -dy as i32)
             .await
             .map_err(|e| input_err(id, e))
     }
 
     async fn key(&self, id: TabId, key: &str) -> BackendResult<()> {
-        refuse_if_human(id).await?;
-        tid(id).key(key).await.map_err(|e| match e {
+        self.agent_acts(id).await?;
+        self.tab(id).key(key).await.map_err(|e| match e {
             TabError::Other(m) => BackendError::InvalidInput(m), // unknown key name: nothing was sent
             other => input_err(id, other),
         })
     }
 
     async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()> {
-        refuse_if_human(id).await?;
-        tid(id).type_text(text).await.map_err(|e| input_err(id, e))
+        self.agent_acts(id).await?;
+        self.tab(id).type_text(text).await.map_err(|e| input_err(id, e))
     }
 
     async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png> {
-        let (bytes, w, h) = tid(id)
+        let (bytes, w, h) = self
+            .tab(id)
             .screenshot(Some(max_long_edge))
             .await
             .map_err(|e| err(id, e))?;
@@ -392,13 +440,13 @@ impl Backend for AppBackend {
     }
 
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
-        let mut entries = tid(id).drain_console().await.map_err(|e| err(id, e))?;
+        let mut entries = self.tab(id).drain_console().await.map_err(|e| err(id, e))?;
         if let Some(v) = &self.vault {
             let mut texts: Vec<&mut String> = entries
                 .iter_mut()
                 .flat_map(|e| [&mut e.text, &mut e.source])
                 .collect();
-            v.redact_live(id, &mut texts).await;
+            v.redact_live(&self.h, id, &mut texts).await;
         }
         Ok(entries
             .into_iter()
@@ -418,9 +466,12 @@ impl Backend for AppBackend {
             .collect())
     }
 
+    /// The per-site policy the human's menu sets too (one table, keyed by site, persisted in
+    /// settings and realised in all three dark-mode layers by the UI thread), in both modes.
     async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState> {
-        let (host, tab) = match target {
-            ThemeTarget::Host(h) => (h, None),
+        use aperture_ui::dark::{self, ThemeMode as Ui};
+        let site = match target {
+            ThemeTarget::Host(h) => dark::site_key(&format!("https://{h}/")).unwrap_or(h),
             ThemeTarget::Tab(id) => {
                 let url = self
                     .tabs()
@@ -429,41 +480,36 @@ impl Backend for AppBackend {
                     .find(|t| t.id == id)
                     .ok_or(BackendError::NoSuchTab(id))?
                     .url;
-                (
-                    // The URL is page-controlled: the error names the problem, not the text.
-                    host_of(&url).ok_or(BackendError::InvalidInput(
-                        "the tab's page has no host name to attach a theme to".into(),
-                    ))?,
-                    Some(id),
-                )
+                // The URL is page-controlled: the error names the problem, not the text.
+                dark::site_key(&url).ok_or(BackendError::InvalidInput(
+                    "the tab's page has no site to attach a theme to".into(),
+                ))?
             }
         };
-        let mode = {
-            let mut m = self.themes.lock().expect("themes");
-            if let Some(s) = set {
-                m.insert(host.clone(), s);
+        let mode = match set {
+            Some(m) => {
+                let m = match m {
+                    ThemeMode::Auto => Ui::Auto,
+                    ThemeMode::On => Ui::On,
+                    ThemeMode::Off => Ui::Off,
+                };
+                self.themes.request(&site, m);
+                m
             }
-            m.get(&host).copied().unwrap_or_default()
+            None => self.themes.mode_for_site(&site),
         };
-        if let (Some(id), Some(_)) = (tab, set) {
-            let on = mode == ThemeMode::On;
-            tid(id)
-                .devtools(
-                    "Emulation.setAutoDarkModeOverride",
-                    if on {
-                        serde_json::json!({"enabled": true})
-                    } else {
-                        serde_json::json!({})
-                    },
-                )
-                .await
-                .map_err(|e| err(id, e))?;
-        }
-        Ok(ThemeState { host, mode })
+        Ok(ThemeState {
+            host: site,
+            mode: match mode {
+                Ui::Auto => ThemeMode::Auto,
+                Ui::On => ThemeMode::On,
+                Ui::Off => ThemeMode::Off,
+            },
+        })
     }
 
     async fn containers(&self) -> BackendResult<Vec<ContainerInfo>> {
-        let r = self.registry.lock().expect("registry");
+        let r = self.containers.registry.lock().expect("registry");
         Ok(r.containers()
             .iter()
             .map(|c| ContainerInfo {
@@ -474,16 +520,16 @@ impl Backend for AppBackend {
     }
 
     async fn vault_entries(&self, id: TabId) -> BackendResult<Vec<VaultEntry>> {
-        Ok(self.vault()?.entries(id).await?.entries)
+        Ok(self.vault()?.entries(&self.h, id).await?.entries)
     }
 
     async fn vault_entries_for_tab(&self, id: TabId) -> BackendResult<VaultEntries> {
-        self.vault()?.entries(id).await
+        self.vault()?.entries(&self.h, id).await
     }
 
     async fn vault_fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
         let v = self.vault()?;
-        refuse_if_human(id).await?;
-        v.fill(id, entry, targets).await
+        self.agent_acts(id).await?;
+        v.fill(&self.h, id, entry, targets).await
     }
 }

@@ -1,33 +1,32 @@
 //! Headed mode: the egui chrome (`aperture-ui`) in a real window over off-screen Chromium.
 //!
 //! The window's event loop owns the main thread, which is also CEF's UI thread, so
-//! [`Host`] methods run where `state::with` and direct CEF calls are allowed. Everything
-//! asynchronous (opening a tab in a container, DevTools round trips for dark mode, the MCP
-//! server) runs on the tokio runtime and reaches this thread only through the job queue
-//! that [`Host::do_work`] drains.
+//! [`Host`] methods use the browser actor directly. Everything asynchronous (opening a tab in
+//! a container, DevTools round trips for dark mode) runs on the tokio runtime and reaches this
+//! thread only through the actor's job queue, which [`Host::do_work`] drains.
 //!
 //! The chrome only emits [`UiCommand`]s; this module applies them and keeps a
-//! [`ChromeModel`] mirrored from `state` on every pump, so the agent's actions (which go
-//! through the same `state`) show up in the window without a second code path.
+//! [`ChromeModel`] mirrored from the actor's state on every pump, so the agent's actions
+//! (which go through the same actor) show up in the window without a second code path.
 
-use crate::cef::{CefStr, Ref, sys::*};
-use crate::state::{self, Event, Job};
-use crate::tab::{self, Tab, TabOptions};
+use crate::browser::{Actor, Event, Job};
+use crate::privacy::Containers;
+use crate::tab::TabOptions;
+use crate::theme::{DarkMode, Themes};
 use anyhow::{Context, Result};
 use aperture_mcp::backend as mb;
-use aperture_privacy::ContainerRegistry;
-use aperture_ui::dark::{self, ColorScheme, DarkPlan, ThemeMode};
+use aperture_ui::dark::{self, ColorScheme};
 use aperture_ui::settings::{Settings, SettingsStore};
 use aperture_ui::{
     ChromeModel, ContainerInfo, CursorShape, Host, KeyInput, Modifiers, MouseButton, PageFrame, PageInput,
-    Rgb, RunOptions, TabId, TabView, UiCommand, UiWaker, WindowShot,
+    Rgb, RunOptions, TabView, UiCommand, UiWaker, WindowShot,
 };
-use async_trait::async_trait;
+use mb::TabId;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -46,107 +45,37 @@ pub struct Config {
     pub url: String,
     /// `--container NAME` for the first tab (created if new, as the human's own flag may).
     pub container: Option<String>,
-    pub registry: Arc<Mutex<ContainerRegistry>>,
-    pub policy: aperture_privacy::NavigationPolicy,
-    pub mcp_port: u16,
-    pub mcp_stdio: bool,
+    pub containers: Containers,
+    /// The per-site dark-mode table shared with the agent's `browser_theme`.
+    pub themes: Arc<Themes>,
     /// Set by signals or by the MCP server ending: close the window.
     pub done: Arc<AtomicBool>,
-    pub code: Arc<AtomicI32>,
-}
-
-/// State the tokio side (MCP backend, tab-opening tasks) shares with the UI thread.
-#[derive(Default)]
-struct Shared {
-    /// The tab the window shows (what `tabs` reports as active to the agent).
-    active: Option<i32>,
-    /// Tabs the agent acted on: they carry the agent mark and offer Take over.
-    agent_touched: HashSet<i32>,
-    /// A tab to bring to the front (a tab the human just opened, or the agent's select).
-    select: Option<i32>,
-    /// Finished dark-mode plans, keyed by tab.
-    dark_done: HashMap<i32, DarkOutcome>,
-    /// The human's per-site dark-mode policies as last saved, for the agent's `theme` reads.
-    policies: dark::SitePolicies,
-    /// Per-site modes the agent set, for the UI thread to apply like the human's own choice.
-    theme_requests: Vec<(String, ThemeMode)>,
-    /// Request contexts of containers already initialized, by the id the chrome names them
-    /// with, so Ctrl+T can create its tab at once: a tab that appears a moment after the
-    /// human started typing its URL would take over the omnibox under their fingers.
-    contexts: HashMap<String, (Ref<cef_request_context_t>, String)>,
-}
-
-type SharedRef = Arc<Mutex<Shared>>;
-
-fn shared(s: &SharedRef) -> std::sync::MutexGuard<'_, Shared> {
-    s.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Runs the window until it closes (or `done`), on the main thread, after `runtime::init`.
-pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Result<()> {
+pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Result<()> {
     let event_loop = aperture_ui::event_loop().context("opening the window")?;
     let waker = UiWaker::new(&event_loop);
     {
         let w = waker.clone();
         // Any job posted from another thread (or CEF asking for work) wakes the window's loop.
-        state::pump().set_waker(Box::new(move || w.schedule_work(Duration::ZERO)));
+        actor
+            .pump()
+            .set_waker(Box::new(move || w.schedule_work(Duration::ZERO)));
     }
-    let store = match SettingsStore::xdg() {
-        Ok(s) => Some(s),
-        Err(e) => {
-            eprintln!("aperture: settings will not be saved: {e}");
-            None
-        }
-    };
-    let settings = match store.as_ref().map(|s| s.load()) {
-        Some(Ok(l)) => {
-            if let Some(r) = l.recovered {
-                eprintln!("aperture: {r}");
-            }
-            l.settings
-        }
-        Some(Err(e)) => {
-            eprintln!("aperture: {e}");
-            Settings::default()
-        }
-        None => Settings::default(),
-    };
-    let sh: SharedRef = Arc::default();
-    shared(&sh).policies = settings.theme.policies.clone();
-
-    let backend: Arc<dyn mb::Backend> = Arc::new(Tracked {
-        inner: crate::backend::AppBackend::new(
-            cfg.policy.clone(),
-            (settings.window.width as i32, settings.window.height as i32),
-            cfg.registry.clone(),
-        )
-        .with_vault(crate::vault::installed()),
-        shared: sh.clone(),
-    });
-    if cfg.mcp_stdio || cfg.mcp_port != 0 {
-        let (done, code, port, stdio) = (cfg.done.clone(), cfg.code.clone(), cfg.mcp_port, cfg.mcp_stdio);
-        rt.spawn(async move {
-            if let Err(e) = serve_mcp(backend, port, stdio).await {
-                eprintln!("aperture: {e:#}");
-                code.store(1, Ordering::SeqCst);
-            }
-            // The agent's channel closing ends a stdio session; an HTTP server that stopped
-            // leaves the window without its agent, which is an error worth exiting on.
-            done.store(true, Ordering::SeqCst);
-        });
-    }
+    let (settings, store) = crate::theme::load_settings();
+    let themes = cfg.themes.clone();
+    themes.set_policies(settings.theme.policies.clone());
 
     let model = Arc::new(Mutex::new(ChromeModel::default()));
-    let events: Rc<RefCell<Vec<(i32, String)>>> = Rc::default();
+    let opened: Rc<RefCell<Vec<(TabId, TabId, String)>>> = Rc::default();
     {
-        let q = events.clone();
-        state::with(|st| {
-            st.listeners.push(Box::new(move |ev| {
-                if let Event::Popup { opener, url } = ev {
-                    q.borrow_mut().push((*opener, url.clone()));
-                }
-            }))
-        });
+        let q = opened.clone();
+        actor.subscribe(Box::new(move |_, ev| {
+            if let Event::TabOpened { id, opener, url } = ev {
+                q.borrow_mut().push((*id, *opener, url.clone()));
+            }
+        }));
     }
     let page = (
         settings.window.width as i32,
@@ -160,23 +89,24 @@ pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Resu
         ..Default::default()
     };
     let host = Headed {
+        actor: actor.clone(),
         model: model.clone(),
         waker: waker.clone(),
         rx,
         rt: rt.handle().clone(),
-        registry: cfg.registry.clone(),
-        shared: sh,
+        containers: cfg.containers.clone(),
+        dark: DarkMode::new(actor.handle(), rt.handle().clone()),
+        themes,
         settings,
         store,
         save_due: None,
         page,
         active: None,
         order: Vec::new(),
-        popups: events,
+        opened,
         shown: None,
         generation: 0,
         system_dark: false,
-        dark: HashMap::new(),
         was_loading: HashMap::new(),
         created: HashMap::new(),
         closing: None,
@@ -189,69 +119,34 @@ pub fn run(cfg: Config, rx: Receiver<Job>, rt: &tokio::runtime::Runtime) -> Resu
     aperture_ui::run(event_loop, options, model, host).map_err(|e| anyhow::anyhow!("the window: {e}"))
 }
 
-async fn serve_mcp(backend: Arc<dyn mb::Backend>, port: u16, stdio: bool) -> Result<()> {
-    if stdio {
-        eprintln!("aperture: serving MCP on stdio");
-        aperture_mcp::serve_stdio(backend).await?;
-        return Ok(());
-    }
-    let server = aperture_mcp::serve_http(aperture_mcp::HttpConfig::on_port(port), backend).await?;
-    match server.write_mcp_json() {
-        Ok(p) => eprintln!("aperture: MCP config written to {}", p.display()),
-        Err(e) => eprintln!("aperture: could not write mcp.json: {e}"),
-    }
-    // The one line a person pastes into their agent host (same as headless).
-    println!("{}", server.claude_add_line());
-    server.wait().await?;
-    Ok(())
-}
-
-/// Per-tab dark-mode bookkeeping on the UI thread.
-#[derive(Default)]
-struct DarkTab {
-    /// The document the last plan was for (Auto latches its measurement per document).
-    doc: String,
-    measured: Option<f32>,
-    /// Whether our layers 2/3 are currently on (a re-measurement must clear them first).
-    darkened: bool,
-    /// A plan is in flight; a newer request waits for it.
-    busy: bool,
-    /// Re-plan once the one in flight is done (the human changed a setting meanwhile).
-    again: bool,
-}
-
-#[derive(Debug, Clone)]
-struct DarkOutcome {
-    doc: String,
-    measured: Option<f32>,
-    darkened: bool,
-}
-
 struct Headed {
+    actor: Actor,
     model: Arc<Mutex<ChromeModel>>,
     waker: UiWaker,
     rx: Receiver<Job>,
     rt: tokio::runtime::Handle,
-    registry: Arc<Mutex<ContainerRegistry>>,
-    shared: SharedRef,
+    containers: Containers,
+    /// Per-site dark-mode choices shared with the agent's `browser_theme`.
+    themes: Arc<Themes>,
+    dark: DarkMode,
     settings: Settings,
     store: Option<SettingsStore>,
     save_due: Option<Instant>,
     /// Page area: DIP width, height, device scale (from the chrome's `Resize`).
     page: (i32, i32, f32),
-    active: Option<i32>,
+    active: Option<TabId>,
     /// Tab order as last mirrored, to pick a neighbour when the active tab closes.
-    order: Vec<i32>,
-    popups: Rc<RefCell<Vec<(i32, String)>>>,
+    order: Vec<TabId>,
+    /// Tabs pages opened (popups): (tab, opener, url).
+    opened: Rc<RefCell<Vec<(TabId, TabId, String)>>>,
     /// (tab, frame_seq) of the frame in the model.
-    shown: Option<(i32, u64)>,
+    shown: Option<(TabId, u64)>,
     generation: u64,
     system_dark: bool,
-    dark: HashMap<i32, DarkTab>,
-    was_loading: HashMap<i32, bool>,
+    was_loading: HashMap<TabId, bool>,
     /// The URL a tab was created with, shown until CEF reports its address: the chrome's
     /// omnibox keeps its caret, not its selection, when the text changes under it.
-    created: HashMap<i32, String>,
+    created: HashMap<TabId, String>,
     closing: Option<Instant>,
     quit_sent: bool,
     done: Arc<AtomicBool>,
@@ -263,7 +158,8 @@ struct Headed {
 impl Headed {
     fn open_first(&self, url: String, container: Option<String>) {
         let which = container.unwrap_or_else(|| {
-            self.registry
+            self.containers
+                .registry
                 .lock()
                 .expect("registry")
                 .default_container()
@@ -276,31 +172,32 @@ impl Headed {
     /// Opens a tab for the human in a container and brings it to the front, without waiting
     /// for its load (the window shows the spinner meanwhile).
     fn spawn_human_tab(&self, url: String, container: String, create: bool) {
-        let (registry, sh, page) = (self.registry.clone(), self.shared.clone(), self.page);
+        let (containers, page, h) = (self.containers.clone(), self.page, self.actor.handle());
         self.rt.spawn(async move {
-            let r: Result<i32, String> = async {
-                let (ctx, name) = crate::privacy::container_context(&registry, &container, create).await?;
-                shared(&sh)
-                    .contexts
-                    .insert(container.clone(), (ctx.clone(), name.clone()));
+            let r: Result<TabId, String> = async {
+                let (ctx, name) = containers.context(&container, create).await?;
                 let opts = TabOptions {
                     size: (page.0, page.1),
                     scale: page.2,
-                    meta: state::TabMeta {
+                    meta: crate::browser::state::TabMeta {
                         container: name,
                         ..Default::default()
                     },
                     context: Some(ctx),
                 };
-                tab::on_ui(move || tab::create_browser(&url, opts))
-                    .await
-                    .and_then(|r| r)
-                    .map_err(|e| e.to_string())
+                h.on_ui(move |a| {
+                    let id = a.create_browser(&url, opts)?;
+                    // The human's new tab comes to the front.
+                    a.with(|st| st.active = Some(id));
+                    Ok(id)
+                })
+                .await
+                .and_then(|r| r)
+                .map_err(|e: crate::tab::TabError| e.to_string())
             }
             .await;
-            match r {
-                Ok(id) => shared(&sh).select = Some(id),
-                Err(e) => eprintln!("aperture: could not open a tab: {e}"),
+            if let Err(e) = r {
+                eprintln!("aperture: could not open a tab: {e}");
             }
         });
     }
@@ -326,20 +223,20 @@ impl Headed {
         }
     }
 
-    fn select(&mut self, id: i32) {
+    fn select(&mut self, id: TabId) {
         self.active = Some(id);
-        shared(&self.shared).active = Some(id);
+        self.actor.with(|st| st.active = Some(id));
         self.fit(id);
-        if let Some(h) = host_of(id) {
+        if let Some(h) = self.actor.host(id) {
             // A tab that was in the background may have no current frame to show.
-            crate::call!(h.invalidate(cef_paint_element_type_t::PET_VIEW));
+            h.invalidate();
         }
     }
 
     /// Gives a tab the page area's size (tabs the agent opened start at `--size`).
-    fn fit(&self, id: i32) {
+    fn fit(&self, id: TabId) {
         let (w, h, scale) = self.page;
-        let changed = state::with(|st| match st.tabs.get_mut(&id) {
+        let changed = self.actor.with(|st| match st.tabs.get_mut(&id) {
             Some(t) if t.size != (w, h) || (t.scale - scale).abs() > 1e-3 => {
                 t.size = (w, h);
                 t.scale = scale;
@@ -347,53 +244,29 @@ impl Headed {
             }
             _ => false,
         });
-        if changed && let Some(host) = host_of(id) {
-            crate::call!(host.notify_screen_info_changed());
-            crate::call!(host.was_resized());
+        if changed && let Some(host) = self.actor.host(id) {
+            host.resized();
         }
     }
 
-    fn open_popups(&mut self) {
-        let popups = std::mem::take(&mut *self.popups.borrow_mut());
-        for (opener, url) in popups {
-            // Same request context (container) and provenance as the page that opened it.
-            let Some((host, meta)) =
-                state::with(|st| st.tabs.get(&opener).map(|t| (t.host.clone(), t.meta.clone())))
-            else {
-                continue;
-            };
-            let ctx = Ref::adopt(crate::call!(host.get_request_context()));
-            let opts = TabOptions {
-                size: (self.page.0, self.page.1),
-                scale: self.page.2,
-                meta: state::TabMeta {
-                    human_driving: false,
-                    ..meta
-                },
-                context: ctx,
-            };
-            match tab::create_browser(&url, opts) {
-                Ok(id) => {
-                    self.created.insert(id, url);
-                    if self.active == Some(opener) {
-                        self.select(id);
-                    }
-                }
-                Err(e) => eprintln!("aperture: could not open the popup {url}: {e}"),
+    /// Tabs a page opened come to the front when their opener was in front.
+    fn show_opened(&mut self) {
+        let opened = std::mem::take(&mut *self.opened.borrow_mut());
+        for (id, opener, url) in opened {
+            self.created.insert(id, url);
+            if self.active == Some(opener) {
+                self.select(id);
             }
         }
     }
 
     /// Mirrors `state` into the model; repaints when anything visible changed.
     fn sync_model(&mut self) {
-        let order: Vec<i32> = state::with(|st| st.order.clone());
-        // Bring a requested tab forward; otherwise keep the active tab or pick a neighbour.
-        let want = shared(&self.shared).select.take();
-        if let Some(id) = want.filter(|id| order.contains(id)) {
+        let (order, want) = self.actor.with(|st| (st.order.clone(), st.active));
+        // The actor's front tab (the human's new tab, the agent's select) comes forward;
+        // otherwise keep the active tab or pick a neighbour.
+        if let Some(id) = want.filter(|id| order.contains(id) && self.active != Some(*id)) {
             self.select(id);
-        } else if let Some(id) = want {
-            // Not registered yet (the job creating it runs later): try again next pump.
-            shared(&self.shared).select.get_or_insert(id);
         }
         if self.active.is_none_or(|a| !order.contains(&a)) {
             let next = self.active.and_then(|gone| {
@@ -409,14 +282,13 @@ impl Headed {
                 Some(id) => self.select(id),
                 None => {
                     self.active = None;
-                    shared(&self.shared).active = None;
+                    self.actor.with(|st| st.active = None);
                 }
             }
         }
         self.order = order;
 
-        let touched = shared(&self.shared).agent_touched.clone();
-        let registry = self.registry.lock().expect("registry");
+        let registry = self.containers.registry.lock().expect("registry");
         let containers: Vec<ContainerInfo> = registry
             .containers()
             .iter()
@@ -436,7 +308,7 @@ impl Headed {
         let policies = &self.settings.theme.policies;
         let mut finished_loads = Vec::new();
         let mut first_seen = Vec::new();
-        let (tabs, frame, cursor) = state::with(|st| {
+        let (tabs, frame, cursor) = self.actor.with(|st| {
             let tabs: Vec<TabView> = st
                 .order
                 .iter()
@@ -468,14 +340,14 @@ impl Headed {
                         _ => t.url.clone(),
                     };
                     TabView {
-                        id: TabId(id as u64),
+                        id: aperture_ui::TabId(id.0),
                         title: t.title.clone(),
                         url,
                         loading: t.loading,
                         can_go_back: t.can_back,
                         can_go_forward: t.can_forward,
                         container,
-                        agent_driving: t.meta.opened_by_agent || touched.contains(&id),
+                        agent_driving: t.meta.opened_by_agent || t.meta.agent_touched,
                         human_driving: t.meta.human_driving,
                         theme: dark::site_key(&t.url).map(|s| policies.mode_for_site(&s)),
                     }
@@ -486,25 +358,25 @@ impl Headed {
                 let f = t.frame.as_ref()?;
                 (self.shown != Some((a, t.frame_seq))).then(|| (a, t.frame_seq, f.clone()))
             });
-            let cursor = active.map(|(_, t)| t.cursor).unwrap_or(0);
+            let cursor = active.map(|(_, t)| t.cursor).unwrap_or_default();
             (tabs, frame, cursor)
         });
         // Tabs the agent opened start at `--size`; the window's size is the one it will see.
         for id in first_seen {
             self.fit(id);
         }
-        let ids: HashSet<i32> = self.order.iter().copied().collect();
+        let ids: HashSet<TabId> = self.order.iter().copied().collect();
         self.was_loading.retain(|id, _| ids.contains(id));
         self.created.retain(|id, _| ids.contains(id));
-        self.dark.retain(|id, _| ids.contains(id));
+        self.dark.retain(&ids);
 
         let mut m = self.model.lock().unwrap_or_else(|p| p.into_inner());
         let mut changed = m.tabs != tabs
-            || m.active != self.active.map(|a| TabId(a as u64))
+            || m.active != self.active.map(|a| aperture_ui::TabId(a.0))
             || m.containers != containers
             || m.default_container != default_container;
         m.tabs = tabs;
-        m.active = self.active.map(|a| TabId(a as u64));
+        m.active = self.active.map(|a| aperture_ui::TabId(a.0));
         m.containers = containers;
         m.default_container = default_container;
         m.dark_filter = self.settings.theme.filter;
@@ -540,86 +412,44 @@ impl Headed {
         }
     }
 
-    /// Starts a dark-mode plan for a tab: for a new document (`doc`), or again for the same
-    /// one after a setting changed (`None`, reusing the latched measurement).
-    fn plan_dark(&mut self, id: i32, doc: Option<String>) {
+    /// Starts a dark-mode plan for a tab (a new document, or `None` for the same one again).
+    fn plan_dark(&mut self, id: TabId, doc: Option<String>) {
         let human = self.human();
-        let filter = self.settings.theme.filter;
-        let d = self.dark.entry(id).or_default();
-        if let Some(doc) = doc {
-            if d.doc != doc {
-                d.measured = None;
-            }
-            d.doc = doc;
-        }
-        if d.busy {
-            d.again = true;
-            return;
-        }
-        if d.doc.is_empty() {
-            return;
-        }
-        d.busy = true;
-        d.again = false;
-        let mode = self.settings.theme.policies.mode_for_url(&d.doc);
-        let (doc, measured, darkened) = (d.doc.clone(), d.measured, d.darkened);
-        let sh = self.shared.clone();
-        self.rt.spawn(async move {
-            let out = apply_dark(Tab { id }, doc, mode, human, filter, measured, darkened).await;
-            shared(&sh).dark_done.insert(id, out);
-        });
+        self.dark.plan(id, doc, &self.settings.theme, human);
     }
 
     fn collect_dark(&mut self) {
-        let done: Vec<(i32, DarkOutcome)> = shared(&self.shared).dark_done.drain().collect();
-        for (id, out) in done {
-            let Some(d) = self.dark.get_mut(&id) else { continue };
-            d.busy = false;
-            d.darkened = out.darkened;
-            if d.doc == out.doc {
-                d.measured = out.measured;
-            }
-            // A navigation or a setting changed while the plan ran.
-            if d.again || d.doc != out.doc {
-                self.plan_dark(id, None);
-            }
-        }
+        let human = self.human();
+        self.dark.collect(&self.settings.theme, human);
     }
 
     fn replan_all(&mut self, site: Option<&str>) {
-        let ids: Vec<i32> = self
-            .dark
-            .iter()
-            .filter(|(_, d)| site.is_none_or(|s| dark::site_key(&d.doc).as_deref() == Some(s)))
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
-            self.plan_dark(id, None);
-        }
+        let human = self.human();
+        self.dark.replan_all(site, &self.settings.theme, human);
     }
 
     fn begin_close(&mut self) {
         if self.closing.is_none() {
             self.closing = Some(Instant::now());
-            tab::begin_shutdown();
+            self.actor.begin_shutdown();
         }
     }
 
-    fn page_input(&mut self, id: i32, input: PageInput) {
-        let Some(h) = host_of(id) else { return };
+    fn page_input(&mut self, id: TabId, input: PageInput) {
+        let Some(h) = self.actor.host(id) else { return };
         match input {
             PageInput::MouseMove { x, y, modifiers } => {
                 let e = mouse_event(x, y, &modifiers);
                 self.last_mouse = (e.x, e.y);
-                crate::call!(h.send_mouse_move_event(&e, 0));
+                h.send_mouse_move(&e, false);
             }
             PageInput::MouseLeave { modifiers } => {
-                let e = cef_mouse_event_t {
+                let e = cef::MouseEvent {
                     x: self.last_mouse.0,
                     y: self.last_mouse.1,
                     modifiers: flags(&modifiers),
                 };
-                crate::call!(h.send_mouse_move_event(&e, 1));
+                h.send_mouse_move(&e, true);
             }
             PageInput::MouseDown {
                 x,
@@ -629,8 +459,8 @@ impl Headed {
                 modifiers,
             } => {
                 let e = mouse_event(x, y, &modifiers);
-                crate::call!(h.set_focus(1));
-                crate::call!(h.send_mouse_click_event(&e, cef_button(button), 0, click_count as i32));
+                h.set_focus(true);
+                h.send_mouse_click(&e, cef_button(button), false, click_count as i32);
             }
             PageInput::MouseUp {
                 x,
@@ -640,7 +470,7 @@ impl Headed {
                 modifiers,
             } => {
                 let e = mouse_event(x, y, &modifiers);
-                crate::call!(h.send_mouse_click_event(&e, cef_button(button), 1, click_count as i32));
+                h.send_mouse_click(&e, cef_button(button), true, click_count as i32);
             }
             PageInput::Wheel {
                 x,
@@ -650,61 +480,32 @@ impl Headed {
                 modifiers,
             } => {
                 let e = mouse_event(x, y, &modifiers);
-                crate::call!(h.send_mouse_wheel_event(&e, delta_x.round() as i32, delta_y.round() as i32));
+                h.send_mouse_wheel(&e, delta_x.round() as i32, delta_y.round() as i32);
             }
             PageInput::KeyDown(k) => {
-                crate::call!(h.send_key_event(&key_event(&k, cef_key_event_type_t::KEYEVENT_RAWKEYDOWN, 0)));
+                h.send_key(&key_event(&k, cef::KeyEventKind::RawKeyDown, 0));
                 if let Some(c) = k.character {
                     let mut buf = [0u16; 2];
                     for u in c.encode_utf16(&mut buf).iter() {
-                        crate::call!(h.send_key_event(&key_event(
-                            &k,
-                            cef_key_event_type_t::KEYEVENT_CHAR,
-                            *u
-                        )));
+                        h.send_key(&key_event(&k, cef::KeyEventKind::Char, *u));
                     }
                 }
             }
-            PageInput::KeyUp(k) => {
-                crate::call!(h.send_key_event(&key_event(&k, cef_key_event_type_t::KEYEVENT_KEYUP, 0)));
-            }
+            PageInput::KeyUp(k) => h.send_key(&key_event(&k, cef::KeyEventKind::KeyUp, 0)),
             PageInput::Text { text } => {
                 for u in text.encode_utf16() {
-                    let e = cef_key_event_t {
-                        type_: cef_key_event_type_t::KEYEVENT_CHAR,
-                        modifiers: 0,
+                    h.send_key(&cef::KeyEvent {
+                        kind: cef::KeyEventKind::Char,
+                        modifiers: cef::EventFlags::NONE,
                         windows_key_code: u as i32,
                         native_key_code: 0,
-                        is_system_key: 0,
                         character: u,
                         unmodified_character: u,
-                        focus_on_editable_field: 0,
-                    };
-                    crate::call!(h.send_key_event(&e));
+                    });
                 }
             }
-            PageInput::ImeComposition { text } => {
-                let s = CefStr::new(&text);
-                let n = text.encode_utf16().count() as u32;
-                let invalid = cef_range_t {
-                    from: u32::MAX,
-                    to: u32::MAX,
-                };
-                let caret = cef_range_t { from: n, to: n };
-                if text.is_empty() {
-                    crate::call!(h.ime_cancel_composition());
-                } else {
-                    crate::call!(h.ime_set_composition(s.as_ptr(), 0, std::ptr::null(), &invalid, &caret));
-                }
-            }
-            PageInput::ImeCommit { text } => {
-                let s = CefStr::new(&text);
-                let invalid = cef_range_t {
-                    from: u32::MAX,
-                    to: u32::MAX,
-                };
-                crate::call!(h.ime_commit_text(s.as_ptr(), &invalid, 0));
-            }
+            PageInput::ImeComposition { text } => h.ime_set_composition(&text),
+            PageInput::ImeCommit { text } => h.ime_commit(&text),
         }
     }
 }
@@ -713,24 +514,35 @@ impl Host for Headed {
     fn apply(&mut self, cmd: UiCommand) {
         if self.settings.apply(&cmd) {
             self.save_soon();
-            shared(&self.shared).policies = self.settings.theme.policies.clone();
+            self.themes.set_policies(self.settings.theme.policies.clone());
         }
-        let id_of = |t: TabId| t.0 as i32;
+        let id_of = |t: aperture_ui::TabId| TabId(t.0);
         match cmd {
             UiCommand::NewTab { container } => {
-                let known = shared(&self.shared).contexts.get(&container).cloned();
-                match known {
-                    Some((ctx, name)) => {
+                // A container whose context is ready gets its tab at once: a tab appearing a
+                // moment after the human started typing its URL would take over the omnibox
+                // under their fingers.
+                let name = self
+                    .containers
+                    .registry
+                    .lock()
+                    .expect("registry")
+                    .containers()
+                    .iter()
+                    .find(|c| c.id.to_string() == container)
+                    .map(|c| c.name.clone());
+                match (self.containers.ready(&container), name) {
+                    (Some(ctx), Some(name)) => {
                         let opts = TabOptions {
                             size: (self.page.0, self.page.1),
                             scale: self.page.2,
-                            meta: state::TabMeta {
+                            meta: crate::browser::state::TabMeta {
                                 container: name,
                                 ..Default::default()
                             },
                             context: Some(ctx),
                         };
-                        match tab::create_browser("about:blank", opts) {
+                        match self.actor.create_browser("about:blank", opts) {
                             Ok(id) => {
                                 self.created.insert(id, "about:blank".into());
                                 self.select(id);
@@ -738,60 +550,59 @@ impl Host for Headed {
                             Err(e) => eprintln!("aperture: could not open a tab: {e}"),
                         }
                     }
-                    None => self.spawn_human_tab("about:blank".into(), container, false),
+                    _ => self.spawn_human_tab("about:blank".into(), container, false),
                 }
             }
             UiCommand::CloseTab { tab } => {
-                if let Some(h) = host_of(id_of(tab)) {
-                    crate::call!(h.close_browser(1));
+                if let Some(h) = self.actor.host(id_of(tab)) {
+                    h.close(true);
                 }
             }
             UiCommand::SelectTab { tab } => self.select(id_of(tab)),
             UiCommand::Navigate { tab, url, .. } => {
                 let id = id_of(tab);
-                let Some(b) = browser_of(id) else { return };
-                state::with(|st| {
+                let Some(b) = self.actor.browser(id) else { return };
+                self.actor.with(|st| {
                     if let Some(t) = st.tabs.get_mut(&id) {
                         // What we knew about the previous document no longer applies.
                         t.document_at = None;
                         t.status = 0;
                     }
                 });
-                if let Some(f) = Ref::adopt(crate::call!(b.get_main_frame())) {
-                    let u = CefStr::new(&url);
-                    crate::call!(f.load_url(u.as_ptr()));
+                if let Some(f) = b.main_frame() {
+                    f.load_url(&url);
                 }
             }
             UiCommand::Back { tab } => {
-                if let Some(b) = browser_of(id_of(tab)) {
-                    crate::call!(b.go_back());
+                if let Some(b) = self.actor.browser(id_of(tab)) {
+                    b.go_back();
                 }
             }
             UiCommand::Forward { tab } => {
-                if let Some(b) = browser_of(id_of(tab)) {
-                    crate::call!(b.go_forward());
+                if let Some(b) = self.actor.browser(id_of(tab)) {
+                    b.go_forward();
                 }
             }
             UiCommand::Reload { tab } => {
-                if let Some(b) = browser_of(id_of(tab)) {
-                    crate::call!(b.reload());
+                if let Some(b) = self.actor.browser(id_of(tab)) {
+                    b.reload();
                 }
             }
             UiCommand::Stop { tab } => {
-                if let Some(b) = browser_of(id_of(tab)) {
-                    crate::call!(b.stop_load());
+                if let Some(b) = self.actor.browser(id_of(tab)) {
+                    b.stop_load();
                 }
             }
-            UiCommand::TakeOver { tab } => set_human_driving(id_of(tab), true),
-            UiCommand::HandBack { tab } => set_human_driving(id_of(tab), false),
+            UiCommand::TakeOver { tab } => self.set_human_driving(id_of(tab), true),
+            UiCommand::HandBack { tab } => self.set_human_driving(id_of(tab), false),
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
             UiCommand::SetDarkFilter { .. } => self.replan_all(None),
             UiCommand::OpenVault => {
                 eprintln!("aperture: the vault window is not available in this build");
             }
             UiCommand::PageFocus { tab, focused } => {
-                if let Some(h) = host_of(id_of(tab)) {
-                    crate::call!(h.set_focus(focused as i32));
+                if let Some(h) = self.actor.host(id_of(tab)) {
+                    h.set_focus(focused);
                 }
             }
             UiCommand::Page { tab, input } => self.page_input(id_of(tab), input),
@@ -814,17 +625,13 @@ impl Host for Headed {
     }
 
     fn do_work(&mut self) {
-        while let Ok(job) = self.rx.try_recv() {
-            job();
-        }
-        state::pump().work(true);
-        // Notifications CEF's callbacks posted during that work.
-        while let Ok(job) = self.rx.try_recv() {
-            job();
-        }
-        self.open_popups();
-        let requests = std::mem::take(&mut shared(&self.shared).theme_requests);
-        for (site, mode) in requests {
+        self.actor.run_jobs(&self.rx);
+        self.actor.pump().work(true);
+        // Events CEF's callbacks raised during that work, and jobs they queued.
+        self.actor.settle();
+        self.actor.run_jobs(&self.rx);
+        self.show_opened();
+        for (site, mode) in self.themes.take_requests() {
             // The agent's choice goes the human's way: into settings, shown in the menu.
             self.apply(UiCommand::SetTheme { site, mode });
         }
@@ -838,13 +645,13 @@ impl Host for Headed {
         }
         if let Some(t) = self.closing
             && !self.quit_sent
-            && (state::with(|st| st.tabs.is_empty()) || t.elapsed() > CLOSE_GRACE)
+            && (self.actor.is_empty() || t.elapsed() > CLOSE_GRACE)
         {
             self.quit_sent = true;
             self.waker.quit();
         }
         // Wake again when CEF asked to (the runner keeps the earliest deadline).
-        let mut next = state::pump().next_timeout(MAX_PUMP_IDLE);
+        let mut next = self.actor.pump().next_timeout(MAX_PUMP_IDLE);
         if let Some(t) = self.save_due {
             next = next.min(t.saturating_duration_since(Instant::now()));
         }
@@ -857,13 +664,12 @@ impl Host for Headed {
         }
         // CEF closes browsers only while pumped; the loop is gone, so finish here.
         for _ in 0..100 {
-            if state::with(|st| st.tabs.is_empty()) {
+            if self.actor.is_empty() {
                 break;
             }
-            while let Ok(job) = self.rx.try_recv() {
-                job();
-            }
-            state::pump().work(true);
+            self.actor.run_jobs(&self.rx);
+            self.actor.pump().work(true);
+            self.actor.settle();
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -885,79 +691,13 @@ impl Host for Headed {
     }
 }
 
-fn host_of(id: i32) -> Option<Ref<cef_browser_host_t>> {
-    state::with(|st| st.tabs.get(&id).map(|t| t.host.clone()))
-}
-
-fn browser_of(id: i32) -> Option<Ref<cef_browser_t>> {
-    state::with(|st| st.tabs.get(&id).map(|t| t.browser.clone()))
-}
-
-fn set_human_driving(id: i32, on: bool) {
-    state::with(|st| {
-        if let Some(t) = st.tabs.get_mut(&id) {
-            t.meta.human_driving = on;
-        }
-    });
-}
-
-/// Realises the three dark-mode layers for one document and reports what it did.
-async fn apply_dark(
-    tab: Tab,
-    doc: String,
-    mode: ThemeMode,
-    human: ColorScheme,
-    filter: dark::FilterOptions,
-    measured: Option<f32>,
-    darkened: bool,
-) -> DarkOutcome {
-    let send = |c: dark::CdpCall| async move { tab.devtools(c.method, c.params).await };
-    let eval = |js: String| async move {
-        tab.devtools(
-            "Runtime.evaluate",
-            serde_json::json!({"expression": js, "returnByValue": true}),
-        )
-        .await
-    };
-    // Layer 1: the human's real preference, so sites with their own dark theme use it.
-    let _ = send(dark::emulated_media_call(human)).await;
-    let mut measured = measured;
-    if measured.is_none() && dark::plan(mode, human, None, true, &filter) == DarkPlan::NeedsMeasurement {
-        if darkened {
-            // Measure the page as its author made it, not as we darkened it.
-            let _ = send(dark::auto_dark_override_call(None)).await;
-            let _ = eval(dark::filter_install_js(None)).await;
-        }
-        measured = tab.frame().await.ok().and_then(|f| dark::mean_luminance(&f.bgra));
-    }
-    let mut plan = dark::plan(mode, human, measured, true, &filter);
-    let Some((call, mut js)) = plan.actions() else {
-        return DarkOutcome {
-            doc,
-            measured,
-            darkened,
-        };
-    };
-    if send(call).await.is_err() && matches!(plan, DarkPlan::Apply { force_dark: true, .. }) {
-        // Layer 3 stands in where force-dark is unavailable.
-        plan = dark::plan(mode, human, measured, false, &filter);
-        if let Some((_, j)) = plan.actions() {
-            js = j;
-        }
-    }
-    let DarkPlan::Apply { force_dark, css } = &plan else {
-        unreachable!("actions() returned Some")
-    };
-    if css.as_deref().is_some_and(|c| c.contains("invert(1)")) {
-        let _ = eval(dark::MARK_BACKGROUND_IMAGES_JS.to_string()).await;
-    }
-    if let Err(e) = eval(js).await {
-        tracing::warn!(tab = tab.id, "dark-mode stylesheet: {e}");
-    }
-    DarkOutcome {
-        doc,
-        measured,
-        darkened: *force_dark || css.is_some(),
+impl Headed {
+    fn set_human_driving(&self, id: TabId, on: bool) {
+        self.actor.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&id) {
+                t.meta.human_driving = on;
+            }
+        });
     }
 }
 
@@ -966,273 +706,72 @@ fn hex_rgb(s: &str) -> Rgb {
     Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8)
 }
 
-fn flags(m: &Modifiers) -> u32 {
-    let mut f = 0;
-    for (on, bit) in [
-        (m.shift, 1 << 1),
-        (m.ctrl, 1 << 2),
-        (m.alt, 1 << 3),
-        (m.left_button, 1 << 4),
-        (m.middle_button, 1 << 5),
-        (m.right_button, 1 << 6),
-        (m.meta, 1 << 7),
-    ] {
-        if on {
-            f |= bit;
-        }
-    }
-    f
+fn flags(m: &Modifiers) -> cef::EventFlags {
+    use cef::EventFlags as F;
+    F::NONE
+        .with(F::SHIFT, m.shift)
+        .with(F::CONTROL, m.ctrl)
+        .with(F::ALT, m.alt)
+        .with(F::LEFT_BUTTON, m.left_button)
+        .with(F::MIDDLE_BUTTON, m.middle_button)
+        .with(F::RIGHT_BUTTON, m.right_button)
+        .with(F::META, m.meta)
 }
 
-fn mouse_event(x: f32, y: f32, m: &Modifiers) -> cef_mouse_event_t {
-    cef_mouse_event_t {
+fn mouse_event(x: f32, y: f32, m: &Modifiers) -> cef::MouseEvent {
+    cef::MouseEvent {
         x: x.round() as i32,
         y: y.round() as i32,
         modifiers: flags(m),
     }
 }
 
-fn cef_button(b: MouseButton) -> cef_mouse_button_type_t {
+fn cef_button(b: MouseButton) -> cef::MouseButton {
     match b {
-        MouseButton::Left => cef_mouse_button_type_t::MBT_LEFT,
-        MouseButton::Middle => cef_mouse_button_type_t::MBT_MIDDLE,
-        MouseButton::Right => cef_mouse_button_type_t::MBT_RIGHT,
+        MouseButton::Left => cef::MouseButton::Left,
+        MouseButton::Middle => cef::MouseButton::Middle,
+        MouseButton::Right => cef::MouseButton::Right,
     }
 }
 
-fn key_event(k: &KeyInput, kind: cef_key_event_type_t, ch: u16) -> cef_key_event_t {
-    const IS_KEY_PAD: u32 = 1 << 9;
-    const IS_REPEAT: u32 = 1 << 13;
-    let mut m = flags(&k.modifiers);
-    if k.is_keypad {
-        m |= IS_KEY_PAD;
-    }
-    if k.repeat {
-        m |= IS_REPEAT;
-    }
-    cef_key_event_t {
-        type_: kind,
+fn key_event(k: &KeyInput, kind: cef::KeyEventKind, ch: u16) -> cef::KeyEvent {
+    let m = flags(&k.modifiers)
+        .with(cef::EventFlags::IS_KEY_PAD, k.is_keypad)
+        .with(cef::EventFlags::IS_REPEAT, k.repeat);
+    cef::KeyEvent {
+        kind,
         modifiers: m,
         // CHAR events carry the character in the key code too, as Chromium's GTK path does.
         windows_key_code: if ch != 0 { ch as i32 } else { k.windows_key_code },
         native_key_code: k.native_key_code,
-        is_system_key: 0,
         character: ch,
         unmodified_character: ch,
-        focus_on_editable_field: 0,
     }
 }
 
-fn cursor_shape(kind: i32) -> CursorShape {
-    use CursorShape as C;
-    match kind {
-        1 => C::Crosshair,
-        2 => C::Pointer,
-        3 | 30 => C::Text,
-        4 => C::Wait,
-        5 => C::Help,
-        6 | 13 | 15 => C::ResizeHorizontal,
-        7 | 10 | 14 => C::ResizeVertical,
-        9 | 11 | 17 => C::ResizeNwSe,
-        8 | 12 | 16 => C::ResizeNeSw,
-        18 => C::ResizeColumn,
-        19 => C::ResizeRow,
-        20..=29 => C::Move,
-        34 => C::Progress,
-        35 | 38 => C::NotAllowed,
-        37 => C::None,
-        39 => C::ZoomIn,
-        40 => C::ZoomOut,
-        41 => C::Grab,
-        42 => C::Grabbing,
-        _ => C::Default,
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The agent's backend in headed mode: the same AppBackend, plus what the window needs to know
-// (which tabs the agent drives, which tab is in front).
-
-struct Tracked {
-    inner: crate::backend::AppBackend,
-    shared: SharedRef,
-}
-
-impl Tracked {
-    fn touch(&self, id: mb::TabId) {
-        shared(&self.shared).agent_touched.insert(id.0 as i32);
-    }
-}
-
-#[async_trait]
-impl mb::Backend for Tracked {
-    async fn tabs(&self) -> mb::BackendResult<Vec<mb::TabInfo>> {
-        let mut list = self.inner.tabs().await?;
-        let active = shared(&self.shared).active;
-        for t in &mut list {
-            t.active = active == Some(t.id.0 as i32);
-        }
-        Ok(list)
-    }
-    async fn open_tab(&self, url: Option<String>, container: Option<String>) -> mb::BackendResult<mb::TabId> {
-        self.inner.open_tab(url, container).await
-    }
-    async fn close_tab(&self, id: mb::TabId) -> mb::BackendResult<()> {
-        self.inner.close_tab(id).await
-    }
-    async fn select_tab(&self, id: mb::TabId) -> mb::BackendResult<()> {
-        self.inner.select_tab(id).await?;
-        // The human sees what the agent looks at, unless they are driving the tab in front.
-        let front = shared(&self.shared).active;
-        let front_is_human = match front {
-            Some(a) => {
-                tab::on_ui(move || state::with(|st| st.tabs.get(&a).is_some_and(|t| t.meta.human_driving)))
-                    .await
-                    .unwrap_or(false)
-            }
-            None => false,
-        };
-        if !front_is_human {
-            shared(&self.shared).select = Some(id.0 as i32);
-        }
-        Ok(())
-    }
-    async fn navigate(&self, id: mb::TabId, nav: mb::Nav) -> mb::BackendResult<mb::LoadOutcome> {
-        let r = self.inner.navigate(id, nav).await;
-        if !matches!(r, Err(mb::BackendError::HumanDriving { .. })) {
-            self.touch(id);
-        }
-        r
-    }
-    async fn settle(&self, id: mb::TabId, max: Duration) -> mb::BackendResult<()> {
-        self.inner.settle(id, max).await
-    }
-    async fn document(&self, id: mb::TabId) -> mb::BackendResult<Option<u64>> {
-        self.inner.document(id).await
-    }
-    async fn walk(&self, id: mb::TabId) -> mb::BackendResult<mb::Walk> {
-        self.inner.walk(id).await
-    }
-    async fn element(
-        &self,
-        id: mb::TabId,
-        walk_id: u64,
-        idx: u32,
-        op: mb::ElementOp,
-    ) -> mb::BackendResult<mb::ElementReply> {
-        self.inner.element(id, walk_id, idx, op).await
-    }
-    async fn page_text(&self, id: mb::TabId, cap: usize) -> mb::BackendResult<mb::PageText> {
-        self.inner.page_text(id, cap).await
-    }
-    async fn click_at(
-        &self,
-        id: mb::TabId,
-        x: f32,
-        y: f32,
-        button: mb::MouseButton,
-        count: u8,
-    ) -> mb::BackendResult<()> {
-        let r = self.inner.click_at(id, x, y, button, count).await;
-        if r.is_ok() {
-            self.touch(id);
-        }
-        r
-    }
-    async fn move_to(&self, id: mb::TabId, x: f32, y: f32) -> mb::BackendResult<()> {
-        self.inner.move_to(id, x, y).await
-    }
-    async fn scroll(&self, id: mb::TabId, x: f32, y: f32, dx: f32, dy: f32) -> mb::BackendResult<()> {
-        let r = self.inner.scroll(id, x, y, dx, dy).await;
-        if r.is_ok() {
-            self.touch(id);
-        }
-        r
-    }
-    async fn key(&self, id: mb::TabId, key: &str) -> mb::BackendResult<()> {
-        let r = self.inner.key(id, key).await;
-        if r.is_ok() {
-            self.touch(id);
-        }
-        r
-    }
-    async fn type_text(&self, id: mb::TabId, text: &str) -> mb::BackendResult<()> {
-        let r = self.inner.type_text(id, text).await;
-        if r.is_ok() {
-            self.touch(id);
-        }
-        r
-    }
-    async fn screenshot(&self, id: mb::TabId, max_long_edge: u32) -> mb::BackendResult<mb::Png> {
-        self.inner.screenshot(id, max_long_edge).await
-    }
-    async fn console(&self, id: mb::TabId) -> mb::BackendResult<Vec<mb::ConsoleEntry>> {
-        self.inner.console(id).await
-    }
-    /// The window's per-site policy (the same one the human's menu sets), not a separate
-    /// agent-only table: the two must never disagree about how a site looks.
-    async fn theme(
-        &self,
-        target: mb::ThemeTarget,
-        set: Option<mb::ThemeMode>,
-    ) -> mb::BackendResult<mb::ThemeState> {
-        let site = match target {
-            mb::ThemeTarget::Host(h) => dark::site_key(&format!("https://{h}/")).unwrap_or(h),
-            mb::ThemeTarget::Tab(id) => {
-                let url = self
-                    .inner
-                    .tabs()
-                    .await?
-                    .into_iter()
-                    .find(|t| t.id == id)
-                    .ok_or(mb::BackendError::NoSuchTab(id))?
-                    .url;
-                dark::site_key(&url).ok_or(mb::BackendError::Other(format!(
-                    "the tab shows {url:?}, which has no site to set a theme for"
-                )))?
-            }
-        };
-        let mut sh = shared(&self.shared);
-        let mode = match set {
-            Some(m) => {
-                let m = match m {
-                    mb::ThemeMode::Auto => ThemeMode::Auto,
-                    mb::ThemeMode::On => ThemeMode::On,
-                    mb::ThemeMode::Off => ThemeMode::Off,
-                };
-                sh.theme_requests.push((site.clone(), m));
-                m
-            }
-            None => sh.policies.mode_for_site(&site),
-        };
-        Ok(mb::ThemeState {
-            host: site,
-            mode: match mode {
-                ThemeMode::Auto => mb::ThemeMode::Auto,
-                ThemeMode::On => mb::ThemeMode::On,
-                ThemeMode::Off => mb::ThemeMode::Off,
-            },
-        })
-    }
-    async fn containers(&self) -> mb::BackendResult<Vec<mb::ContainerInfo>> {
-        self.inner.containers().await
-    }
-    async fn vault_entries(&self, id: mb::TabId) -> mb::BackendResult<Vec<mb::VaultEntry>> {
-        self.inner.vault_entries(id).await
-    }
-    async fn vault_entries_for_tab(&self, id: mb::TabId) -> mb::BackendResult<mb::VaultEntries> {
-        self.inner.vault_entries_for_tab(id).await
-    }
-    async fn vault_fill(
-        &self,
-        id: mb::TabId,
-        entry: &str,
-        targets: Vec<mb::VaultTarget>,
-    ) -> mb::BackendResult<()> {
-        let r = self.inner.vault_fill(id, entry, targets).await;
-        if r.is_ok() {
-            self.touch(id);
-        }
-        r
+fn cursor_shape(c: cef::Cursor) -> CursorShape {
+    use CursorShape as S;
+    use cef::Cursor as C;
+    match c {
+        C::Default => S::Default,
+        C::Crosshair => S::Crosshair,
+        C::Pointer => S::Pointer,
+        C::Text => S::Text,
+        C::Wait => S::Wait,
+        C::Help => S::Help,
+        C::ResizeHorizontal => S::ResizeHorizontal,
+        C::ResizeVertical => S::ResizeVertical,
+        C::ResizeNwSe => S::ResizeNwSe,
+        C::ResizeNeSw => S::ResizeNeSw,
+        C::ResizeColumn => S::ResizeColumn,
+        C::ResizeRow => S::ResizeRow,
+        C::Move => S::Move,
+        C::Progress => S::Progress,
+        C::NotAllowed => S::NotAllowed,
+        C::None => S::None,
+        C::ZoomIn => S::ZoomIn,
+        C::ZoomOut => S::ZoomOut,
+        C::Grab => S::Grab,
+        C::Grabbing => S::Grabbing,
     }
 }

@@ -1,6 +1,6 @@
 //! Frame → PNG.
 
-use crate::state::Frame;
+use crate::browser::state::Frame;
 use crate::tab::TabError;
 
 /// Encodes a BGRA frame as PNG, scaled down so its long edge is at most `max_edge`.

@@ -1,12 +1,12 @@
 //! Key events for CEF: Windows virtual-key codes (what Chromium keys on) plus X11 keycodes
 //! (`native_key_code`, without which `KeyboardEvent.code` is empty).
 
-use crate::cef::sys::{cef_key_event_t, cef_key_event_type_t};
+use cef::{EventFlags, KeyEvent, KeyEventKind};
 
-const SHIFT: u32 = 1 << 1;
-const CONTROL: u32 = 1 << 2;
-const ALT: u32 = 1 << 3;
-const META: u32 = 1 << 7;
+const SHIFT: EventFlags = EventFlags::SHIFT;
+const CONTROL: EventFlags = EventFlags::CONTROL;
+const ALT: EventFlags = EventFlags::ALT;
+const META: EventFlags = EventFlags::META;
 
 /// (name, windows VK, X11 keycode, character produced)
 const NAMED: &[(&str, i32, i32, u16)] = &[
@@ -32,16 +32,14 @@ const LETTER_X11: [i32; 26] = [
 ];
 const DIGIT_X11: [i32; 10] = [19, 10, 11, 12, 13, 14, 15, 16, 17, 18];
 
-fn ev(kind: cef_key_event_type_t, vk: i32, native: i32, ch: u16, modifiers: u32) -> cef_key_event_t {
-    cef_key_event_t {
-        type_: kind,
+fn ev(kind: KeyEventKind, vk: i32, native: i32, ch: u16, modifiers: EventFlags) -> KeyEvent {
+    KeyEvent {
+        kind,
         modifiers,
         windows_key_code: vk,
         native_key_code: native,
-        is_system_key: 0,
         character: ch,
         unmodified_character: ch,
-        focus_on_editable_field: 0,
     }
 }
 
@@ -68,51 +66,37 @@ fn key_for_char(c: char) -> Option<(i32, i32, bool)> {
     }
 }
 
-fn press(vk: i32, native: i32, ch: u16, modifiers: u32, out: &mut Vec<cef_key_event_t>) {
-    out.push(ev(
-        cef_key_event_type_t::KEYEVENT_RAWKEYDOWN,
-        vk,
-        native,
-        ch,
-        modifiers,
-    ));
+fn press(vk: i32, native: i32, ch: u16, modifiers: EventFlags, out: &mut Vec<KeyEvent>) {
+    out.push(ev(KeyEventKind::RawKeyDown, vk, native, ch, modifiers));
     // A CHAR event inserts text; chords with Control/Alt/Meta are commands, not text.
-    if ch != 0 && modifiers & (CONTROL | ALT | META) == 0 {
-        out.push(ev(
-            cef_key_event_type_t::KEYEVENT_CHAR,
-            ch as i32,
-            native,
-            ch,
-            modifiers,
-        ));
+    if ch != 0 && !modifiers.intersects(CONTROL | ALT | META) {
+        out.push(ev(KeyEventKind::Char, ch as i32, native, ch, modifiers));
     }
-    out.push(ev(
-        cef_key_event_type_t::KEYEVENT_KEYUP,
-        vk,
-        native,
-        ch,
-        modifiers,
-    ));
+    out.push(ev(KeyEventKind::KeyUp, vk, native, ch, modifiers));
 }
 
 /// Events that type `text`. Characters without a key on a US layout are sent as CHAR events,
 /// which Chromium inserts as text (with a trusted `input` event, but no keydown).
-pub fn text(text: &str) -> Vec<cef_key_event_t> {
+pub fn text(text: &str) -> Vec<KeyEvent> {
     let mut out = Vec::new();
     for c in text.chars() {
         if c == '\n' {
-            press(0x0D, 36, 13, 0, &mut out);
+            press(0x0D, 36, 13, EventFlags::NONE, &mut out);
             continue;
         }
         let mut buf = [0u16; 2];
         let units = c.encode_utf16(&mut buf);
         match key_for_char(c) {
-            Some((vk, native, shift)) if units.len() == 1 => {
-                press(vk, native, units[0], if shift { SHIFT } else { 0 }, &mut out)
-            }
+            Some((vk, native, shift)) if units.len() == 1 => press(
+                vk,
+                native,
+                units[0],
+                EventFlags::NONE.with(SHIFT, shift),
+                &mut out,
+            ),
             _ => {
                 for u in units.iter() {
-                    out.push(ev(cef_key_event_type_t::KEYEVENT_CHAR, *u as i32, 0, *u, 0));
+                    out.push(ev(KeyEventKind::Char, *u as i32, 0, *u, EventFlags::NONE));
                 }
             }
         }
@@ -121,8 +105,8 @@ pub fn text(text: &str) -> Vec<cef_key_event_t> {
 }
 
 /// Events for a chord such as `Enter`, `Control+a`, `Shift+Tab`.
-pub fn chord(chord: &str) -> Result<Vec<cef_key_event_t>, String> {
-    let mut modifiers = 0;
+pub fn chord(chord: &str) -> Result<Vec<KeyEvent>, String> {
+    let mut modifiers = EventFlags::NONE;
     let parts: Vec<&str> = chord.split('+').collect();
     let (key, mods) = parts.split_last().ok_or("empty key")?;
     for m in mods {
@@ -147,7 +131,7 @@ pub fn chord(chord: &str) -> Result<Vec<cef_key_event_t>, String> {
     match (cs.next(), cs.next()) {
         (Some(c), None) => match key_for_char(c) {
             Some((vk, native, shift)) => {
-                let m = modifiers | if shift { SHIFT } else { 0 };
+                let m = modifiers.with(SHIFT, shift);
                 press(vk, native, c as u16, m, &mut out);
                 Ok(out)
             }
@@ -169,15 +153,15 @@ mod tests {
         let e = text("a");
         assert_eq!(e.len(), 3);
         assert_eq!(e[0].native_key_code, 38);
-        assert_eq!(e[1].type_, cef_key_event_type_t::KEYEVENT_CHAR);
+        assert_eq!(e[1].kind, KeyEventKind::Char);
         assert_eq!(e[1].character, 'a' as u16);
     }
 
     #[test]
     fn control_chords_insert_no_text() {
         let e = chord("Control+a").unwrap();
-        assert!(e.iter().all(|k| k.type_ != cef_key_event_type_t::KEYEVENT_CHAR));
-        assert_eq!(e[0].modifiers & CONTROL, CONTROL);
+        assert!(e.iter().all(|k| k.kind != KeyEventKind::Char));
+        assert!(e[0].modifiers.contains(CONTROL));
     }
 
     #[test]
@@ -190,6 +174,6 @@ mod tests {
     fn non_ascii_text_goes_as_char_events() {
         let e = text("é😀");
         assert_eq!(e.len(), 3); // one unit + a surrogate pair
-        assert!(e.iter().all(|k| k.type_ == cef_key_event_type_t::KEYEVENT_CHAR));
+        assert!(e.iter().all(|k| k.kind == KeyEventKind::Char));
     }
 }

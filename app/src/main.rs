@@ -1,23 +1,19 @@
 //! `aperture`: the browser process, and (re-executed by CEF with `--type=…`) its own
-//! subprocesses.
+//! subprocesses. `main` is the composition root: services are built once here, then the
+//! browser runs headless or in the window, and one place serves MCP.
 
-// `call!` forwards plain argument expressions into the unsafe call of a CEF vtable entry; the
-// unsafety is the FFI call itself, which is what the macro is for.
-#![allow(clippy::macro_metavars_in_unsafe)]
+#![forbid(unsafe_code)]
 
 mod backend;
-mod cef;
-mod handlers;
+mod browser;
 mod headed;
 mod imaging;
 mod keys;
-mod policy;
 mod privacy;
-mod renderer;
 mod runtime;
 mod script;
-mod state;
 mod tab;
+mod theme;
 mod vault;
 
 use anyhow::{Context, Result};
@@ -109,6 +105,34 @@ fn default_profile() -> PathBuf {
     base.join("aperture").join("profiles").join("default")
 }
 
+/// Re-executes this binary with the environment Chromium must see, when it differs from
+/// ours: `--headless` drops DISPLAY/WAYLAND_DISPLAY (Chromium's GPU process reaches for the X
+/// server named there even under ozone headless, and a stale one kills it), and a
+/// `--cef-dir` reaches CEF's subprocesses through the environment. Changing our own
+/// environment in a process that may already have threads is unsound; a new image is not.
+fn reexec_for_chromium(cli: &Cli) -> Result<()> {
+    let drop_display = cli.headless
+        && (std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some());
+    let set_dir = cli
+        .cef_dir
+        .as_ref()
+        .filter(|d| std::env::var_os(cef_sys_build::ENV_DIR).as_deref() != Some(d.as_os_str()));
+    if !drop_display && set_dir.is_none() {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().context("finding this executable")?;
+    let mut c = std::process::Command::new(exe);
+    c.args(std::env::args_os().skip(1));
+    if drop_display {
+        c.env_remove("DISPLAY").env_remove("WAYLAND_DISPLAY");
+    }
+    if let Some(d) = set_dir {
+        c.env(cef_sys_build::ENV_DIR, d);
+    }
+    use std::os::unix::process::CommandExt;
+    Err(anyhow::anyhow!("could not restart for Chromium: {}", c.exec()))
+}
+
 fn main() {
     // CEF re-executes this binary for its subprocesses; they must not parse our flags.
     if std::env::args().any(|a| a.starts_with("--type=")) {
@@ -136,15 +160,9 @@ fn main() {
         args.push("--headless".into());
     }
     let cli = Cli::parse_from(args);
-    if cli.headless {
-        // Chromium's GPU process reaches for the X server named by DISPLAY even under ozone
-        // headless; a stale or unreachable one kills it and no page ever loads. Headless
-        // means no display at all, for this process and the subprocesses it starts.
-        // SAFETY: still single-threaded; nothing has read the environment concurrently.
-        unsafe {
-            std::env::remove_var("DISPLAY");
-            std::env::remove_var("WAYLAND_DISPLAY");
-        }
+    if let Err(e) = reexec_for_chromium(&cli) {
+        eprintln!("aperture: {e:#}");
+        std::process::exit(1);
     }
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -171,54 +189,61 @@ fn run(cli: Cli) -> Result<i32> {
     let opts = runtime::Options {
         headless: cli.headless,
         cache_root: profile.clone(),
-        extra_switches: {
-            if let Some(bad) = aperture_privacy::switches::find_forbidden_switch(&cli.chromium_switch) {
-                anyhow::bail!(
-                    "--chromium-switch {bad} is refused: it would turn a phone-home feature back on"
-                );
-            }
-            // Chromium keeps only the last --disable-features/--enable-features: a second one
-            // would silently undo the privacy list.
-            if let Some(f) = cli.chromium_switch.iter().find(|a| {
-                let n = a.trim_start_matches('-');
-                n.starts_with("disable-features") || n.starts_with("enable-features")
-            }) {
-                anyhow::bail!(
-                    "--chromium-switch {f} is refused: feature lists are fixed by the privacy policy"
-                );
-            }
-            let mut s = privacy::switches();
-            s.extend(cli.chromium_switch.iter().map(|a| {
-                let a = a.trim_start_matches('-');
-                match a.split_once('=') {
-                    Some((k, v)) => (k.to_string(), Some(v.to_string())),
-                    None => (a.to_string(), None),
-                }
-            }));
-            s
-        },
+        extra_switches: chromium_switches(&cli.chromium_switch)?,
     };
-    if cli.no_block {
+    let one_shot = cli.walk.is_some() || cli.screenshot.is_some() || cli.script.is_some();
+    // The port is taken before Chromium starts, so a busy one is a single clear message and
+    // not a browser running without its agent.
+    let listener = match (!one_shot && !cli.mcp_stdio && cli.mcp_port != 0).then_some(cli.mcp_port) {
+        Some(port) => Some(
+            std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port)).map_err(|e| {
+                anyhow::anyhow!(
+                    "the MCP port 127.0.0.1:{port} is not available ({e}); another browser may be \
+                     serving there: pick another with --mcp-port, or 0 for none"
+                )
+            })?,
+        ),
+        None => None,
+    };
+    let blocker = if cli.no_block {
         tracing::info!("tracker blocking off (--no-block)");
+        None
     } else {
-        match privacy::install_blocker(&cli.filter_list) {
-            Ok(msg) => tracing::info!("{msg}"),
-            Err(e) => eprintln!(
-                "aperture: tracker blocking is off: {e} (run `cargo xtask provision` to install the lists)"
-            ),
+        match privacy::load_blocker(&cli.filter_list) {
+            Ok((b, msg)) => {
+                tracing::info!("{msg}");
+                Some(b)
+            }
+            Err(e) => {
+                eprintln!(
+                    "aperture: tracker blocking is off: {e} (run `cargo xtask provision` to install the lists)"
+                );
+                None
+            }
         }
-    }
+    };
     let registry = privacy::registry(&profile).map_err(|e| anyhow::anyhow!("containers: {e}"))?;
     // Before Chromium starts, so a wrong passphrase fails fast and loudly.
-    vault::install(vault::load(
+    let vault = vault::load(
         &profile,
         cli.vault_passphrase_file.as_deref(),
         &cli.vault_allow_fill,
-    )?);
-    // The CEF runtime is loaded (and checked) before anything else starts.
-    runtime::init(&dir, &opts).context("starting Chromium")?;
-    let rx = state::pump().take_receiver();
+    )?;
+    let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
+        .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
 
+    // The CEF runtime is loaded (and checked) before anything else starts.
+    let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
+    let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);
+    let actor = browser::Actor::new(
+        pump.clone(),
+        browser::Services {
+            nav_policy: policy.clone(),
+        },
+        filter,
+    );
+    let h = actor.handle();
+    let containers = privacy::Containers::new(registry, h.clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -239,76 +264,182 @@ fn run(cli: Cli) -> Result<i32> {
             done.store(true, Ordering::SeqCst);
         });
     }
-    // Headed: the window's event loop is the UI thread's loop (instead of run_loop); the
-    // one-shot modes (--walk, --screenshot, --script) stay windowless.
-    if !cli.headless && cli.walk.is_none() && cli.screenshot.is_none() && cli.script.is_none() {
-        let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
-            .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
-        policy::set_nav_policy(policy.clone());
+    let finish = |code: &std::sync::atomic::AtomicI32, r: Result<i32>| match r {
+        Ok(c) => code.store(c, Ordering::SeqCst),
+        Err(e) => {
+            eprintln!("aperture: {e:#}");
+            code.store(1, Ordering::SeqCst);
+        }
+    };
+
+    if one_shot {
+        // The debug verbs: no agent, no window.
+        let (done2, code2, h2, containers2) = (done.clone(), code.clone(), h.clone(), containers.clone());
+        rt.spawn(async move {
+            let r = one_shot_task(cli, h2, containers2, blocker).await;
+            finish(&code2, r);
+            done2.store(true, Ordering::SeqCst);
+        });
+        runtime::run_loop(&actor, &rx, || done.load(Ordering::SeqCst));
+    } else {
+        let themes = Arc::new(theme::Themes::default());
+        let backend: Arc<dyn aperture_mcp::backend::Backend> = Arc::new(
+            backend::AppBackend::new(h.clone(), policy, cli.size, containers.clone(), themes.clone())
+                .with_vault(vault),
+        );
+        // MCP is served before the first page loads: a slow or failing start page never keeps
+        // the agent out.
+        {
+            let (done, code, stdio) = (done.clone(), code.clone(), cli.mcp_stdio);
+            rt.spawn(async move {
+                let r = serve_mcp(backend, listener, stdio).await;
+                finish(&code, r.map(|()| 0));
+                // A stdio session ends when the host closes the channel; an HTTP server that
+                // stopped leaves the browser without its agent, which is worth exiting on.
+                done.store(true, Ordering::SeqCst);
+            });
+        }
         let url = cli
             .url
             .clone()
             .map(|u| aperture_ui::omnibox::resolve_input(&u).unwrap_or(u))
             .unwrap_or_else(|| "about:blank".into());
-        let cfg = headed::Config {
-            url,
-            container: cli.container.clone(),
-            registry,
-            policy,
-            mcp_port: cli.mcp_port,
-            mcp_stdio: cli.mcp_stdio,
-            done: done.clone(),
-            code: code.clone(),
-        };
-        let r = headed::run(cfg, rx, &rt);
-        privacy::release_contexts();
-        runtime::shutdown();
-        rt.shutdown_timeout(std::time::Duration::from_millis(200));
-        r?;
-        return Ok(code.load(Ordering::SeqCst));
-    }
-    {
-        let (done, code) = (done.clone(), code.clone());
-        rt.spawn(async move {
-            let r = task(cli, registry).await;
-            match r {
-                Ok(c) => code.store(c, Ordering::SeqCst),
-                Err(e) => {
-                    eprintln!("aperture: {e:#}");
-                    code.store(1, Ordering::SeqCst);
+        if cli.headless {
+            let (h2, containers2, size, container) =
+                (h.clone(), containers.clone(), cli.size, cli.container.clone());
+            rt.spawn(async move {
+                // The human's first tab. A page that fails to load is the page's problem: the
+                // browser stays up and serving.
+                match open_first_tab(&h2, &containers2, &url, size, container.as_deref()).await {
+                    Ok((id, o)) => eprintln!("aperture: tab {} at {} (status {})", id.0, o.url, o.status),
+                    Err(e) => eprintln!("aperture: the first tab: {e}"),
                 }
+            });
+            let mut dark = theme::Headless::new(themes.clone(), h.clone(), rt.handle().clone());
+            runtime::run_loop(&actor, &rx, || {
+                dark.tick(&actor);
+                done.load(Ordering::SeqCst)
+            });
+            dark.save();
+        } else {
+            let cfg = headed::Config {
+                url,
+                container: cli.container.clone(),
+                containers: containers.clone(),
+                themes: themes.clone(),
+                done: done.clone(),
+            };
+            if let Err(e) = headed::run(cfg, &actor, rx, &rt) {
+                finish(&code, Err(e));
             }
-            done.store(true, Ordering::SeqCst);
-        });
+        }
     }
-    runtime::run_loop(&rx, || done.load(Ordering::SeqCst));
-    privacy::release_contexts();
-    runtime::shutdown();
+    containers.release();
+    drop(actor);
+    runtime::shutdown(&pump);
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(code.load(Ordering::SeqCst))
 }
 
-/// What the browser does once Chromium is up. Returns the exit code.
-async fn task(cli: Cli, registry: Arc<std::sync::Mutex<aperture_privacy::ContainerRegistry>>) -> Result<i32> {
+/// `--chromium-switch` values on top of the privacy crate's switches, refusing the ones that
+/// would undo the privacy policy.
+fn chromium_switches(extra: &[String]) -> Result<Vec<(String, Option<String>)>> {
+    if let Some(bad) = aperture_privacy::switches::find_forbidden_switch(extra) {
+        anyhow::bail!("--chromium-switch {bad} is refused: it would turn a phone-home feature back on");
+    }
+    // Chromium keeps only the last --disable-features/--enable-features: a second one would
+    // silently undo the privacy list.
+    if let Some(f) = extra.iter().find(|a| {
+        let n = a.trim_start_matches('-');
+        n.starts_with("disable-features") || n.starts_with("enable-features")
+    }) {
+        anyhow::bail!("--chromium-switch {f} is refused: feature lists are fixed by the privacy policy");
+    }
+    let mut s = privacy::switches();
+    s.extend(extra.iter().map(|a| {
+        let a = a.trim_start_matches('-');
+        match a.split_once('=') {
+            Some((k, v)) => (k.to_string(), Some(v.to_string())),
+            None => (a.to_string(), None),
+        }
+    }));
+    Ok(s)
+}
+
+/// Opens the human's first tab (in `--container` when given) and waits for its load.
+async fn open_first_tab(
+    h: &browser::Handle,
+    containers: &privacy::Containers,
+    url: &str,
+    size: (i32, i32),
+    container: Option<&str>,
+) -> Result<(aperture_mcp::backend::TabId, browser::state::LoadOutcome)> {
+    let mut opts = tab::TabOptions {
+        size,
+        ..Default::default()
+    };
+    if let Some(name) = container {
+        let (ctx, name) = containers.context(name, true).await.map_err(anyhow::Error::msg)?;
+        opts.context = Some(ctx);
+        opts.meta.container = name;
+    }
+    // The tab exists from here on, whatever its first load does.
+    let id = h.on_ui(move |a| a.create_browser("about:blank", opts)).await??;
+    let o = tab::Tab::new(h, id).navigate(url).await?;
+    Ok((id, o))
+}
+
+/// Serves MCP on stdio, or on the listener taken at start-up, until it ends.
+async fn serve_mcp(
+    backend: Arc<dyn aperture_mcp::backend::Backend>,
+    listener: Option<std::net::TcpListener>,
+    stdio: bool,
+) -> Result<()> {
+    if stdio {
+        eprintln!("aperture: serving MCP on stdio");
+        aperture_mcp::serve_stdio(backend).await?;
+        return Ok(());
+    }
+    let Some(listener) = listener else {
+        std::future::pending::<()>().await;
+        return Ok(());
+    };
+    let server =
+        aperture_mcp::serve_http_on(listener, aperture_mcp::HttpConfig::default().token, backend).await?;
+    match server.write_mcp_json() {
+        Ok(p) => eprintln!("aperture: MCP config written to {}", p.display()),
+        Err(e) => eprintln!("aperture: could not write mcp.json: {e}"),
+    }
+    // The one line a person pastes into their agent host.
+    println!("{}", server.claude_add_line());
+    server.wait().await?;
+    Ok(())
+}
+
+/// The debug verbs (`--walk`, `--screenshot`, `--script`). Returns the exit code.
+async fn one_shot_task(
+    cli: Cli,
+    h: browser::Handle,
+    containers: privacy::Containers,
+    blocker: Option<Arc<privacy::BlockFilter>>,
+) -> Result<i32> {
     let mut opts = tab::TabOptions {
         size: cli.size,
         ..Default::default()
     };
     if let Some(name) = &cli.container {
-        let (ctx, name) = privacy::container_context(&registry, name, true)
-            .await
-            .map_err(|e| anyhow::anyhow!(e))?;
+        let (ctx, name) = containers.context(name, true).await.map_err(anyhow::Error::msg)?;
         opts.context = Some(ctx);
         opts.meta.container = name;
     }
     if let Some(url) = &cli.walk {
-        let (t, _) = tab::open(url, opts).await?;
+        let (t, _) = tab::open(&h, url, opts).await?;
         let w = t.walk().await?;
         println!("{}", serde_json::to_string_pretty(&w)?);
         return Ok(0);
     }
     if let Some(v) = &cli.screenshot {
-        let (t, _) = tab::open(&v[0], opts).await?;
+        let (t, _) = tab::open(&h, &v[0], opts).await?;
         if cli.dark {
             t.devtools(
                 "Emulation.setAutoDarkModeOverride",
@@ -316,43 +447,20 @@ async fn task(cli: Cli, registry: Arc<std::sync::Mutex<aperture_privacy::Contain
             )
             .await?;
         }
-        let (png, w, h) = t.screenshot(None).await?;
+        let (png, w, hgt) = t.screenshot(None).await?;
         std::fs::write(&v[1], png).with_context(|| format!("writing {}", v[1]))?;
-        eprintln!("aperture: wrote {} ({w}x{h})", v[1]);
+        eprintln!("aperture: wrote {} ({w}x{hgt})", v[1]);
         return Ok(0);
     }
-    if let Some(src) = &cli.script {
-        return script::run(src, opts, registry).await;
-    }
-    // Browsing: open the page (a tab the human opened) and serve the agent until a signal.
-    let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
-        .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
-    policy::set_nav_policy(policy.clone());
-    let backend: Arc<dyn aperture_mcp::backend::Backend> =
-        Arc::new(backend::AppBackend::new(policy, cli.size, registry).with_vault(vault::installed()));
-    let url = cli.url.as_deref().unwrap_or("about:blank");
-    let (t, outcome) = tab::open(url, opts).await?;
-    if cli.mcp_stdio {
-        eprintln!("aperture: serving MCP on stdio; tab {} at {}", t.id, outcome.url);
-        aperture_mcp::serve_stdio(backend).await?;
-        return Ok(0);
-    }
-    eprintln!(
-        "aperture: tab {} at {} (status {})",
-        t.id, outcome.url, outcome.status
-    );
-    if cli.mcp_port != 0 {
-        let server =
-            aperture_mcp::serve_http(aperture_mcp::HttpConfig::on_port(cli.mcp_port), backend).await?;
-        match server.write_mcp_json() {
-            Ok(p) => eprintln!("aperture: MCP config written to {}", p.display()),
-            Err(e) => eprintln!("aperture: could not write mcp.json: {e}"),
-        }
-        // The one line a person pastes into their agent host.
-        println!("{}", server.claude_add_line());
-        server.wait().await?;
-    } else {
-        std::future::pending::<()>().await;
-    }
-    Ok(0)
+    let src = cli.script.as_deref().unwrap_or("-");
+    script::run(
+        src,
+        script::Ctx {
+            h,
+            opts,
+            containers,
+            blocker,
+        },
+    )
+    .await
 }

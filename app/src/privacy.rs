@@ -1,12 +1,12 @@
 //! Wiring of the `aperture-privacy` crate into CEF: the tracker blocker on the IO thread,
 //! phone-home switches at launch, and identity containers as separate request contexts.
 
-use crate::cef::{CefStr, RcBox, Ref, strings, sys::*};
-use crate::state;
+use crate::browser::Handle;
+use aperture_mcp::backend::TabId;
 use aperture_privacy::{Blocker, ContainerId, ContainerRegistry, ListSet, ProvisionOptions, ResourceType};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// Chromium switches from the privacy crate (phone-home off, WebRTC IP policy), as
@@ -24,9 +24,77 @@ pub fn switches() -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// Loads the blocker (compiled engine from disk when its lists are unchanged) and installs it
-/// in the request path. Returns a one-line status for the log.
-pub fn install_blocker(user_lists: &[PathBuf]) -> Result<String, String> {
+/// The tracker blocker on CEF's IO thread, with per-tab counts of what it blocked.
+pub struct BlockFilter {
+    blocker: Blocker,
+    blocked: Mutex<HashMap<TabId, u64>>,
+}
+
+impl BlockFilter {
+    /// Requests blocked in a tab so far.
+    pub fn blocked(&self, tab: TabId) -> u64 {
+        self.blocked
+            .lock()
+            .map(|m| m.get(&tab).copied().unwrap_or(0))
+            .unwrap_or(0)
+    }
+}
+
+impl cef::ResourceFilter for BlockFilter {
+    fn should_block(
+        &self,
+        tab: Option<cef::BrowserId>,
+        url: &str,
+        referrer: &str,
+        kind: cef::ResourceType,
+    ) -> bool {
+        let block = self
+            .blocker
+            .check(url, referrer, resource_type(kind))
+            .is_blocked();
+        if block && let Some(t) = tab {
+            *self
+                .blocked
+                .lock()
+                .expect("blocked")
+                .entry(crate::browser::tab_id(t))
+                .or_default() += 1;
+        }
+        block
+    }
+}
+
+/// CEF's request kinds in the privacy crate's words (it knows nothing of CEF).
+fn resource_type(k: cef::ResourceType) -> ResourceType {
+    use cef::ResourceType as C;
+    match k {
+        C::MainFrame => ResourceType::MainFrame,
+        C::SubFrame => ResourceType::SubFrame,
+        C::Stylesheet => ResourceType::Stylesheet,
+        C::Script => ResourceType::Script,
+        C::Image => ResourceType::Image,
+        C::Font => ResourceType::Font,
+        C::SubResource => ResourceType::SubResource,
+        C::Object => ResourceType::Object,
+        C::Media => ResourceType::Media,
+        C::Worker => ResourceType::Worker,
+        C::SharedWorker => ResourceType::SharedWorker,
+        C::Prefetch => ResourceType::Prefetch,
+        C::Favicon => ResourceType::Favicon,
+        C::Xhr => ResourceType::Xhr,
+        C::Ping => ResourceType::Ping,
+        C::ServiceWorker => ResourceType::ServiceWorker,
+        C::CspReport => ResourceType::CspReport,
+        C::Plugin => ResourceType::Plugin,
+        C::NavigationPreloadMainFrame => ResourceType::NavigationPreloadMainFrame,
+        C::NavigationPreloadSubFrame => ResourceType::NavigationPreloadSubFrame,
+        C::Other => ResourceType::Other,
+    }
+}
+
+/// Loads the blocker (compiled engine from disk when its lists are unchanged). Returns it and
+/// a one-line status for the log.
+pub fn load_blocker(user_lists: &[PathBuf]) -> Result<(Arc<BlockFilter>, String), String> {
     let lists = if user_lists.is_empty() {
         // No apt-get at browser start: provisioning is `cargo xtask provision`'s job.
         ListSet::provision_pinned(&ProvisionOptions::default()).map_err(|e| e.to_string())?
@@ -36,16 +104,12 @@ pub fn install_blocker(user_lists: &[PathBuf]) -> Result<String, String> {
     let cache = aperture_privacy::blocking::default_engine_cache_dir().ok_or("no cache directory")?;
     let t = std::time::Instant::now();
     let (blocker, how) = Blocker::load_or_build(&lists, &cache).map_err(|e| e.to_string())?;
-    let blocker = Arc::new(blocker);
-    crate::policy::install(Box::new(move |url, source, rtype| {
-        blocker
-            .check(url, source, ResourceType::from_cef(rtype))
-            .is_blocked()
-    }));
-    Ok(format!(
-        "tracker blocking on ({how:?} in {} ms)",
-        t.elapsed().as_millis()
-    ))
+    let status = format!("tracker blocking on ({how:?} in {} ms)", t.elapsed().as_millis());
+    let filter = BlockFilter {
+        blocker,
+        blocked: Mutex::new(HashMap::new()),
+    };
+    Ok((Arc::new(filter), status))
 }
 
 /// The container registry of this profile.
@@ -55,104 +119,98 @@ pub fn registry(profile: &Path) -> Result<Arc<Mutex<ContainerRegistry>>, String>
         .map_err(|e| e.to_string())
 }
 
-struct Contexts {
-    ready: HashMap<String, Ref<cef_request_context_t>>,
+/// The profile's containers: the registry on disk and the request contexts made so far.
+/// Shared by the window, the agent's backend and the debug script.
+#[derive(Clone)]
+pub struct Containers {
+    pub registry: Arc<Mutex<ContainerRegistry>>,
+    ready: Arc<Mutex<HashMap<String, cef::RequestContext>>>,
+    h: Handle,
 }
 
-fn contexts() -> &'static Mutex<Contexts> {
-    static C: OnceLock<Mutex<Contexts>> = OnceLock::new();
-    C.get_or_init(|| {
-        Mutex::new(Contexts {
-            ready: HashMap::new(),
-        })
-    })
-}
-
-type CtxHandler = RcBox<cef_request_context_handler_t, Mutex<Option<oneshot::Sender<()>>>>;
-
-extern "C" fn on_ctx_initialized(this: *mut cef_request_context_handler_t, ctx: *mut cef_request_context_t) {
-    let _ctx = Ref::adopt(ctx);
-    if let Some(tx) = unsafe { CtxHandler::data(this) }.lock().expect("ctx").take() {
-        let _ = tx.send(());
+impl Containers {
+    pub fn new(registry: Arc<Mutex<ContainerRegistry>>, h: Handle) -> Containers {
+        Containers {
+            registry,
+            ready: Arc::default(),
+            h,
+        }
     }
-}
 
-/// The request context of a container (created on first use, with its own cache path, and
-/// only handed out once CEF says it is initialized — browsers created earlier come back NULL).
-pub async fn context_for(
-    id: &ContainerId,
-    cache_path: PathBuf,
-) -> Result<Ref<cef_request_context_t>, String> {
-    if let Some(c) = contexts().lock().expect("ctx").ready.get(id.as_str()) {
-        return Ok(c.clone());
+    /// The request context of a container (created on first use, with its own cache path, and
+    /// only handed out once CEF says it is initialized — browsers created earlier come back
+    /// NULL).
+    async fn context_for(
+        &self,
+        id: &ContainerId,
+        cache_path: PathBuf,
+    ) -> Result<cef::RequestContext, String> {
+        if let Some(c) = self.ready(id.as_str()) {
+            return Ok(c);
+        }
+        let (tx, rx) = oneshot::channel::<()>();
+        let ctx = self
+            .h
+            .on_ui(move |_| -> Result<cef::RequestContext, String> {
+                std::fs::create_dir_all(&cache_path)
+                    .map_err(|e| format!("creating {}: {e}", cache_path.display()))?;
+                let done = Box::new(move || {
+                    let _ = tx.send(());
+                });
+                cef::RequestContext::create(&cache_path, true, done)
+                    .ok_or_else(|| "CEF could not create the container's request context".to_string())
+            })
+            .await
+            .map_err(|e| e.to_string())??;
+        tokio::time::timeout(std::time::Duration::from_secs(10), rx)
+            .await
+            .map_err(|_| "the container's request context did not initialize".to_string())?
+            .map_err(|_| "the container's request context went away".to_string())?;
+        self.ready
+            .lock()
+            .expect("ctx")
+            .insert(id.as_str().to_string(), ctx.clone());
+        Ok(ctx)
     }
-    let (tx, rx) = oneshot::channel();
-    let path = cache_path.display().to_string();
-    let ctx = crate::tab::on_ui(move || -> Result<Ref<cef_request_context_t>, String> {
-        std::fs::create_dir_all(&path).map_err(|e| format!("creating {path}: {e}"))?;
-        let mut s: cef_request_context_settings_t = unsafe { std::mem::zeroed() };
-        s.size = std::mem::size_of::<cef_request_context_settings_t>();
-        strings::set(&mut s.cache_path, &path);
-        s.persist_session_cookies = 1;
-        let h = CtxHandler::new(
-            |h| h.on_request_context_initialized = Some(on_ctx_initialized),
-            Mutex::new(Some(tx)),
-        );
-        // SAFETY: valid settings; the handler reference is transferred.
-        let c = unsafe { (crate::cef::api().cef_request_context_create_context)(&s, h) };
-        let _keep = CefStr::new(""); // settings strings are copied by CEF
-        Ref::adopt(c).ok_or_else(|| "CEF could not create the container's request context".to_string())
-    })
-    .await
-    .map_err(|e| e.to_string())??;
-    tokio::time::timeout(std::time::Duration::from_secs(10), rx)
-        .await
-        .map_err(|_| "the container's request context did not initialize".to_string())?
-        .map_err(|_| "the container's request context went away".to_string())?;
-    contexts()
-        .lock()
-        .expect("ctx")
-        .ready
-        .insert(id.as_str().to_string(), ctx.clone());
-    Ok(ctx)
-}
 
-/// Forgets the contexts (before CEF shuts down, which requires them released).
-pub fn release_contexts() {
-    let all = std::mem::take(&mut contexts().lock().expect("ctx").ready);
-    drop(all);
-    let _ = state::pump();
-}
+    /// An initialized context by container id, if there is one already (no waiting).
+    pub fn ready(&self, id: &str) -> Option<cef::RequestContext> {
+        self.ready.lock().expect("ctx").get(id).cloned()
+    }
 
-/// Resolves a container by id or name (creating it by that name when `create`, which only the
-/// human's own flags and the debug script may do) and returns its request context and name.
-pub async fn container_context(
-    registry: &Arc<Mutex<ContainerRegistry>>,
-    which: &str,
-    create: bool,
-) -> Result<(Ref<cef_request_context_t>, String), String> {
-    let (id, name, path) = {
-        let mut r = registry.lock().expect("registry");
-        let found = ContainerId::parse(which)
-            .ok()
-            .and_then(|id| r.get(&id).cloned())
-            .or_else(|| r.by_name(which).cloned());
-        let c = match found {
-            Some(c) => c,
-            None if create => {
-                let id = r
-                    .create(which, aperture_privacy::Colour::Blue)
-                    .map_err(|e| e.to_string())?;
-                r.get(&id).cloned().ok_or("container vanished")?
-            }
-            None => {
-                return Err(format!(
-                    "no container named {which:?}; the human creates containers"
-                ));
-            }
+    /// Forgets the contexts (before CEF shuts down, which requires them released).
+    pub fn release(&self) {
+        let all = std::mem::take(&mut *self.ready.lock().expect("ctx"));
+        drop(all);
+    }
+
+    /// Resolves a container by id or name (creating it by that name when `create`, which only
+    /// the human's own flags and the debug script may do) and returns its request context and
+    /// name.
+    pub async fn context(&self, which: &str, create: bool) -> Result<(cef::RequestContext, String), String> {
+        let (id, name, path) = {
+            let mut r = self.registry.lock().expect("registry");
+            let found = ContainerId::parse(which)
+                .ok()
+                .and_then(|id| r.get(&id).cloned())
+                .or_else(|| r.by_name(which).cloned());
+            let c = match found {
+                Some(c) => c,
+                None if create => {
+                    let id = r
+                        .create(which, aperture_privacy::Colour::Blue)
+                        .map_err(|e| e.to_string())?;
+                    r.get(&id).cloned().ok_or("container vanished")?
+                }
+                None => {
+                    return Err(format!(
+                        "no container named {which:?}; the human creates containers"
+                    ));
+                }
+            };
+            let path = r.cache_path(&c.id);
+            (c.id, c.name, path)
         };
-        let path = r.cache_path(&c.id);
-        (c.id, c.name, path)
-    };
-    Ok((context_for(&id, path).await?, name))
+        Ok((self.context_for(&id, path).await?, name))
+    }
 }

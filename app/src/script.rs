@@ -12,14 +12,24 @@
 //! {"cmd":"tabs"}  {"cmd":"close","tab":1}  {"cmd":"quit"}
 //! ```
 
+use crate::browser::Handle;
+use crate::privacy::{BlockFilter, Containers};
 use crate::tab::{self, Button, Tab, TabOptions};
 use anyhow::Result;
+use aperture_mcp::backend::TabId;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
-type Registry = std::sync::Arc<std::sync::Mutex<aperture_privacy::ContainerRegistry>>;
+/// What the script's commands reach.
+pub struct Ctx {
+    pub h: Handle,
+    pub opts: TabOptions,
+    pub containers: Containers,
+    pub blocker: Option<Arc<BlockFilter>>,
+}
 
-pub async fn run(src: &str, opts: TabOptions, registry: Registry) -> Result<i32> {
+pub async fn run(src: &str, ctx: Ctx) -> Result<i32> {
     let input: Box<dyn tokio::io::AsyncRead + Unpin + Send> = if src == "-" {
         Box::new(tokio::io::stdin())
     } else {
@@ -37,7 +47,7 @@ pub async fn run(src: &str, opts: TabOptions, registry: Registry) -> Result<i32>
                     println!("{}", json!({"ok": true}));
                     break;
                 }
-                match one(&cmd, &opts, &registry).await {
+                match one(&cmd, &ctx).await {
                     Ok(v) => v,
                     Err(e) => json!({"error": e.to_string()}),
                 }
@@ -55,10 +65,8 @@ fn f32_of(v: &Value, k: &str) -> Result<f32> {
         .ok_or_else(|| anyhow::anyhow!("missing number {k:?}"))
 }
 
-async fn one(cmd: &Value, opts: &TabOptions, registry: &Registry) -> Result<Value> {
-    let t = Tab {
-        id: cmd["tab"].as_i64().unwrap_or(0) as i32,
-    };
+async fn one(cmd: &Value, ctx: &Ctx) -> Result<Value> {
+    let t = Tab::new(&ctx.h, TabId(cmd["tab"].as_u64().unwrap_or(0)));
     let s = |k: &str| {
         cmd[k]
             .as_str()
@@ -67,16 +75,18 @@ async fn one(cmd: &Value, opts: &TabOptions, registry: &Registry) -> Result<Valu
     };
     Ok(match cmd["cmd"].as_str().unwrap_or_default() {
         "open" => {
-            let mut opts = opts.clone();
+            let mut opts = ctx.opts.clone();
             if let Some(c) = cmd["container"].as_str() {
-                let (ctx, name) = crate::privacy::container_context(registry, c, true)
+                let (rc, name) = ctx
+                    .containers
+                    .context(c, true)
                     .await
                     .map_err(anyhow::Error::msg)?;
-                opts.context = Some(ctx);
+                opts.context = Some(rc);
                 opts.meta.container = name;
             }
-            let (t, o) = tab::open(&s("url")?, opts).await?;
-            json!({"ok": true, "tab": t.id, "url": o.url, "status": o.status})
+            let (t, o) = tab::open(&ctx.h, &s("url")?, opts).await?;
+            json!({"ok": true, "tab": t.id.0, "url": o.url, "status": o.status})
         }
         "navigate" => {
             let o = t.navigate(&s("url")?).await?;
@@ -140,12 +150,12 @@ async fn one(cmd: &Value, opts: &TabOptions, registry: &Registry) -> Result<Valu
             let f = t.frame().await?;
             json!({"ok": true, "luma": crate::imaging::mean_luma(&f), "w": f.w, "h": f.h})
         }
-        "blocked" => json!({"ok": true, "blocked": crate::policy::blocked_count(t.id)}),
+        "blocked" => json!({"ok": true, "blocked": ctx.blocker.as_ref().map_or(0, |b| b.blocked(t.id))}),
         "renderer_pid" => json!({"ok": true, "pid": t.renderer_pid().await?}),
         "console" => json!({"ok": true, "entries": t.drain_console().await?}),
         "tabs" => {
-            let tabs = tab::list().await?;
-            json!({"ok": true, "tabs": tabs.iter().map(|t| json!({"id": t.id, "url": t.url, "title": t.title})).collect::<Vec<_>>()})
+            let tabs = tab::list(&ctx.h).await?;
+            json!({"ok": true, "tabs": tabs.iter().map(|t| json!({"id": t.id.0, "url": t.url, "title": t.title})).collect::<Vec<_>>()})
         }
         "close" => {
             t.close().await?;

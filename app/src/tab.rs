@@ -2,11 +2,11 @@
 //! does to a page. Each method posts a job to the UI thread and awaits its answer with a
 //! timeout, so a hung page or a dead renderer is an error, never a hang.
 
-use crate::cef::{CefStr, Ref, sys::*};
+use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
+use crate::browser::{Actor, Handle};
 use crate::keys;
-use crate::state::{self, ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use aperture_engine::record::Walk;
-use std::sync::atomic::{AtomicU64, Ordering};
+use aperture_mcp::backend::TabId;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
@@ -28,8 +28,8 @@ pub const FIRST_PAINT_WAIT: Duration = Duration::from_secs(2);
 /// Errors a tab operation reports. Each says what happened in words a user can act on.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum TabError {
-    #[error("no tab {0}")]
-    NoSuchTab(i32),
+    #[error("no tab {}", .0.0)]
+    NoSuchTab(TabId),
     #[error("the tab was closed")]
     Closed,
     #[error("the browser is shutting down")]
@@ -54,15 +54,6 @@ pub enum TabError {
     Other(String),
 }
 
-/// Runs `f` on the UI thread and returns its result.
-pub async fn on_ui<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> Result<R, TabError> {
-    let (tx, rx) = oneshot::channel();
-    state::post(Box::new(move || {
-        let _ = tx.send(f());
-    }));
-    rx.await.map_err(|_| TabError::ShuttingDown)
-}
-
 async fn wait<T>(
     rx: oneshot::Receiver<Result<T, TabError>>,
     timeout: Duration,
@@ -80,7 +71,7 @@ async fn wait<T>(
 
 /// Waits for a navigation: its load end, or its document plus [`SUBRESOURCE_GRACE`].
 async fn wait_nav(
-    id: i32,
+    t: &Tab,
     mut rx: oneshot::Receiver<Result<LoadOutcome, TabError>>,
     what: &'static str,
 ) -> Result<LoadOutcome, TabError> {
@@ -96,18 +87,20 @@ async fn wait_nav(
                 });
             }
             Err(_) => {
-                on_ui(move || state::with(|st| st.release_slow_loads(id, SUBRESOURCE_GRACE))).await?;
+                let id = t.id;
+                t.h.on_ui(move |a| a.with(|st| st.release_slow_loads(id, SUBRESOURCE_GRACE)))
+                    .await?;
             }
         }
     }
 }
 
-fn host_of(id: i32) -> Result<Ref<cef_browser_host_t>, TabError> {
-    state::with(|st| st.tabs.get(&id).map(|t| t.host.clone())).ok_or(TabError::NoSuchTab(id))
+fn host_of(a: &Actor, id: TabId) -> Result<cef::BrowserHost, TabError> {
+    a.host(id).ok_or(TabError::NoSuchTab(id))
 }
 
-fn browser_of(id: i32) -> Result<Ref<cef_browser_t>, TabError> {
-    state::with(|st| st.tabs.get(&id).map(|t| t.browser.clone())).ok_or(TabError::NoSuchTab(id))
+fn browser_of(a: &Actor, id: TabId) -> Result<cef::Browser, TabError> {
+    a.browser(id).ok_or(TabError::NoSuchTab(id))
 }
 
 /// Options for a new tab.
@@ -117,7 +110,7 @@ pub struct TabOptions {
     pub scale: f32,
     pub meta: TabMeta,
     /// Request context to create the browser in (a container); `None` = the global one.
-    pub context: Option<Ref<cef_request_context_t>>,
+    pub context: Option<cef::RequestContext>,
 }
 
 impl Default for TabOptions {
@@ -147,66 +140,43 @@ pub fn parse_url(url: &str) -> Result<url::Url, TabError> {
 }
 
 /// A handle to one tab. Cheap to clone; all methods are async and `Send`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone)]
 pub struct Tab {
-    pub id: i32,
+    pub id: TabId,
+    h: Handle,
 }
 
-static NEXT_RPC: AtomicU64 = AtomicU64::new(1);
-static NEXT_DEVTOOLS: AtomicU64 = AtomicU64::new(1);
-
-/// Creates a browser (UI thread only) and returns its id without waiting for the load.
-pub fn create_browser(url: &str, opts: TabOptions) -> Result<i32, TabError> {
-    let url = parse_url(url)?.to_string();
-    let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
-    wi.windowless_rendering_enabled = 1;
-    let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
-    bs.size = std::mem::size_of::<cef_browser_settings_t>();
-    bs.windowless_frame_rate = 30;
-    bs.background_color = 0xFFFF_FFFF;
-    state::with(|st| st.prepare_create(opts.size, opts.scale, opts.meta.clone()));
-    let u = CefStr::new(&url);
-    let ctx = opts.context.map(|c| c.into_cef()).unwrap_or(std::ptr::null_mut());
-    // SAFETY: all pointers are valid for the call; client and context references are
-    // transferred to CEF as the C API expects.
-    let b = unsafe {
-        (crate::cef::api().cef_browser_host_create_browser_sync)(
-            &wi,
-            crate::handlers::client(),
-            u.as_ptr(),
-            &bs,
-            std::ptr::null_mut(),
-            ctx,
-        )
-    };
-    let b = Ref::adopt(b).ok_or_else(|| TabError::Create("CEF returned no browser".into()))?;
-    Ok(crate::call!(b.get_identifier()))
+impl Tab {
+    pub fn new(h: &Handle, id: TabId) -> Tab {
+        Tab { id, h: h.clone() }
+    }
 }
 
 /// Opens a new tab at `url` and waits for its first load to end.
-pub async fn open(url: &str, opts: TabOptions) -> Result<(Tab, LoadOutcome), TabError> {
+pub async fn open(h: &Handle, url: &str, opts: TabOptions) -> Result<(Tab, LoadOutcome), TabError> {
     let url = parse_url(url)?.to_string();
     let (ntx, nrx) = oneshot::channel();
-    let id = on_ui(move || -> Result<i32, TabError> {
-        let id = create_browser(&url, opts)?;
-        state::with(|st| match st.tabs.get_mut(&id) {
-            Some(t) => t.nav_waiters.push(ntx),
-            None => {
-                // on_after_created has not run yet; it will pick the options up.
-                let _ = ntx.send(Err(TabError::Create("browser was not registered".into())));
-            }
-        });
-        Ok(id)
-    })
-    .await??;
-    let outcome = wait_nav(id, nrx, "the first page load").await?;
-    Ok((Tab { id }, outcome))
+    let id = h
+        .on_ui(move |a| -> Result<TabId, TabError> {
+            let id = a.create_browser(&url, opts)?;
+            a.with(|st| match st.tabs.get_mut(&id) {
+                Some(t) => t.nav_waiters.push(ntx),
+                None => {
+                    let _ = ntx.send(Err(TabError::Create("browser was not registered".into())));
+                }
+            });
+            Ok(id)
+        })
+        .await??;
+    let t = Tab::new(h, id);
+    let outcome = wait_nav(&t, nrx, "the first page load").await?;
+    Ok((t, outcome))
 }
 
 /// The tabs that exist now, in creation order.
-pub async fn list() -> Result<Vec<TabInfo>, TabError> {
-    on_ui(|| {
-        state::with(|st| {
+pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
+    h.on_ui(|a| {
+        a.with(|st| {
             st.order
                 .iter()
                 .filter_map(|id| st.tabs.get(id).map(|t| (id, t)))
@@ -215,6 +185,7 @@ pub async fn list() -> Result<Vec<TabInfo>, TabError> {
                     url: t.url.clone(),
                     title: t.title.clone(),
                     loading: t.loading,
+                    active: st.active == Some(*id),
                     meta: t.meta.clone(),
                 })
                 .collect()
@@ -226,20 +197,17 @@ pub async fn list() -> Result<Vec<TabInfo>, TabError> {
 /// A tab as listed.
 #[derive(Debug, Clone)]
 pub struct TabInfo {
-    pub id: i32,
+    pub id: TabId,
     pub url: String,
     pub title: String,
     pub loading: bool,
+    /// The tab in front (one notion of "active", kept by the actor).
+    pub active: bool,
     pub meta: TabMeta,
 }
 
 /// Mouse buttons for [`Tab::click_at`].
-#[derive(Debug, Clone, Copy)]
-pub enum Button {
-    Left,
-    Middle,
-    Right,
-}
+pub use cef::MouseButton as Button;
 
 /// Navigation verbs.
 #[derive(Debug, Clone)]
@@ -251,6 +219,14 @@ pub enum Nav {
 }
 
 impl Tab {
+    /// Runs `f` on the UI thread with the actor.
+    async fn ui<R: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Actor) -> R + Send + 'static,
+    ) -> Result<R, TabError> {
+        self.h.on_ui(f).await
+    }
+
     /// Navigates and resolves when the main frame's load ends, with the HTTP status.
     pub async fn navigate(&self, url: &str) -> Result<LoadOutcome, TabError> {
         self.nav(Nav::Goto(url.to_string())).await
@@ -263,11 +239,11 @@ impl Tab {
             _ => None,
         };
         let (tx, rx) = oneshot::channel();
-        on_ui(move || -> Result<(), TabError> {
-            let b = browser_of(id)?;
+        self.ui(move |a| -> Result<(), TabError> {
+            let b = browser_of(a, id)?;
             let possible = match nav {
-                Nav::Back => crate::call!(b.can_go_back()) != 0,
-                Nav::Forward => crate::call!(b.can_go_forward()) != 0,
+                Nav::Back => b.can_go_back(),
+                Nav::Forward => b.can_go_forward(),
                 _ => true,
             };
             if !possible {
@@ -280,7 +256,7 @@ impl Tab {
                     }
                 )));
             }
-            state::with(|st| {
+            a.with(|st| {
                 if let Some(t) = st.tabs.get_mut(&id) {
                     // What we know about the previous document no longer applies.
                     t.nav_waiters.push(tx);
@@ -291,18 +267,17 @@ impl Tab {
             });
             match nav {
                 Nav::Goto(_) => {
-                    let f = Ref::adopt(crate::call!(b.get_main_frame())).ok_or(TabError::NoSuchTab(id))?;
-                    let u = CefStr::new(url.as_deref().unwrap_or_default());
-                    crate::call!(f.load_url(u.as_ptr()));
+                    let f = b.main_frame().ok_or(TabError::NoSuchTab(id))?;
+                    f.load_url(url.as_deref().unwrap_or_default());
                 }
-                Nav::Back => crate::call!(b.go_back()),
-                Nav::Forward => crate::call!(b.go_forward()),
-                Nav::Reload => crate::call!(b.reload()),
+                Nav::Back => b.go_back(),
+                Nav::Forward => b.go_forward(),
+                Nav::Reload => b.reload(),
             }
             Ok(())
         })
         .await??;
-        wait_nav(id, rx, "the page load").await
+        wait_nav(self, rx, "the page load").await
     }
 
     /// Sends one request to the walker in the main frame's V8 context and returns its JSON.
@@ -312,23 +287,22 @@ impl Tab {
 
     async fn rpc_within(&self, request: String, timeout: Duration) -> Result<String, TabError> {
         let id = self.id;
-        let rid = NEXT_RPC.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        on_ui(move || -> Result<(), TabError> {
-            let b = browser_of(id)?;
-            let f = Ref::adopt(crate::call!(b.get_main_frame())).ok_or(TabError::NoSuchTab(id))?;
-            state::with(|st| st.add_rpc(rid, id, tx));
-            crate::renderer::send_request(&f, rid, &request);
-            Ok(())
-        })
-        .await??;
+        let rid = self
+            .ui(move |a| -> Result<u64, TabError> {
+                let f = browser_of(a, id)?.main_frame().ok_or(TabError::NoSuchTab(id))?;
+                let rid = a.next_id();
+                a.with(|st| st.add_rpc(rid, id, tx));
+                f.send_script_request(rid, &request);
+                Ok(rid)
+            })
+            .await??;
         let r = wait(rx, timeout, "the renderer").await;
         if r.is_err() {
-            let _ = on_ui(move || state::with(|st| st.drop_rpc(rid))).await;
+            let _ = self.ui(move |a| a.with(|st| st.drop_rpc(rid))).await;
         }
         r
     }
-
     /// Walks the page in the render process.
     pub async fn walk(&self) -> Result<Walk, TabError> {
         let json = self.rpc_retrying(r#"{"op":"walk"}"#).await?;
@@ -376,7 +350,7 @@ impl Tab {
 
     /// The OS process id of the renderer serving this tab.
     pub async fn renderer_pid(&self) -> Result<u32, TabError> {
-        let s = self.rpc(crate::renderer::PID_REQUEST.to_string()).await?;
+        let s = self.rpc(cef::script::PID_REQUEST.to_string()).await?;
         s.parse()
             .map_err(|_| TabError::Renderer(format!("bad pid {s:?}")))
     }
@@ -404,17 +378,15 @@ impl Tab {
         params: serde_json::Value,
     ) -> Result<serde_json::Value, TabError> {
         let id = self.id;
-        let mid = NEXT_DEVTOOLS.fetch_add(1, Ordering::Relaxed) as i64;
-        let msg = serde_json::json!({"id": mid, "method": method, "params": params}).to_string();
+        let (method, params) = (method.to_string(), params);
         let (tx, rx) = oneshot::channel();
-        on_ui(move || -> Result<(), TabError> {
-            let h = host_of(id)?;
-            state::with(|st| st.add_devtools(id, mid, tx));
-            let ok = crate::call!(h.send_dev_tools_message(msg.as_ptr() as *const _, msg.len()));
-            if ok == 0 {
-                state::with(|st| {
-                    st.devtools_reply(id, mid, Err("the DevTools message was not accepted".into()))
-                });
+        self.ui(move |a| -> Result<(), TabError> {
+            let h = host_of(a, id)?;
+            let mid = a.next_id() as i64;
+            let msg = serde_json::json!({"id": mid, "method": method, "params": params}).to_string();
+            a.with(|st| st.add_devtools(id, mid, tx));
+            if !h.send_devtools_message(&msg) {
+                a.with(|st| st.devtools_reply(id, mid, Err("the DevTools message was not accepted".into())));
             }
             Ok(())
         })
@@ -426,10 +398,10 @@ impl Tab {
     pub async fn frame(&self) -> Result<Frame, TabError> {
         let id = self.id;
         let (tx, rx) = oneshot::channel();
-        on_ui(move || -> Result<(), TabError> {
-            let h = host_of(id)?;
-            state::with(|st| st.tabs.get_mut(&id).map(|t| t.paint_waiters.push(tx)));
-            crate::call!(h.invalidate(cef_paint_element_type_t::PET_VIEW));
+        self.ui(move |a| -> Result<(), TabError> {
+            let h = host_of(a, id)?;
+            a.with(|st| st.tabs.get_mut(&id).map(|t| t.paint_waiters.push(tx)));
+            h.invalidate();
             Ok(())
         })
         .await??;
@@ -486,7 +458,7 @@ impl Tab {
             }
         }
         tracing::debug!(
-            tab = self.id,
+            tab = self.id.0,
             kind,
             "input not seen by the page within the barrier"
         );
@@ -500,64 +472,42 @@ impl Tab {
         let id = self.id;
         let start = std::time::Instant::now();
         while start.elapsed() < FIRST_PAINT_WAIT {
-            let painted = on_ui(move || {
-                state::with(|st| st.tabs.get(&id).map(|t| t.painted_document >= t.document_seq))
-            })
-            .await;
+            let painted = self
+                .ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.painted_document >= t.document_seq)))
+                .await;
             if !matches!(painted, Ok(Some(false))) {
                 return;
             }
             let _ = tokio::time::timeout(Duration::from_millis(100), self.frame()).await;
         }
-        tracing::debug!(tab = id, "input sent to a document that has not painted yet");
+        tracing::debug!(tab = id.0, "input sent to a document that has not painted yet");
     }
 
-    fn mouse(
-        &self,
-        f: impl FnOnce(&Ref<cef_browser_host_t>) + Send + 'static,
-    ) -> impl Future<Output = Result<(), TabError>> {
+    /// Runs `f` with the tab's host on the UI thread (input goes through here).
+    async fn with_host(&self, f: impl FnOnce(&cef::BrowserHost) + Send + 'static) -> Result<(), TabError> {
         let id = self.id;
-        async move {
-            on_ui(move || -> Result<(), TabError> {
-                let h = host_of(id)?;
-                f(&h);
-                Ok(())
-            })
-            .await?
-        }
+        self.ui(move |a| -> Result<(), TabError> {
+            f(&host_of(a, id)?);
+            Ok(())
+        })
+        .await?
     }
 
     /// Moves the mouse (a trusted `mousemove`).
     pub async fn move_to(&self, x: f32, y: f32) -> Result<(), TabError> {
-        let send = self.mouse(move |h| {
-            let e = cef_mouse_event_t {
-                x: x as i32,
-                y: y as i32,
-                modifiers: 0,
-            };
-            crate::call!(h.send_mouse_move_event(&e, 0));
-        });
+        let send = self.with_host(move |h| h.send_mouse_move(&at(x, y), false));
         self.input_landed("mousemove", 1, send).await
     }
 
     /// A trusted click: move, press, release.
     pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<(), TabError> {
-        let send = self.mouse(move |h| {
-            let e = cef_mouse_event_t {
-                x: x as i32,
-                y: y as i32,
-                modifiers: 0,
-            };
-            let b = match button {
-                Button::Left => cef_mouse_button_type_t::MBT_LEFT,
-                Button::Middle => cef_mouse_button_type_t::MBT_MIDDLE,
-                Button::Right => cef_mouse_button_type_t::MBT_RIGHT,
-            };
-            crate::call!(h.set_focus(1));
-            crate::call!(h.send_mouse_move_event(&e, 0));
+        let send = self.with_host(move |h| {
+            let e = at(x, y);
+            h.set_focus(true);
+            h.send_mouse_move(&e, false);
             for n in 1..=count.max(1) {
-                crate::call!(h.send_mouse_click_event(&e, b, 0, n));
-                crate::call!(h.send_mouse_click_event(&e, b, 1, n));
+                h.send_mouse_click(&e, button, false, n);
+                h.send_mouse_click(&e, button, true, n);
             }
         });
         self.input_landed("mouseup", count.max(1) as u64, send).await
@@ -565,14 +515,10 @@ impl Tab {
 
     /// Wheel scroll at a point.
     pub async fn scroll(&self, x: f32, y: f32, dx: i32, dy: i32) -> Result<(), TabError> {
-        let send = self.mouse(move |h| {
-            let e = cef_mouse_event_t {
-                x: x as i32,
-                y: y as i32,
-                modifiers: 0,
-            };
-            crate::call!(h.send_mouse_move_event(&e, 0));
-            crate::call!(h.send_mouse_wheel_event(&e, dx, dy));
+        let send = self.with_host(move |h| {
+            let e = at(x, y);
+            h.send_mouse_move(&e, false);
+            h.send_mouse_wheel(&e, dx, dy);
         });
         self.input_landed("wheel", 1, send).await
     }
@@ -584,19 +530,19 @@ impl Tab {
     }
 
     /// Sends key events to the focused view and waits until the page has handled the last.
-    async fn send_keys(&self, events: Vec<cef_key_event_t>) -> Result<(), TabError> {
+    async fn send_keys(&self, events: Vec<cef::KeyEvent>) -> Result<(), TabError> {
         self.focus_view().await?;
         // A key press ends in keyup; a character without a key is a lone CHAR (keypress).
-        let last = events.last().map(|e| e.type_);
-        let (kind, t) = if last == Some(cef_key_event_type_t::KEYEVENT_CHAR) {
-            ("keypress", cef_key_event_type_t::KEYEVENT_CHAR)
+        let last = events.last().map(|e| e.kind);
+        let (kind, t) = if last == Some(cef::KeyEventKind::Char) {
+            ("keypress", cef::KeyEventKind::Char)
         } else {
-            ("keyup", cef_key_event_type_t::KEYEVENT_KEYUP)
+            ("keyup", cef::KeyEventKind::KeyUp)
         };
-        let n = events.iter().filter(|e| e.type_ == t).count() as u64;
-        let send = self.mouse(move |h| {
+        let n = events.iter().filter(|e| e.kind == t).count() as u64;
+        let send = self.with_host(move |h| {
             for e in &events {
-                crate::call!(h.send_key_event(e));
+                h.send_key(e);
             }
         });
         self.input_landed(kind, n, send).await
@@ -606,7 +552,7 @@ impl Tab {
     /// channel and a new document's widget can start unfocused; keys sent before it lands are
     /// dropped, so let it land first (a settle, not a measured wait).
     async fn focus_view(&self) -> Result<(), TabError> {
-        self.mouse(|h| crate::call!(h.set_focus(1))).await?;
+        self.with_host(|h| h.set_focus(true)).await?;
         tokio::time::sleep(Duration::from_millis(30)).await;
         Ok(())
     }
@@ -620,7 +566,7 @@ impl Tab {
     /// Console messages and failed loads since the last call.
     pub async fn drain_console(&self) -> Result<Vec<ConsoleEntry>, TabError> {
         let id = self.id;
-        on_ui(move || state::with(|st| st.tabs.get_mut(&id).map(|t| std::mem::take(&mut t.console))))
+        self.ui(move |a| a.with(|st| st.tabs.get_mut(&id).map(|t| std::mem::take(&mut t.console))))
             .await?
             .ok_or(TabError::NoSuchTab(id))
     }
@@ -628,14 +574,13 @@ impl Tab {
     /// Closes the tab and waits until CEF has destroyed it.
     pub async fn close(&self) -> Result<(), TabError> {
         let id = self.id;
-        on_ui(move || -> Result<(), TabError> {
-            let h = host_of(id)?;
-            crate::call!(h.close_browser(1));
+        self.ui(move |a| -> Result<(), TabError> {
+            host_of(a, id)?.close(true);
             Ok(())
         })
         .await??;
         for _ in 0..200 {
-            let gone = on_ui(move || state::with(|st| !st.tabs.contains_key(&id))).await?;
+            let gone = self.ui(move |a| a.with(|st| !st.tabs.contains_key(&id))).await?;
             if gone {
                 return Ok(());
             }
@@ -648,15 +593,11 @@ impl Tab {
     }
 }
 
-/// Closes every browser; the main loop ends once all are gone.
-pub fn begin_shutdown() {
-    state::post(Box::new(|| {
-        let hosts: Vec<Ref<cef_browser_host_t>> = state::with(|st| {
-            st.closing = true;
-            st.tabs.values().map(|t| t.host.clone()).collect()
-        });
-        for h in hosts {
-            crate::call!(h.close_browser(1));
-        }
-    }));
+/// A mouse event at a point of the view.
+fn at(x: f32, y: f32) -> cef::MouseEvent {
+    cef::MouseEvent {
+        x: x as i32,
+        y: y as i32,
+        modifiers: cef::EventFlags::NONE,
+    }
 }

@@ -26,7 +26,9 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
+
+use crate::browser::Handle;
 
 use anyhow::{Context, Result, bail};
 use aperture_engine::record::Walk;
@@ -258,8 +260,6 @@ fn prompt_hidden(prompt: &str) -> Result<Zeroizing<String>> {
 // ---------------------------------------------------------------------------------------------
 // Start-up: open (and, given a passphrase, unlock) the profile's vault.
 
-static INSTALLED: OnceLock<Option<Arc<VaultWiring>>> = OnceLock::new();
-
 /// Opens the profile's vault, unlocking it with the first line of `passphrase_file` (read once,
 /// zeroized). Without a passphrase an existing vault stays locked and the vault tools say so;
 /// without a vault file there is nothing to wire. Fails on a wrong passphrase or a damaged
@@ -297,16 +297,6 @@ pub fn load(
         allow_fill: allow,
         taint: Mutex::new(HashMap::new()),
     })))
-}
-
-/// Makes the loaded vault available to the browser task (set once, at start-up).
-pub fn install(v: Option<Arc<VaultWiring>>) {
-    let _ = INSTALLED.set(v);
-}
-
-/// The vault loaded at start-up, if any.
-pub fn installed() -> Option<Arc<VaultWiring>> {
-    INSTALLED.get().cloned().flatten()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,16 +364,14 @@ enum WhichFrame {
 
 /// The URL of a frame of the tab, as the browser process knows it (not as the page reports
 /// it). The focused frame falls back to the main frame when none is focused.
-async fn frame_url(id: TabId, which: WhichFrame) -> BackendResult<String> {
-    let t = id.0 as i32;
-    crate::tab::on_ui(move || {
-        let b = crate::state::with(|st| st.tabs.get(&t).map(|r| r.browser.clone()))?;
-        let main = || crate::cef::Ref::adopt(crate::call!(b.get_main_frame()));
+async fn frame_url(h: &Handle, id: TabId, which: WhichFrame) -> BackendResult<String> {
+    h.on_ui(move |a| {
+        let b = a.browser(id)?;
         let f = match which {
-            WhichFrame::Main => main(),
-            WhichFrame::Focused => crate::cef::Ref::adopt(crate::call!(b.get_focused_frame())).or_else(main),
+            WhichFrame::Main => b.main_frame(),
+            WhichFrame::Focused => b.focused_frame().or_else(|| b.main_frame()),
         }?;
-        Some(crate::cef::from_userfree(crate::call!(f.get_url())))
+        Some(f.url())
     })
     .await
     .map_err(|e| tab_err(id, e))?
@@ -396,8 +384,8 @@ fn origin_of(url: &str) -> Option<Origin> {
 
 impl VaultWiring {
     /// Entries for the site of the tab's main frame, and that frame's origin.
-    pub async fn entries(&self, id: TabId) -> BackendResult<VaultEntries> {
-        let url = frame_url(id, WhichFrame::Main).await?;
+    pub async fn entries(&self, h: &Handle, id: TabId) -> BackendResult<VaultEntries> {
+        let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
         let list = self.agent.entries_for_origin(&origin).map_err(agent_err)?;
         Ok(VaultEntries {
@@ -414,11 +402,17 @@ impl VaultWiring {
     }
 
     /// The fill behind `vault_request_fill`. See [`aperture_mcp::backend::Backend::vault_fill`].
-    pub async fn fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
+    pub async fn fill(
+        &self,
+        h: &Handle,
+        id: TabId,
+        entry: &str,
+        targets: Vec<VaultTarget>,
+    ) -> BackendResult<()> {
         if targets.is_empty() {
             return Err(BackendError::InvalidInput("no field to fill".into()));
         }
-        let url = frame_url(id, WhichFrame::Main).await?;
+        let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
         // Consent before anything else, so on an origin the human did not approve the answer
         // says nothing about which ids exist.
@@ -438,13 +432,13 @@ impl VaultWiring {
             .agent
             .request_fill(&eid, &origin, target)
             .map_err(agent_err)?;
-        let tab = crate::tab::Tab { id: id.0 as i32 };
+        let tab = crate::tab::Tab::new(h, id);
 
         // Focus the first field, then redeem against the frame that actually has focus: that
         // is where the keystrokes go.
         let first = targets[0];
         focus(&tab, id, first).await?;
-        let frame = self.focused_origin(id).await?;
+        let frame = self.focused_origin(h, id).await?;
         let secret = self.filler.redeem(grant, &frame).map_err(fill_err)?;
         let values: Vec<&str> = targets
             .iter()
@@ -464,7 +458,7 @@ impl VaultWiring {
                 if i > 0 {
                     focus(&tab, id, *t).await?;
                     // Never type a value into a frame of another site, whatever focus did.
-                    if self.focused_origin(id).await?.site() != frame.site() {
+                    if self.focused_origin(h, id).await?.site() != frame.site() {
                         return Err(refused("focus moved to a frame of another site; stopped"));
                     }
                 }
@@ -494,19 +488,19 @@ impl VaultWiring {
 
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
     /// nothing for a tab the vault never filled.
-    pub async fn redact_live(&self, id: TabId, texts: &mut [&mut String]) {
+    pub async fn redact_live(&self, h: &Handle, id: TabId, texts: &mut [&mut String]) {
         if !self.tainted(id) {
             return;
         }
         // An unknown URL still redacts everything except site-scoped short values.
-        let url = frame_url(id, WhichFrame::Main).await.unwrap_or_default();
+        let url = frame_url(h, id, WhichFrame::Main).await.unwrap_or_default();
         for t in texts.iter_mut() {
             self.redact(id, &url, t);
         }
     }
 
-    async fn focused_origin(&self, id: TabId) -> BackendResult<Origin> {
-        let url = frame_url(id, WhichFrame::Focused).await?;
+    async fn focused_origin(&self, h: &Handle, id: TabId) -> BackendResult<Origin> {
+        let url = frame_url(h, id, WhichFrame::Focused).await?;
         origin_of(&url)
             .ok_or_else(|| refused("the focused frame's origin cannot use the vault; nothing was typed"))
     }

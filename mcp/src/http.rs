@@ -136,6 +136,34 @@ pub async fn serve_http(config: HttpConfig, backend: Arc<dyn Backend>) -> Result
             addr: config.addr,
             source,
         })?;
+    serve_listener(listener, config, backend).await
+}
+
+/// Serves MCP on a listener bound earlier (the browser takes its port before Chromium starts,
+/// so a busy port is reported once, up front). The listener must be on a loopback address.
+pub async fn serve_http_on(
+    listener: std::net::TcpListener,
+    token: Token,
+    backend: Arc<dyn Backend>,
+) -> Result<HttpServer, ServeError> {
+    let addr = listener.local_addr().map_err(|source| ServeError::Bind {
+        addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+        source,
+    })?;
+    if !addr.ip().is_loopback() {
+        return Err(ServeError::NotLoopback(addr));
+    }
+    let bind_err = |source| ServeError::Bind { addr, source };
+    listener.set_nonblocking(true).map_err(bind_err)?;
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_err)?;
+    serve_listener(listener, HttpConfig { addr, token }, backend).await
+}
+
+async fn serve_listener(
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    backend: Arc<dyn Backend>,
+) -> Result<HttpServer, ServeError> {
     let addr = listener.local_addr().map_err(|source| ServeError::Bind {
         addr: config.addr,
         source,

@@ -33,6 +33,6 @@ pub mod tools;
 
 pub use auth::Token;
 pub use config::{claude_add_line, config_dir, endpoint_url, mcp_json, write_mcp_json};
-pub use http::{DEFAULT_PORT, HttpConfig, HttpServer, ServeError, serve_http};
+pub use http::{DEFAULT_PORT, HttpConfig, HttpServer, ServeError, serve_http, serve_http_on};
 pub use server::Aperture;
 pub use stdio::{StdioError, serve_io, serve_stdio};

@@ -1,7 +1,7 @@
 //! The global CEF entry points, loaded with `dlopen` so a missing or damaged runtime is a
 //! sentence the user can act on rather than a dynamic-loader failure before `main`.
 
-use super::sys::*;
+use crate::sys::*;
 use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -24,7 +24,7 @@ macro_rules! cef_api {
     ($($name:ident : fn($($arg:ty),*) $(-> $ret:ty)?;)*) => {
         /// Function pointers into libcef.so.
         #[allow(non_snake_case, missing_docs)]
-        pub struct Api {
+        pub(crate) struct Api {
             _lib: libloading::Library,
             $(pub $name: unsafe extern "C" fn($($arg),*) $(-> $ret)?,)*
         }
@@ -66,12 +66,16 @@ cef_api! {
     cef_process_message_create: fn(*const cef_string_t) -> *mut cef_process_message_t;
     cef_v8value_create_string: fn(*const cef_string_t) -> *mut cef_v8value_t;
     cef_request_context_create_context: fn(*const cef_request_context_settings_t, *mut cef_request_context_handler_t) -> *mut cef_request_context_t;
+    cef_currently_on: fn(cef_thread_id_t) -> c_int;
 }
 
+// The one process global of the CEF layer: the loaded library's entry points, which exist
+// once per process by nature (dlopen), are immutable once loaded, and are needed by every
+// wrapper's Drop.
 static API: OnceLock<Api> = OnceLock::new();
 
 /// Loads libcef from `dir`. Call once, before anything else touches CEF.
-pub fn load(dir: &Path) -> Result<&'static Api, RuntimeError> {
+pub(crate) fn load(dir: &Path) -> Result<&'static Api, RuntimeError> {
     if let Some(a) = API.get() {
         return Ok(a);
     }
@@ -79,7 +83,23 @@ pub fn load(dir: &Path) -> Result<&'static Api, RuntimeError> {
     Ok(API.get_or_init(|| a))
 }
 
+/// Whether the calling thread is CEF's UI thread (false before the runtime is loaded).
+pub fn on_ui_thread() -> bool {
+    // SAFETY: cef_currently_on has no preconditions once libcef is loaded.
+    API.get()
+        .is_some_and(|a| unsafe { (a.cef_currently_on)(cef_thread_id_t::TID_UI) } != 0)
+}
+
+/// Debug builds check that UI-thread-only CEF calls are made on the UI thread.
+#[track_caller]
+pub(crate) fn debug_assert_ui() {
+    debug_assert!(
+        on_ui_thread(),
+        "a UI-thread-only CEF call was made on another thread"
+    );
+}
+
 /// The loaded API. Panics if [`load`] has not succeeded: every entry point loads it first.
-pub fn api() -> &'static Api {
+pub(crate) fn api() -> &'static Api {
     API.get().expect("CEF API used before the runtime was loaded")
 }

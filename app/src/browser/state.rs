@@ -1,20 +1,13 @@
-//! Browser-process state, owned by CEF's UI thread (our main thread), and the message pump.
-//!
-//! Other threads never touch this state: they send jobs ([`Job`]) that the main loop runs
-//! between `cef_do_message_loop_work` calls. A job or callback borrows the state only briefly
-//! and never across a CEF call that may re-enter a callback.
+//! The actor's tab state: one record per browser, changed only by the actor on CEF's UI
+//! thread (CEF callbacks and jobs). A borrow of it never spans a CEF call that may re-enter a
+//! callback.
 
-use crate::cef::{Ref, sys::*};
 use crate::tab::TabError;
-use std::cell::RefCell;
+use aperture_mcp::backend::TabId;
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
-
-/// Work for the UI thread.
-pub type Job = Box<dyn FnOnce() + Send>;
 
 /// One painted frame: BGRA pixels.
 #[derive(Clone)]
@@ -44,9 +37,9 @@ type NavWaiter = oneshot::Sender<Result<LoadOutcome, TabError>>;
 
 /// Per-browser record.
 pub struct TabRec {
-    pub browser: Ref<cef_browser_t>,
-    pub host: Ref<cef_browser_host_t>,
-    _devtools_reg: Option<Ref<cef_registration_t>>,
+    pub browser: cef::Browser,
+    pub host: cef::BrowserHost,
+    _devtools_reg: Option<cef::DevToolsRegistration>,
     pub url: String,
     pub title: String,
     pub loading: bool,
@@ -57,7 +50,7 @@ pub struct TabRec {
     pub scale: f32,
     pub frame: Option<Frame>,
     pub frame_seq: u64,
-    pub cursor: i32,
+    pub cursor: cef::Cursor,
     pub nav_waiters: Vec<NavWaiter>,
     pub paint_waiters: Vec<oneshot::Sender<Frame>>,
     pub console: Vec<ConsoleEntry>,
@@ -94,56 +87,25 @@ pub struct TabMeta {
     pub doc_check_pending: bool,
     /// `Network.enable` was sent (needed for the connected-address check).
     pub network_enabled: bool,
+    /// The agent acted on this tab: the window marks it and offers Take over.
+    pub agent_touched: bool,
 }
 
 #[derive(Default)]
 pub struct State {
-    pub tabs: HashMap<i32, TabRec>,
-    /// Sizes and metadata decided before `on_after_created` fires.
-    pending_create: HashMap<i32, ((i32, i32), f32, TabMeta)>,
+    pub tabs: HashMap<TabId, TabRec>,
+    /// Size, scale and metadata for the browser being created (read by `on_after_created`,
+    /// which CEF runs inside `create_browser`).
     next_create: Option<((i32, i32), f32, TabMeta)>,
-    rpcs: HashMap<u64, (i32, oneshot::Sender<Result<String, TabError>>)>,
-    devtools: HashMap<(i32, i64), oneshot::Sender<Result<serde_json::Value, TabError>>>,
+    rpcs: HashMap<u64, (TabId, oneshot::Sender<Result<String, TabError>>)>,
+    devtools: HashMap<(TabId, i64), oneshot::Sender<Result<serde_json::Value, TabError>>>,
     pub closing: bool,
     /// Tab ids in creation order (for the UI's tab strip).
-    pub order: Vec<i32>,
-    pub listeners: Vec<Listener>,
-}
-
-/// A UI-thread observer of [`Event`]s.
-pub type Listener = Box<dyn Fn(&Event)>;
-
-/// Notifications for the UI.
-pub enum Event {
-    /// Something a window shows changed (a paint, a title, a tab closed); the listener
-    /// re-reads what it needs. Posted as a job, so it also wakes a sleeping event loop.
-    Refresh,
-    Popup {
-        opener: i32,
-        url: String,
-    },
-}
-
-thread_local! {
-    static STATE: RefCell<State> = RefCell::new(State::default());
-}
-
-/// Runs `f` with the UI-thread state. Panics if called re-entrantly, which is a bug.
-pub fn with<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| f(&mut s.borrow_mut()))
-}
-
-fn notify(ev: Event) {
-    // Listeners are called without the state borrowed (they may read it).
-    let listeners = with(|st| std::mem::take(&mut st.listeners));
-    for l in &listeners {
-        l(&ev);
-    }
-    with(|st| {
-        let mut added = std::mem::take(&mut st.listeners);
-        st.listeners = listeners;
-        st.listeners.append(&mut added);
-    });
+    pub order: Vec<TabId>,
+    /// The tab in front: what the window shows, and what `browser_tabs` calls active.
+    pub active: Option<TabId>,
+    /// Events raised while the state was borrowed, delivered by the actor afterwards.
+    pub(crate) events: Vec<super::Event>,
 }
 
 impl State {
@@ -153,18 +115,20 @@ impl State {
 
     pub fn browser_created(
         &mut self,
-        id: i32,
-        browser: Ref<cef_browser_t>,
-        host: Ref<cef_browser_host_t>,
-        reg: Option<Ref<cef_registration_t>>,
+        id: TabId,
+        browser: cef::Browser,
+        host: cef::BrowserHost,
+        reg: Option<cef::DevToolsRegistration>,
     ) {
-        tracing::debug!(tab = id, "browser created");
+        tracing::debug!(tab = id.0, "browser created");
         let (size, scale, meta) = self
-            .pending_create
-            .remove(&id)
-            .or_else(|| self.next_create.take())
+            .next_create
+            .take()
             .unwrap_or(((1280, 800), 1.0, TabMeta::default()));
         self.order.push(id);
+        if self.active.is_none() {
+            self.active = Some(id);
+        }
         self.tabs.insert(
             id,
             TabRec {
@@ -181,7 +145,7 @@ impl State {
                 scale,
                 frame: None,
                 frame_seq: 0,
-                cursor: 0,
+                cursor: cef::Cursor::Default,
                 nav_waiters: Vec::new(),
                 paint_waiters: Vec::new(),
                 console: Vec::new(),
@@ -196,18 +160,23 @@ impl State {
     }
 
     /// Removes a closed browser; the caller drops the returned record outside the borrow.
-    pub fn browser_closed(&mut self, id: i32) -> Option<TabRec> {
+    pub fn browser_closed(&mut self, id: TabId) -> Option<TabRec> {
+        let at = self.order.iter().position(|x| *x == id);
         self.order.retain(|x| *x != id);
+        if self.active == Some(id) {
+            // The neighbour before it, else after it, as browsers do.
+            self.active = at.and_then(|i| self.order.get(i.saturating_sub(1)).or(self.order.get(i)).copied());
+        }
         let mut rec = self.tabs.remove(&id)?;
         for w in rec.nav_waiters.drain(..) {
             let _ = w.send(Err(TabError::Closed));
         }
         self.fail_rpcs(id, || TabError::Closed);
-        post(Box::new(move || notify(Event::Refresh)));
+        self.events.push(super::Event::Refresh);
         Some(rec)
     }
 
-    fn fail_rpcs(&mut self, id: i32, err: impl Fn() -> TabError) {
+    fn fail_rpcs(&mut self, id: TabId, err: impl Fn() -> TabError) {
         let ids: Vec<u64> = self
             .rpcs
             .iter()
@@ -219,7 +188,7 @@ impl State {
                 let _ = tx.send(Err(err()));
             }
         }
-        let keys: Vec<(i32, i64)> = self.devtools.keys().filter(|(b, _)| *b == id).copied().collect();
+        let keys: Vec<(TabId, i64)> = self.devtools.keys().filter(|(b, _)| *b == id).copied().collect();
         for k in keys {
             if let Some(tx) = self.devtools.remove(&k) {
                 let _ = tx.send(Err(err()));
@@ -227,8 +196,8 @@ impl State {
         }
     }
 
-    pub fn loading_state(&mut self, id: i32, loading: bool, back: bool, fwd: bool) {
-        tracing::debug!(tab = id, loading, "loading state");
+    pub fn loading_state(&mut self, id: TabId, loading: bool, back: bool, fwd: bool) {
+        tracing::debug!(tab = id.0, loading, "loading state");
         if let Some(t) = self.tabs.get_mut(&id) {
             t.loading = loading;
             t.can_back = back;
@@ -247,10 +216,10 @@ impl State {
                 }
             }
         }
-        post(Box::new(move || notify(Event::Refresh)));
+        self.events.push(super::Event::Refresh);
     }
 
-    pub fn document_available(&mut self, id: i32) {
+    pub fn document_available(&mut self, id: TabId) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.document_at = Some(Instant::now());
             t.document_seq += 1;
@@ -259,7 +228,7 @@ impl State {
 
     /// Answers navigation waiters whose document has been usable for `grace` while its
     /// subresources still load (a page whose tracker or CDN never answers is still a page).
-    pub fn release_slow_loads(&mut self, id: i32, grace: Duration) {
+    pub fn release_slow_loads(&mut self, id: TabId, grace: Duration) {
         if let Some(t) = self.tabs.get_mut(&id)
             && t.document_at.is_some_and(|at| at.elapsed() >= grace)
             && !t.nav_waiters.is_empty()
@@ -274,8 +243,8 @@ impl State {
         }
     }
 
-    pub fn load_end(&mut self, id: i32, status: i32, url: String) {
-        tracing::debug!(tab = id, status, url, "load end");
+    pub fn load_end(&mut self, id: TabId, status: i32, url: String) {
+        tracing::debug!(tab = id.0, status, url, "load end");
         if let Some(t) = self.tabs.get_mut(&id) {
             t.status = status;
             t.url = url.clone();
@@ -290,7 +259,7 @@ impl State {
     }
 
     /// Fails the tab's navigation waiters with a policy refusal.
-    pub fn refuse_navigation(&mut self, id: i32, rule: String) {
+    pub fn refuse_navigation(&mut self, id: TabId, rule: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.meta.doc_check_pending = false;
             t.console.push(ConsoleEntry {
@@ -305,7 +274,7 @@ impl State {
         }
     }
 
-    pub fn load_error(&mut self, id: i32, code: i32, text: String, url: String) {
+    pub fn load_error(&mut self, id: TabId, code: i32, text: String, url: String) {
         // ERR_ABORTED (-3) is a navigation superseded by another one: not an error to report.
         if code == -3 {
             return;
@@ -327,17 +296,17 @@ impl State {
         }
     }
 
-    pub fn view_size(&self, id: i32) -> (i32, i32, f32) {
+    pub fn view_size(&self, id: TabId) -> (i32, i32, f32) {
         match self.tabs.get(&id) {
             Some(t) => (t.size.0, t.size.1, t.scale),
-            None => match self.pending_create.get(&id).or(self.next_create.as_ref()) {
+            None => match self.next_create.as_ref() {
                 Some((s, sc, _)) => (s.0, s.1, *sc),
                 None => (1280, 800, 1.0),
             },
         }
     }
 
-    pub fn paint(&mut self, id: i32, f: Frame) {
+    pub fn paint(&mut self, id: TabId, f: Frame) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.frame_seq += 1;
             t.painted_document = t.document_seq;
@@ -346,23 +315,23 @@ impl State {
             }
             t.frame = Some(f);
         }
-        post(Box::new(move || notify(Event::Refresh)));
+        self.events.push(super::Event::Refresh);
     }
 
-    pub fn address(&mut self, id: i32, url: String) {
+    pub fn address(&mut self, id: TabId, url: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.url = url;
         }
     }
 
-    pub fn title(&mut self, id: i32, title: String) {
+    pub fn title(&mut self, id: TabId, title: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.title = title;
         }
-        post(Box::new(move || notify(Event::Refresh)));
+        self.events.push(super::Event::Refresh);
     }
 
-    pub fn console(&mut self, id: i32, e: ConsoleEntry) {
+    pub fn console(&mut self, id: TabId, e: ConsoleEntry) {
         if let Some(t) = self.tabs.get_mut(&id) {
             // Bounded: a page logging in a loop must not grow us without limit.
             if t.console.len() >= 500 {
@@ -372,13 +341,13 @@ impl State {
         }
     }
 
-    pub fn cursor(&mut self, id: i32, kind: i32) {
+    pub fn cursor(&mut self, id: TabId, kind: cef::Cursor) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.cursor = kind;
         }
     }
 
-    pub fn renderer_gone(&mut self, id: i32, why: String) {
+    pub fn renderer_gone(&mut self, id: TabId, why: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.renderer_generation += 1;
             for w in t.nav_waiters.drain(..) {
@@ -388,7 +357,7 @@ impl State {
         self.fail_rpcs(id, || TabError::RendererGone(why.clone()));
     }
 
-    pub fn add_rpc(&mut self, id: u64, tab: i32, tx: oneshot::Sender<Result<String, TabError>>) {
+    pub fn add_rpc(&mut self, id: u64, tab: TabId, tx: oneshot::Sender<Result<String, TabError>>) {
         self.rpcs.insert(id, (tab, tx));
     }
 
@@ -404,122 +373,16 @@ impl State {
 
     pub fn add_devtools(
         &mut self,
-        tab: i32,
+        tab: TabId,
         mid: i64,
         tx: oneshot::Sender<Result<serde_json::Value, TabError>>,
     ) {
         self.devtools.insert((tab, mid), tx);
     }
 
-    pub fn devtools_reply(&mut self, tab: i32, mid: i64, r: Result<serde_json::Value, String>) {
+    pub fn devtools_reply(&mut self, tab: TabId, mid: i64, r: Result<serde_json::Value, String>) {
         if let Some(tx) = self.devtools.remove(&(tab, mid)) {
             let _ = tx.send(r.map_err(TabError::DevTools));
         }
-    }
-}
-
-/// Popups open as tabs, but only after the CEF callback that announced them has returned.
-pub fn post_popup(opener: i32, url: String) {
-    post(Box::new(move || notify(Event::Popup { opener, url })));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The pump: a job queue plus CEF's requested wake-up time.
-
-pub struct Pump {
-    tx: Mutex<Sender<Job>>,
-    rx: Mutex<Option<Receiver<Job>>>,
-    due: Mutex<Option<Instant>>,
-    initialized: (Mutex<bool>, std::sync::Condvar),
-    /// Called when a job is queued, so a headed event loop can wake up (winit proxy).
-    waker: Mutex<Option<Box<dyn Fn() + Send>>>,
-}
-
-static PUMP: OnceLock<Pump> = OnceLock::new();
-
-pub fn pump() -> &'static Pump {
-    PUMP.get_or_init(|| {
-        let (tx, rx) = std::sync::mpsc::channel();
-        Pump {
-            tx: Mutex::new(tx),
-            rx: Mutex::new(Some(rx)),
-            due: Mutex::new(None),
-            initialized: (Mutex::new(false), std::sync::Condvar::new()),
-            waker: Mutex::new(None),
-        }
-    })
-}
-
-/// Queues a job for the UI thread.
-pub fn post(job: Job) {
-    pump().post(job);
-}
-
-impl Pump {
-    pub fn post(&self, job: Job) {
-        let _ = self.tx.lock().expect("pump").send(job);
-        if let Some(w) = self.waker.lock().expect("pump").as_ref() {
-            w();
-        }
-    }
-
-    pub fn set_waker(&self, w: Box<dyn Fn() + Send>) {
-        *self.waker.lock().expect("pump") = Some(w);
-    }
-
-    pub fn schedule(&self, delay_ms: i64) {
-        let at = Instant::now() + Duration::from_millis(delay_ms.max(0) as u64);
-        {
-            let mut d = self.due.lock().expect("pump");
-            if d.is_none_or(|cur| at < cur) {
-                *d = Some(at);
-            }
-        }
-        // Wake the loop if it is sleeping.
-        self.post(Box::new(|| {}));
-    }
-
-    pub fn context_initialized(&self) {
-        *self.initialized.0.lock().expect("pump") = true;
-        self.initialized.1.notify_all();
-    }
-
-    pub fn is_initialized(&self) -> bool {
-        *self.initialized.0.lock().expect("pump")
-    }
-
-    /// Takes the job receiver (the main loop owns it).
-    pub fn take_receiver(&self) -> Receiver<Job> {
-        self.rx
-            .lock()
-            .expect("pump")
-            .take()
-            .expect("receiver taken twice")
-    }
-
-    /// How long the main loop may sleep before CEF wants work done (capped so we also notice
-    /// work CEF did not announce).
-    pub fn next_timeout(&self, cap: Duration) -> Duration {
-        match *self.due.lock().expect("pump") {
-            Some(at) => at.saturating_duration_since(Instant::now()).min(cap),
-            None => cap,
-        }
-    }
-
-    /// Runs CEF's work if it is due (or `force`). Returns true if it ran.
-    pub fn work(&self, force: bool) -> bool {
-        let due = {
-            let mut d = self.due.lock().expect("pump");
-            let is_due = d.is_some_and(|at| at <= Instant::now());
-            if is_due || force {
-                *d = None;
-            }
-            is_due || force
-        };
-        if due {
-            // SAFETY: called on the main (UI) thread, after cef_initialize.
-            unsafe { (crate::cef::api().cef_do_message_loop_work)() };
-        }
-        due
     }
 }

@@ -1,0 +1,600 @@
+//! The browser client: one `cef_client_t` shared by every browser, whose callbacks are turned
+//! into calls on a [`ClientHandler`] with typed arguments. Nothing the handler receives is a
+//! raw pointer, and every argument reference CEF passed is released when the callback returns.
+
+use crate::api::on_ui_thread;
+use crate::input::{ConsoleLevel, Cursor, ResourceType};
+use crate::rc::{RcBox, Ref, call};
+use crate::strings::{from_cef, from_userfree};
+use crate::sys::*;
+use crate::types::{Browser, BrowserHost, BrowserId, DevToolsRegistration, Frame};
+use std::ffi::{c_int, c_ulong, c_void};
+use std::rc::Rc;
+use std::sync::Arc;
+
+/// A navigation CEF is about to start in a frame.
+#[derive(Debug, Clone)]
+pub struct Navigation {
+    pub url: String,
+    pub main_frame: bool,
+    pub is_redirect: bool,
+    pub user_gesture: bool,
+}
+
+/// Browser events, called on CEF's UI thread (inside `do_message_loop_work` or a CEF call
+/// that re-enters). Implementations must not call back into CEF objects in ways CEF forbids
+/// from inside a callback (navigation from a DevTools observer, closing from a close
+/// callback): queue that work for after the callback instead.
+pub trait ClientHandler: 'static {
+    /// A browser exists. `devtools` keeps its DevTools observer registered.
+    fn on_after_created(&self, browser: Browser, host: BrowserHost, devtools: Option<DevToolsRegistration>);
+    fn on_before_close(&self, id: BrowserId);
+    /// A page opened a popup or a link targets a new window; CEF's own window is refused.
+    fn on_popup(&self, opener: BrowserId, url: String);
+    fn on_loading_state_change(&self, id: BrowserId, loading: bool, can_back: bool, can_forward: bool);
+    fn on_main_load_end(&self, id: BrowserId, status: i32, url: String);
+    fn on_main_load_error(&self, id: BrowserId, code: i32, text: String, url: String);
+    /// The view's size in DIP and its device scale factor.
+    fn view_size(&self, id: BrowserId) -> (i32, i32, f32);
+    /// A painted view: BGRA pixels, `w * h * 4` bytes, valid only during the call.
+    fn on_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]);
+    fn on_main_address_change(&self, id: BrowserId, url: String);
+    fn on_title_change(&self, id: BrowserId, title: String);
+    fn on_console_message(&self, id: BrowserId, level: ConsoleLevel, text: String, source: String, line: i32);
+    fn on_cursor_change(&self, id: BrowserId, cursor: Cursor);
+    fn on_render_process_terminated(&self, id: BrowserId, why: String);
+    /// Returns true to cancel the navigation.
+    fn on_before_browse(&self, id: BrowserId, nav: Navigation) -> bool;
+    /// The main frame's new document can run script (before its subresources load).
+    fn on_document_available(&self, id: BrowserId);
+    /// The renderer answered request `rid` sent with [`Frame::send_script_request`].
+    fn on_script_reply(&self, id: BrowserId, rid: u64, reply: Result<String, String>);
+    /// A DevTools protocol message (a method reply or an event), UTF-8 JSON.
+    fn on_devtools_message(&self, id: BrowserId, json: &[u8]);
+}
+
+/// Decides, on CEF's IO thread, whether a network request is cancelled.
+pub trait ResourceFilter: Send + Sync + 'static {
+    fn should_block(&self, tab: Option<BrowserId>, url: &str, referrer: &str, kind: ResourceType) -> bool;
+}
+
+/// A value only touched on CEF's UI thread. The `Send`/`Sync` impls exist because CEF's
+/// handler objects are reachable from its IO thread too; every access checks the thread (in
+/// release builds as well), which is what makes them sound.
+struct UiOnly<T>(T);
+// SAFETY: see the type's doc: `get` refuses any thread but the UI thread.
+unsafe impl<T> Send for UiOnly<T> {}
+unsafe impl<T> Sync for UiOnly<T> {}
+impl<T> UiOnly<T> {
+    #[track_caller]
+    fn get(&self) -> &T {
+        assert!(
+            on_ui_thread(),
+            "a UI-thread-only handler was called on another thread"
+        );
+        &self.0
+    }
+}
+
+struct Shared {
+    ui: UiOnly<Rc<dyn ClientHandler>>,
+    filter: Option<Arc<dyn ResourceFilter>>,
+    /// Set once, right after the handler objects (which point back here) exist.
+    handlers: std::sync::OnceLock<Handlers>,
+}
+
+struct Handlers {
+    life: *mut cef_life_span_handler_t,
+    load: *mut cef_load_handler_t,
+    render: *mut cef_render_handler_t,
+    display: *mut cef_display_handler_t,
+    request: *mut cef_request_handler_t,
+    resource: *mut cef_resource_request_handler_t,
+}
+// SAFETY: immortal CEF handler objects with atomic reference counts; only add_ref is called
+// on them from here, which CEF allows on any thread.
+unsafe impl Send for Handlers {}
+unsafe impl Sync for Handlers {}
+
+type Data = &'static Shared;
+
+/// The client every browser is created with. Made once, on the UI thread; it lives for the
+/// rest of the process (CEF may release its last reference on any thread, so it is never
+/// freed, and neither is the handler it calls).
+pub struct Client(Ref<cef_client_t>);
+
+fn shared<C>(p: *mut C) -> Data {
+    // SAFETY: every handler object of this module is an RcBox<C, Data> made in Client::new.
+    unsafe { *RcBox::<C, Data>::data(p) }
+}
+
+impl Client {
+    pub fn new(handler: Rc<dyn ClientHandler>, filter: Option<Arc<dyn ResourceFilter>>) -> Client {
+        crate::api::debug_assert_ui();
+        let sh: &'static Shared = Box::leak(Box::new(Shared {
+            ui: UiOnly(handler),
+            filter,
+            handlers: std::sync::OnceLock::new(),
+        }));
+        // SAFETY (every RcBox::new below): the C types are CEF handler structs.
+        let life = unsafe {
+            RcBox::<cef_life_span_handler_t, Data>::new(
+                |h| {
+                    h.on_after_created = Some(on_after_created);
+                    h.on_before_close = Some(on_before_close);
+                    h.on_before_popup = Some(on_before_popup);
+                },
+                sh,
+            )
+        };
+        let load = unsafe {
+            RcBox::<cef_load_handler_t, Data>::new(
+                |h| {
+                    h.on_loading_state_change = Some(on_loading_state_change);
+                    h.on_load_end = Some(on_load_end);
+                    h.on_load_error = Some(on_load_error);
+                },
+                sh,
+            )
+        };
+        let render = unsafe {
+            RcBox::<cef_render_handler_t, Data>::new(
+                |h| {
+                    h.get_view_rect = Some(get_view_rect);
+                    h.get_screen_info = Some(get_screen_info);
+                    h.on_paint = Some(on_paint);
+                },
+                sh,
+            )
+        };
+        let display = unsafe {
+            RcBox::<cef_display_handler_t, Data>::new(
+                |h| {
+                    h.on_address_change = Some(on_address_change);
+                    h.on_title_change = Some(on_title_change);
+                    h.on_console_message = Some(on_console_message);
+                    h.on_cursor_change = Some(on_cursor_change);
+                },
+                sh,
+            )
+        };
+        let request = unsafe {
+            RcBox::<cef_request_handler_t, Data>::new(
+                |h| {
+                    h.on_before_browse = Some(on_before_browse);
+                    h.on_render_process_terminated = Some(on_render_process_terminated);
+                    h.on_document_available_in_main_frame = Some(on_document_available);
+                    h.get_resource_request_handler = Some(get_resource_request_handler);
+                },
+                sh,
+            )
+        };
+        let resource = unsafe {
+            RcBox::<cef_resource_request_handler_t, Data>::new(
+                |h| h.on_before_resource_load = Some(on_before_resource_load),
+                sh,
+            )
+        };
+        // The handler objects point at `sh`, and `sh` names them: set once they all exist.
+        let _ = sh.handlers.set(Handlers {
+            life,
+            load,
+            render,
+            display,
+            request,
+            resource,
+        });
+        let client = unsafe {
+            RcBox::<cef_client_t, Data>::new(
+                |c| {
+                    c.get_life_span_handler = Some(client_life);
+                    c.get_load_handler = Some(client_load);
+                    c.get_render_handler = Some(client_render);
+                    c.get_display_handler = Some(client_display);
+                    c.get_request_handler = Some(client_request);
+                    c.on_process_message_received = Some(on_process_message_received);
+                },
+                sh,
+            )
+        };
+        // SAFETY: a fresh object with our one reference.
+        Client(unsafe { Ref::adopt(client) }.expect("non-null"))
+    }
+
+    /// A new reference for CEF to take.
+    pub(crate) fn new_ref(&self) -> *mut cef_client_t {
+        self.0.clone().into_cef()
+    }
+}
+
+fn handlers(sh: Data) -> &'static Handlers {
+    sh.handlers
+        .get()
+        .expect("handlers are set before CEF sees the client")
+}
+
+macro_rules! getter {
+    ($name:ident, $field:ident, $t:ty) => {
+        extern "C" fn $name(this: *mut cef_client_t) -> *mut $t {
+            // SAFETY: the handler objects are alive forever; CEF takes the added reference.
+            unsafe { RcBox::<$t, Data>::add_ref(handlers(shared(this)).$field) }
+        }
+    };
+}
+getter!(client_life, life, cef_life_span_handler_t);
+getter!(client_load, load, cef_load_handler_t);
+getter!(client_render, render, cef_render_handler_t);
+getter!(client_display, display, cef_display_handler_t);
+getter!(client_request, request, cef_request_handler_t);
+
+/// Adopts the references CEF passed with a callback's arguments, so they are released when the
+/// callback returns.
+macro_rules! adopt {
+    ($t:ident, $p:expr) => {
+        // SAFETY: CEF passes callback arguments with a reference for the callee to release.
+        unsafe { $t::adopt($p) }
+    };
+}
+
+extern "C" fn on_after_created(this: *mut cef_life_span_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    let Some(host) = b.host() else { return };
+    // DevTools without a port: one observer per browser, kept alive by its registration.
+    let id = b.id();
+    // SAFETY: a CEF handler struct; the observer's reference goes to CEF with the call.
+    let obs = unsafe {
+        RcBox::<cef_dev_tools_message_observer_t, (Data, BrowserId)>::new(
+            |o| o.on_dev_tools_message = Some(on_dev_tools_message),
+            (shared(this), id),
+        )
+    };
+    // SAFETY: a live host; the returned registration carries a reference for us.
+    let reg = unsafe { DevToolsRegistration::adopt(call!(host.add_dev_tools_message_observer(obs))) };
+    shared(this).ui.get().on_after_created(b, host, reg);
+}
+
+extern "C" fn on_before_close(this: *mut cef_life_span_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_before_close(b.id());
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_before_popup(
+    this: *mut cef_life_span_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    _popup_id: c_int,
+    target_url: *const cef_string_t,
+    _target_frame_name: *const cef_string_t,
+    _disposition: cef_window_open_disposition_t,
+    _user_gesture: c_int,
+    _features: *const cef_popup_features_t,
+    _window_info: *mut cef_window_info_t,
+    _client: *mut *mut cef_client_t,
+    _settings: *mut cef_browser_settings_t,
+    _extra: *mut *mut cef_dictionary_value_t,
+    _no_js_access: *mut c_int,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    let _f = adopt!(Frame, f);
+    // SAFETY: a string argument valid for the call.
+    let url = unsafe { from_cef(target_url) };
+    if let Some(b) = b {
+        shared(this).ui.get().on_popup(b.id(), url);
+    }
+    1 // Cancel CEF's own popup window; the handler opens a tab instead.
+}
+
+extern "C" fn on_loading_state_change(
+    this: *mut cef_load_handler_t,
+    b: *mut cef_browser_t,
+    loading: c_int,
+    back: c_int,
+    fwd: c_int,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this)
+        .ui
+        .get()
+        .on_loading_state_change(b.id(), loading != 0, back != 0, fwd != 0);
+}
+
+extern "C" fn on_load_end(
+    this: *mut cef_load_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    status: c_int,
+) {
+    let (Some(b), Some(f)) = (adopt!(Browser, b), adopt!(Frame, f)) else {
+        return;
+    };
+    if f.is_main() {
+        shared(this).ui.get().on_main_load_end(b.id(), status, f.url());
+    }
+}
+
+extern "C" fn on_load_error(
+    this: *mut cef_load_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    code: cef_errorcode_t,
+    text: *const cef_string_t,
+    url: *const cef_string_t,
+) {
+    let (Some(b), Some(f)) = (adopt!(Browser, b), adopt!(Frame, f)) else {
+        return;
+    };
+    if f.is_main() {
+        // SAFETY: string arguments valid for the call.
+        let (text, url) = unsafe { (from_cef(text), from_cef(url)) };
+        shared(this)
+            .ui
+            .get()
+            .on_main_load_error(b.id(), code as i32, text, url);
+    }
+}
+
+extern "C" fn get_view_rect(this: *mut cef_render_handler_t, b: *mut cef_browser_t, rect: *mut cef_rect_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    let (w, h, _) = shared(this).ui.get().view_size(b.id());
+    // SAFETY: CEF passes a writable rect.
+    unsafe {
+        *rect = cef_rect_t {
+            x: 0,
+            y: 0,
+            width: w.max(1),
+            height: h.max(1),
+        };
+    }
+}
+
+extern "C" fn get_screen_info(
+    this: *mut cef_render_handler_t,
+    b: *mut cef_browser_t,
+    info: *mut cef_screen_info_t,
+) -> c_int {
+    let Some(b) = adopt!(Browser, b) else { return 0 };
+    let (w, h, scale) = shared(this).ui.get().view_size(b.id());
+    // SAFETY: CEF passes a writable screen info struct.
+    unsafe {
+        (*info).device_scale_factor = scale;
+        (*info).depth = 24;
+        (*info).depth_per_component = 8;
+        (*info).rect = cef_rect_t {
+            x: 0,
+            y: 0,
+            width: w,
+            height: h,
+        };
+        (*info).available_rect = (*info).rect;
+    }
+    1
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_paint(
+    this: *mut cef_render_handler_t,
+    b: *mut cef_browser_t,
+    kind: cef_paint_element_type_t,
+    _n: usize,
+    _rects: *const cef_rect_t,
+    buffer: *const c_void,
+    w: c_int,
+    h: c_int,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    if kind != cef_paint_element_type_t::PET_VIEW || buffer.is_null() || w <= 0 || h <= 0 {
+        return;
+    }
+    let len = w as usize * h as usize * 4;
+    // SAFETY: CEF hands a BGRA buffer of width*height*4 bytes valid for this call.
+    let bgra = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
+    shared(this).ui.get().on_paint(b.id(), w as u32, h as u32, bgra);
+}
+
+extern "C" fn on_address_change(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    url: *const cef_string_t,
+) {
+    let (Some(b), Some(f)) = (adopt!(Browser, b), adopt!(Frame, f)) else {
+        return;
+    };
+    if f.is_main() {
+        // SAFETY: a string argument valid for the call.
+        let url = unsafe { from_cef(url) };
+        shared(this).ui.get().on_main_address_change(b.id(), url);
+    }
+}
+
+extern "C" fn on_title_change(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    title: *const cef_string_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    // SAFETY: a string argument valid for the call.
+    let title = unsafe { from_cef(title) };
+    shared(this).ui.get().on_title_change(b.id(), title);
+}
+
+extern "C" fn on_console_message(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    level: cef_log_severity_t,
+    message: *const cef_string_t,
+    source: *const cef_string_t,
+    line: c_int,
+) -> c_int {
+    let Some(b) = adopt!(Browser, b) else { return 0 };
+    let level = match level {
+        cef_log_severity_t::LOGSEVERITY_ERROR | cef_log_severity_t::LOGSEVERITY_FATAL => ConsoleLevel::Error,
+        cef_log_severity_t::LOGSEVERITY_WARNING => ConsoleLevel::Warning,
+        _ => ConsoleLevel::Info,
+    };
+    // SAFETY: string arguments valid for the call.
+    let (text, source) = unsafe { (from_cef(message), from_cef(source)) };
+    shared(this)
+        .ui
+        .get()
+        .on_console_message(b.id(), level, text, source, line);
+    1 // Keep page console output out of our own log.
+}
+
+extern "C" fn on_cursor_change(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    _cursor: c_ulong,
+    kind: cef_cursor_type_t,
+    _info: *const cef_cursor_info_t,
+) -> c_int {
+    let Some(b) = adopt!(Browser, b) else { return 0 };
+    shared(this)
+        .ui
+        .get()
+        .on_cursor_change(b.id(), Cursor::from_raw(kind));
+    1
+}
+
+extern "C" fn on_render_process_terminated(
+    this: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    status: cef_termination_status_t,
+    code: c_int,
+    _err: *const cef_string_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    let why = match status {
+        cef_termination_status_t::TS_ABNORMAL_TERMINATION => format!("it exited abnormally, code {code}"),
+        cef_termination_status_t::TS_PROCESS_WAS_KILLED => format!("it was killed, code {code}"),
+        cef_termination_status_t::TS_PROCESS_CRASHED => format!("it crashed, code {code}"),
+        cef_termination_status_t::TS_PROCESS_OOM => "it ran out of memory".to_string(),
+        other => format!("{other:?}, code {code}"),
+    };
+    shared(this).ui.get().on_render_process_terminated(b.id(), why);
+}
+
+extern "C" fn on_before_browse(
+    this: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    gesture: c_int,
+    is_redirect: c_int,
+) -> c_int {
+    let (Some(b), Some(f)) = (adopt!(Browser, b), adopt!(Frame, f)) else {
+        return 0;
+    };
+    // SAFETY: the request reference is ours to release.
+    let Some(r) = (unsafe { Ref::adopt(r) }) else {
+        return 0;
+    };
+    // SAFETY: get_url returns a userfree string.
+    let url = unsafe { from_userfree(call!(r.get_url())) };
+    let nav = Navigation {
+        url,
+        main_frame: f.is_main(),
+        is_redirect: is_redirect != 0,
+        user_gesture: gesture != 0,
+    };
+    shared(this).ui.get().on_before_browse(b.id(), nav) as c_int
+}
+
+extern "C" fn on_document_available(this: *mut cef_request_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_document_available(b.id());
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn get_resource_request_handler(
+    this: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    _nav: c_int,
+    _dl: c_int,
+    _initiator: *const cef_string_t,
+    _disable: *mut c_int,
+) -> *mut cef_resource_request_handler_t {
+    // IO thread: nothing UI-only is touched. Release what we were given; the decision is
+    // made per request below.
+    let (_b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    // SAFETY: the request reference is ours to release.
+    let _r = unsafe { Ref::adopt(r) };
+    let sh = shared(this);
+    if sh.filter.is_some() {
+        // SAFETY: the resource handler is alive forever; CEF takes the added reference.
+        unsafe { RcBox::<cef_resource_request_handler_t, Data>::add_ref(handlers(sh).resource) }
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+extern "C" fn on_before_resource_load(
+    this: *mut cef_resource_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    cb: *mut cef_callback_t,
+) -> cef_return_value_t {
+    // IO thread: only the thread-safe filter is used.
+    let (b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    // SAFETY: request and callback references are ours to release.
+    let (r, _cb) = unsafe { (Ref::adopt(r), Ref::adopt(cb)) };
+    let (Some(r), Some(filter)) = (r, shared(this).filter.as_ref()) else {
+        return cef_return_value_t::RV_CONTINUE;
+    };
+    // SAFETY: getters on a live request; userfree strings freed once.
+    let (url, referrer, kind) = unsafe {
+        (
+            from_userfree(call!(r.get_url())),
+            from_userfree(call!(r.get_referrer_url())),
+            ResourceType::from_raw(call!(r.get_resource_type())),
+        )
+    };
+    if filter.should_block(b.map(|b| b.id()), &url, &referrer, kind) {
+        cef_return_value_t::RV_CANCEL
+    } else {
+        cef_return_value_t::RV_CONTINUE
+    }
+}
+
+extern "C" fn on_process_message_received(
+    this: *mut cef_client_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    _src: cef_process_id_t,
+    msg: *mut cef_process_message_t,
+) -> c_int {
+    let (b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    // SAFETY: the message reference is ours to release.
+    let Some(msg) = (unsafe { Ref::adopt(msg) }) else {
+        return 0;
+    };
+    let Some((rid, reply)) = crate::script::read_reply(&msg) else {
+        return 0;
+    };
+    if let Some(b) = b {
+        shared(this).ui.get().on_script_reply(b.id(), rid, reply);
+    }
+    1
+}
+
+extern "C" fn on_dev_tools_message(
+    this: *mut cef_dev_tools_message_observer_t,
+    b: *mut cef_browser_t,
+    message: *const c_void,
+    size: usize,
+) -> c_int {
+    let _b = adopt!(Browser, b);
+    // SAFETY: the observer is an RcBox made in on_after_created.
+    let (sh, id) = unsafe { *RcBox::<cef_dev_tools_message_observer_t, (Data, BrowserId)>::data(this) };
+    if message.is_null() {
+        return 1;
+    }
+    // SAFETY: CEF passes `size` bytes of UTF-8 JSON valid for this call.
+    let bytes = unsafe { std::slice::from_raw_parts(message as *const u8, size) };
+    sh.ui.get().on_devtools_message(id, bytes);
+    1
+}

@@ -1,0 +1,257 @@
+//! The script channel between the browser process and a page's renderer: at each main-frame
+//! V8 context creation the renderer evaluates the app's script (which must evaluate to a
+//! function) and keeps that function in native code, never on the page's global; the browser
+//! sends it string requests as process messages and gets string answers back.
+//!
+//! Messages: `aperture.req` [id_lo, id_hi, request] and `aperture.rep` [id_lo, id_hi, reply,
+//! error]. The request [`PID_REQUEST`] is answered natively with the renderer's process id.
+
+use crate::api::api;
+use crate::rc::{RcBox, Ref, call};
+use crate::strings::{CefStr, from_userfree};
+use crate::sys::*;
+use crate::types::Frame;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::c_int;
+
+const REQUEST: &str = "aperture.req";
+const REPLY: &str = "aperture.rep";
+
+/// Answered by the renderer itself with its OS process id (tests and crash reports use it).
+pub const PID_REQUEST: &str = "{\"op\":\"pid\"}";
+
+fn new_message(name: &str) -> Option<Ref<cef_process_message_t>> {
+    let name = CefStr::new(name);
+    // SAFETY: creating a message has no preconditions; it returns a new reference.
+    unsafe { Ref::adopt((api().cef_process_message_create)(name.as_ptr())) }
+}
+
+impl Frame {
+    /// Sends request `rid` to the script in this frame's renderer; the answer arrives as
+    /// [`crate::ClientHandler::on_script_reply`].
+    pub fn send_script_request(&self, rid: u64, req: &str) {
+        let Some(msg) = new_message(REQUEST) else { return };
+        // SAFETY: a fresh message; its argument list is a new reference; CEF copies strings.
+        unsafe {
+            if let Some(args) = Ref::adopt(call!(msg.get_argument_list())) {
+                let r = CefStr::new(req);
+                call!(args.set_int(0, rid as u32 as i32));
+                call!(args.set_int(1, (rid >> 32) as u32 as i32));
+                call!(args.set_string(2, r.as_ptr()));
+            }
+            call!(self.send_process_message(cef_process_id_t::PID_RENDERER, msg.into_cef()));
+        }
+    }
+}
+
+/// Browser side: a reply message's request id and answer, or `None` for other messages.
+pub(crate) fn read_reply(msg: &Ref<cef_process_message_t>) -> Option<(u64, Result<String, String>)> {
+    // SAFETY: getters on a live message; userfree strings freed once; the list is a new ref.
+    unsafe {
+        if from_userfree(call!(msg.get_name())) != REPLY {
+            return None;
+        }
+        let args = Ref::adopt(call!(msg.get_argument_list()))?;
+        let rid = call!(args.get_int(0)) as u32 as u64 | ((call!(args.get_int(1)) as u32 as u64) << 32);
+        let body = from_userfree(call!(args.get_string(2)));
+        let err = from_userfree(call!(args.get_string(3)));
+        Some((rid, if err.is_empty() { Ok(body) } else { Err(err) }))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Render process side.
+
+struct Installed {
+    context: Ref<cef_v8context_t>,
+    function: Ref<cef_v8value_t>,
+}
+
+/// The render-process handler's data. CEF calls the handler only on the renderer's main
+/// thread, so the `RefCell` is never shared between threads.
+pub(crate) struct ScriptHost {
+    source: &'static str,
+    /// Per browser id: the script function of its main frame's current context.
+    installed: RefCell<HashMap<i32, Installed>>,
+}
+
+type Host = RcBox<cef_render_process_handler_t, ScriptHost>;
+
+/// A new render-process handler that hosts `source` in every main-frame context.
+pub(crate) fn render_process_handler(source: &'static str) -> *mut cef_render_process_handler_t {
+    // SAFETY: a CEF handler struct.
+    unsafe {
+        Host::new(
+            |h| {
+                h.on_context_created = Some(on_context_created);
+                h.on_context_released = Some(on_context_released);
+                h.on_process_message_received = Some(on_process_message_received);
+            },
+            ScriptHost {
+                source,
+                installed: RefCell::new(HashMap::new()),
+            },
+        )
+    }
+}
+
+extern "C" fn on_context_created(
+    this: *mut cef_render_process_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    ctx: *mut cef_v8context_t,
+) {
+    // SAFETY: callback arguments carry references for us to release.
+    let (b, f, ctx) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(ctx)) };
+    let (Some(b), Some(f), Some(ctx)) = (b, f, ctx) else {
+        return;
+    };
+    if !f.is_main() {
+        return; // Same-process iframes are reached from the main frame's script.
+    }
+    // SAFETY: the handler data of an object made by render_process_handler.
+    let host = unsafe { Host::data(this) };
+    let code = CefStr::new(host.source);
+    let url = CefStr::new("aperture://walker.js");
+    let mut ret: *mut cef_v8value_t = std::ptr::null_mut();
+    let mut exc: *mut cef_v8exception_t = std::ptr::null_mut();
+    // SAFETY: a live browser and context on the renderer thread; eval's out-parameters are
+    // new references (or NULL) that we adopt.
+    unsafe {
+        let id = call!(b.get_identifier());
+        let ok = call!(ctx.eval(code.as_ptr(), url.as_ptr(), 1, &mut ret, &mut exc));
+        let exc = Ref::adopt(exc);
+        match (ok, Ref::adopt(ret)) {
+            (1, Some(function)) if call!(function.is_function()) != 0 => {
+                host.installed.borrow_mut().insert(
+                    id,
+                    Installed {
+                        context: ctx,
+                        function,
+                    },
+                );
+            }
+            _ => {
+                let msg = exc
+                    .map(|e| from_userfree(call!(e.get_message())))
+                    .unwrap_or_default();
+                eprintln!("aperture renderer: script install failed: {msg}");
+            }
+        }
+    }
+}
+
+extern "C" fn on_context_released(
+    this: *mut cef_render_process_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    ctx: *mut cef_v8context_t,
+) {
+    // SAFETY: callback arguments carry references for us to release.
+    let (b, f, ctx) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(ctx)) };
+    let (Some(b), Some(f), Some(ctx)) = (b, f, ctx) else {
+        return;
+    };
+    if !f.is_main() {
+        return;
+    }
+    // SAFETY: as in on_context_created.
+    let host = unsafe { Host::data(this) };
+    let id = unsafe { call!(b.get_identifier()) };
+    let removed = {
+        let mut m = host.installed.borrow_mut();
+        // SAFETY: is_same takes a reference to its argument, which into_cef provides.
+        let same = m
+            .get(&id)
+            .is_some_and(|i| unsafe { call!(ctx.is_same(i.context.clone().into_cef())) } != 0);
+        if same { m.remove(&id) } else { None }
+    };
+    drop(removed); // Released outside the borrow.
+}
+
+extern "C" fn on_process_message_received(
+    this: *mut cef_render_process_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    _src: cef_process_id_t,
+    msg: *mut cef_process_message_t,
+) -> c_int {
+    // SAFETY: callback arguments carry references for us to release.
+    let (b, f, msg) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(msg)) };
+    let (Some(b), Some(f), Some(msg)) = (b, f, msg) else {
+        return 0;
+    };
+    // SAFETY: getters on live objects; userfree strings freed once.
+    let (lo, hi, req, id) = unsafe {
+        if from_userfree(call!(msg.get_name())) != REQUEST {
+            return 0;
+        }
+        let Some(args) = Ref::adopt(call!(msg.get_argument_list())) else {
+            return 1;
+        };
+        (
+            call!(args.get_int(0)),
+            call!(args.get_int(1)),
+            from_userfree(call!(args.get_string(2))),
+            call!(b.get_identifier()),
+        )
+    };
+    // SAFETY: as in on_context_created.
+    let host = unsafe { Host::data(this) };
+    let (body, err) = match run(host, id, &req) {
+        Ok(s) => (s, String::new()),
+        Err(e) => (String::new(), e),
+    };
+    let Some(reply) = new_message(REPLY) else { return 1 };
+    // SAFETY: a fresh message; CEF copies the strings; the message reference is transferred.
+    unsafe {
+        if let Some(args) = Ref::adopt(call!(reply.get_argument_list())) {
+            let (b, e) = (CefStr::new(&body), CefStr::new(&err));
+            call!(args.set_int(0, lo));
+            call!(args.set_int(1, hi));
+            call!(args.set_string(2, b.as_ptr()));
+            call!(args.set_string(3, e.as_ptr()));
+        }
+        call!(f.send_process_message(cef_process_id_t::PID_BROWSER, reply.into_cef()));
+    }
+    1
+}
+
+fn run(host: &ScriptHost, id: i32, req: &str) -> Result<String, String> {
+    if req == PID_REQUEST {
+        return Ok(std::process::id().to_string());
+    }
+    let (ctx, function) = host
+        .installed
+        .borrow()
+        .get(&id)
+        .map(|i| (i.context.clone(), i.function.clone()))
+        .ok_or("the page has no script context yet (still loading?)")?;
+    // SAFETY: V8 calls on the renderer thread, inside the entered context as CEF requires;
+    // returned values are new references we adopt.
+    unsafe {
+        if call!(ctx.enter()) == 0 {
+            return Err("could not enter the page's script context".into());
+        }
+        let arg = CefStr::new(req);
+        let argv = (api().cef_v8value_create_string)(arg.as_ptr());
+        let out = Ref::adopt(call!(function.execute_function(std::ptr::null_mut(), 1, &argv)));
+        let result = match out {
+            Some(v) if call!(v.is_string()) != 0 => Ok(from_userfree(call!(v.get_string_value()))),
+            _ => {
+                let e = if call!(function.has_exception()) != 0 {
+                    Ref::adopt(call!(function.get_exception()))
+                        .map(|e| from_userfree(call!(e.get_message())))
+                        .unwrap_or_default()
+                } else {
+                    String::new()
+                };
+                call!(function.clear_exception());
+                Err(format!("the walker failed: {e}"))
+            }
+        };
+        call!(ctx.exit());
+        result
+    }
+}

@@ -1,0 +1,247 @@
+//! Typed wrappers for the CEF objects the browser uses. Each owns one reference; `Clone` adds
+//! one. `Send`/`Sync` where CEF documents the object as usable from any browser-process thread
+//! (browser, host, frame, request context); methods CEF restricts to the UI thread check that
+//! in debug builds.
+
+use crate::api::{api, debug_assert_ui};
+use crate::input::{KeyEvent, MouseButton, MouseEvent};
+use crate::rc::{Ref, call};
+use crate::strings::{CefStr, from_userfree};
+use crate::sys::*;
+
+/// A CEF browser identifier: unique per browser for the life of the process.
+pub type BrowserId = i32;
+
+macro_rules! wrapper {
+    ($(#[$m:meta])* $name:ident, $raw:ty, send) => {
+        wrapper!($(#[$m])* $name, $raw);
+        // SAFETY: CEF documents this object's functions as callable on any thread of the
+        // browser process (unless a method says otherwise, which the wrapper checks), and
+        // its reference count is atomic.
+        unsafe impl Send for $name {}
+        unsafe impl Sync for $name {}
+    };
+    ($(#[$m:meta])* $name:ident, $raw:ty) => {
+        $(#[$m])*
+        #[derive(Clone)]
+        // The reference is what keeps the object (a registration: the observer) alive.
+        #[allow(dead_code)]
+        pub struct $name(pub(crate) Ref<$raw>);
+        #[allow(dead_code)]
+        impl $name {
+            /// # Safety
+            /// `p` is NULL or a live object carrying a reference that becomes ours.
+            pub(crate) unsafe fn adopt(p: *mut $raw) -> Option<$name> {
+                unsafe { Ref::adopt(p) }.map($name)
+            }
+            pub(crate) fn as_ptr(&self) -> *mut $raw {
+                self.0.as_ptr()
+            }
+        }
+    };
+}
+
+wrapper!(
+    /// A browser (one tab).
+    Browser, cef_browser_t, send
+);
+wrapper!(
+    /// The browser-process side of a browser: input, focus, size, DevTools, closing.
+    BrowserHost, cef_browser_host_t, send
+);
+wrapper!(
+    /// A frame of a browser.
+    Frame, cef_frame_t, send
+);
+wrapper!(
+    /// A request context: one cookie jar, cache and storage (a container).
+    RequestContext, cef_request_context_t, send
+);
+wrapper!(
+    /// Keeps a DevTools message observer registered; dropping it unregisters.
+    DevToolsRegistration, cef_registration_t, send
+);
+
+impl std::fmt::Debug for Browser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Browser({})", self.id())
+    }
+}
+
+impl Browser {
+    pub fn id(&self) -> BrowserId {
+        // SAFETY: a live browser; get_identifier has no thread restriction.
+        unsafe { call!(self.get_identifier()) }
+    }
+    pub fn host(&self) -> Option<BrowserHost> {
+        // SAFETY: get_host returns a new reference (or NULL in a renderer).
+        unsafe { BrowserHost::adopt(call!(self.get_host())) }
+    }
+    pub fn main_frame(&self) -> Option<Frame> {
+        // SAFETY: returns a new reference or NULL.
+        unsafe { Frame::adopt(call!(self.get_main_frame())) }
+    }
+    pub fn focused_frame(&self) -> Option<Frame> {
+        // SAFETY: returns a new reference or NULL.
+        unsafe { Frame::adopt(call!(self.get_focused_frame())) }
+    }
+    pub fn can_go_back(&self) -> bool {
+        // SAFETY: a live browser.
+        unsafe { call!(self.can_go_back()) != 0 }
+    }
+    pub fn can_go_forward(&self) -> bool {
+        // SAFETY: a live browser.
+        unsafe { call!(self.can_go_forward()) != 0 }
+    }
+    pub fn go_back(&self) {
+        // SAFETY: a live browser.
+        unsafe { call!(self.go_back()) }
+    }
+    pub fn go_forward(&self) {
+        // SAFETY: a live browser.
+        unsafe { call!(self.go_forward()) }
+    }
+    pub fn reload(&self) {
+        // SAFETY: a live browser.
+        unsafe { call!(self.reload()) }
+    }
+    pub fn stop_load(&self) {
+        // SAFETY: a live browser.
+        unsafe { call!(self.stop_load()) }
+    }
+}
+
+impl Frame {
+    pub fn is_main(&self) -> bool {
+        // SAFETY: a live frame.
+        unsafe { call!(self.is_main()) != 0 }
+    }
+    pub fn url(&self) -> String {
+        // SAFETY: get_url returns a userfree string we free once.
+        unsafe { from_userfree(call!(self.get_url())) }
+    }
+    pub fn load_url(&self, url: &str) {
+        let u = CefStr::new(url);
+        // SAFETY: a live frame; CEF copies the string.
+        unsafe { call!(self.load_url(u.as_ptr())) }
+    }
+}
+
+impl BrowserHost {
+    pub fn close(&self, force: bool) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.close_browser(force as i32)) }
+    }
+    pub fn set_focus(&self, focus: bool) {
+        // SAFETY: a live host.
+        unsafe { call!(self.set_focus(focus as i32)) }
+    }
+    /// Asks for a repaint of the whole view (the next `on_paint` follows).
+    pub fn invalidate(&self) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.invalidate(cef_paint_element_type_t::PET_VIEW)) }
+    }
+    /// The view's size or scale changed: CEF re-reads them from the client.
+    pub fn resized(&self) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe {
+            call!(self.notify_screen_info_changed());
+            call!(self.was_resized());
+        }
+    }
+    pub fn request_context(&self) -> Option<RequestContext> {
+        // SAFETY: returns a new reference or NULL.
+        unsafe { RequestContext::adopt(call!(self.get_request_context())) }
+    }
+    pub fn send_mouse_move(&self, e: &MouseEvent, leave: bool) {
+        let e = e.raw();
+        // SAFETY: a live host; the event is a plain struct valid for the call.
+        unsafe { call!(self.send_mouse_move_event(&e, leave as i32)) }
+    }
+    pub fn send_mouse_click(&self, e: &MouseEvent, button: MouseButton, up: bool, count: i32) {
+        let e = e.raw();
+        // SAFETY: as above.
+        unsafe { call!(self.send_mouse_click_event(&e, button.raw(), up as i32, count)) }
+    }
+    pub fn send_mouse_wheel(&self, e: &MouseEvent, dx: i32, dy: i32) {
+        let e = e.raw();
+        // SAFETY: as above.
+        unsafe { call!(self.send_mouse_wheel_event(&e, dx, dy)) }
+    }
+    pub fn send_key(&self, e: &KeyEvent) {
+        let e = e.raw();
+        // SAFETY: as above.
+        unsafe { call!(self.send_key_event(&e)) }
+    }
+    /// Shows `text` as the IME's composition (empty cancels it), caret at its end.
+    pub fn ime_set_composition(&self, text: &str) {
+        debug_assert_ui();
+        if text.is_empty() {
+            // SAFETY: a live host, on the UI thread.
+            unsafe { call!(self.ime_cancel_composition()) };
+            return;
+        }
+        let s = CefStr::new(text);
+        let n = text.encode_utf16().count() as u32;
+        let invalid = cef_range_t {
+            from: u32::MAX,
+            to: u32::MAX,
+        };
+        let caret = cef_range_t { from: n, to: n };
+        // SAFETY: a live host; every pointer is valid for the call (no underlines: NULL, 0).
+        unsafe { call!(self.ime_set_composition(s.as_ptr(), 0, std::ptr::null(), &invalid, &caret)) }
+    }
+    pub fn ime_commit(&self, text: &str) {
+        debug_assert_ui();
+        let s = CefStr::new(text);
+        let invalid = cef_range_t {
+            from: u32::MAX,
+            to: u32::MAX,
+        };
+        // SAFETY: a live host; pointers valid for the call.
+        unsafe { call!(self.ime_commit_text(s.as_ptr(), &invalid, 0)) }
+    }
+    /// Sends one DevTools protocol message (JSON). False when CEF did not accept it.
+    pub fn send_devtools_message(&self, json: &str) -> bool {
+        debug_assert_ui();
+        // SAFETY: a live host; CEF copies the bytes.
+        unsafe { call!(self.send_dev_tools_message(json.as_ptr() as *const _, json.len())) != 0 }
+    }
+}
+
+/// Creates a windowless browser at `url` (UI thread). `on_after_created` runs before this
+/// returns.
+pub fn create_browser(
+    url: &str,
+    client: &crate::Client,
+    context: Option<&RequestContext>,
+) -> Option<Browser> {
+    debug_assert_ui();
+    // SAFETY: plain C structs; zero is "default" for every field we do not set.
+    let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
+    wi.windowless_rendering_enabled = 1;
+    // SAFETY: as above.
+    let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
+    bs.size = std::mem::size_of::<cef_browser_settings_t>();
+    bs.windowless_frame_rate = 30;
+    bs.background_color = 0xFFFF_FFFF;
+    let u = CefStr::new(url);
+    let ctx = context
+        .map(|c| c.0.clone().into_cef())
+        .unwrap_or(std::ptr::null_mut());
+    // SAFETY: all pointers are valid for the call; the client and context references we pass
+    // are transferred to CEF, as the C API expects; the returned browser carries one for us.
+    unsafe {
+        Browser::adopt((api().cef_browser_host_create_browser_sync)(
+            &wi,
+            client.new_ref(),
+            u.as_ptr(),
+            &bs,
+            std::ptr::null_mut(),
+            ctx,
+        ))
+    }
+}
