@@ -383,10 +383,16 @@ async fn open_first_tab(
         opts.context = Some(ctx);
         opts.meta.container = name;
     }
-    // The tab exists from here on, whatever its first load does.
-    let id = h.on_ui(move |a| a.create_browser("about:blank", opts)).await??;
-    let o = tab::Tab::new(h, id).navigate(url).await?;
-    Ok((id, o))
+    match tab::open(h, url, opts.clone()).await {
+        Ok((t, o)) => Ok((t.id, o)),
+        // Not a URL a browser can load: say so and give the human an empty tab.
+        Err(e @ tab::TabError::BadUrl { .. }) => {
+            h.on_ui(move |a| a.create_browser("about:blank", opts)).await??;
+            Err(e.into())
+        }
+        // Any other failure leaves the tab showing Chromium's error page.
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Serves MCP on stdio, or on the listener taken at start-up, until it ends.

@@ -1,0 +1,202 @@
+//! Start-up survives ordinary failures: a start page that hangs or fails, a busy MCP port, a
+//! profile already in use. Each runs the real binary.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    std::env::var_os("APERTURE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_aperture")))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("aperture-startup-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running browser whose stdout and stderr lines are collected.
+struct Running {
+    child: Child,
+    out: Receiver<String>,
+    err: Receiver<String>,
+    err_seen: Vec<String>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn lines(r: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for l in BufReader::new(r).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn start(profile: &Path, args: &[&str]) -> Running {
+    let mut child = Command::new(bin())
+        .args(["--headless", "--profile"])
+        .arg(profile)
+        .args(args)
+        // mcp.json and settings of this run stay in the test's directory.
+        .env("XDG_CONFIG_HOME", profile.join("config"))
+        .env("XDG_DATA_HOME", profile.join("data"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start aperture");
+    let out = lines(child.stdout.take().unwrap());
+    let err = lines(child.stderr.take().unwrap());
+    Running {
+        child,
+        out,
+        err,
+        err_seen: Vec::new(),
+    }
+}
+
+impl Running {
+    /// The bearer token from the `claude mcp add` line, once MCP is serving.
+    fn token(&mut self, within: Duration) -> String {
+        let line = self
+            .out
+            .recv_timeout(within)
+            .expect("the browser printed no `claude mcp add` line");
+        line.split_once("Authorization: Bearer ")
+            .map(|(_, t)| t.trim_end_matches('"').to_string())
+            .unwrap_or_else(|| panic!("not a claude line: {line}"))
+    }
+
+    /// Waits for a stderr line containing `needle`.
+    fn stderr_until(&mut self, needle: &str, within: Duration) -> String {
+        let end = Instant::now() + within;
+        while let Some(left) = end.checked_duration_since(Instant::now()) {
+            match self.err.recv_timeout(left) {
+                Ok(l) => {
+                    self.err_seen.push(l.clone());
+                    if l.contains(needle) {
+                        return l;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        panic!(
+            "no stderr line with {needle:?}; saw:\n{}",
+            self.err_seen.join("\n")
+        );
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+}
+
+/// An MCP `initialize` over raw HTTP: the status code.
+fn mcp_initialize(port: u16, token: &str) -> u16 {
+    const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(5)).expect("connect to MCP");
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{INIT}",
+        INIT.len()
+    );
+    s.write_all(req.as_bytes()).unwrap();
+    let mut buf = [0u8; 64];
+    let n = s.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]);
+    head.split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0)
+}
+
+#[test]
+fn mcp_is_served_before_a_hanging_start_page_loads() {
+    // A server that accepts and never answers: the first page never finishes loading.
+    let hang = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://127.0.0.1:{}/", hang.local_addr().unwrap().port());
+    let held = std::thread::spawn(move || {
+        let conns: Vec<_> = hang.incoming().take(2).collect();
+        std::thread::sleep(Duration::from_secs(60));
+        drop(conns);
+    });
+    let dir = tmp("hang");
+    let port = free_port();
+    let mut b = start(&dir, &["--mcp-port", &port.to_string(), &url]);
+    let token = b.token(Duration::from_secs(60));
+    assert_eq!(
+        mcp_initialize(port, &token),
+        200,
+        "MCP must answer while the start page hangs"
+    );
+    assert!(b.alive());
+    drop(held);
+}
+
+#[test]
+fn a_start_page_that_fails_leaves_the_browser_serving() {
+    // Nothing listens on this port: the first load fails with a connection error.
+    let closed = free_port();
+    let dir = tmp("fail");
+    let port = free_port();
+    let mut b = start(
+        &dir,
+        &[
+            "--mcp-port",
+            &port.to_string(),
+            &format!("http://127.0.0.1:{closed}/"),
+        ],
+    );
+    let token = b.token(Duration::from_secs(60));
+    let said = b.stderr_until("the first tab", Duration::from_secs(60));
+    assert!(said.contains("could not load"), "{said}");
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(b.alive(), "the browser exited after its start page failed");
+    assert_eq!(mcp_initialize(port, &token), 200);
+}
+
+#[test]
+fn a_busy_mcp_port_is_reported_once_before_chromium_starts() {
+    let busy = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = busy.local_addr().unwrap().port();
+    let dir = tmp("busy");
+    let profile = dir.join("profile");
+    let out = Command::new(bin())
+        .args(["--headless", "--profile"])
+        .arg(&profile)
+        .args(["--mcp-port", &port.to_string(), "about:blank"])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .output()
+        .expect("run aperture");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("is not available").count(), 1, "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    // Chromium never started: it would have created its profile files.
+    assert!(!profile.join("Local State").exists(), "Chromium started anyway");
+    assert!(!profile.join("cef.log").exists(), "Chromium started anyway");
+}
