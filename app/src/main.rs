@@ -8,6 +8,7 @@ mod backend;
 mod browser;
 mod headed;
 mod imaging;
+mod instance;
 mod keys;
 mod privacy;
 mod runtime;
@@ -186,12 +187,44 @@ fn run(cli: Cli) -> Result<i32> {
         anyhow::bail!("there is no display (DISPLAY is unset): run with --headless, or under X11/Xvfb");
     }
     let profile = cli.profile.clone().unwrap_or_else(default_profile);
+    let one_shot = cli.walk.is_some() || cli.screenshot.is_some() || cli.script.is_some();
+    let start_url = cli
+        .url
+        .clone()
+        .map(|u| aperture_ui::omnibox::resolve_input(&u).unwrap_or(u))
+        .unwrap_or_else(|| "about:blank".into());
+    // One browser per profile: Chromium's storage is not shared between processes.
+    let lock = match instance::lock(&profile)? {
+        Ok(l) => l,
+        Err(instance::Busy::HeldBy(pid)) => {
+            let who = pid.map_or("another aperture".to_string(), |p| format!("aperture (pid {p})"));
+            if !cli.headless && !one_shot {
+                // A second windowed launch opens its page in the running window, as desktop
+                // browsers do.
+                return match instance::hand_over(&profile, &start_url) {
+                    Ok(()) => {
+                        eprintln!(
+                            "aperture: opened {start_url} in the browser already running on this profile ({who})"
+                        );
+                        Ok(0)
+                    }
+                    Err(e) => Err(anyhow::anyhow!(
+                        "the profile {} is in use by {who}, which did not take the page ({e})",
+                        profile.display()
+                    )),
+                };
+            }
+            anyhow::bail!(
+                "the profile {} is in use by {who}: stop it, or use another --profile",
+                profile.display()
+            );
+        }
+    };
     let opts = runtime::Options {
         headless: cli.headless,
         cache_root: profile.clone(),
         extra_switches: chromium_switches(&cli.chromium_switch)?,
     };
-    let one_shot = cli.walk.is_some() || cli.screenshot.is_some() || cli.script.is_some();
     // The port is taken before Chromium starts, so a busy one is a single clear message and
     // not a browser running without its agent.
     let listener = match (!one_shot && !cli.mcp_stdio && cli.mcp_port != 0).then_some(cli.mcp_port) {
@@ -299,11 +332,7 @@ fn run(cli: Cli) -> Result<i32> {
                 done.store(true, Ordering::SeqCst);
             });
         }
-        let url = cli
-            .url
-            .clone()
-            .map(|u| aperture_ui::omnibox::resolve_input(&u).unwrap_or(u))
-            .unwrap_or_else(|| "about:blank".into());
+        let url = start_url;
         if cli.headless {
             let (h2, containers2, size, container) =
                 (h.clone(), containers.clone(), cli.size, cli.container.clone());
@@ -322,6 +351,16 @@ fn run(cli: Cli) -> Result<i32> {
             });
             dark.save();
         } else {
+            // Later windowed launches on this profile open their page here, in front.
+            let (h2, containers2, rt2) = (h.clone(), containers.clone(), rt.handle().clone());
+            lock.listen(move |url| {
+                let (h, containers) = (h2.clone(), containers2.clone());
+                rt2.spawn(async move {
+                    if let Err(e) = open_handed_over(&h, &containers, url).await {
+                        eprintln!("aperture: could not open a page from another launch: {e}");
+                    }
+                });
+            })?;
             let cfg = headed::Config {
                 url,
                 container: cli.container.clone(),
@@ -337,6 +376,7 @@ fn run(cli: Cli) -> Result<i32> {
     containers.release();
     drop(actor);
     runtime::shutdown(&pump);
+    drop(lock);
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(code.load(Ordering::SeqCst))
 }
@@ -393,6 +433,33 @@ async fn open_first_tab(
         // Any other failure leaves the tab showing Chromium's error page.
         Err(e) => Err(e.into()),
     }
+}
+
+/// Opens a page another launch handed over: a human tab in the default container, in front.
+async fn open_handed_over(h: &browser::Handle, containers: &privacy::Containers, url: String) -> Result<()> {
+    let default = containers
+        .registry
+        .lock()
+        .expect("registry")
+        .default_container()
+        .id
+        .to_string();
+    let (ctx, name) = containers
+        .context(&default, false)
+        .await
+        .map_err(anyhow::Error::msg)?;
+    let mut opts = tab::TabOptions {
+        context: Some(ctx),
+        ..Default::default()
+    };
+    opts.meta.container = name;
+    h.on_ui(move |a| -> Result<(), tab::TabError> {
+        let id = a.create_browser(&url, opts)?;
+        a.with(|st| st.active = Some(id));
+        Ok(())
+    })
+    .await??;
+    Ok(())
 }
 
 /// Serves MCP on stdio, or on the listener taken at start-up, until it ends.

@@ -200,3 +200,99 @@ fn a_busy_mcp_port_is_reported_once_before_chromium_starts() {
     assert!(!profile.join("Local State").exists(), "Chromium started anyway");
     assert!(!profile.join("cef.log").exists(), "Chromium started anyway");
 }
+
+#[test]
+fn a_profile_in_use_names_the_process_that_holds_it() {
+    let dir = tmp("inuse");
+    let mut first = start(&dir, &["--mcp-port", "0", "about:blank"]);
+    first.stderr_until("aperture: tab", Duration::from_secs(60));
+    let out = Command::new(bin())
+        .args(["--headless", "--profile"])
+        .arg(&dir)
+        .args(["--mcp-port", "0", "about:blank"])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .output()
+        .expect("run aperture");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("in use by aperture (pid {})", first.child.id())),
+        "{err}"
+    );
+    assert!(first.alive(), "the first browser was disturbed");
+}
+
+/// Serves one page and reports each path requested.
+fn page_server() -> (u16, Receiver<String>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for mut s in l.incoming().map_while(Result::ok) {
+            let mut buf = [0u8; 2048];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let req = String::from_utf8_lossy(&buf[..n]).to_string();
+            let path = req.split_whitespace().nth(1).unwrap_or("").to_string();
+            let body = "<title>handed</title><p>handed over";
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = tx.send(path);
+        }
+    });
+    (port, rx)
+}
+
+#[test]
+fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
+    if std::env::var_os("DISPLAY").is_none() {
+        assert!(
+            std::env::var("APERTURE_UI_REQUIRE").as_deref() != Ok("1"),
+            "DISPLAY is unset, and APERTURE_UI_REQUIRE=1"
+        );
+        eprintln!("skipped: DISPLAY is unset");
+        return;
+    }
+    let dir = tmp("handover");
+    let (port, paths) = page_server();
+    let run = |args: &[&str]| {
+        Command::new(bin())
+            .arg("--profile")
+            .arg(&dir)
+            .args(args)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start aperture")
+    };
+    let mut first = run(&["--mcp-port", "0", "about:blank"]);
+    let first_err = lines(first.stderr.take().unwrap());
+    // The window is up once its lock is taken and the socket listens.
+    let sock = dir.join("aperture.sock");
+    let end = Instant::now() + Duration::from_secs(60);
+    while !sock.exists() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        sock.exists(),
+        "the first window never listened for other launches"
+    );
+    let url = format!("http://127.0.0.1:{port}/handed");
+    let second = run(&[&url]).wait_with_output().expect("second launch");
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{said}");
+    assert!(said.contains("already running on this profile"), "{said}");
+    let got = paths.recv_timeout(Duration::from_secs(30));
+    let _ = first.kill();
+    let _ = first.wait();
+    let seen: Vec<String> = first_err.try_iter().collect();
+    assert_eq!(
+        got.as_deref(),
+        Ok("/handed"),
+        "the running window did not open the page; its stderr:\n{}",
+        seen.join("\n")
+    );
+}
