@@ -6,6 +6,7 @@
 
 mod backend;
 mod browser;
+mod chromelog;
 mod headed;
 mod imaging;
 mod instance;
@@ -265,6 +266,13 @@ fn run(cli: Cli) -> Result<i32> {
     let policy = aperture_privacy::NavigationPolicy::with_allowed_hosts(&cli.allow_host)
         .map_err(|e| anyhow::anyhow!("--allow-host: {e}"))?;
 
+    let _log = match chromelog::split(&profile) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            eprintln!("aperture: Chromium's log lines will show here ({e})");
+            None
+        }
+    };
     // The CEF runtime is loaded (and checked) before anything else starts.
     let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
     let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);

@@ -296,3 +296,38 @@ fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
         seen.join("\n")
     );
 }
+
+#[test]
+fn chromium_log_lines_go_to_the_profile_not_the_terminal() {
+    let dir = tmp("chromelog");
+    let page = dir.join("p.html");
+    std::fs::write(&page, "<title>t</title><p>hi").unwrap();
+    let out = Command::new(bin())
+        .args(["--headless", "--profile"])
+        .arg(&dir)
+        // Verbose logging makes Chromium print on every machine, DBus or not.
+        .args(["--chromium-switch", "v=1", "--walk"])
+        .arg(format!("file://{}", page.display()))
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .output()
+        .expect("run aperture");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let chromium = |l: &&str| {
+        l.starts_with('[')
+            && l.split(':')
+                .nth(3)
+                .is_some_and(|lvl| lvl.starts_with(|c: char| c.is_ascii_uppercase()))
+    };
+    let leaked: Vec<&str> = err.lines().filter(chromium).collect();
+    assert!(
+        leaked.is_empty(),
+        "Chromium's lines reached the terminal:\n{}",
+        leaked.join("\n")
+    );
+    let log = std::fs::read_to_string(dir.join("chromium.log")).expect("chromium.log");
+    assert!(
+        log.lines().filter(|l| chromium(l)).count() > 0,
+        "chromium.log has no Chromium lines"
+    );
+}
