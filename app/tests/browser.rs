@@ -3,6 +3,7 @@
 
 mod common;
 
+use aperture_testkit::corpus_dir;
 use common::*;
 use serde_json::json;
 use std::collections::HashMap;

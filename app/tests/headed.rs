@@ -7,16 +7,14 @@
 
 mod common;
 
-use common::mcp::{Client, call, ref_for, text};
+use aperture_testkit::mcp::{call, role_ref, text};
 
 use common::Server;
 use serde_json::json;
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
-use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 /// One window at a time: they would share the display, its keyboard focus and position.
@@ -90,7 +88,6 @@ struct App {
     tag: String,
     scratch: PathBuf,
     window: String,
-    lines: Receiver<String>,
 }
 
 impl App {
@@ -158,19 +155,12 @@ fn launch_with(scratch: PathBuf, args: &[&str], settings: Option<&str>, scheme: 
         .env("APERTURE_TEST_TAG", &tag)
         .env("APERTURE_COLOR_SCHEME", scheme)
         .env(cef_sys_build::ENV_DIR, common::cef_dir())
-        .stdout(Stdio::piped())
+        // Nothing is read from stdout (the MCP endpoint comes from mcp.json), so it goes to a
+        // file rather than a pipe nobody drains.
+        .stdout(std::fs::File::create(scratch.join("stdout.log")).unwrap())
         .stderr(log)
         .spawn()
         .expect("spawn aperture");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, lines) = channel();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
     let pid = child.id().to_string();
     let t = Instant::now();
     let window = loop {
@@ -195,7 +185,6 @@ fn launch_with(scratch: PathBuf, args: &[&str], settings: Option<&str>, scheme: 
         tag,
         scratch,
         window,
-        lines,
     }
 }
 
@@ -784,20 +773,11 @@ async fn take_over_refuses_the_agent_until_hand_back() {
         &["--mcp-port", &port.to_string(), "--allow-host", "127.0.0.1"],
         None,
     );
-    let token = {
-        let t = Instant::now();
-        loop {
-            let l = app
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .expect("the `claude mcp add` line on stdout");
-            if let Some((_, rest)) = l.split_once("Authorization: Bearer ") {
-                break rest.trim_end_matches('"').trim().to_string();
-            }
-            assert!(t.elapsed() < Duration::from_secs(60));
-        }
-    };
-    let c: Client = common::mcp::connect(&format!("http://127.0.0.1:{port}/mcp"), &token).await;
+    // The windowed browser writes the same mcp.json as headless, into its own config dir.
+    let endpoint =
+        aperture_testkit::wait_endpoint(&app.scratch.join("config"), Duration::from_secs(60)).await;
+    assert_eq!(endpoint.url, format!("http://127.0.0.1:{port}/mcp"));
+    let c = aperture_testkit::mcp::connect(&endpoint.url, &endpoint.token).await;
 
     let r = call(
         &c,
@@ -812,7 +792,7 @@ async fn take_over_refuses_the_agent_until_hand_back() {
         .and_then(|(_, rest)| rest.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no tab id in {snap}"));
-    let press = ref_for(&snap, "Press me");
+    let press = role_ref(&snap, "button", "Press me");
     let r = call(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
 

@@ -1,14 +1,12 @@
 //! MCP end to end: a real rmcp client over streamable HTTP against the real headless browser
 //! (`aperture --headless --mcp-port PORT`), on a fixture served locally.
 
-mod common;
-
-use common::mcp::{self, Client, call, ref_for, text};
-use std::process::Stdio;
+use aperture_testkit::mcp::{call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A list whose every click re-renders all rows from scratch (new DOM nodes each time), the
 /// case stable refs exist for.
@@ -40,97 +38,22 @@ function render() {
 render();
 </script></body></html>"#;
 
-struct Browser {
-    child: tokio::process::Child,
-    url: String,
-    token: String,
+/// The browser under test, with a throwaway profile and config dir.
+async fn launch() -> McpBrowser {
+    Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await
 }
 
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Launches the browser with a throwaway profile and config dir.
-async fn launch() -> Option<Browser> {
-    let bin = env!("CARGO_BIN_EXE_aperture");
-    let port = free_port();
-    let scratch = std::env::temp_dir().join(format!("aperture-mcp-e2e-{}-{port}", std::process::id()));
-    let mut child = tokio::process::Command::new(bin)
-        .args([
-            "--headless",
-            "--mcp-port",
-            &port.to_string(),
-            "--allow-host",
-            "127.0.0.1",
-            "--profile",
-        ])
-        .arg(scratch.join("profile"))
-        .env("XDG_CONFIG_HOME", scratch.join("config"))
-        .env_remove("DISPLAY")
-        .stderr(Stdio::null())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn APERTURE_BIN");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let token = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.expect("browser stdout") {
-            if let Some((_, rest)) = line.split_once("Authorization: Bearer ") {
-                return rest.trim_end_matches('"').trim().to_string();
-            }
-        }
-        panic!("the browser exited without printing its token line");
-    })
-    .await
-    .expect("token line within 60 s");
-    // Keep draining stdout so the browser never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Some(Browser {
-        child,
-        url: format!("http://127.0.0.1:{port}/mcp"),
-        token,
-    })
-}
-
-/// Serves the fixture page on a loopback port; returns its URL.
-async fn serve_fixture() -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                let _ = s.read(&mut buf).await;
-                let resp = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{FIXTURE}",
-                    FIXTURE.len()
-                );
-                let _ = s.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}/")
-}
-
-async fn connect(b: &Browser) -> Client {
-    mcp::connect(&b.url, &b.token).await
+/// The ref of the button whose snapshot line mentions `needle`.
+fn ref_for(snapshot: &str, needle: &str) -> String {
+    role_ref(snapshot, "button", needle)
 }
 
 #[tokio::test]
 async fn navigate_snapshot_act_diff_and_stale_ref() {
-    let browser = launch().await.expect("browser");
-    let fixture = serve_fixture().await;
-    let c = connect(&browser).await;
+    let browser = launch().await;
+    let server = Server::page(FIXTURE);
+    let fixture = server.url("/");
+    let c = browser.connect().await;
     let tools = c.list_all_tools().await.unwrap();
     assert!(tools.len() <= 14);
 
@@ -177,12 +100,8 @@ async fn navigate_snapshot_act_diff_and_stale_ref() {
 
 #[tokio::test]
 async fn listener_refuses_missing_token_and_foreign_origin() {
-    let browser = launch().await.expect("browser");
-    let addr = browser
-        .url
-        .trim_start_matches("http://")
-        .trim_end_matches("/mcp")
-        .to_string();
+    let browser = launch().await;
+    let addr = browser.endpoint().host_port().to_string();
     let post = |headers: Vec<(String, String)>| {
         let addr = addr.clone();
         async move {
@@ -209,7 +128,7 @@ async fn listener_refuses_missing_token_and_foreign_origin() {
     assert_eq!(post(vec![]).await, 401);
     assert_eq!(
         post(vec![
-            ("Authorization".into(), format!("Bearer {}", browser.token)),
+            ("Authorization".into(), format!("Bearer {}", browser.token())),
             ("Origin".into(), "https://evil.example".into()),
         ])
         .await,
@@ -219,8 +138,8 @@ async fn listener_refuses_missing_token_and_foreign_origin() {
 
 #[tokio::test]
 async fn agent_navigation_policy_refuses_schemes_and_private_addresses() {
-    let browser = launch().await.expect("browser");
-    let c = connect(&browser).await;
+    let browser = launch().await;
+    let c = browser.connect().await;
     let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     for (url, rule) in [
@@ -240,37 +159,15 @@ async fn agent_navigation_policy_refuses_schemes_and_private_addresses() {
     }
 }
 
-/// Serves a page that fetches `/missing`, which answers 404.
-async fn serve_fetching_page() -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                let n = s.read(&mut buf).await.unwrap_or(0);
-                let req = String::from_utf8_lossy(&buf[..n]);
-                let resp = if req.starts_with("GET /missing") {
-                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_string()
-                } else {
-                    let body = "<!doctype html><title>f</title><script>fetch('/missing')</script>";
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                };
-                let _ = s.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}/")
-}
+/// A page that fetches `/missing`, which the server answers with a 404.
+const FETCHING: &str = "<!doctype html><title>f</title><script>fetch('/missing')</script>";
 
 #[tokio::test]
 async fn console_reports_a_fetch_that_failed() {
-    let browser = launch().await.expect("browser");
-    let page = serve_fetching_page().await;
-    let c = connect(&browser).await;
+    let browser = launch().await;
+    let server = Server::page(FETCHING);
+    let page = server.url("/");
+    let c = browser.connect().await;
     let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let r = call(&c, "browser_navigate", json!({"action": "goto", "url": page})).await;

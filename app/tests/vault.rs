@@ -6,19 +6,19 @@
 //! Uses `vault init --insecure-fast-kdf` (a hidden, test-only flag) so the KDF costs
 //! milliseconds instead of the calibrated half second per unlock.
 
-mod common;
-
-use common::mcp::{Client, call, text};
-use rmcp::model::CallToolResult;
+use aperture_testkit::mcp::{CallToolResult, call, role_ref, text};
+use aperture_testkit::{Launch, Server, cef_dir};
 
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::AsyncBufReadExt;
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_aperture")
+}
 
 const USERNAME: &str = "ada.lovelace";
 const PASSWORD: &str = "Tr0ub4dor&3-correct-horse";
@@ -69,7 +69,7 @@ fn js_hash(s: &str) -> u32 {
 }
 
 fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let mut c = Command::new(common::exe())
+    let mut c = Command::new(exe())
         .arg("vault")
         .arg("--profile")
         .arg(profile)
@@ -114,25 +114,11 @@ fn assert_clean(t: &str, what: &str) {
 }
 
 fn ref_on(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("textbox"))
-        .unwrap_or_else(|| panic!("no textbox line with {needle:?} in:\n{snapshot}"));
-    line.split_whitespace()
-        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-        .unwrap_or_else(|| panic!("no ref on {line:?}"))
-        .to_string()
+    role_ref(snapshot, "textbox", needle)
 }
 
 fn button_ref(snapshot: &str, needle: &str) -> String {
-    let line = snapshot
-        .lines()
-        .find(|l| l.contains(needle) && l.contains("button"))
-        .unwrap_or_else(|| panic!("no button {needle:?} in:\n{snapshot}"));
-    line.split_whitespace()
-        .find(|w| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit()))
-        .unwrap()
-        .to_string()
+    role_ref(snapshot, "button", needle)
 }
 
 /// The last harness line of a refusal (its reason), without tab numbers.
@@ -145,7 +131,7 @@ fn reason(t: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn vault_fill_end_to_end() {
-    common::cef_dir();
+    cef_dir();
     let scratch = std::env::temp_dir().join(format!("aperture-vault-e2e-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
@@ -161,9 +147,9 @@ async fn vault_fill_end_to_end() {
         ])
     };
     let (a, b, c) = (
-        common::Server::start(routes(), None),
-        common::Server::start(routes(), None),
-        common::Server::start(routes(), None),
+        Server::start(routes(), None),
+        Server::start(routes(), None),
+        Server::start(routes(), None),
     );
 
     // The human's side: create, add, list. The CLI takes the password on stdin only.
@@ -215,7 +201,7 @@ async fn vault_fill_end_to_end() {
     // A wrong passphrase is refused by the CLI.
     let bad = scratch.join("bad");
     std::fs::write(&bad, "not it\n").unwrap();
-    let out = Command::new(common::exe())
+    let out = Command::new(exe())
         .args(["vault", "--profile"])
         .arg(&profile)
         .arg("--passphrase-file")
@@ -227,7 +213,7 @@ async fn vault_fill_end_to_end() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"));
     // So is the browser, before Chromium starts: it never runs with a vault the human thinks
     // is open.
-    let out = Command::new(common::exe())
+    let out = Command::new(exe())
         .args(["--headless", "--mcp-port", "0", "--vault-passphrase-file"])
         .arg(&bad)
         .arg("--profile")
@@ -242,44 +228,14 @@ async fn vault_fill_end_to_end() {
     );
 
     // The browser, unlocked from the file, consent given for A and B only.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = tokio::process::Command::new(common::exe())
-        .args([
-            "--headless",
-            "--mcp-port",
-            &port.to_string(),
-            "--allow-host",
-            "127.0.0.1",
-        ])
+    let browser = Launch::new(exe())
         .arg("--vault-passphrase-file")
         .arg(&pass)
         .args(["--vault-allow-fill", &a.base, "--vault-allow-fill", &b.base])
-        .arg("--profile")
-        .arg(&profile)
-        .env("XDG_CONFIG_HOME", scratch.join("config"))
-        .env_remove("DISPLAY")
-        .stderr(Stdio::null())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn aperture");
-    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let token = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.expect("browser stdout") {
-            if let Some((_, rest)) = line.split_once("Authorization: Bearer ") {
-                return rest.trim_end_matches('"').trim().to_string();
-            }
-        }
-        panic!("the browser exited without printing its token line");
-    })
-    .await
-    .expect("token line within 60 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let cl: Client = common::mcp::connect(&format!("http://127.0.0.1:{port}/mcp"), &token).await;
+        .profile(&profile)
+        .start()
+        .await;
+    let cl = browser.connect().await;
 
     // The surface: the two vault tools, and nothing that could hand a secret over.
     let tools = cl.list_all_tools().await.unwrap();
@@ -504,7 +460,7 @@ async fn vault_fill_end_to_end() {
     assert!(!r.contains("someone.else"), "a refused fill typed anyway:\n{r}");
 
     drop(cl);
-    let _ = child.start_kill();
-    let _ = child.wait().await;
+    // The browser first (kill and wait), then the profile it ran in.
+    drop(browser);
     std::fs::remove_dir_all(&scratch).ok();
 }

@@ -116,6 +116,24 @@ fn aperture_bin() -> Result<PathBuf> {
     Ok(beside)
 }
 
+/// The full page corpus: `$APERTURE_BENCH_CORPUS`, else `shared/corpus/pages` beside the
+/// checkout. Only the bench reads it (tests use the subset in `testdata/corpus`), so a clone
+/// without `shared/` fails here, saying where the pages go.
+fn corpus_dir(root: &Path) -> Result<PathBuf> {
+    let dir = std::env::var_os("APERTURE_BENCH_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
+    if !dir.is_dir() {
+        bail!(
+            "no page corpus at {}: the bench needs the 130 saved pages of `shared/corpus/pages`; put \
+             `shared/` beside the checkout (so that directory exists) or set APERTURE_BENCH_CORPUS \
+             to a copy of it",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
 fn progress(who: &str, i: usize, n: usize, t0: Instant) {
     if i.is_multiple_of(10) || i == n {
         eprintln!("bench: {who} {i}/{n} pages ({:.0} s)", t0.elapsed().as_secs_f64());
@@ -272,9 +290,7 @@ async fn main() -> Result<()> {
     };
     res.ctx.versions.push(("Aperture".into(), stamp));
 
-    let corpus = std::env::var_os("APERTURE_BENCH_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../shared/corpus/pages"));
+    let corpus = corpus_dir(&root)?;
     let mut files = server::read_pages(&corpus)?;
     if let Some(n) = args.pages {
         files.truncate(n);

@@ -5,11 +5,15 @@
 //! The agent-facing stream is described in `engine/FORMAT.md`; [`reader`] is a mechanical
 //! reader of it, used by the fidelity tests to prove the stream alone is enough to rebuild the
 //! page model.
+//!
+//! [`protocol`] is the one definition of what the browser asks the render-process walker
+//! ([`WALKER_JS`]) and what it answers; [`record`] is the walk it reports.
 
 mod diff;
 pub mod envelope;
 mod key;
 mod model;
+pub mod protocol;
 pub mod reader;
 pub mod record;
 mod render;

@@ -8,12 +8,9 @@
 // change what the walker sees or reports. Objects it builds have no prototype, so setters or
 // toJSON planted on Object.prototype / Array.prototype are never consulted.
 //
-// Request (JSON string) -> response (JSON string):
-//   {"op":"walk","cap":N}                              -> a `Walk` (engine/src/record.rs)
-//   {"op":"el","walk_id":W,"idx":I,"do":D,...}         -> {"ok":true,...} | {"error":"..."}
-//      D = "rect" | "scroll" | "focus" | "clear" | "select" (values:[..]) | "text" (cap:N)
-//   {"op":"text","cap":N}                              -> {"text":"..."} (the page's innerText)
-//   {"op":"inputs"}                                    -> {"mouseup":N,...} trusted input seen
+// The wire format is documented once more, as Rust types, in engine/src/protocol.rs; the two
+// must agree (protocol.rs's tests read this file to check the error codes and input kinds).
+// See handle() at the bottom for the requests and replies.
 (function () {
   'use strict';
   const G = globalThis;
@@ -27,7 +24,7 @@
   const strCharCodeAt = G.String.prototype.charCodeAt, strSlice = G.String.prototype.slice;
   const strToLower = G.String.prototype.toLowerCase, strIndexOf = G.String.prototype.indexOf;
   const strSplit = G.String.prototype.split;
-  const arrJoin = G.Array.prototype.join;
+  const arrJoin = G.Array.prototype.join, isArray = G.Array.isArray;
   const EventCtor = G.Event;
   // Per-node ids that survive across walks while the DOM node lives (a WeakMap, so the page
   // keeps no node alive through us). Lets the engine tell "same row" from "a new identical row".
@@ -86,7 +83,9 @@
     textContent: getter(NodeP, 'textContent'), isConnected: getter(NodeP, 'isConnected'),
     ownerDocument: getter(NodeP, 'ownerDocument'),
     localName: getter(ElP, 'localName'), shadowRoot: getter(ElP, 'shadowRoot'),
+    namespaceURI: getter(ElP, 'namespaceURI'),
     documentElement: getter(DocP, 'documentElement'), title: getter(DocP, 'title'),
+    body: getter(DocP, 'body'),
     URL: getter(DocP, 'URL'), activeElement: getter(DocP, 'activeElement'),
     defaultView: getter(DocP, 'defaultView'),
     isContentEditable: getter(HElP, 'isContentEditable'), innerText: getter(HElP, 'innerText'),
@@ -101,6 +100,10 @@
     selectLabels: getter(G.HTMLSelectElement.prototype, 'labels'),
     textareaLabels: getter(G.HTMLTextAreaElement.prototype, 'labels'),
     optionSelected: getter(G.HTMLOptionElement.prototype, 'selected'),
+    optionValue: getter(G.HTMLOptionElement.prototype, 'value'),
+    optionLabel: getter(G.HTMLOptionElement.prototype, 'label'),
+    selectOptions: getter(G.HTMLSelectElement.prototype, 'options'),
+    optionsLength: getter(G.HTMLOptionsCollection.prototype, 'length'),
     iframeDoc: getter(G.HTMLIFrameElement.prototype, 'contentDocument'),
     nodeListLength: getter(G.NodeList.prototype, 'length'),
     frameElement: getter(G.Window.prototype, 'frameElement') || getter(G, 'frameElement'),
@@ -114,15 +117,20 @@
     inputValue: setter(G.HTMLInputElement.prototype, 'value'),
     textareaValue: setter(G.HTMLTextAreaElement.prototype, 'value'),
     optionSelected: setter(G.HTMLOptionElement.prototype, 'selected'),
+    textContent: setter(NodeP, 'textContent'),
   };
   const m = {
     getAttribute: method(ElP, 'getAttribute'), hasAttribute: method(ElP, 'hasAttribute'),
     getBoundingClientRect: method(ElP, 'getBoundingClientRect'),
     getClientRects: method(ElP, 'getClientRects'), matches: method(ElP, 'matches'),
     scrollIntoView: method(ElP, 'scrollIntoView'), focus: method(HElP, 'focus'),
+    // SVG and MathML elements have their own focus(); HTMLElement's throws on them.
+    focusSvg: method(G.SVGElement.prototype, 'focus'),
+    focusMath: G.MathMLElement ? method(G.MathMLElement.prototype, 'focus') : undefined,
     getElementById: method(DocP, 'getElementById'),
     assignedElements: method(G.HTMLSlotElement.prototype, 'assignedElements'),
     nodeListItem: method(G.NodeList.prototype, 'item'),
+    collectionItem: method(G.HTMLCollection.prototype, 'item'),
     getComputedStyle: method(G.Window.prototype, 'getComputedStyle') || G.getComputedStyle,
     getPropertyValue: method(G.CSSStyleDeclaration.prototype, 'getPropertyValue'),
     select: method(G.HTMLInputElement.prototype, 'select'),
@@ -133,6 +141,8 @@
   };
   const listLen = getter(G.DOMRectList.prototype, 'length');
 
+  const HTML_NS = 'http://www.w3.org/1999/xhtml', SVG_NS = 'http://www.w3.org/2000/svg';
+  const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
   const MASK = '\u2022\u2022\u2022\u2022';
   const TEXT_CAP = 600, NAME_CAP = 160, DEFAULT_NODE_CAP = 25000;
 
@@ -142,6 +152,26 @@
   function arr() { const a = []; setProto(a, null); return a; }
   function attr(el, n) { return apply(m.getAttribute, el, [n]); }
   function lower(x) { return apply(strToLower, x, []); }
+  // An init dictionary for an Event: without a prototype, so reading its optional members
+  // (cancelable, composed) never reaches a getter the page planted on Object.prototype.
+  function bubbling() { const d = obj(); d.bubbles = true; return d; }
+  function fire(el, type) { apply(dispatch, el, [new EventCtor(type, bubbling())]); }
+
+  // The local names whose handling below calls an HTML interface's own getters
+  // (HTMLInputElement's value, HTMLSelectElement's options, HTMLIFrameElement's
+  // contentDocument...). Those getters throw "Illegal invocation" on anything else, and an
+  // element in another namespace can carry the same local name (`<svg><input/></svg>` parses
+  // to an SVG-namespace element named "input"). kindOf() gives such an element no kind, so it
+  // is walked as the unknown element it is.
+  const HTML_IFACE = obj();
+  for (const t of ['input', 'select', 'textarea', 'option', 'iframe', 'slot']) HTML_IFACE[t] = true;
+  function kindOf(el, tag) {
+    return HTML_IFACE[tag] === true && apply(g.namespaceURI, el, []) !== HTML_NS ? '' : tag;
+  }
+  function focusEl(el) {
+    const ns = apply(g.namespaceURI, el, []);
+    safe(ns === SVG_NS ? m.focusSvg : ns === MATH_NS ? m.focusMath : m.focus, el, null);
+  }
 
   // Collapse runs of whitespace and trim, by hand: regexes consult RegExp.prototype.exec,
   // which the page may have replaced.
@@ -199,7 +229,10 @@
     'h3', 'h4', 'h5', 'h6', 'img', 'select', 'option', 'details', 'summary', 'figure', 'legend',
     'p', 'pre', 'blockquote', 'dl', 'dt', 'dd', 'caption', 'svg', 'canvas', 'video', 'audio']) SEMANTIC[t] = true;
 
-  let walkSeq = 0;
+  // Walk ids start at a random point in each context: a new document gets a new walker, and
+  // counting from 1 again would let an element op aimed at the old document's walk N address
+  // the new document's walk N.
+  let walkSeq = G.Math.floor(G.Math.random() * 1048576) * 1048576;
   let lastWalk = { id: 0, els: arr(), frames: arr() };
 
   function rectOf(el) {
@@ -322,7 +355,9 @@
       try {
       const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
       if (apply(g.nodeType, el, []) !== 1) continue;
-      const tag = apply(g.localName, el, []);
+      // `tag` decides how the element is handled; `localName` is what is reported.
+      const localName = apply(g.localName, el, []);
+      const tag = kindOf(el, localName);
       if (SKIP[tag]) continue;
       visited++;
       const view = apply(g.defaultView, doc, []) || G;
@@ -361,7 +396,7 @@
         n.idx = myIdx;
         n.uid = uidOf(el);
         if (parentIdx >= 0) n.parent = parentIdx;
-        n.tag = tag;
+        n.tag = localName;
         if (role) n.role = role;
         const nm = nameOf(el, tag, role, doc);
         if (nm) n.name = nm;
@@ -430,7 +465,8 @@
           kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc];
         }
       } else if (tag === 'slot') {
-        const assigned = apply(m.assignedElements, el, [{ flatten: true }]);
+        const flat = obj(); flat.flatten = true;
+        const assigned = apply(m.assignedElements, el, [flat]);
         if (assigned.length) {
           for (let i = 0; i < assigned.length; i++) kids[kids.length] = [assigned[i], myIdx, frame, ox, oy, false, doc];
         } else {
@@ -468,62 +504,98 @@
     return f ? f : [0, 0];
   }
 
+  // Every check comes before the first change, so a refusal (an `error` reply other than
+  // "walker exception") means the page saw nothing: no focus moved, no option was touched.
   function elementOp(req) {
     const res = obj();
+    if (typeof req.walk_id !== 'number' || typeof req.idx !== 'number' || typeof req.do !== 'string') {
+      res.error = 'bad request';
+      res.detail = 'an element op needs a numeric walk_id and idx and a string do';
+      return res;
+    }
     if (req.walk_id !== lastWalk.id) {
       res.error = 'stale';
       res.detail = 'the page was walked again since walk ' + req.walk_id + ' (now ' + lastWalk.id + ')';
       return res;
     }
     const el = lastWalk.els[req.idx];
-    if (!el) { res.error = 'no such element'; return res; }
+    if (!el) { res.error = 'no such element'; res.detail = 'walk ' + req.walk_id + ' has no element ' + req.idx; return res; }
     if (!apply(g.isConnected, el, [])) { res.error = 'detached'; res.detail = 'the element was removed from the page'; return res; }
     const what = req.do;
-    const tag = apply(g.localName, el, []);
+    const tag = kindOf(el, apply(g.localName, el, []));
     if (what === 'scroll') {
       const opts = obj(); opts.block = 'center'; opts.inline = 'center'; opts.behavior = 'instant';
       apply(m.scrollIntoView, el, [opts]);
     } else if (what === 'focus') {
-      safe(m.focus, el, null);
+      focusEl(el);
     } else if (what === 'clear') {
-      safe(m.focus, el, null);
+      // Only what a user could type into: an enabled, writable text-like input or textarea,
+      // or editable content; `:read-write` matches exactly those. A checkbox's value or a
+      // read-only field is never rewritten behind the page's back.
+      if (!apply(m.matches, el, [':read-write'])) {
+        res.error = 'not editable';
+        res.detail = 'the element is not a field a user could type into';
+        return res;
+      }
+      focusEl(el);
       if (tag === 'input') apply(s.inputValue, el, ['']);
       else if (tag === 'textarea') apply(s.textareaValue, el, ['']);
-      else if (safe(g.isContentEditable, el, false)) el.textContent = '';
-      else { res.error = 'not editable'; return res; }
-      const ev = new EventCtor('input', { bubbles: true }); apply(dispatch, el, [ev]);
-      apply(dispatch, el, [new EventCtor('change', { bubbles: true })]);
+      else apply(s.textContent, el, ['']);
+      fire(el, 'input');
+      fire(el, 'change');
     } else if (what === 'select') {
-      if (tag !== 'select') { res.error = 'not a select'; return res; }
-      const want = req.values || arr();
+      if (tag !== 'select') { res.error = 'not a select'; res.detail = 'the element is not a <select>'; return res; }
+      const want = req.values;
+      if (!isArray(want)) { res.error = 'bad request'; res.detail = 'select needs values, an array of strings'; return res; }
+      // The select's own list of options (its option children and its optgroups' option
+      // children, in tree order), never its child nodes: a select written over several lines
+      // has whitespace text (and maybe comments) between its options, and Element getters
+      // throw "Illegal invocation" on those.
+      const coll = apply(g.selectOptions, el, []);
+      const n = apply(g.optionsLength, coll, []);
+      const opts = arr(), values = arr(), labels = arr(), texts = arr();
+      for (let i = 0; i < n; i++) {
+        const o = apply(m.collectionItem, coll, [i]);
+        opts[i] = o;
+        values[i] = apply(g.optionValue, o, []);
+        labels[i] = collapse(apply(g.optionLabel, o, []), NAME_CAP);
+        texts[i] = collapse(apply(g.textContent, o, []), NAME_CAP);
+      }
+      // Each wanted string picks the options whose value it is; failing that, those whose
+      // label as shown (the label attribute, else the text) or whose text it is.
+      const hit = arr();
       let matched = 0;
-      for (let c = apply(g.firstChild, el, []); c; c = apply(g.nextSibling, c, [])) {
-        const opts = apply(g.localName, c, []) === 'optgroup' ? c : null;
-        const list = arr();
-        if (opts) { for (let d = apply(g.firstChild, opts, []); d; d = apply(g.nextSibling, d, [])) list[list.length] = d; }
-        else list[0] = c;
-        for (let i = 0; i < list.length; i++) {
-          const o = list[i];
-          if (apply(g.nodeType, o, []) !== 1 || apply(g.localName, o, []) !== 'option') continue;
-          const label = collapse(apply(g.textContent, o, []), NAME_CAP);
-          const value = attr(o, 'value');
-          let hit = false;
-          for (let k = 0; k < want.length; k++) if (want[k] === label || want[k] === value) hit = true;
-          if (hit) matched++;
-          apply(s.optionSelected, o, [hit]);
+      for (let k = 0; k < want.length; k++) {
+        const w = want[k];
+        let byValue = false;
+        for (let i = 0; i < n; i++) {
+          if (values[i] !== w) continue;
+          byValue = true;
+          if (hit[i] !== true) { hit[i] = true; matched++; }
+        }
+        if (byValue) continue;
+        for (let i = 0; i < n; i++) {
+          if ((labels[i] === w || texts[i] === w) && hit[i] !== true) { hit[i] = true; matched++; }
         }
       }
-      if (!matched) { res.error = 'no option matches'; return res; }
-      apply(dispatch, el, [new EventCtor('input', { bubbles: true })]);
-      apply(dispatch, el, [new EventCtor('change', { bubbles: true })]);
+      if (!matched) {
+        res.error = 'no option matches';
+        res.detail = 'none of the ' + n + ' options has that value or label';
+        return res;
+      }
+      // Only now, with a match in hand, does the select change.
+      for (let i = 0; i < n; i++) apply(s.optionSelected, opts[i], [hit[i] === true]);
+      fire(el, 'input');
+      fire(el, 'change');
       res.matched = matched;
     } else if (what === 'text') {
-      const cap = req.cap > 0 ? req.cap : 4000;
+      const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 4000;
       const t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
       res.text = apply(strSlice, t || '', [0, cap]);
       res.truncated = (t || '').length > cap;
     } else if (what !== 'rect') {
-      res.error = 'unknown element op ' + what;
+      res.error = 'unknown element op';
+      res.detail = 'there is no element op ' + stringify(what);
       return res;
     }
     const r = rectOf(el), off = frameOffset(req.idx), b = obj();
@@ -536,30 +608,82 @@
     return res;
   }
 
+  function failure(code, detail) {
+    const out = obj();
+    out.error = code;
+    if (detail !== undefined) out.detail = detail;
+    return out;
+  }
+
+  // The wire format: one request (a JSON object) in, one reply (JSON text) out. Rust's view
+  // of it is engine/src/protocol.rs (`Request`, `ElementOp`, the reply types, `WalkerError`);
+  // keep the two in agreement. Absent optional fields take the defaults shown.
+  //
+  //   {"op":"walk","cap":N}     N = element cap (optional, default 25000)
+  //       -> a Walk (engine/src/record.rs)
+  //   {"op":"el","walk_id":W,"idx":I,"do":D,...}  on element I of walk W, which must be the
+  //                             latest walk (else "stale"); D is one of
+  //       "rect"                just report where the element is
+  //       "scroll"              scroll it to the centre of the view
+  //       "focus"               focus it
+  //       "clear"               empty an editable field; fires input and change
+  //       "select","values":[S,...]  select the options whose value is S (else whose label or
+  //                             text is S) and deselect the rest; fires input and change
+  //       "text","cap":N        its innerText, cut at N (optional, default 4000)
+  //       -> {"ok":true,"bounds":{"x","y","w","h"},"viewport":{"w","h"}}, bounds in CSS px
+  //          relative to the top-level viewport; plus "matched":N (options selected) for
+  //          select, and "text":T,"truncated":B for text
+  //   {"op":"text","cap":N}     N optional, default 20000
+  //       -> {"text":T,"truncated":B}  the body's innerText
+  //   {"op":"inputs"}
+  //       -> {"mouseup":N,"mousemove":N,"keyup":N,"keypress":N,"wheel":N}  trusted events
+  //          this window has seen, by type
+  //   {"op":"pid"}              never reaches the walker: app/src/renderer.rs answers it with
+  //                             the renderer's process id as a bare JSON number
+  //
+  // A failure is {"error":CODE} or {"error":CODE,"detail":TEXT}, CODE one of:
+  //   "bad request"        not JSON, not an object, or a field of the wrong type
+  //   "unknown op"         op is none of the above
+  //   "stale"              walk_id is not the latest walk (detail: which walks)
+  //   "no such element"    the walk has no element idx
+  //   "detached"           the element has left the document
+  //   "unknown element op" do is none of the above
+  //   "not editable"       clear on something a user could not type into
+  //   "not a select"       select on something other than an HTML <select>
+  //   "no option matches"  no option has any of the values as its value, label or text
+  //   "walker exception"   the walker threw (detail: the message)
+  // Every code but "walker exception" is a refusal made before anything changed; after an
+  // exception, an element op may have been partly done.
   return function handle(reqJson) {
     let req;
-    try { req = parse(reqJson); } catch (e) { return stringify({ error: 'bad request' }); }
-    const op = hasOwn(req, 'op') ? req.op : '';
+    try { req = parse(reqJson); } catch (e) { return stringify(failure('bad request', 'not JSON')); }
+    if (req === null || typeof req !== 'object' || isArray(req)) {
+      return stringify(failure('bad request', 'not a JSON object'));
+    }
+    // A field the request leaves out must read as undefined, not as whatever the page put
+    // on Object.prototype.
+    setProto(req, null);
+    const op = req.op;
     let out;
     try {
-      if (op === 'walk') out = walk(hasOwn(req, 'cap') ? req.cap : 0);
+      if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0);
       else if (op === 'el') out = elementOp(req);
       else if (op === 'inputs') {
         out = obj();
         for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
       }
       else if (op === 'text') {
-        const cap = hasOwn(req, 'cap') && req.cap > 0 ? req.cap : 20000;
-        const body = G.document.body;
-        const t = body ? apply(g.innerText, body, []) : '';
+        const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 20000;
+        const body = apply(g.body, G.document, []);
+        const t = (body && safe(g.innerText, body, '')) || '';
         out = obj();
         out.text = apply(strSlice, t, [0, cap]);
         out.truncated = t.length > cap;
-      } else { out = obj(); out.error = 'unknown op'; }
+      } else out = failure('unknown op');
     } catch (e) {
-      out = obj();
-      out.error = 'walker exception';
-      out.detail = '' + (e && e.message);
+      // Read the message without running a getter: a thrown value need not be an Error.
+      const d = e !== null && typeof e === 'object' ? gopd(e, 'message') : undefined;
+      out = failure('walker exception', d && typeof d.value === 'string' ? d.value : 'a non-Error value was thrown');
     }
     return stringify(out);
   };

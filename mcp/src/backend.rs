@@ -14,6 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use aperture_engine::protocol::{self, WalkerError};
 pub use aperture_engine::record::{Rect, Walk};
 
 /// A browser tab as the agent addresses it. Stable for the tab's lifetime, never reused within
@@ -291,6 +292,12 @@ pub enum BackendError {
     /// and was rejected before anything was dispatched.
     #[error("{0}")]
     InvalidInput(String),
+    /// The browser refused an element operation before it changed anything: the element is
+    /// not what the operation needs (not a field a user could type into, not a `<select>`), no
+    /// option matched, or the element has left the page. Nothing reached the page, so the
+    /// agent may correct the request and retry. See [`BackendError::from_walker`].
+    #[error("{0}")]
+    ElementRefused(String),
     /// The renderer no longer holds the walk the element was addressed in.
     #[error("the page changed since it was last observed (walk {walk_id} is gone)")]
     StaleWalk {
@@ -334,9 +341,49 @@ impl BackendError {
                 | BackendError::NotOpenedByAgent(_)
                 | BackendError::PolicyRefused { .. }
                 | BackendError::InvalidInput(_)
+                | BackendError::ElementRefused(_)
                 | BackendError::StaleWalk { .. }
                 | BackendError::VaultRefused(_)
         )
+    }
+}
+
+impl BackendError {
+    /// The error for a walker failure answering a request about walk `walk_id`: a stale walk
+    /// is [`BackendError::StaleWalk`]; every other refusal the walker makes before changing
+    /// anything is [`BackendError::ElementRefused`]; an exception (the operation may have been
+    /// partly done) or an unreadable reply is [`BackendError::Other`]. The texts are the
+    /// [`WalkerError`] `Display` texts, which quote no page content.
+    pub fn from_walker(walk_id: u64, e: WalkerError) -> BackendError {
+        match e {
+            WalkerError::Stale { .. } => BackendError::StaleWalk { walk_id },
+            e if e.nothing_changed() => BackendError::ElementRefused(e.to_string()),
+            e => BackendError::Other(e.to_string()),
+        }
+    }
+}
+
+impl From<&ElementOp> for protocol::ElementOp {
+    fn from(op: &ElementOp) -> protocol::ElementOp {
+        match op {
+            ElementOp::ScrollIntoView => protocol::ElementOp::Scroll,
+            ElementOp::Focus => protocol::ElementOp::Focus,
+            ElementOp::Clear => protocol::ElementOp::Clear,
+            ElementOp::SelectOptions(values) => protocol::ElementOp::Select {
+                values: values.clone(),
+            },
+            ElementOp::ReadText { cap } => protocol::ElementOp::Text { cap: Some(*cap) },
+        }
+    }
+}
+
+impl From<protocol::ElementReply> for ElementReply {
+    fn from(r: protocol::ElementReply) -> ElementReply {
+        ElementReply {
+            bounds: Some(r.bounds),
+            text: r.text,
+            truncated: r.truncated,
+        }
     }
 }
 
@@ -445,4 +492,80 @@ pub trait Backend: Send + Sync + 'static {
 /// The error the default vault methods return: the browser was built or started without one.
 pub fn vault_not_available() -> BackendError {
     BackendError::VaultRefused("the vault is not available in this browser".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walker_refusals_are_nothing_sent_and_exceptions_are_not() {
+        let stale = WalkerError::Stale {
+            detail: "walk 3 (now 4)".into(),
+        };
+        assert_eq!(
+            BackendError::from_walker(3, stale),
+            BackendError::StaleWalk { walk_id: 3 }
+        );
+        for e in [
+            WalkerError::NoSuchElement,
+            WalkerError::Detached,
+            WalkerError::NotEditable,
+            WalkerError::NotASelect,
+            WalkerError::NoOptionMatches,
+            WalkerError::UnknownElementOp,
+        ] {
+            let b = BackendError::from_walker(1, e.clone());
+            assert_eq!(b, BackendError::ElementRefused(e.to_string()));
+            assert!(b.nothing_sent(), "{e:?}");
+        }
+        let ex = BackendError::from_walker(
+            1,
+            WalkerError::Exception {
+                detail: "Illegal invocation".into(),
+            },
+        );
+        assert!(matches!(ex, BackendError::Other(_)), "{ex:?}");
+        assert!(!ex.nothing_sent(), "an exception may have changed the page");
+        let bad = BackendError::from_walker(1, WalkerError::BadReply("eof".into()));
+        assert!(!bad.nothing_sent());
+    }
+
+    #[test]
+    fn element_ops_map_to_the_walker_ops() {
+        use aperture_engine::protocol::{ElementOp as W, Request};
+        let cases = [
+            (ElementOp::ScrollIntoView, W::Scroll),
+            (ElementOp::Focus, W::Focus),
+            (ElementOp::Clear, W::Clear),
+            (
+                ElementOp::SelectOptions(vec!["GB".into()]),
+                W::Select {
+                    values: vec!["GB".into()],
+                },
+            ),
+            (ElementOp::ReadText { cap: 12 }, W::Text { cap: Some(12) }),
+        ];
+        for (ours, theirs) in cases {
+            assert_eq!(W::from(&ours), theirs);
+        }
+        assert_eq!(
+            Request::element(5, 2, W::from(&ElementOp::SelectOptions(vec!["x".into()]))).to_json(),
+            r#"{"op":"el","walk_id":5,"idx":2,"do":"select","values":["x"]}"#
+        );
+        let reply = ElementReply::from(protocol::ElementReply {
+            bounds: Rect {
+                x: 1.0,
+                y: 2.0,
+                w: 3.0,
+                h: 4.0,
+            },
+            text: Some("t".into()),
+            truncated: true,
+            ..Default::default()
+        });
+        assert_eq!(reply.bounds.map(|b| b.w), Some(3.0));
+        assert_eq!(reply.text.as_deref(), Some("t"));
+        assert!(reply.truncated);
+    }
 }

@@ -9,9 +9,8 @@ use std::sync::Arc;
 
 use aperture_mcp::tools::MAX_TOOLS;
 use aperture_mcp::{HttpConfig, HttpServer, ServeError, Token, serve_http};
-use rmcp::ServiceExt;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use aperture_testkit::mcp::{connect, try_connect};
+use common::call;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
@@ -61,10 +60,7 @@ fn bearer(t: &str) -> (&'static str, String) {
 #[tokio::test]
 async fn real_client_initializes_and_lists_a_small_valid_tool_set() {
     let server = start().await;
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(server.token().expose()),
-    );
-    let client = ().serve(transport).await.expect("initialize");
+    let client = connect(&server.url(), server.token().expose()).await;
     let info = client.peer_info().expect("server info");
     assert_eq!(
         info.server_info.as_ref().map(|i| i.name.as_str()),
@@ -140,13 +136,7 @@ async fn real_client_initializes_and_lists_a_small_valid_tool_set() {
     assert_eq!(explaining, 1);
 
     // The in-test backend has no tabs: a call is answered with a tool error, not a crash.
-    let r = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new("browser_snapshot")
-                .with_arguments(serde_json::Map::new()),
-        )
-        .await
-        .expect("tools/call");
+    let r = call(&client, "browser_snapshot", serde_json::json!({})).await;
     assert_eq!(r.is_error, Some(true));
     drop(client);
     server.shutdown();
@@ -155,14 +145,8 @@ async fn real_client_initializes_and_lists_a_small_valid_tool_set() {
 #[tokio::test]
 async fn real_client_without_the_token_is_turned_away() {
     let server = start().await;
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.url()),
-    );
-    assert!(().serve(transport).await.is_err());
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header("not-the-token"),
-    );
-    assert!(().serve(transport).await.is_err());
+    assert!(try_connect(&server.url(), None).await.is_err());
+    assert!(try_connect(&server.url(), Some("not-the-token")).await.is_err());
     server.shutdown();
 }
 
@@ -263,6 +247,15 @@ async fn config_line_and_file_name_this_listener() {
         json["mcpServers"]["aperture"]["headers"]["Authorization"],
         h["Authorization"]
     );
+    // The tests of every crate find a launched browser through this file (testkit's reader,
+    // not this crate's writer), so the two must agree on its place and shape.
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("aperture");
+    aperture_mcp::config::write_mcp_json_in(&dir, server.addr(), server.token()).unwrap();
+    assert_eq!(aperture_testkit::mcp_json_path(home.path()), dir.join("mcp.json"));
+    let found = aperture_testkit::read_endpoint(home.path()).expect("endpoint from mcp.json");
+    assert_eq!(found.url, server.url());
+    assert_eq!(found.token, server.token().expose());
     server.shutdown();
 }
 
@@ -300,35 +293,19 @@ async fn tool_calls_over_http_share_one_browser_state() {
     )
     .await
     .unwrap();
-    let connect = || {
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(server.token().expose()),
-        );
-        ().serve(transport)
-    };
-    let a = connect().await.expect("client a");
-    let b = connect().await.expect("client b");
-    let call = |c: &'static str, args: serde_json::Value| {
-        rmcp::model::CallToolRequestParams::new(c).with_arguments(match args {
-            serde_json::Value::Object(o) => o,
-            _ => unreachable!(),
-        })
-    };
-    let snap = a
-        .call_tool(call("browser_snapshot", serde_json::json!({})))
-        .await
-        .unwrap();
+    let a = connect(&server.url(), server.token().expose()).await;
+    let b = connect(&server.url(), server.token().expose()).await;
+    let snap = call(&a, "browser_snapshot", serde_json::json!({})).await;
     let snap = common::text(&snap);
     assert!(snap.contains("e2 button \"Remove bread\""), "{snap}");
     // A ref from one session's snapshot is good in another session: the page model belongs to
     // the tab, not to the connection.
-    let r = b
-        .call_tool(call(
-            "browser_act",
-            serde_json::json!({"action": "click", "ref": "e2"}),
-        ))
-        .await
-        .unwrap();
+    let r = call(
+        &b,
+        "browser_act",
+        serde_json::json!({"action": "click", "ref": "e2"}),
+    )
+    .await;
     assert_ne!(r.is_error, Some(true), "{}", common::text(&r));
     assert_eq!(fake.page(aperture_mcp::backend::TabId(1)).rows, ["apples"]);
     drop((a, b));
@@ -351,31 +328,14 @@ async fn actions_on_one_tab_never_interleave() {
     )
     .await
     .unwrap();
-    let connect = || {
-        ().serve(StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(server.url()).auth_header(server.token().expose()),
-        ))
-    };
-    let a = connect().await.expect("client a");
-    let b = connect().await.expect("client b");
-    let args = |v: serde_json::Value| match v {
-        serde_json::Value::Object(o) => o,
-        _ => unreachable!(),
-    };
-    a.call_tool(
-        rmcp::model::CallToolRequestParams::new("browser_snapshot")
-            .with_arguments(args(serde_json::json!({}))),
-    )
-    .await
-    .unwrap();
+    let a = connect(&server.url(), server.token().expose()).await;
+    let b = connect(&server.url(), server.token().expose()).await;
+    call(&a, "browser_snapshot", serde_json::json!({})).await;
     fake.state.lock().unwrap().click_delay = Some(std::time::Duration::from_millis(150));
-    let click = |r: &str| {
-        rmcp::model::CallToolRequestParams::new("browser_act")
-            .with_arguments(args(serde_json::json!({"action": "click", "ref": r})))
-    };
-    let (ra, rb) = tokio::join!(a.call_tool(click("e1")), b.call_tool(click("e2")));
-    assert_ne!(ra.unwrap().is_error, Some(true));
-    assert_ne!(rb.unwrap().is_error, Some(true));
+    let click = |c, r: &str| call(c, "browser_act", serde_json::json!({"action": "click", "ref": r}));
+    let (ra, rb) = tokio::join!(click(&a, "e1"), click(&b, "e2"));
+    assert_ne!(ra.is_error, Some(true));
+    assert_ne!(rb.is_error, Some(true));
     let clicks: Vec<String> = fake
         .log()
         .into_iter()

@@ -1,22 +1,15 @@
 //! Every tool against the real headless browser, on hostile and re-rendering pages.
 //!
 //! Runs only when `APERTURE_BIN` names the browser binary (it must take `--headless
-//! --mcp-port PORT --allow-host H --profile DIR` and print the `claude mcp add …` line on
-//! stdout); otherwise each test says so on stderr and returns. The issue's own sequence
+//! --mcp-port PORT --allow-host H --profile DIR` and write `mcp.json` into
+//! `$XDG_CONFIG_HOME/aperture`); otherwise each test says so on stderr and returns. The issue's own sequence
 //! (navigate → snapshot → act → diff, stale ref, 401, foreign Origin) lives in
 //! `app/tests/mcp_e2e.rs`, which cargo runs against the binary it builds; this file adds the
 //! envelope guard over every tool and the batch hazards, with real page text.
 
-use std::process::Stdio;
-use std::time::Duration;
-
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use aperture_testkit::mcp::{CallToolResult, Client, call, ref_for, refs_for, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 /// Page text everywhere a page can put it, each copy trying to close the envelope early.
 const HOSTILE: &str = r#"<!doctype html><html><head>
@@ -64,111 +57,29 @@ function queue() {
 queue();
 </script></body></html>"#;
 
+/// The browser named by `APERTURE_BIN`, serving MCP, with one client session.
 struct Browser {
-    child: tokio::process::Child,
-    client: RunningService<rmcp::RoleClient, ()>,
-}
-
-impl Drop for Browser {
-    fn drop(&mut self) {
-        let _ = self.child.start_kill();
-    }
+    client: Client,
+    // Declared after the client so the session closes before the browser is killed.
+    _browser: McpBrowser,
 }
 
 impl Browser {
     async fn call(&self, tool: &'static str, args: serde_json::Value) -> CallToolResult {
-        let serde_json::Value::Object(args) = args else {
-            unreachable!()
-        };
-        self.client
-            .call_tool(CallToolRequestParams::new(tool).with_arguments(args))
-            .await
-            .unwrap_or_else(|e| panic!("{tool}: {e}"))
+        call(&self.client, tool, args).await
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 async fn launch() -> Option<Browser> {
-    let Some(bin) = std::env::var_os("APERTURE_BIN") else {
+    let Some(launch) = Launch::from_env() else {
         eprintln!("APERTURE_BIN is not set; skipping the real-browser test");
         return None;
     };
-    let port = free_port();
-    let scratch = std::env::temp_dir().join(format!("aperture-mcp-real-{}-{port}", std::process::id()));
-    let mut child = tokio::process::Command::new(bin)
-        .args([
-            "--headless",
-            "--mcp-port",
-            &port.to_string(),
-            "--allow-host",
-            "127.0.0.1",
-        ])
-        .arg("--profile")
-        .arg(scratch.join("profile"))
-        .env("XDG_CONFIG_HOME", scratch.join("config"))
-        .stderr(Stdio::null())
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn APERTURE_BIN");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let token = tokio::time::timeout(Duration::from_secs(120), async {
-        while let Some(line) = lines.next_line().await.expect("browser stdout") {
-            if let Some((_, rest)) = line.split_once("Authorization: Bearer ") {
-                return rest.trim_end_matches('"').trim().to_string();
-            }
-        }
-        panic!("the browser exited without printing its token line");
+    let browser = launch.start().await;
+    Some(Browser {
+        client: browser.connect().await,
+        _browser: browser,
     })
-    .await
-    .expect("token line in time");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(format!("http://127.0.0.1:{port}/mcp"))
-            .auth_header(token),
-    );
-    let client = ().serve(transport).await.expect("initialize");
-    Some(Browser { child, client })
-}
-
-/// Serves `page` at `/` (and 404 elsewhere) on a loopback port.
-async fn serve(page: &'static str) -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = l.accept().await {
-            tokio::spawn(async move {
-                let mut buf = [0u8; 4096];
-                let n = s.read(&mut buf).await.unwrap_or(0);
-                let resp = if buf[..n].starts_with(b"GET / ") {
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
-                         Connection: close\r\n\r\n{page}",
-                        page.len()
-                    )
-                } else {
-                    "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".into()
-                };
-                let _ = s.write_all(resp.as_bytes()).await;
-            });
-        }
-    });
-    format!("http://{addr}/")
-}
-
-fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Harness text: everything outside the envelopes.
@@ -183,26 +94,11 @@ fn outside(t: &str) -> String {
     out
 }
 
-fn refs_for(snapshot: &str, needle: &str) -> Vec<String> {
-    let is_ref = |w: &&str| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit());
-    snapshot
-        .lines()
-        .filter(|l| l.contains(needle))
-        .filter_map(|l| l.split_whitespace().find(is_ref).map(str::to_string))
-        .collect()
-}
-
-fn ref_for(snapshot: &str, needle: &str) -> String {
-    refs_for(snapshot, needle)
-        .into_iter()
-        .next()
-        .unwrap_or_else(|| panic!("no ref for {needle:?} in:\n{snapshot}"))
-}
-
 #[tokio::test]
 async fn page_text_stays_inside_the_envelope_in_every_tool() {
     let Some(b) = launch().await else { return };
-    let url = serve(HOSTILE).await;
+    let server = Server::page(HOSTILE);
+    let url = server.url("/");
     let mut results = vec![];
     let open = b
         .call("browser_tabs", json!({"action": "open", "url": url}))
@@ -256,7 +152,8 @@ async fn page_text_stays_inside_the_envelope_in_every_tool() {
 #[tokio::test]
 async fn batches_survive_rerenders_and_refuse_refs_that_died_mid_batch() {
     let Some(b) = launch().await else { return };
-    let url = serve(RERENDER).await;
+    let server = Server::page(RERENDER);
+    let url = server.url("/");
     let snap = text(
         &b.call("browser_tabs", json!({"action": "open", "url": url}))
             .await,

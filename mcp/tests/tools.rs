@@ -5,20 +5,9 @@ mod common;
 use std::sync::Arc;
 
 use aperture_mcp::backend::{BackendError, ConsoleEntry, ConsoleKind, TabId};
+use aperture_testkit::mcp::ref_for;
 use common::*;
 use serde_json::json;
-
-/// The ref on the first line of `snapshot` that contains `needle` and carries a ref (a list
-/// item's name can repeat its button's text).
-fn ref_for(snapshot: &str, needle: &str) -> String {
-    let is_ref = |w: &&str| w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit());
-    snapshot
-        .lines()
-        .filter(|l| l.contains(needle))
-        .find_map(|l| l.split_whitespace().find(is_ref))
-        .unwrap_or_else(|| panic!("no ref on a line with {needle:?} in:\n{snapshot}"))
-        .to_string()
-}
 
 fn fixture() -> (Arc<Fake>, TabId) {
     let fake = Fake::new();

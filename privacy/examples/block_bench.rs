@@ -8,6 +8,9 @@
 //! Measures engine build time, serialized size, cached load time, and per-request
 //! `Blocker::check` latency (median, p99) over at least 10 000 timed requests replayed from the
 //! saved pages. Nothing is served or fetched: requests are checked, not made.
+//!
+//! A benchmark, not a test: it reads the full corpus of 130 pages, `$APERTURE_CORPUS_DIR`, else
+//! `shared/corpus/pages` beside the checkout (the tests use the subset in `testdata/corpus`).
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -16,7 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use aperture_privacy::Blocker;
-use aperture_privacy::corpus::{default_corpus_dir, load_corpus, page_files};
+use aperture_privacy::corpus::{load_corpus, page_files};
 use aperture_privacy::lists::{ListSet, PINNED_PACKAGE, ProvisionOptions};
 
 const MIN_TIMED_REQUESTS: usize = 10_000;
@@ -79,7 +82,7 @@ fn main() {
     }
     loads.sort();
 
-    let dir = default_corpus_dir();
+    let dir = corpus_dir();
     let corpus = load_corpus(&dir).unwrap_or_else(|e| die(&format!("corpus {}: {e}", dir.display())));
     let pages: HashSet<&str> = corpus.iter().map(|r| r.page.as_str()).collect();
     let page_count = page_files(&dir).map_or(0, |p| p.len());
@@ -292,6 +295,22 @@ fn pct(sorted: &[u64], p: f64) -> u64 {
     }
     let i = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
     sorted[i.min(sorted.len() - 1)]
+}
+
+/// The full page corpus; exits naming where it was looked for when it is not there.
+fn corpus_dir() -> PathBuf {
+    let dir = match std::env::var_os("APERTURE_CORPUS_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/pages"),
+    };
+    if !dir.is_dir() {
+        die(&format!(
+            "no page corpus at {}: this benchmark needs the 130 saved pages of `shared/corpus/pages` \
+             (put `shared/` beside the checkout, or set APERTURE_CORPUS_DIR to that directory)",
+            dir.display()
+        ));
+    }
+    dir
 }
 
 fn die(msg: &str) -> ! {

@@ -26,14 +26,6 @@ pub struct ResourceRef {
     pub page: String,
 }
 
-/// `$APERTURE_CORPUS_DIR`, else `shared/corpus/pages` beside the repository checkout.
-pub fn default_corpus_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("APERTURE_CORPUS_DIR") {
-        return PathBuf::from(d);
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/pages")
-}
-
 /// Every resource of every `*.html` page in `dir` (also `*/source.html` page folders), pages
 /// in name order.
 pub fn load_corpus(dir: &Path) -> io::Result<Vec<ResourceRef>> {

@@ -1,4 +1,6 @@
-//! Real EasyList + EasyPrivacy against the resource URLs of the saved corpus pages.
+//! Real EasyList + EasyPrivacy against the resource URLs of the saved corpus pages: the
+//! subset checked in at `testdata/corpus` (11 of the 130 pages, chosen so that every tracker
+//! below appears and plenty of first-party resources do; see its README).
 //!
 //! Needs the pinned lists: provisioned here through `ListSet::provision_pinned` (apt-get
 //! download of the pinned Debian package on a cold cache, with one `apt-get update` allowed).
@@ -6,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use aperture_privacy::corpus::{ResourceRef, default_corpus_dir, load_corpus};
+use aperture_privacy::corpus::{ResourceRef, load_corpus};
 use aperture_privacy::lists::{ListSet, ProvisionOptions};
 use aperture_privacy::{Blocker, Decision, ResourceType, blocking};
 
@@ -26,10 +28,13 @@ fn blocker() -> &'static Blocker {
 fn corpus() -> &'static [ResourceRef] {
     static C: OnceLock<Vec<ResourceRef>> = OnceLock::new();
     C.get_or_init(|| {
-        let dir = default_corpus_dir();
+        let dir = aperture_testkit::corpus_dir();
         let c = load_corpus(&dir).unwrap_or_else(|e| panic!("corpus at {}: {e}", dir.display()));
+        // The subset's pages reference 947 resources (the full corpus, checked here before, over
+        // 5 000). Losing more than 5% means the scanner stopped seeing a kind of tag or a page,
+        // and every test below would quietly check less.
         assert!(
-            c.len() > 5000,
+            c.len() > 900,
             "corpus too small: {} resources in {}",
             c.len(),
             dir.display()
@@ -168,7 +173,9 @@ fn first_party_resources_are_not_blocked() {
         }
     }
     eprintln!("first-party: {} of {total} blocked: {blocked:#?}", blocked.len());
-    assert!(total > 500, "only {total} first-party resources found");
+    // 258 in the subset (over 500 in the full corpus, checked here before); fewer than 200
+    // means first-party detection broke, and the 1% bound below would prove little.
+    assert!(total > 200, "only {total} first-party resources found");
     // EasyList legitimately blocks a handful of first-party ad slots (`/ads/…` images); the
     // bulk of a page's own CSS, JS and images must load.
     assert!(

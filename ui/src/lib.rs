@@ -110,13 +110,13 @@
 //!   skips without `DISPLAY`; `APERTURE_UI_SHOT=x.ppm` keeps the capture.
 //! * `tests/dark_chromium.rs` and `tests/filter_chromium.rs` check the
 //!   dark-mode layers in a real headless Chromium over the DevTools pipe,
-//!   on `shared/corpus/pages`; they skip without `chromium` and
+//!   on saved pages from `testdata/corpus`; they skip without `chromium` and
 //!   ImageMagick's `convert`.
 //! * `cargo run -p aperture-ui --example chrome_demo` is the real window
 //!   with a synthetic page, for looking at.
 //!
-//! CI should set `APERTURE_UI_REQUIRE=1` so a missing display, browser or
-//! corpus fails these tests instead of skipping them.
+//! CI should set `APERTURE_UI_REQUIRE=1` so a missing display or browser
+//! fails these tests instead of skipping them.
 
 #![warn(missing_docs)]
 

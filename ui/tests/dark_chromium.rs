@@ -1,14 +1,12 @@
 //! The three dark-mode layers, each applied to a real Chromium exactly as
 //! the app will (the same `CdpCall`s and injected script), judged by
-//! `mean_luminance` of screenshots — on pages from `shared/corpus/pages`
-//! where possible.
+//! `mean_luminance` of screenshots — on saved real-world pages from the
+//! in-repo corpus (`testdata/corpus`) where possible.
 //!
-//! Skips (and says so) without chromium + ImageMagick `convert`, or
-//! without the corpus. `APERTURE_DARK_SHOTS=dir` keeps the screenshots.
+//! Skips (and says so) without chromium + ImageMagick `convert`.
+//! `APERTURE_DARK_SHOTS=dir` keeps the screenshots.
 
 mod common;
-
-use std::path::PathBuf;
 
 use aperture_ui::dark::{
     ColorScheme, DarkPlan, FilterOptions, ThemeMode, emulated_media_call, is_already_dark, mean_luminance,
@@ -23,11 +21,6 @@ const CORPUS: [&str; 4] = [
     "mozilla-1.html",
     "nytimes-1.html",
 ];
-
-fn corpus_dir() -> Option<PathBuf> {
-    let d = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/pages");
-    d.is_dir().then_some(d)
-}
 
 fn measure(s: &Shot) -> f32 {
     mean_luminance(&s.bgra()).expect("non-empty screenshot")
@@ -67,19 +60,11 @@ fn layer1_reports_the_humans_real_preference() {
 #[test]
 fn layers_2_and_3_darken_light_corpus_pages() {
     let Some(chromium) = tools() else { return };
-    let Some(corpus) = corpus_dir() else {
-        assert!(
-            std::env::var_os("APERTURE_UI_REQUIRE").is_none(),
-            "no shared/corpus/pages beside the repo"
-        );
-        println!("skipped: no shared/corpus/pages beside the repo");
-        return;
-    };
     let (_guard, dir) = shot_dir();
     let mut b = Browser::launch(&chromium, 1000, 700);
     let opts = FilterOptions::default();
     for name in CORPUS {
-        let url = format!("file://{}", corpus.join(name).display());
+        let url = format!("file://{}", aperture_testkit::corpus_page(name).display());
         b.navigate(&url);
         let before = measure(&b.screenshot(&dir, &format!("{name}-0-plain")));
         assert!(

@@ -155,6 +155,9 @@ impl ActArgs {
 pub(crate) enum StepFail {
     /// Nothing reached the page. Harness text.
     Refused(String),
+    /// Nothing reached the page because the renderer no longer holds the observed walk: every
+    /// later ref fails the same way until the page is observed again.
+    Stale,
     /// Input was sent and then something failed: the page may or may not have acted.
     Unknown(BackendError),
     /// Something failed before input was sent.
@@ -167,6 +170,7 @@ impl StepFail {
     pub(crate) fn render(&self, r: Reply) -> Reply {
         match self {
             StepFail::Refused(why) => r.say(format!("{why} (nothing was sent)")),
+            StepFail::Stale => r.say(format!("{STALE} (nothing was sent)")),
             StepFail::Partial(what) => r.say(what.clone()),
             StepFail::Failed(e) => r.say("failed before any input was sent:").backend_error(e),
             StepFail::Unknown(e) => r
@@ -179,6 +183,9 @@ impl StepFail {
         }
     }
 }
+
+const STALE: &str = "the page was re-read elsewhere since your last observation, so refs cannot be \
+                     located; call browser_snapshot and retry";
 
 /// Classifies an error from an input call: unless the backend guarantees nothing was sent,
 /// the outcome is unknown.
@@ -197,12 +204,8 @@ pub(crate) fn before_send(e: BackendError) -> StepFail {
 
 fn stale_or(e: BackendError) -> StepFail {
     match e {
-        BackendError::StaleWalk { .. } => StepFail::Refused(
-            "the page was re-read elsewhere since your last observation, so refs cannot be \
-             located; call browser_snapshot and retry"
-                .into(),
-        ),
-        BackendError::InvalidInput(why) => StepFail::Refused(why),
+        BackendError::StaleWalk { .. } => StepFail::Stale,
+        BackendError::InvalidInput(why) | BackendError::ElementRefused(why) => StepFail::Refused(why),
         BackendError::HumanDriving { reason } => {
             StepFail::Refused(format!("the human is using this tab ({reason}); wait and retry"))
         }
@@ -532,6 +535,11 @@ mod tests {
         assert!(matches!(
             before_send(BackendError::RendererGone),
             StepFail::Failed(_)
+        ));
+        // A select with no matching option: the walker refused before touching the page.
+        assert!(matches!(
+            after_send(BackendError::ElementRefused("no option matches".into())),
+            StepFail::Refused(why) if why == "no option matches"
         ));
     }
 }

@@ -14,8 +14,10 @@ use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, call, resolve};
 const DESCRIPTION: &str = "Fill several form fields in one call. Each field is a `ref` and a \
 `value`: text inputs and textareas are cleared and typed into; a <select> gets the option \
 with that value or label; a checkbox or switch is set to `value` \"true\" or \"false\"; a \
-radio button is chosen with \"true\". Fields are filled in order, stopping at the first \
-failure; the answer names each field's label and ends with the diff. Does not submit.";
+radio button is chosen with \"true\". Fields are filled in order. A field refused before \
+anything was sent (an option the select does not have, a ref that is gone) is reported and \
+the rest are still filled; any other failure stops the fill there. The answer names each \
+field's label and ends with the diff. Does not submit.";
 
 const MAX_FIELDS: usize = 50;
 
@@ -195,6 +197,14 @@ impl Aperture {
                 Ok(done) => {
                     r = r.say(format!("{}. {} {done}; its label:", i + 1, f.target));
                     r = r.page(lbl.as_deref().unwrap_or(""));
+                }
+                // Nothing reached the page: this field is reported and the others are still
+                // filled, so one option the select does not have costs one field, not the form.
+                // The page is unchanged, so the next ref needs no fresh observation.
+                Err(fail @ StepFail::Refused(_)) => {
+                    r = fail.render(r.say(format!("{}. {} was not filled:", i + 1, f.target)));
+                    failed = true;
+                    continue;
                 }
                 Err(fail) => {
                     let head = if rest > 0 {

@@ -1,14 +1,15 @@
-//! Test doubles: a scripted in-memory browser implementing `Backend`, and MCP client helpers.
+//! Test doubles: a scripted in-memory browser implementing `Backend`, an MCP client over an
+//! in-memory pipe, and the envelope splitter. The client helpers (`call`, `text`, `ref_for`)
+//! are the workspace's shared ones from `aperture-testkit`.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
 
 use aperture_engine::record::{NodeRecord, Rect, State, Tri, Viewport, Walk};
 use aperture_mcp::backend::*;
+pub use aperture_testkit::mcp::{Client, call, text};
 use async_trait::async_trait;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::ServiceExt;
 
 /// A backend that has no tabs: every tab operation answers `NoSuchTab`.
 pub struct NoTabs;
@@ -473,8 +474,6 @@ impl Backend for Fake {
     }
 }
 
-pub type Client = RunningService<RoleClient, ()>;
-
 /// An MCP client connected to a fresh server over an in-memory pipe (the stdio code path).
 pub async fn pipe_client(backend: Arc<dyn Backend>) -> Client {
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
@@ -483,26 +482,6 @@ pub async fn pipe_client(backend: Arc<dyn Backend>) -> Client {
         let _ = aperture_mcp::serve_io(backend, r, w).await;
     });
     ().serve(client_io).await.expect("client handshake")
-}
-
-/// Calls a tool with JSON arguments.
-pub async fn call(client: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
-    let serde_json::Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .unwrap_or_else(|e| panic!("{tool} call failed: {e}"))
-}
-
-/// All text content of a result, joined.
-pub fn text(r: &CallToolResult) -> String {
-    r.content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// Splits a result text into harness speech (outside every envelope) and envelope bodies.

@@ -1,0 +1,689 @@
+//! The walker protocol: every request the browser sends to `walker.js` in a page's renderer,
+//! and every reply it gets back, as Rust types. Build requests with [`Request`] and
+//! [`Request::to_json`]; read replies with [`parse_reply`], which turns the walker's failure
+//! answers into a [`WalkerError`] so no caller has to classify error strings.
+//!
+//! The wire format (the same text heads `handle()` in `engine/src/walker.js`; keep the two in
+//! agreement, and the tests below read walker.js to check the error codes and input kinds):
+//!
+//! | request | reply |
+//! |---|---|
+//! | `{"op":"walk"}`, optionally `"cap":N` (element cap, default 25000) | a [`Walk`] |
+//! | `{"op":"el","walk_id":W,"idx":I,"do":D,…}` on element `I` of walk `W`, which must be the renderer's latest walk | [`ElementReply`] |
+//! | `{"op":"text"}`, optionally `"cap":N` (default 20000) | [`TextReply`], the body's `innerText` |
+//! | `{"op":"inputs"}` | [`InputCounts`], trusted events the window has seen |
+//! | `{"op":"pid"}`, answered by `app/src/renderer.rs` itself, never by the walker | [`Pid`], a bare JSON number |
+//!
+//! The element operations `D` ([`ElementOp`]): `"rect"`, `"scroll"` (to the centre of the view),
+//! `"focus"`, `"clear"` (empties a field a user could type into; fires `input` and `change`),
+//! `"select"` with `"values":[…]` (selects the options whose value is one of them, else whose
+//! label or text is; deselects the rest; fires `input` and `change`), `"text"` with an optional
+//! `"cap":N` (the element's `innerText`, default cap 4000). Every element op answers
+//! `{"ok":true,"bounds":{x,y,w,h},"viewport":{w,h}}`, plus `"matched":N` for select and
+//! `"text","truncated"` for text.
+//!
+//! A failure is `{"error":CODE}` or `{"error":CODE,"detail":TEXT}`; [`WalkerError`] has one
+//! variant per code. Every code but `"walker exception"` is a refusal made before anything
+//! changed on the page ([`WalkerError::nothing_changed`]).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+pub use crate::record::{Rect, Walk};
+
+/// The request the renderer answers natively with its process id: `{"op":"pid"}`, byte for
+/// byte ([`Request::Pid`] serialises to exactly this). The renderer compares the raw string.
+pub const PID_REQUEST: &str = r#"{"op":"pid"}"#;
+
+/// One request to the walker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Request {
+    /// Walk the page (see [`Walk`]). The renderer keeps this walk's elements for
+    /// [`Request::El`], superseding the previous walk's.
+    Walk {
+        /// Most elements to report; the walker's default (25000) when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cap: Option<u32>,
+    },
+    /// An operation on element `idx` of walk `walk_id`.
+    El {
+        /// The walk the element was reported in; must be the renderer's latest.
+        walk_id: u64,
+        /// The element's index in that walk ([`crate::record::NodeRecord::idx`]).
+        idx: u32,
+        /// What to do: the `do` field and its arguments.
+        #[serde(flatten)]
+        action: ElementOp,
+    },
+    /// The page's visible text (the body's `innerText`), cut at `cap` characters.
+    Text {
+        /// Most characters returned; the walker's default (20000) when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cap: Option<usize>,
+    },
+    /// Counts of trusted input events the page's window has seen ([`InputCounts`]).
+    Inputs,
+    /// The renderer's process id ([`Pid`]); see [`PID_REQUEST`].
+    Pid,
+}
+
+/// What [`Request::El`] does to its element: the `do` field.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "lowercase")]
+pub enum ElementOp {
+    /// Only report where the element is.
+    Rect,
+    /// Scroll the element to the centre of the view.
+    Scroll,
+    /// Focus the element.
+    Focus,
+    /// Empty a field a user could type into (an enabled, writable text-like input or
+    /// textarea, or editable content); fires `input` and `change`. Anything else is refused
+    /// with [`WalkerError::NotEditable`] before focus moves.
+    Clear,
+    /// Select the options of a `<select>` whose value is one of `values` (else whose label or
+    /// text is), deselecting the rest; fires `input` and `change`. Nothing changes when no
+    /// option matches ([`WalkerError::NoOptionMatches`]).
+    Select {
+        /// Option values or labels.
+        values: Vec<String>,
+    },
+    /// The element's `innerText`, cut at `cap` characters.
+    Text {
+        /// Most characters returned; the walker's default (4000) when `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cap: Option<usize>,
+    },
+}
+
+impl Request {
+    /// The request as the walker reads it.
+    pub fn to_json(&self) -> String {
+        // Serialising these types cannot fail: no maps with non-string keys, no foreign
+        // Serialize impls.
+        serde_json::to_string(self).expect("a walker request always serialises")
+    }
+
+    /// An element operation on element `idx` of walk `walk_id`.
+    pub fn element(walk_id: u64, idx: u32, action: ElementOp) -> Request {
+        Request::El { walk_id, idx, action }
+    }
+}
+
+/// The viewport size an element op reports, in CSS pixels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViewportSize {
+    /// `innerWidth`.
+    pub w: f32,
+    /// `innerHeight`.
+    pub h: f32,
+}
+
+/// The answer to [`Request::El`] that succeeded.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElementReply {
+    /// The element's box after the operation, in CSS pixels relative to the top-level
+    /// viewport (iframe offsets included).
+    pub bounds: Rect,
+    /// The viewport's size.
+    pub viewport: ViewportSize,
+    /// [`ElementOp::Select`]: how many options are now selected because they matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched: Option<u32>,
+    /// [`ElementOp::Text`]: the element's text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// [`ElementOp::Text`]: the text was cut at the cap.
+    #[serde(default)]
+    pub truncated: bool,
+}
+
+/// The answer to [`Request::Text`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextReply {
+    /// The body's `innerText`, at most `cap` characters.
+    pub text: String,
+    /// The text was cut at the cap.
+    pub truncated: bool,
+}
+
+/// The kinds of trusted input the walker counts (the walker's `COUNTED` list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    /// `mouseup`: the last event of a click.
+    MouseUp,
+    /// `mousemove`.
+    MouseMove,
+    /// `keyup`: the last event of a key press.
+    KeyUp,
+    /// `keypress`: a character typed.
+    KeyPress,
+    /// `wheel`.
+    Wheel,
+}
+
+impl InputKind {
+    /// Every kind, in the walker's order.
+    pub const ALL: [InputKind; 5] = [
+        InputKind::MouseUp,
+        InputKind::MouseMove,
+        InputKind::KeyUp,
+        InputKind::KeyPress,
+        InputKind::Wheel,
+    ];
+
+    /// The DOM event type.
+    pub fn event_type(self) -> &'static str {
+        match self {
+            InputKind::MouseUp => "mouseup",
+            InputKind::MouseMove => "mousemove",
+            InputKind::KeyUp => "keyup",
+            InputKind::KeyPress => "keypress",
+            InputKind::Wheel => "wheel",
+        }
+    }
+}
+
+/// The answer to [`Request::Inputs`]: trusted events of each kind the page's window has seen
+/// since its document was created.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputCounts {
+    pub mouseup: u64,
+    pub mousemove: u64,
+    pub keyup: u64,
+    pub keypress: u64,
+    pub wheel: u64,
+}
+
+impl InputCounts {
+    /// The count for one kind.
+    pub fn get(&self, kind: InputKind) -> u64 {
+        match kind {
+            InputKind::MouseUp => self.mouseup,
+            InputKind::MouseMove => self.mousemove,
+            InputKind::KeyUp => self.keyup,
+            InputKind::KeyPress => self.keypress,
+            InputKind::Wheel => self.wheel,
+        }
+    }
+}
+
+/// The answer to [`Request::Pid`]: the renderer's OS process id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Pid(pub u32);
+
+/// Why the walker did not do what was asked, parsed from its `{"error":…,"detail":…}` answer
+/// (or from a reply that does not parse).
+///
+/// The `Display` texts are Aperture's own words. Only [`WalkerError::Exception`]'s detail
+/// is a JavaScript exception message, and only [`WalkerError::BadReply`] and
+/// [`WalkerError::Unrecognized`] quote the reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WalkerError {
+    /// `"stale"`: the walk named is not the renderer's latest (the page was walked again, or
+    /// it is a new document).
+    #[error("the walk is stale: {detail}")]
+    Stale {
+        /// Which walk was named and which is current.
+        detail: String,
+    },
+    /// `"no such element"`: the walk has no element with that index.
+    #[error("the walk has no such element")]
+    NoSuchElement,
+    /// `"detached"`: the element has left the document since the walk.
+    #[error("the element was removed from the page")]
+    Detached,
+    /// `"not editable"`: a clear on something a user could not type into.
+    #[error("the element is not a field a user could type into")]
+    NotEditable,
+    /// `"not a select"`: a select on something other than an HTML `<select>`.
+    #[error("the element is not a <select>")]
+    NotASelect,
+    /// `"no option matches"`: no option has any of the values as its value, label or text.
+    #[error("no option of the select has that value or label")]
+    NoOptionMatches,
+    /// `"unknown element op"`: the walker has no such `do`.
+    #[error("the walker has no such element op")]
+    UnknownElementOp,
+    /// `"unknown op"`: the walker has no such `op`.
+    #[error("the walker has no such op")]
+    UnknownOp,
+    /// `"bad request"`: the request was not a JSON object, or a field had the wrong type.
+    #[error("the walker could not read the request: {detail}")]
+    BadRequest {
+        /// What was wrong with it.
+        detail: String,
+    },
+    /// `"walker exception"`: the walker threw. An element op may have been partly done.
+    #[error("the walker failed: {detail}")]
+    Exception {
+        /// The exception's message.
+        detail: String,
+    },
+    /// An `error` code this version does not know. Cannot happen with the walker built into
+    /// this crate (a test checks every code in walker.js has a variant).
+    #[error("the walker answered an unknown error {error:?} ({detail})")]
+    Unrecognized {
+        /// The code.
+        error: String,
+        /// Its detail, if any.
+        detail: String,
+    },
+    /// The reply was not the JSON the request calls for.
+    #[error("the walker's reply could not be read: {0}")]
+    BadReply(String),
+}
+
+impl WalkerError {
+    /// Builds the error for a walker failure answer.
+    pub fn from_code(error: &str, detail: Option<String>) -> WalkerError {
+        let detail = detail.unwrap_or_default();
+        match error {
+            "stale" => WalkerError::Stale { detail },
+            "no such element" => WalkerError::NoSuchElement,
+            "detached" => WalkerError::Detached,
+            "not editable" => WalkerError::NotEditable,
+            "not a select" => WalkerError::NotASelect,
+            "no option matches" => WalkerError::NoOptionMatches,
+            "unknown element op" => WalkerError::UnknownElementOp,
+            "unknown op" => WalkerError::UnknownOp,
+            "bad request" => WalkerError::BadRequest { detail },
+            "walker exception" => WalkerError::Exception { detail },
+            other => WalkerError::Unrecognized {
+                error: other.to_string(),
+                detail,
+            },
+        }
+    }
+
+    /// True when the walker refused before changing anything on the page: no focus moved, no
+    /// value or option was touched, no event fired. False for an exception (the op may have
+    /// been partly done) and for replies that could not be read.
+    pub fn nothing_changed(&self) -> bool {
+        !matches!(
+            self,
+            WalkerError::Exception { .. } | WalkerError::Unrecognized { .. } | WalkerError::BadReply(_)
+        )
+    }
+
+    /// True for [`WalkerError::Stale`]: refs must be re-read from a fresh walk.
+    pub fn is_stale(&self) -> bool {
+        matches!(self, WalkerError::Stale { .. })
+    }
+}
+
+/// A failure answer, with every other field of the reply skipped unread.
+#[derive(Deserialize)]
+struct Failure {
+    error: Option<String>,
+    detail: Option<String>,
+}
+
+/// Parses a walker reply: its failure answer as a [`WalkerError`], else the reply as `T`
+/// ([`Walk`], [`ElementReply`], [`TextReply`], [`InputCounts`] or [`Pid`]).
+pub fn parse_reply<T: DeserializeOwned>(json: &str) -> Result<T, WalkerError> {
+    // A failure is an object with an "error" key. No successful reply has one at any depth,
+    // and page text inside a reply has its quotes escaped (`\"error\"`), so when the quoted
+    // word is absent the reply cannot be a failure and the probe, which reads the whole
+    // reply, is skipped: walks run to megabytes.
+    if json.contains(r#""error""#) {
+        // Only an object has keys; a bare number (the pid) is a success.
+        if let Ok(Failure {
+            error: Some(error),
+            detail,
+        }) = serde_json::from_str::<Failure>(json)
+        {
+            return Err(WalkerError::from_code(&error, detail));
+        }
+    }
+    serde_json::from_str(json).map_err(|e| WalkerError::BadReply(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    const WALKER: &str = crate::WALKER_JS;
+
+    fn wire(r: &Request) -> Value {
+        serde_json::from_str(&r.to_json()).unwrap()
+    }
+
+    /// Each request, exactly as the walker's handle()/elementOp() read it: field names, the
+    /// `op`/`do` spellings, and no stray fields.
+    #[test]
+    fn requests_serialise_to_what_the_walker_reads() {
+        let cases: Vec<(Request, &str)> = vec![
+            (Request::Walk { cap: None }, r#"{"op":"walk"}"#),
+            (Request::Walk { cap: Some(500) }, r#"{"op":"walk","cap":500}"#),
+            (Request::Text { cap: None }, r#"{"op":"text"}"#),
+            (Request::Text { cap: Some(20000) }, r#"{"op":"text","cap":20000}"#),
+            (Request::Inputs, r#"{"op":"inputs"}"#),
+            (Request::Pid, r#"{"op":"pid"}"#),
+            (
+                Request::element(7, 3, ElementOp::Rect),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"rect"}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::Scroll),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"scroll"}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::Focus),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"focus"}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::Clear),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"clear"}"#,
+            ),
+            (
+                Request::element(
+                    1_099_511_627_776,
+                    0,
+                    ElementOp::Select {
+                        values: vec!["GB".into(), "United \"Kingdom\"".into()],
+                    },
+                ),
+                r#"{"op":"el","walk_id":1099511627776,"idx":0,"do":"select","values":["GB","United \"Kingdom\""]}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::Text { cap: Some(4000) }),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"text","cap":4000}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::Text { cap: None }),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"text"}"#,
+            ),
+        ];
+        for (req, want) in &cases {
+            assert_eq!(req.to_json(), *want, "{req:?}");
+            // And back: the enum reads what it writes.
+            let back: Request = serde_json::from_str(want).unwrap();
+            assert_eq!(&back, req);
+        }
+        assert_eq!(Request::Pid.to_json(), PID_REQUEST);
+    }
+
+    /// The spellings the walker compares against appear in walker.js: a renamed op or field on
+    /// either side fails here.
+    #[test]
+    fn every_op_and_field_is_one_the_walker_reads() {
+        for op in ["walk", "el", "text", "inputs"] {
+            assert!(
+                WALKER.contains(&format!("op === '{op}'")),
+                "walker.js has no op {op:?}"
+            );
+        }
+        for d in ["scroll", "focus", "clear", "select", "text", "rect"] {
+            assert!(
+                WALKER.contains(&format!("what === '{d}'")) || WALKER.contains(&format!("what !== '{d}'")),
+                "walker.js has no element op {d:?}"
+            );
+        }
+        for field in [
+            "req.walk_id",
+            "req.idx",
+            "req.do",
+            "req.values",
+            "req.cap",
+            "req.op",
+        ] {
+            assert!(WALKER.contains(field), "walker.js does not read {field}");
+        }
+        let all = [
+            wire(&Request::Walk { cap: Some(1) }),
+            wire(&Request::Text { cap: Some(1) }),
+            wire(&Request::element(1, 2, ElementOp::Select { values: vec![] })),
+            wire(&Request::element(1, 2, ElementOp::Text { cap: Some(1) })),
+        ];
+        for v in &all {
+            for k in v.as_object().unwrap().keys() {
+                assert!(
+                    WALKER.contains(&format!("req.{k}")),
+                    "walker.js never reads {k:?}"
+                );
+            }
+        }
+    }
+
+    /// The literal after each `.error = ` and `failure(` in walker.js, i.e. every error code
+    /// it can answer.
+    fn error_codes(src: &str) -> Vec<String> {
+        let mut codes = vec![];
+        for pat in [".error = ", "failure("] {
+            let mut rest = src;
+            while let Some(at) = rest.find(pat) {
+                rest = &rest[at + pat.len()..];
+                if rest.starts_with("code") {
+                    // failure(code, detail) itself: its callers are the ones checked.
+                    continue;
+                }
+                // A computed code could be anything: every code must be a literal.
+                let lit = rest.strip_prefix('\'').unwrap_or_else(|| {
+                    panic!("walker.js sets an error that is not a literal: {pat}{:.40}", rest)
+                });
+                let end = lit.find('\'').unwrap();
+                codes.push(lit[..end].to_string());
+            }
+        }
+        codes
+    }
+
+    #[test]
+    fn every_error_the_walker_can_answer_has_its_variant() {
+        let codes = error_codes(WALKER);
+        // The grep must be finding them: walker.js answers these at least.
+        for must in ["stale", "bad request", "walker exception", "no option matches"] {
+            assert!(codes.iter().any(|c| c == must), "{must:?} not found in {codes:?}");
+        }
+        for code in &codes {
+            let e = WalkerError::from_code(code, Some("d".into()));
+            assert!(
+                !matches!(e, WalkerError::Unrecognized { .. }),
+                "walker.js answers {code:?}, which WalkerError has no variant for"
+            );
+            // And the whole reply parses to it.
+            let reply = json!({"error": code, "detail": "d"}).to_string();
+            assert_eq!(parse_reply::<ElementReply>(&reply), Err(e.clone()), "{code}");
+            assert_eq!(parse_reply::<Walk>(&reply), Err(e), "{code}");
+        }
+    }
+
+    /// The check above would notice a new code: the grep finds it, and it has no variant.
+    #[test]
+    fn a_new_walker_error_code_is_noticed() {
+        let src = format!("{WALKER}\n if (x) {{ res.error = 'on fire'; return res; }}");
+        let codes = error_codes(&src);
+        assert!(codes.iter().any(|c| c == "on fire"), "{codes:?}");
+        assert!(!error_codes(WALKER).iter().any(|c| c == "on fire"));
+        assert!(matches!(
+            WalkerError::from_code("on fire", None),
+            WalkerError::Unrecognized { .. }
+        ));
+    }
+
+    #[test]
+    #[should_panic(expected = "not a literal")]
+    fn a_computed_walker_error_code_is_refused() {
+        error_codes("out.error = 'no ' + what;\nres.error = what;");
+    }
+
+    #[test]
+    fn failure_answers_map_to_their_variants() {
+        let stale = r#"{"error":"stale","detail":"the page was walked again since walk 4 (now 5)"}"#;
+        assert_eq!(
+            parse_reply::<ElementReply>(stale),
+            Err(WalkerError::Stale {
+                detail: "the page was walked again since walk 4 (now 5)".into()
+            })
+        );
+        let cases: &[(&str, WalkerError)] = &[
+            (r#"{"error":"no such element"}"#, WalkerError::NoSuchElement),
+            (
+                r#"{"error":"detached","detail":"the element was removed from the page"}"#,
+                WalkerError::Detached,
+            ),
+            (r#"{"error":"not editable"}"#, WalkerError::NotEditable),
+            (r#"{"error":"not a select"}"#, WalkerError::NotASelect),
+            (
+                r#"{"error":"no option matches","detail":"none of the 3 options"}"#,
+                WalkerError::NoOptionMatches,
+            ),
+            (r#"{"error":"unknown op"}"#, WalkerError::UnknownOp),
+            (
+                r#"{"error":"unknown element op","detail":"x"}"#,
+                WalkerError::UnknownElementOp,
+            ),
+            (
+                r#"{"error":"bad request"}"#,
+                WalkerError::BadRequest {
+                    detail: String::new(),
+                },
+            ),
+            (
+                r#"{"error":"walker exception","detail":"Illegal invocation"}"#,
+                WalkerError::Exception {
+                    detail: "Illegal invocation".into(),
+                },
+            ),
+            (
+                r#"{"error":"on fire"}"#,
+                WalkerError::Unrecognized {
+                    error: "on fire".into(),
+                    detail: String::new(),
+                },
+            ),
+        ];
+        for (reply, want) in cases {
+            assert_eq!(&parse_reply::<ElementReply>(reply).unwrap_err(), want, "{reply}");
+            assert_eq!(&parse_reply::<TextReply>(reply).unwrap_err(), want, "{reply}");
+        }
+        // The error key may come anywhere in the object.
+        assert_eq!(
+            parse_reply::<ElementReply>(r#"{"detail":"x","error":"not a select"}"#),
+            Err(WalkerError::NotASelect)
+        );
+    }
+
+    #[test]
+    fn only_refusals_promise_nothing_changed() {
+        assert!(
+            WalkerError::Stale {
+                detail: String::new()
+            }
+            .nothing_changed()
+        );
+        assert!(WalkerError::NoOptionMatches.nothing_changed());
+        assert!(WalkerError::NotEditable.nothing_changed());
+        assert!(WalkerError::Detached.nothing_changed());
+        assert!(
+            !WalkerError::Exception {
+                detail: String::new()
+            }
+            .nothing_changed()
+        );
+        assert!(!WalkerError::BadReply(String::new()).nothing_changed());
+        assert!(
+            !WalkerError::Unrecognized {
+                error: String::new(),
+                detail: String::new()
+            }
+            .nothing_changed()
+        );
+        assert!(
+            WalkerError::Stale {
+                detail: String::new()
+            }
+            .is_stale()
+        );
+        assert!(!WalkerError::NoSuchElement.is_stale());
+    }
+
+    #[test]
+    fn successful_replies_parse() {
+        let r: ElementReply = parse_reply(
+            r#"{"ok":true,"bounds":{"x":1.5,"y":2,"w":30,"h":4},"viewport":{"w":800,"h":600},"matched":1}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            r,
+            ElementReply {
+                bounds: Rect {
+                    x: 1.5,
+                    y: 2.0,
+                    w: 30.0,
+                    h: 4.0
+                },
+                viewport: ViewportSize { w: 800.0, h: 600.0 },
+                matched: Some(1),
+                text: None,
+                truncated: false,
+            }
+        );
+        // Page text that talks about errors is not a failure.
+        let r: ElementReply = parse_reply(
+            r#"{"ok":true,"text":"{\"error\":\"stale\"}","truncated":true,"bounds":{"x":0,"y":0,"w":0,"h":0},"viewport":{"w":1,"h":1}}"#,
+        )
+        .unwrap();
+        assert_eq!(r.text.as_deref(), Some(r#"{"error":"stale"}"#));
+        assert!(r.truncated);
+        let t: TextReply = parse_reply(r#"{"text":"hello \"error\"","truncated":false}"#).unwrap();
+        assert_eq!(t.text, "hello \"error\"");
+        let c: InputCounts =
+            parse_reply(r#"{"mouseup":1,"mousemove":2,"keyup":3,"keypress":4,"wheel":5}"#).unwrap();
+        assert_eq!(
+            InputKind::ALL.map(|k| c.get(k)),
+            [1, 2, 3, 4, 5],
+            "each kind reads its own count"
+        );
+        assert_eq!(parse_reply::<Pid>("4242"), Ok(Pid(4242)));
+        let w: Walk = parse_reply(r#"{"walk_id":9,"url":"u","title":"t","nodes":[],"errors":0}"#).unwrap();
+        assert_eq!(w.walk_id, 9);
+    }
+
+    #[test]
+    fn unreadable_replies_are_bad_replies() {
+        assert!(matches!(
+            parse_reply::<Pid>("not a pid"),
+            Err(WalkerError::BadReply(_))
+        ));
+        assert!(matches!(
+            parse_reply::<ElementReply>("{}"),
+            Err(WalkerError::BadReply(_))
+        ));
+        assert!(matches!(
+            parse_reply::<TextReply>(""),
+            Err(WalkerError::BadReply(_))
+        ));
+        // An error key that is not a string is no failure answer, and no TextReply either.
+        assert!(matches!(
+            parse_reply::<TextReply>(r#"{"error":1}"#),
+            Err(WalkerError::BadReply(_))
+        ));
+    }
+
+    /// The kinds the walker counts are the kinds [`InputKind`] names, and [`InputCounts`]
+    /// reads each from its own field.
+    #[test]
+    fn input_kinds_match_the_walkers_counted_list() {
+        let at = WALKER
+            .find("const COUNTED = [")
+            .expect("walker.js has a COUNTED list");
+        let list = &WALKER[at..];
+        let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
+        let counted: Vec<&str> = list.split(',').map(|s| s.trim().trim_matches('\'')).collect();
+        let ours: Vec<&str> = InputKind::ALL.iter().map(|k| k.event_type()).collect();
+        assert_eq!(counted, ours);
+        let mut reply = serde_json::Map::new();
+        for (i, k) in InputKind::ALL.iter().enumerate() {
+            reply.insert(k.event_type().to_string(), json!(i as u64 + 10));
+        }
+        let c: InputCounts = parse_reply(&Value::Object(reply).to_string()).unwrap();
+        for (i, k) in InputKind::ALL.iter().enumerate() {
+            assert_eq!(c.get(*k), i as u64 + 10, "{k:?}");
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! Launching the real browser with an MCP listener, and finding its endpoint and token.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::mcp::{self, Client};
+use crate::procs::{kill_tagged, tagged_pids, unique_tag};
+
+/// The CEF runtime the browser runs against (`$APERTURE_CEF_DIR`, else the per-user cache);
+/// fails loudly, never skips, when it is missing.
+pub fn cef_dir() -> PathBuf {
+    let d = cef_sys_build::default_runtime_dir().expect("a cache directory (HOME or XDG_CACHE_HOME)");
+    assert!(
+        cef_sys_build::is_installed(&d),
+        "no CEF runtime at {}: run the suite with `cargo xtask test` (it provisions CEF)",
+        d.display()
+    );
+    d
+}
+
+/// Where a browser started with `XDG_CONFIG_HOME=config_home` writes its `mcp.json`
+/// (`aperture_mcp::config::config_dir`, i.e. `$XDG_CONFIG_HOME/aperture`). Not read through
+/// that function: it looks at this process's environment, and each launch has its own.
+pub fn mcp_json_path(config_home: &Path) -> PathBuf {
+    config_home.join("aperture").join("mcp.json")
+}
+
+/// An MCP listener as a client finds it in `mcp.json`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// The bearer token (without `Bearer `).
+    pub token: String,
+}
+
+impl Endpoint {
+    /// `127.0.0.1:PORT`: what a raw HTTP request connects to and names as `Host`.
+    pub fn host_port(&self) -> &str {
+        self.url
+            .trim_start_matches("http://")
+            .split('/')
+            .next()
+            .unwrap_or_default()
+    }
+}
+
+/// The endpoint in `config_home`'s `mcp.json`, if the file is there and complete. The browser
+/// writes it (atomically) once its listener is up.
+pub fn read_endpoint(config_home: &Path) -> Option<Endpoint> {
+    let bytes = std::fs::read(mcp_json_path(config_home)).ok()?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let server = &v["mcpServers"]["aperture"];
+    let token = server["headers"]["Authorization"]
+        .as_str()?
+        .strip_prefix("Bearer ")?;
+    Some(Endpoint {
+        url: server["url"].as_str()?.to_string(),
+        token: token.to_string(),
+    })
+}
+
+/// Waits until `config_home`'s `mcp.json` names an endpoint; panics after `timeout`.
+pub async fn wait_endpoint(config_home: &Path, timeout: Duration) -> Endpoint {
+    let t = Instant::now();
+    loop {
+        if let Some(e) = read_endpoint(config_home) {
+            return e;
+        }
+        assert!(
+            t.elapsed() < timeout,
+            "no mcp.json at {} within {timeout:?}",
+            mcp_json_path(config_home).display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// How to start `aperture --headless --mcp-port PORT --allow-host 127.0.0.1 --profile DIR`:
+/// a fresh temporary profile (unless [`Launch::profile`] names one) and a config dir of its own
+/// (`XDG_CONFIG_HOME`), so parallel tests never read each other's `mcp.json`.
+#[must_use]
+pub struct Launch {
+    bin: PathBuf,
+    args: Vec<OsString>,
+    envs: Vec<(OsString, OsString)>,
+    profile: Option<PathBuf>,
+    timeout: Duration,
+}
+
+impl Launch {
+    /// Launches `bin`. App tests pass `env!("CARGO_BIN_EXE_aperture")`.
+    pub fn new(bin: impl Into<PathBuf>) -> Launch {
+        Launch {
+            bin: bin.into(),
+            args: Vec::new(),
+            envs: Vec::new(),
+            profile: None,
+            // Generous: the first start on a loaded 2-core machine builds the blocking engine.
+            timeout: Duration::from_secs(120),
+        }
+    }
+
+    /// Launches the binary `$APERTURE_BIN` names (what `cargo xtask test` sets for crates that
+    /// cannot name the binary themselves), or `None` when it is unset.
+    pub fn from_env() -> Option<Launch> {
+        std::env::var_os("APERTURE_BIN").map(Launch::new)
+    }
+
+    /// One more command-line argument (after the defaults).
+    pub fn arg(mut self, a: impl Into<OsString>) -> Launch {
+        self.args.push(a.into());
+        self
+    }
+
+    /// More command-line arguments (after the defaults).
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Launch {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// One more environment variable for the browser.
+    pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Launch {
+        self.envs.push((k.into(), v.into()));
+        self
+    }
+
+    /// Runs in this profile directory (which the test owns and cleans up) instead of a fresh
+    /// temporary one.
+    pub fn profile(mut self, dir: impl Into<PathBuf>) -> Launch {
+        self.profile = Some(dir.into());
+        self
+    }
+
+    /// Starts the browser and waits for its `mcp.json`. Panics, with the browser's stderr,
+    /// when it exits first or does not get there in time.
+    pub async fn start(self) -> McpBrowser {
+        let scratch = tempfile::Builder::new()
+            .prefix("aperture-testkit-")
+            .tempdir()
+            .expect("a scratch dir");
+        let profile = self
+            .profile
+            .clone()
+            .unwrap_or_else(|| scratch.path().join("profile"));
+        let config_home = scratch.path().join("config");
+        let stdout = scratch.path().join("stdout.log");
+        let stderr = scratch.path().join("stderr.log");
+        let tag = unique_tag("aperture-testkit");
+        // The browser binds the port itself; one that was free a moment ago almost always
+        // still is, and the real address is read back from mcp.json anyway.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free loopback port")
+            .port();
+        let mut cmd = Command::new(&self.bin);
+        cmd.args(["--headless", "--mcp-port", &port.to_string()])
+            .args(["--allow-host", "127.0.0.1"])
+            .arg("--profile")
+            .arg(&profile)
+            .args(&self.args)
+            .env("XDG_CONFIG_HOME", &config_home)
+            .env("APERTURE_TEST_TAG", &tag)
+            .env(cef_sys_build::ENV_DIR, cef_dir())
+            // Headless must not need (or touch) a display, even when the test has one.
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&stdout).expect("stdout log"))
+            .stderr(std::fs::File::create(&stderr).expect("stderr log"));
+        for (k, v) in &self.envs {
+            cmd.env(k, v);
+        }
+        let child = cmd
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
+        let mut b = McpBrowser {
+            child,
+            endpoint: Endpoint {
+                url: String::new(),
+                token: String::new(),
+            },
+            profile,
+            config_home,
+            stderr,
+            tag,
+            _scratch: scratch,
+        };
+        let t = Instant::now();
+        b.endpoint = loop {
+            if let Some(e) = read_endpoint(&b.config_home) {
+                break e;
+            }
+            if let Ok(Some(status)) = b.child.try_wait() {
+                panic!(
+                    "{} exited ({status}) before writing mcp.json; stderr:\n{}",
+                    self.bin.display(),
+                    b.stderr()
+                );
+            }
+            if t.elapsed() > self.timeout {
+                panic!(
+                    "no mcp.json at {} within {:?}; stderr:\n{}",
+                    mcp_json_path(&b.config_home).display(),
+                    self.timeout,
+                    b.stderr()
+                );
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        b
+    }
+}
+
+/// A running headless browser serving MCP. Dropping it kills the browser and every process it
+/// started, and removes its scratch dir (profile, config, logs).
+pub struct McpBrowser {
+    child: Child,
+    endpoint: Endpoint,
+    /// The profile directory it runs in.
+    pub profile: PathBuf,
+    /// Its `XDG_CONFIG_HOME` (where `aperture/mcp.json` is).
+    pub config_home: PathBuf,
+    stderr: PathBuf,
+    tag: String,
+    _scratch: tempfile::TempDir,
+}
+
+impl McpBrowser {
+    /// The endpoint and token from its `mcp.json`.
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub fn url(&self) -> &str {
+        &self.endpoint.url
+    }
+
+    /// The bearer token.
+    pub fn token(&self) -> &str {
+        &self.endpoint.token
+    }
+
+    /// A fresh MCP session with the bearer token.
+    pub async fn connect(&self) -> Client {
+        mcp::connect(&self.endpoint.url, &self.endpoint.token).await
+    }
+
+    /// What the browser has written to stderr so far (for failure messages).
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+
+    /// PIDs of the browser and every live process it started.
+    pub fn pids(&self) -> Vec<u32> {
+        tagged_pids(&self.tag)
+    }
+}
+
+impl Drop for McpBrowser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        kill_tagged(&self.tag);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_endpoint_is_read_from_the_file_the_browser_writes() {
+        let home = tempfile::tempdir().unwrap();
+        assert_eq!(read_endpoint(home.path()), None, "no file yet");
+        let path = mcp_json_path(home.path());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"mcpServers\": {").unwrap();
+        assert_eq!(read_endpoint(home.path()), None, "a torn file is not an endpoint");
+        // The shape `aperture_mcp::config::mcp_json` writes.
+        std::fs::write(
+            &path,
+            r#"{"mcpServers":{"aperture":{"type":"http","url":"http://127.0.0.1:8817/mcp",
+               "headers":{"Authorization":"Bearer abc123"}}}}"#,
+        )
+        .unwrap();
+        let e = read_endpoint(home.path()).expect("endpoint");
+        assert_eq!(e.url, "http://127.0.0.1:8817/mcp");
+        assert_eq!(e.token, "abc123");
+        assert_eq!(e.host_port(), "127.0.0.1:8817");
+    }
+}

@@ -1,0 +1,33 @@
+//! Test-only helpers shared by the workspace's integration tests (a dev-dependency, never
+//! shipped).
+//!
+//! - [`corpus_dir`]: the saved real-world pages the tests load, kept in the repository at
+//!   `testdata/corpus` so a lone clone is enough to run the suite.
+//! - [`Server`] (feature `browser`): a loopback HTTP server for fixtures, with in-memory routes
+//!   and an optional directory, that logs what was requested.
+//! - [`Launch`] / [`McpBrowser`] (feature `browser`): the real `aperture --headless` with an MCP
+//!   port, a fresh profile and its own config dir; the endpoint and token come from the
+//!   `mcp.json` it writes, not from scraping its stdout.
+//! - [`mcp`] (feature `browser`): an rmcp streamable-HTTP client with the bearer token, and the
+//!   small `call` / `text` / `ref_for` helpers the tests read answers with.
+
+#![forbid(unsafe_code)]
+
+mod corpus;
+pub use corpus::{corpus_dir, corpus_page, repo_root};
+
+#[cfg(feature = "browser")]
+mod launch;
+#[cfg(feature = "browser")]
+pub mod mcp;
+#[cfg(feature = "browser")]
+mod procs;
+#[cfg(feature = "browser")]
+mod server;
+
+#[cfg(feature = "browser")]
+pub use launch::{Endpoint, Launch, McpBrowser, cef_dir, mcp_json_path, read_endpoint, wait_endpoint};
+#[cfg(feature = "browser")]
+pub use procs::{tagged_pids, unique_tag, wait_exit};
+#[cfg(feature = "browser")]
+pub use server::Server;

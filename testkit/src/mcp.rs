@@ -1,0 +1,111 @@
+//! An rmcp client over streamable HTTP, and the helpers tests read tool answers with.
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+pub use rmcp::model::CallToolResult;
+use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+/// An initialised MCP client session.
+pub type Client = RunningService<rmcp::RoleClient, ()>;
+
+/// Initialises a session at `url`, presenting `token` as `Authorization: Bearer` when given.
+pub async fn try_connect(url: &str, token: Option<&str>) -> Result<Client, ClientInitializeError> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(t) = token {
+        config = config.auth_header(t.to_string());
+    }
+    ().serve(StreamableHttpClientTransport::from_config(config)).await
+}
+
+/// Initialises a session at `url` with the launch's bearer token; panics when refused.
+pub async fn connect(url: &str, token: &str) -> Client {
+    try_connect(url, Some(token))
+        .await
+        .unwrap_or_else(|e| panic!("MCP initialize at {url}: {e}"))
+}
+
+/// Calls `tool` with a JSON object of arguments; panics on a transport failure (a tool error
+/// is a normal answer, with `is_error` set).
+pub async fn call(client: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
+    let serde_json::Value::Object(args) = args else {
+        panic!("{tool}: arguments must be a JSON object, got {args}")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool} call failed: {e}"))
+}
+
+/// The text blocks of a result, joined by newlines.
+pub fn text(r: &CallToolResult) -> String {
+    r.content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `word` is a snapshot ref (`e` and digits, e.g. `e12`).
+pub fn is_ref(word: &str) -> bool {
+    word.len() > 1 && word.starts_with('e') && word[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The refs of every snapshot line that contains `needle`, in order (lines without a ref are
+/// skipped).
+pub fn refs_for(snapshot: &str, needle: &str) -> Vec<String> {
+    snapshot
+        .lines()
+        .filter(|l| l.contains(needle))
+        .filter_map(|l| l.split_whitespace().find(|w| is_ref(w)).map(str::to_string))
+        .collect()
+}
+
+/// The ref of the first snapshot line that contains `needle` and carries a ref; panics with
+/// the snapshot when there is none.
+pub fn ref_for(snapshot: &str, needle: &str) -> String {
+    refs_for(snapshot, needle)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no ref on a line with {needle:?} in:\n{snapshot}"))
+}
+
+/// Like [`ref_for`], but only on lines that also name `role` (e.g. `button`, `textbox`): a list
+/// item's text can repeat its button's name.
+pub fn role_ref(snapshot: &str, role: &str, needle: &str) -> String {
+    snapshot
+        .lines()
+        .filter(|l| l.contains(needle) && l.contains(role))
+        .find_map(|l| l.split_whitespace().find(|w| is_ref(w)))
+        .unwrap_or_else(|| panic!("no {role} line with {needle:?} and a ref in:\n{snapshot}"))
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SNAP: &str = "\
+- main e1
+  - listitem e4 \"bread Remove bread\"
+    - button e5 \"Remove bread\"
+  - textbox e7 \"Email\" value=\"\"
+  - heading \"Remove bread soon\"
+  - button e9 \"Remove bread\"";
+
+    #[test]
+    fn refs_are_found_by_text_and_role() {
+        assert!(is_ref("e12") && !is_ref("e") && !is_ref("email") && !is_ref("e1x"));
+        assert_eq!(refs_for(SNAP, "Remove bread"), ["e4", "e5", "e9"]);
+        assert_eq!(ref_for(SNAP, "Remove bread"), "e4");
+        assert_eq!(role_ref(SNAP, "button", "Remove bread"), "e5");
+        assert_eq!(role_ref(SNAP, "textbox", "Email"), "e7");
+    }
+
+    #[test]
+    #[should_panic(expected = "no ref on a line with \"Checkout\"")]
+    fn a_missing_ref_names_what_was_looked_for() {
+        ref_for(SNAP, "Checkout");
+    }
+}

@@ -1,0 +1,139 @@
+//! A loopback HTTP server for test fixtures.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// A static HTTP server on 127.0.0.1: in-memory routes first, then files under an optional
+/// directory, else 404. Every body is served as `text/html` (fixtures and saved pages are
+/// HTML; anything else a page references should fail fast, as it does for the corpus).
+/// Stops when dropped.
+pub struct Server {
+    /// `http://127.0.0.1:PORT`, without a trailing slash.
+    pub base: String,
+    /// Paths requested so far (without the query), in order.
+    pub log: Arc<Mutex<Vec<String>>>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves `routes` (URL path → body) and, for other paths, the files of `dir`.
+    pub fn start(routes: HashMap<String, String>, dir: Option<PathBuf>) -> Server {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind a loopback port"));
+        let port = server.server_addr().to_ip().expect("an IP listener").port();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (s, l) = (server.clone(), log.clone());
+        let thread = std::thread::spawn(move || {
+            for req in s.incoming_requests() {
+                let path = req.url().split('?').next().unwrap_or("/").to_string();
+                l.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
+                let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
+                    .expect("static header");
+                if let Some(body) = routes.get(&path) {
+                    let _ = req.respond(tiny_http::Response::from_string(body.clone()).with_header(html));
+                } else if let Some(bytes) = dir.as_deref().and_then(|d| read_under(d, &path)) {
+                    let _ = req.respond(tiny_http::Response::from_data(bytes).with_header(html));
+                } else {
+                    let _ = req.respond(tiny_http::Response::from_string("not found").with_status_code(404));
+                }
+            }
+        });
+        Server {
+            base: format!("http://127.0.0.1:{port}"),
+            log,
+            server,
+            thread: Some(thread),
+        }
+    }
+
+    /// Serves one page at `/` (every other path is a 404).
+    pub fn page(html: &str) -> Server {
+        Server::start(HashMap::from([("/".to_string(), html.to_string())]), None)
+    }
+
+    /// Serves the files of `dir` only.
+    pub fn dir(dir: impl Into<PathBuf>) -> Server {
+        Server::start(HashMap::new(), Some(dir.into()))
+    }
+
+    /// The absolute URL of `path` (which starts with `/`).
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// The paths requested so far.
+    pub fn requests(&self) -> Vec<String> {
+        self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The bytes of the file `path` names under `dir`; `None` for anything that is not a plain
+/// file inside `dir` (no `..`, no absolute tricks).
+fn read_under(dir: &Path, path: &str) -> Option<Vec<u8>> {
+    let rel = Path::new(path.trim_start_matches('/'));
+    if !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        return None;
+    }
+    let f = dir.join(rel);
+    f.is_file().then(|| std::fs::read(&f).ok()).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+
+    fn get(base: &str, path: &str) -> (u16, String) {
+        let addr = base.trim_start_matches("http://");
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        write!(
+            s,
+            "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        let code = out.split_whitespace().nth(1).unwrap().parse().unwrap();
+        let body = out
+            .split_once("\r\n\r\n")
+            .map(|(_, b)| b.to_string())
+            .unwrap_or_default();
+        (code, body)
+    }
+
+    #[test]
+    fn routes_then_directory_then_404_and_everything_is_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret"), "outside the served directory").unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let s = Server::start(
+            HashMap::from([("/r".to_string(), "from route".to_string())]),
+            Some(sub.clone()),
+        );
+        std::fs::write(sub.join("a.html"), "from disk").unwrap();
+        assert_eq!(get(&s.base, "/r?x=1"), (200, "from route".into()));
+        assert_eq!(get(&s.base, "/a.html"), (200, "from disk".into()));
+        assert_eq!(get(&s.base, "/missing").0, 404);
+        assert_eq!(get(&s.base, "/../secret").0, 404, "no escape from the directory");
+        assert_eq!(s.requests()[..3], ["/r", "/a.html", "/missing"]);
+    }
+
+    #[test]
+    fn one_page_at_the_root() {
+        let s = Server::page("<p>hi</p>");
+        assert_eq!(get(&s.base, "/"), (200, "<p>hi</p>".into()));
+        assert_eq!(get(&s.base, "/other").0, 404);
+        assert_eq!(s.url("/x"), format!("{}/x", s.base));
+    }
+}
