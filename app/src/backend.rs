@@ -115,7 +115,7 @@ fn err(id: TabId, e: TabError) -> BackendError {
         },
         TabError::BadUrl { url, why } => BackendError::Navigation { url, reason: why },
         TabError::Policy(rule) => BackendError::PolicyRefused { rule },
-        TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id: 0 },
+        TabError::Walker(w) => BackendError::from_walker(0, w),
         other => BackendError::Other(other.to_string()),
     }
 }
@@ -359,26 +359,26 @@ impl Backend for AppBackend {
         if matches!(op, ElementOp::SelectOptions(_) | ElementOp::Clear) {
             self.agent_acts(id).await?;
         }
-        let v = match &op {
-            ElementOp::ScrollIntoView => serde_json::json!({"do": "scroll"}),
-            ElementOp::Focus => serde_json::json!({"do": "focus"}),
-            ElementOp::Clear => serde_json::json!({"do": "clear"}),
-            ElementOp::SelectOptions(vals) => serde_json::json!({"do": "select", "values": vals}),
-            ElementOp::ReadText { cap } => serde_json::json!({"do": "text", "cap": cap}),
+        use aperture_engine::protocol::ElementOp as W;
+        let w = match op {
+            ElementOp::ScrollIntoView => W::Scroll,
+            ElementOp::Focus => W::Focus,
+            ElementOp::Clear => W::Clear,
+            ElementOp::SelectOptions(values) => W::Select { values },
+            ElementOp::ReadText { cap } => W::Text { cap: Some(cap) },
         };
-        let r = self.tab(id).element(walk_id, idx, v).await.map_err(|e| match e {
-            TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id },
+        let r = self.tab(id).element(walk_id, idx, w).await.map_err(|e| match e {
+            TabError::Walker(w) => BackendError::from_walker(walk_id, w),
             other => err(id, other),
         })?;
-        let bounds = serde_json::from_value::<Rect>(r["bounds"].clone()).ok();
-        let mut text = r["text"].as_str().map(str::to_string);
+        let mut text = r.text;
         if let (Some(v), Some(t)) = (&self.vault, text.as_mut()) {
             v.redact_live(&self.h, id, &mut [t]).await;
         }
         Ok(ElementReply {
-            bounds,
+            bounds: Some(r.bounds),
             text,
-            truncated: r["truncated"].as_bool().unwrap_or(false),
+            truncated: r.truncated,
         })
     }
 

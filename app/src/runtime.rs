@@ -40,6 +40,7 @@ fn app(headless: bool, extra: &[(String, Option<String>)], pump: Option<Arc<Pump
     let config = cef::AppConfig {
         switches,
         renderer_script: aperture_engine::WALKER_JS,
+        pid_request: aperture_engine::protocol::PID_REQUEST,
     };
     cef::App::new(config, pump.map(|p| p as Arc<dyn cef::ProcessHandler>))
 }

@@ -101,6 +101,8 @@ async fn one(cmd: &Value, ctx: &Ctx) -> Result<Value> {
             for k in ["cmd", "tab", "walk_id", "idx"] {
                 op.as_object_mut().map(|o| o.remove(k));
             }
+            let op: aperture_engine::protocol::ElementOp =
+                serde_json::from_value(op).map_err(|e| anyhow::anyhow!("bad element op: {e}"))?;
             let r = t
                 .element(
                     cmd["walk_id"].as_u64().unwrap_or(0),

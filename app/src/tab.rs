@@ -5,6 +5,7 @@
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use crate::browser::{Actor, Handle};
 use crate::keys;
+use aperture_engine::protocol::{self, ElementOp, ElementReply, InputCounts, InputKind, Request, TextReply, WalkerError};
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::TabId;
 use std::time::Duration;
@@ -42,6 +43,10 @@ pub enum TabError {
     RendererGone(String),
     #[error("renderer error: {0}")]
     Renderer(String),
+    /// The walker answered, and its answer is a refusal or a failure (see
+    /// `aperture_engine::protocol`).
+    #[error("{0}")]
+    Walker(WalkerError),
     #[error("DevTools error: {0}")]
     DevTools(String),
     #[error("invalid URL {url:?}: {why}")]
@@ -303,72 +308,39 @@ impl Tab {
         }
         r
     }
-    /// Walks the page in the render process.
-    pub async fn walk(&self) -> Result<Walk, TabError> {
-        let json = self.rpc_retrying(r#"{"op":"walk"}"#).await?;
-        // The walker answers failures as a small object whose first key is "error".
-        if json.starts_with("{\"error\"") {
-            return Err(TabError::Renderer(format!("walk failed: {json}")));
-        }
-        Walk::from_json(&json).map_err(|e| TabError::Renderer(format!("bad walk record: {e}")))
+    /// Sends a walker request and reads its typed answer.
+    async fn ask<T: serde::de::DeserializeOwned>(&self, req: &Request) -> Result<T, TabError> {
+        let json = self.rpc(req.to_json()).await?;
+        protocol::parse_reply(&json).map_err(TabError::Walker)
     }
 
     /// Idempotent requests are retried once after a lost message (the CEF 131 race).
-    async fn rpc_retrying(&self, req: &str) -> Result<String, TabError> {
-        match self.rpc(req.to_string()).await {
-            Err(TabError::Timeout { .. }) => self.rpc(req.to_string()).await,
+    async fn ask_retrying<T: serde::de::DeserializeOwned>(&self, req: &Request) -> Result<T, TabError> {
+        match self.ask(req).await {
+            Err(TabError::Timeout { .. }) => self.ask(req).await,
             r => r,
         }
     }
 
-    /// An element operation on the latest walk's element `idx` (see walker.js).
-    pub async fn element(
-        &self,
-        walk_id: u64,
-        idx: u32,
-        op: serde_json::Value,
-    ) -> Result<serde_json::Value, TabError> {
-        let mut req = serde_json::json!({"op": "el", "walk_id": walk_id, "idx": idx});
-        if let (Some(r), Some(o)) = (req.as_object_mut(), op.as_object()) {
-            for (k, v) in o {
-                r.insert(k.clone(), v.clone());
-            }
-        }
-        let json = self.rpc(req.to_string()).await?;
-        let v: serde_json::Value =
-            serde_json::from_str(&json).map_err(|e| TabError::Renderer(format!("bad reply: {e}")))?;
-        if let Some(e) = v.get("error").and_then(|e| e.as_str()) {
-            let detail = v.get("detail").and_then(|d| d.as_str()).unwrap_or("");
-            return Err(TabError::Renderer(if detail.is_empty() {
-                e.to_string()
-            } else {
-                format!("{e}: {detail}")
-            }));
-        }
-        Ok(v)
+    /// Walks the page in the render process.
+    pub async fn walk(&self) -> Result<Walk, TabError> {
+        self.ask_retrying(&Request::Walk { cap: None }).await
+    }
+
+    /// An element operation on the latest walk's element `idx`.
+    pub async fn element(&self, walk_id: u64, idx: u32, op: ElementOp) -> Result<ElementReply, TabError> {
+        self.ask(&Request::element(walk_id, idx, op)).await
     }
 
     /// The OS process id of the renderer serving this tab.
     pub async fn renderer_pid(&self) -> Result<u32, TabError> {
-        let s = self.rpc(cef::script::PID_REQUEST.to_string()).await?;
-        s.parse()
-            .map_err(|_| TabError::Renderer(format!("bad pid {s:?}")))
+        self.ask::<protocol::Pid>(&Request::Pid).await.map(|p| p.0)
     }
 
     /// The page's visible text (innerText), capped.
     pub async fn page_text(&self, cap: usize) -> Result<(String, bool), TabError> {
-        let json = self
-            .rpc_retrying(&serde_json::json!({"op": "text", "cap": cap}).to_string())
-            .await?;
-        let v: serde_json::Value =
-            serde_json::from_str(&json).map_err(|e| TabError::Renderer(format!("bad reply: {e}")))?;
-        Ok((
-            v.get("text")
-                .and_then(|t| t.as_str())
-                .unwrap_or_default()
-                .to_string(),
-            v.get("truncated").and_then(|t| t.as_bool()).unwrap_or(false),
-        ))
+        let r: TextReply = self.ask_retrying(&Request::Text { cap: Some(cap) }).await?;
+        Ok((r.text, r.truncated))
     }
 
     /// Calls a DevTools protocol method (no remote-debugging port involved).
@@ -424,10 +396,9 @@ impl Tab {
     }
 
     /// How many trusted events of `kind` the page's main window has handled, if it can say.
-    async fn input_count(&self, kind: &str, within: Duration) -> Option<u64> {
-        let json = self.rpc_within(r#"{"op":"inputs"}"#.into(), within).await.ok()?;
-        let v: serde_json::Value = serde_json::from_str(&json).ok()?;
-        v.get(kind)?.as_u64()
+    async fn input_count(&self, kind: InputKind, within: Duration) -> Option<u64> {
+        let json = self.rpc_within(Request::Inputs.to_json(), within).await.ok()?;
+        protocol::parse_reply::<InputCounts>(&json).ok().map(|c| c.get(kind))
     }
 
     /// Sends input and returns once the page has dispatched its last event, so an observation
@@ -438,7 +409,7 @@ impl Tab {
     /// input in order, and a handler's synchronous work finishes within its task).
     async fn input_landed(
         &self,
-        kind: &str,
+        kind: InputKind,
         n: u64,
         send: impl Future<Output = Result<(), TabError>>,
     ) -> Result<(), TabError> {
@@ -459,7 +430,7 @@ impl Tab {
         }
         tracing::debug!(
             tab = self.id.0,
-            kind,
+            kind = kind.event_type(),
             "input not seen by the page within the barrier"
         );
         Ok(())
@@ -496,7 +467,7 @@ impl Tab {
     /// Moves the mouse (a trusted `mousemove`).
     pub async fn move_to(&self, x: f32, y: f32) -> Result<(), TabError> {
         let send = self.with_host(move |h| h.send_mouse_move(&at(x, y), false));
-        self.input_landed("mousemove", 1, send).await
+        self.input_landed(InputKind::MouseMove, 1, send).await
     }
 
     /// A trusted click: move, press, release.
@@ -510,7 +481,7 @@ impl Tab {
                 h.send_mouse_click(&e, button, true, n);
             }
         });
-        self.input_landed("mouseup", count.max(1) as u64, send).await
+        self.input_landed(InputKind::MouseUp, count.max(1) as u64, send).await
     }
 
     /// Wheel scroll at a point.
@@ -520,7 +491,7 @@ impl Tab {
             h.send_mouse_move(&e, false);
             h.send_mouse_wheel(&e, dx, dy);
         });
-        self.input_landed("wheel", 1, send).await
+        self.input_landed(InputKind::Wheel, 1, send).await
     }
 
     /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`.
@@ -535,9 +506,9 @@ impl Tab {
         // A key press ends in keyup; a character without a key is a lone CHAR (keypress).
         let last = events.last().map(|e| e.kind);
         let (kind, t) = if last == Some(cef::KeyEventKind::Char) {
-            ("keypress", cef::KeyEventKind::Char)
+            (InputKind::KeyPress, cef::KeyEventKind::Char)
         } else {
-            ("keyup", cef::KeyEventKind::KeyUp)
+            (InputKind::KeyUp, cef::KeyEventKind::KeyUp)
         };
         let n = events.iter().filter(|e| e.kind == t).count() as u64;
         let send = self.with_host(move |h| {

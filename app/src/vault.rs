@@ -349,7 +349,7 @@ fn tab_err(id: TabId, e: crate::tab::TabError) -> BackendError {
     match e {
         TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
         TabError::RendererGone(_) => BackendError::RendererGone,
-        TabError::Renderer(m) if m.starts_with("stale") => BackendError::StaleWalk { walk_id: 0 },
+        TabError::Walker(w) => BackendError::from_walker(0, w),
         TabError::Timeout { secs, .. } => BackendError::Timeout(std::time::Duration::from_secs(secs)),
         other => BackendError::Other(other.to_string()),
     }
@@ -462,7 +462,7 @@ impl VaultWiring {
                         return Err(refused("focus moved to a frame of another site; stopped"));
                     }
                 }
-                element(&tab, id, *t, serde_json::json!({"do": "clear"})).await?;
+                element(&tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await?;
                 tab.type_text(v).await.map_err(|e| tab_err(id, e))
             };
             match step.await {
@@ -602,21 +602,19 @@ async fn element(
     tab: &crate::tab::Tab,
     id: TabId,
     t: VaultTarget,
-    op: serde_json::Value,
+    op: aperture_engine::protocol::ElementOp,
 ) -> BackendResult<()> {
     tab.element(t.walk_id, t.idx, op)
         .await
         .map(|_| ())
         .map_err(|e| match e {
-            crate::tab::TabError::Renderer(m) if m.starts_with("stale") => {
-                BackendError::StaleWalk { walk_id: t.walk_id }
-            }
+            crate::tab::TabError::Walker(w) => BackendError::from_walker(t.walk_id, w),
             other => tab_err(id, other),
         })
 }
 
 async fn focus(tab: &crate::tab::Tab, id: TabId, t: VaultTarget) -> BackendResult<()> {
-    element(tab, id, t, serde_json::json!({"do": "focus"})).await
+    element(tab, id, t, aperture_engine::protocol::ElementOp::Focus).await
 }
 
 #[cfg(test)]

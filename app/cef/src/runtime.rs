@@ -24,6 +24,8 @@ pub struct AppConfig {
     pub switches: Vec<(String, Option<String>)>,
     /// The script every main-frame context of every renderer gets (see [`crate::script`]).
     pub renderer_script: &'static str,
+    /// The one request the renderer answers itself, with its process id.
+    pub pid_request: &'static str,
 }
 
 struct AppData {
@@ -116,7 +118,10 @@ extern "C" fn get_render_process_handler(this: *mut cef_app_t) -> *mut cef_rende
     }
     H.with(|h| {
         if h.get().is_null() {
-            h.set(crate::script::render_process_handler(data.config.renderer_script));
+            h.set(crate::script::render_process_handler(
+                data.config.renderer_script,
+                data.config.pid_request,
+            ));
         }
         // SAFETY: our own live handler object; CEF takes the added reference.
         unsafe { RcBox::<cef_render_process_handler_t, crate::script::ScriptHost>::add_ref(h.get()) }

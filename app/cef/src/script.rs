@@ -4,7 +4,8 @@
 //! sends it string requests as process messages and gets string answers back.
 //!
 //! Messages: `aperture.req` [id_lo, id_hi, request] and `aperture.rep` [id_lo, id_hi, reply,
-//! error]. The request [`PID_REQUEST`] is answered natively with the renderer's process id.
+//! error]. The request named by [`crate::AppConfig::pid_request`] is answered natively with the
+//! renderer's process id (tests and crash reports find the renderer with it).
 
 use crate::api::api;
 use crate::rc::{RcBox, Ref, call};
@@ -17,9 +18,6 @@ use std::ffi::c_int;
 
 const REQUEST: &str = "aperture.req";
 const REPLY: &str = "aperture.rep";
-
-/// Answered by the renderer itself with its OS process id (tests and crash reports use it).
-pub const PID_REQUEST: &str = "{\"op\":\"pid\"}";
 
 fn new_message(name: &str) -> Option<Ref<cef_process_message_t>> {
     let name = CefStr::new(name);
@@ -72,6 +70,7 @@ struct Installed {
 /// thread, so the `RefCell` is never shared between threads.
 pub(crate) struct ScriptHost {
     source: &'static str,
+    pid_request: &'static str,
     /// Per browser id: the script function of its main frame's current context.
     installed: RefCell<HashMap<i32, Installed>>,
 }
@@ -79,7 +78,10 @@ pub(crate) struct ScriptHost {
 type Host = RcBox<cef_render_process_handler_t, ScriptHost>;
 
 /// A new render-process handler that hosts `source` in every main-frame context.
-pub(crate) fn render_process_handler(source: &'static str) -> *mut cef_render_process_handler_t {
+pub(crate) fn render_process_handler(
+    source: &'static str,
+    pid_request: &'static str,
+) -> *mut cef_render_process_handler_t {
     // SAFETY: a CEF handler struct.
     unsafe {
         Host::new(
@@ -90,6 +92,7 @@ pub(crate) fn render_process_handler(source: &'static str) -> *mut cef_render_pr
             },
             ScriptHost {
                 source,
+                pid_request,
                 installed: RefCell::new(HashMap::new()),
             },
         )
@@ -219,7 +222,7 @@ extern "C" fn on_process_message_received(
 }
 
 fn run(host: &ScriptHost, id: i32, req: &str) -> Result<String, String> {
-    if req == PID_REQUEST {
+    if req == host.pid_request {
         return Ok(std::process::id().to_string());
     }
     let (ctx, function) = host
