@@ -492,6 +492,23 @@ mod tests {
         }
     }
 
+    /// Both descriptions of the wire format name every code: the list above handle() in
+    /// walker.js, and the variant docs here.
+    #[test]
+    fn both_wire_format_docs_list_every_error_code() {
+        let ours = include_str!("protocol.rs");
+        for code in error_codes(WALKER) {
+            assert!(
+                WALKER.contains(&format!("//   \"{code}\"")),
+                "walker.js's wire-format comment does not list {code:?}"
+            );
+            assert!(
+                ours.contains(&format!("/// `\"{code}\"`")),
+                "no WalkerError variant documents {code:?}"
+            );
+        }
+    }
+
     /// The check above would notice a new code: the grep finds it, and it has no variant.
     #[test]
     fn a_new_walker_error_code_is_noticed() {

@@ -17,7 +17,7 @@ mod common;
 use aperture_mcp::backend::{BackendError, TabId};
 use aperture_testkit::mcp::{CallToolResult, Client, is_ref};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use common::{Fake, Page, call, pipe_client, text};
+use common::{Fake, Page, call, pipe_client, split_envelopes, text};
 use serde_json::json;
 
 /// A sign-up form as sites write it: the country select indented over many lines, grouped,
@@ -102,6 +102,28 @@ const SIGNUP: &str = r#"<!doctype html>
 </body>
 </html>
 "#;
+
+/// A page that plants throwing getters on `Object.prototype` (where a dictionary or a parsed
+/// request would find them), and logs what reaches its select and its checkbox.
+const TRAPS: &str = r#"<!doctype html><html><head><title>Traps</title></head><body>
+<form>
+<label for=colour>Colour</label> <select id=colour name=colour><option value=r>Red</option><option value=g>Green</option></select>
+<label><input type=checkbox id=news name=news> Newsletter</label>
+<p id=log>quiet</p>
+</form>
+<script>
+const log = (s) => { document.getElementById("log").textContent = s; };
+const news = document.getElementById("news");
+news.addEventListener("focus", () => log("checkbox saw focus"));
+news.addEventListener("input", () => log("checkbox saw input"));
+document.getElementById("colour").addEventListener("change", (e) => log("colour=" + e.target.value));
+for (const k of ["composed", "cancelable", "values", "cap", "walk_id", "detail"]) {
+  Object.defineProperty(Object.prototype, k, {
+    get() { throw new Error("PAGETRAP " + k); },
+    configurable: true,
+  });
+}
+</script></body></html>"#;
 
 /// The ref on the first snapshot line naming both `role` and `needle`.
 fn ref_of(snapshot: &str, role: &str, needle: &str) -> String {
@@ -243,6 +265,54 @@ async fn act_select_picks_by_label_and_by_value_across_optgroups() {
         .find(|l| l.contains("combobox") && l.contains("Country / region"))
         .unwrap_or_else(|| panic!("no country select in:\n{page}"));
     assert!(line.contains("value=\"IE\""), "{line}");
+}
+
+/// The walker's element ops run no page code: the event it fires is built from a dictionary
+/// without a prototype (a getter the page planted on `Object.prototype` used to throw inside
+/// the walker, and its page-written message came back as Aperture's own error text), and a
+/// clear aimed at a checkbox is refused before focus moves or an event fires.
+#[tokio::test]
+async fn element_ops_run_no_page_code_and_a_refused_clear_touches_nothing() {
+    let Some(launch) = Launch::from_env() else {
+        eprintln!("APERTURE_BIN is not set; skipping the real-browser test");
+        return;
+    };
+    let browser = launch.start().await;
+    let client = browser.connect().await;
+    let server = Server::page(TRAPS);
+    let open = call(
+        &client,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/")}),
+    )
+    .await;
+    let snap = text(&open);
+    assert_ne!(open.is_error, Some(true), "{snap}");
+    let colour = ref_of(&snap, "combobox", "Colour");
+    let news = ref_of(&snap, "checkbox", "Newsletter");
+
+    let r = call(
+        &client,
+        "browser_act",
+        json!({"action": "select", "ref": colour, "values": ["Green"]}),
+    )
+    .await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    assert!(!split_envelopes(&t).0.contains("PAGETRAP"), "{t}");
+
+    let r = call(&client, "browser_act", json!({"action": "clear", "ref": news})).await;
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "clearing a checkbox: {t}");
+    assert!(!split_envelopes(&t).0.contains("PAGETRAP"), "{t}");
+    let page = text(&call(&client, "browser_snapshot", json!({"full": true})).await);
+    // The select's change reached the page, and nothing after it did.
+    assert!(page.contains("colour=g"), "{page}");
+    let line = page
+        .lines()
+        .find(|l| l.contains("checkbox") && l.contains("Newsletter"))
+        .unwrap_or_else(|| panic!("no checkbox in:\n{page}"));
+    assert!(!line.contains("focused"), "{line}");
 }
 
 /// An option the select does not have is refused by the walker before it touches the page.
