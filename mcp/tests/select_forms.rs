@@ -319,8 +319,6 @@ async fn element_ops_run_no_page_code_and_a_refused_clear_touches_nothing() {
 /// That must reach the agent as a refusal naming the field, with the other fields filled,
 /// never as OUTCOME UNKNOWN.
 #[tokio::test]
-#[ignore = "needs app/src to map the walker's refusals to BackendError::ElementRefused \
-            (BackendError::from_walker); until then they arrive as Other = OUTCOME UNKNOWN"]
 async fn an_option_the_select_lacks_is_refused_and_the_rest_is_filled() {
     let Some(s) = Signup::open().await else { return };
     let country = ref_of(&s.snap, "combobox", "Country / region");
