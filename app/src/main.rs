@@ -414,6 +414,17 @@ fn chromium_switches(extra: &[String]) -> Result<Vec<(String, Option<String>)>> 
     Ok(s)
 }
 
+/// The id of the profile's default container.
+fn default_container(containers: &privacy::Containers) -> String {
+    containers
+        .registry
+        .lock()
+        .expect("registry")
+        .default_container()
+        .id
+        .to_string()
+}
+
 /// Opens the human's first tab (in `--container` when given) and waits for its load.
 async fn open_first_tab(
     h: &browser::Handle,
@@ -422,15 +433,22 @@ async fn open_first_tab(
     size: (i32, i32),
     container: Option<&str>,
 ) -> Result<(aperture_mcp::backend::TabId, browser::state::LoadOutcome)> {
+    // The human's first tab is in their default container, as in the window (`--container`
+    // names another, created if new, as the human's own flag may).
+    let (which, create) = match container {
+        Some(name) => (name.to_string(), true),
+        None => (default_container(containers), false),
+    };
+    let (ctx, name) = containers
+        .context(&which, create)
+        .await
+        .map_err(anyhow::Error::msg)?;
     let mut opts = tab::TabOptions {
         size,
+        context: Some(ctx),
         ..Default::default()
     };
-    if let Some(name) = container {
-        let (ctx, name) = containers.context(name, true).await.map_err(anyhow::Error::msg)?;
-        opts.context = Some(ctx);
-        opts.meta.container = name;
-    }
+    opts.meta.container = name;
     match tab::open(h, url, opts.clone()).await {
         Ok((t, o)) => Ok((t.id, o)),
         // Not a URL a browser can load: say so and give the human an empty tab.

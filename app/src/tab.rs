@@ -5,7 +5,9 @@
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use crate::browser::{Actor, Handle};
 use crate::keys;
-use aperture_engine::protocol::{self, ElementOp, ElementReply, InputCounts, InputKind, Request, TextReply, WalkerError};
+use aperture_engine::protocol::{
+    self, ElementOp, ElementReply, InputCounts, InputKind, Request, TextReply, WalkerError,
+};
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::TabId;
 use std::time::Duration;
@@ -398,7 +400,9 @@ impl Tab {
     /// How many trusted events of `kind` the page's main window has handled, if it can say.
     async fn input_count(&self, kind: InputKind, within: Duration) -> Option<u64> {
         let json = self.rpc_within(Request::Inputs.to_json(), within).await.ok()?;
-        protocol::parse_reply::<InputCounts>(&json).ok().map(|c| c.get(kind))
+        protocol::parse_reply::<InputCounts>(&json)
+            .ok()
+            .map(|c| c.get(kind))
     }
 
     /// Sends input and returns once the page has dispatched its last event, so an observation
@@ -481,7 +485,8 @@ impl Tab {
                 h.send_mouse_click(&e, button, true, n);
             }
         });
-        self.input_landed(InputKind::MouseUp, count.max(1) as u64, send).await
+        self.input_landed(InputKind::MouseUp, count.max(1) as u64, send)
+            .await
     }
 
     /// Wheel scroll at a point.

@@ -88,6 +88,7 @@ pub struct Launch {
     envs: Vec<(OsString, OsString)>,
     profile: Option<PathBuf>,
     timeout: Duration,
+    windowed: bool,
 }
 
 impl Launch {
@@ -100,7 +101,15 @@ impl Launch {
             profile: None,
             // Generous: the first start on a loaded 2-core machine builds the blocking engine.
             timeout: Duration::from_secs(120),
+            windowed: false,
         }
+    }
+
+    /// Runs the windowed browser on the test's `DISPLAY` (an X server such as Xvfb) instead
+    /// of headless, with its settings in the test's own config directory.
+    pub fn windowed(mut self) -> Launch {
+        self.windowed = true;
+        self
     }
 
     /// Launches the binary `$APERTURE_BIN` names (what `cargo xtask test` sets for crates that
@@ -156,7 +165,13 @@ impl Launch {
             .expect("a free loopback port")
             .port();
         let mut cmd = Command::new(&self.bin);
-        cmd.args(["--headless", "--mcp-port", &port.to_string()])
+        if !self.windowed {
+            cmd.arg("--headless")
+                // Headless must not need (or touch) a display, even when the test has one.
+                .env_remove("DISPLAY")
+                .env_remove("WAYLAND_DISPLAY");
+        }
+        cmd.args(["--mcp-port", &port.to_string()])
             .args(["--allow-host", "127.0.0.1"])
             .arg("--profile")
             .arg(&profile)
@@ -164,9 +179,6 @@ impl Launch {
             .env("XDG_CONFIG_HOME", &config_home)
             .env("APERTURE_TEST_TAG", &tag)
             .env(cef_sys_build::ENV_DIR, cef_dir())
-            // Headless must not need (or touch) a display, even when the test has one.
-            .env_remove("DISPLAY")
-            .env_remove("WAYLAND_DISPLAY")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&stdout).expect("stdout log"))
             .stderr(std::fs::File::create(&stderr).expect("stderr log"));
