@@ -33,6 +33,9 @@ struct AppData {
     process: Option<Arc<dyn ProcessHandler>>,
     /// The browser-process handler object, made once.
     bph: *mut cef_browser_process_handler_t,
+    /// The render-process handler, made on first request. CEF asks for it on one thread per
+    /// process (a renderer's main thread), so a plain cell is enough.
+    rph: std::cell::OnceCell<*mut cef_render_process_handler_t>,
 }
 
 type AppBox = RcBox<cef_app_t, AppData>;
@@ -64,7 +67,12 @@ impl App {
                     a.get_browser_process_handler = Some(get_browser_process_handler);
                     a.get_render_process_handler = Some(get_render_process_handler);
                 },
-                AppData { config, process, bph },
+                AppData {
+                    config,
+                    process,
+                    bph,
+                    rph: std::cell::OnceCell::new(),
+                },
             )
         };
         // SAFETY: a fresh object with our one reference.
@@ -112,20 +120,12 @@ extern "C" fn get_browser_process_handler(this: *mut cef_app_t) -> *mut cef_brow
 extern "C" fn get_render_process_handler(this: *mut cef_app_t) -> *mut cef_render_process_handler_t {
     // SAFETY: the app object is an AppBox.
     let data = unsafe { AppBox::data(this) };
-    // Asked once per renderer process; the new object's reference goes to CEF.
-    thread_local! {
-        static H: std::cell::Cell<*mut cef_render_process_handler_t> = const { std::cell::Cell::new(std::ptr::null_mut()) };
-    }
-    H.with(|h| {
-        if h.get().is_null() {
-            h.set(crate::script::render_process_handler(
-                data.config.renderer_script,
-                data.config.pid_request,
-            ));
-        }
-        // SAFETY: our own live handler object; CEF takes the added reference.
-        unsafe { RcBox::<cef_render_process_handler_t, crate::script::ScriptHost>::add_ref(h.get()) }
-    })
+    let h = *data.rph.get_or_init(|| {
+        crate::script::render_process_handler(data.config.renderer_script, data.config.pid_request)
+    });
+    // SAFETY: our own live handler object (the app keeps its first reference); CEF takes the
+    // added one.
+    unsafe { RcBox::<cef_render_process_handler_t, crate::script::ScriptHost>::add_ref(h) }
 }
 
 extern "C" fn on_context_initialized(this: *mut cef_browser_process_handler_t) {
