@@ -156,11 +156,10 @@ pub fn cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("APERTURE_BENCH_CACHE") {
         return PathBuf::from(d);
     }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache"));
-    base.join("aperture").join("bench")
+    // Without HOME this stays relative to the working directory, as it always was.
+    aperture_common::xdg::cache_dir()
+        .unwrap_or_else(|| PathBuf::from(".cache").join(aperture_common::xdg::APP_DIR))
+        .join("bench")
 }
 
 /// Installs the pinned incumbent into `cache` with npm when it is not there yet, and returns

@@ -17,17 +17,10 @@ use serde::{Deserialize, Serialize};
 use aperture_engine::protocol::{self, WalkerError};
 pub use aperture_engine::record::{Rect, Walk};
 
-/// A browser tab as the agent addresses it. Stable for the tab's lifetime, never reused within
-/// a launch (reuse would let a stale id silently address a different page).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct TabId(pub u64);
-
-impl fmt::Display for TabId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+/// A browser tab as the agent addresses it: the one tab id shared with `ui` and the app, stable
+/// for the tab's lifetime and never reused within a launch. Re-exported so
+/// `aperture_mcp::backend::TabId` keeps working.
+pub use aperture_common::TabId;
 
 /// One tab, as listed by [`Backend::tabs`]. `url` and `title` are page-authored and are only
 /// ever shown to the agent inside the untrusted-content envelope.

@@ -1,10 +1,8 @@
 //! How a client learns where the listener is and what token to present: the ready-to-paste
 //! `claude mcp add` line, and the same configuration as `mcp.json` in the user's config dir.
 
-use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::net::SocketAddr;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::auth::Token;
@@ -40,14 +38,10 @@ pub fn mcp_json(addr: SocketAddr, token: &Token) -> serde_json::Value {
     })
 }
 
-/// `$XDG_CONFIG_HOME/aperture`, else `$HOME/.config/aperture`.
+/// `$XDG_CONFIG_HOME/aperture`, else `$HOME/.config/aperture` (a relative `XDG_CONFIG_HOME` is
+/// invalid per the spec and ignored).
 pub fn config_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
-        // The XDG spec says a relative value is invalid and must be ignored.
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
-    Some(base.join("aperture"))
+    aperture_common::xdg::config_dir()
 }
 
 /// Writes `mcp.json` for this launch into [`config_dir`] and returns its path.
@@ -59,38 +53,22 @@ pub fn write_mcp_json(addr: SocketAddr, token: &Token) -> io::Result<PathBuf> {
 
 /// Writes `mcp.json` into `dir` (created 0700 if missing) and returns its path.
 ///
-/// The file holds a live credential, so it is created 0600 from the first byte (never chmod-ed
-/// after the fact) and replaced atomically: a temp file in the same directory, fsync-ed, then
-/// renamed over the old one, so a reader sees the old token or the new one, never a torn file.
+/// The file holds a live credential, so it goes through [`aperture_common::fs::write_atomic`]:
+/// created 0600 from the first byte (never chmod-ed after the fact) and replaced atomically (a
+/// temp file in the same directory, fsync-ed, then renamed over the old one), so a reader sees
+/// the old token or the new one, never a torn file.
 pub fn write_mcp_json_in(dir: &Path, addr: SocketAddr, token: &Token) -> io::Result<PathBuf> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
     let path = dir.join("mcp.json");
-    let tmp = dir.join(format!(".mcp.json.{}.tmp", std::process::id()));
     let mut body = serde_json::to_vec_pretty(&mcp_json(addr, token)).map_err(io::Error::other)?;
     body.push(b'\n');
-    let result = (|| {
-        // A leftover from a crashed launch with our pid would make create_new fail.
-        let _ = fs::remove_file(&tmp);
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(&body)?;
-        f.sync_all()?;
-        fs::rename(&tmp, &path)?;
-        // Make the rename itself durable.
-        fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result.map(|()| path)
+    aperture_common::fs::write_atomic(&path, &body)?;
+    Ok(path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

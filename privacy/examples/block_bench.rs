@@ -28,6 +28,8 @@ const TARGET_MEDIAN_US: f64 = 5.0;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // First, so a checkout without the full corpus fails before minutes of engine builds.
+    let dir = corpus_dir();
     let out = args
         .iter()
         .position(|a| a == "--out")
@@ -82,7 +84,6 @@ fn main() {
     }
     loads.sort();
 
-    let dir = corpus_dir();
     let corpus = load_corpus(&dir).unwrap_or_else(|e| die(&format!("corpus {}: {e}", dir.display())));
     let pages: HashSet<&str> = corpus.iter().map(|r| r.page.as_str()).collect();
     let page_count = page_files(&dir).map_or(0, |p| p.len());

@@ -19,7 +19,9 @@ use adblock::lists::{FilterSet, ParseOptions, RuleTypes};
 use adblock::request::Request;
 use adblock::url_parser;
 
-use crate::fsutil::{atomic_write, sha256_hex};
+use aperture_common::fs::write_atomic as atomic_write;
+
+use crate::fsutil::sha256_hex;
 use crate::lists::{ListError, ListSet};
 
 /// Bump when anything that shapes the compiled engine changes (parse options, list handling),
@@ -366,7 +368,7 @@ impl Blocker {
 /// `$XDG_CACHE_HOME/aperture/adblock-engine` (else under `$HOME/.cache`): where the app keeps
 /// the compiled engine. `None` when neither variable is set.
 pub fn default_engine_cache_dir() -> Option<PathBuf> {
-    crate::fsutil::default_cache_root().map(|r| r.join("adblock-engine"))
+    aperture_common::xdg::cache_dir().map(|r| r.join("adblock-engine"))
 }
 
 fn parse_options() -> ParseOptions {

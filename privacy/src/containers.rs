@@ -28,7 +28,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sha2::{Digest, Sha256};
 
-use crate::fsutil::{atomic_write, hex, unhex};
+use aperture_common::fs::write_atomic as atomic_write;
+
+use crate::fsutil::{hex, unhex};
 
 const STORE_VERSION: u32 = 1;
 const MAX_NAME_CHARS: usize = 64;

@@ -20,7 +20,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::fsutil::{atomic_write, default_cache_root, sha256_hex};
+use aperture_common::fs::write_atomic as atomic_write;
+use aperture_common::xdg;
+
+use crate::fsutil::sha256_hex;
 
 /// A Debian package pinned by version and by the hash of the `.deb` itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -277,7 +280,7 @@ impl ListSet {
     pub fn provision_pinned(opts: &ProvisionOptions) -> Result<Self, ListError> {
         let cache = match &opts.cache_dir {
             Some(d) => d.clone(),
-            None => default_cache_root()
+            None => xdg::cache_dir()
                 .ok_or(ListError::NoCacheDir)?
                 .join("filter-lists"),
         };

@@ -288,7 +288,7 @@ mod tests {
     fn switch_names_exist_in_libcef() {
         let dir = std::env::var_os("APERTURE_CEF_DIR")
             .map(PathBuf::from)
-            .or_else(|| crate::fsutil::default_cache_root().map(|c| c.join("cef").join("131.3.5")));
+            .or_else(|| aperture_common::xdg::cache_dir().map(|c| c.join("cef").join("131.3.5")));
         let Some(lib) = dir.map(|d| d.join("libcef.so")).filter(|p| p.is_file()) else {
             eprintln!("note: no CEF runtime cached; switch names not re-checked against libcef.so");
             return;

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use crate::dark::{FilterOptions, ThemeMode};
 
-/// Opaque tab identifier chosen by the application.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct TabId(pub u64);
+/// Tab identifier chosen by the application: the one tab id type shared with
+/// `mcp` and the app (re-exported here so `aperture_ui::TabId` keeps working).
+pub use aperture_common::TabId;
 
 /// An sRGB colour, 8 bits per channel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -1,16 +1,16 @@
 //! Settings persisted as JSON in the XDG config dir
 //! (`$XDG_CONFIG_HOME/aperture/settings.json`, else `~/.config/...`).
 //!
-//! Writes are atomic (temp file, fsync, rename, fsync of the directory) so a
-//! crash mid-save leaves either the old or the new file, never half of one.
+//! Writes are atomic (temp file, fsync, rename, fsync of the directory; the
+//! shared `aperture_common::fs::write_atomic`) so a crash mid-save leaves
+//! either the old or the new file, never half of one.
 //! A file that doesn't parse is moved aside to
 //! `settings.json.corrupt-<UTC timestamp>` before defaults replace it, so a
 //! bug or a hand-edit typo never silently destroys the human's choices.
 
-use std::fs::{self, File};
-use std::io::{self, Write as _};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
@@ -143,7 +143,8 @@ pub enum SettingsError {
         /// Why the backup failed.
         source: io::Error,
     },
-    /// Saving failed; the previous file, if any, is intact.
+    /// Saving failed; the previous file, if any, is intact (unless only the
+    /// final directory fsync failed, after the new file was in place).
     #[error("cannot write settings {path}: {source}")]
     Write {
         /// The settings file.
@@ -172,12 +173,8 @@ pub struct SettingsStore {
 impl SettingsStore {
     /// The store in the XDG config dir.
     pub fn xdg() -> Result<Self, SettingsError> {
-        let base = config_dir_from(
-            std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from),
-            std::env::var_os("HOME").map(PathBuf::from),
-        )
-        .ok_or(SettingsError::NoConfigDir)?;
-        Ok(Self::at(base.join("aperture").join(SETTINGS_FILE)))
+        let dir = aperture_common::xdg::config_dir().ok_or(SettingsError::NoConfigDir)?;
+        Ok(Self::at(dir.join(SETTINGS_FILE)))
     }
 
     /// A store at an explicit path (tests, `--profile`).
@@ -242,37 +239,17 @@ impl SettingsStore {
         }
     }
 
-    /// Save atomically: write a temp file beside the target, fsync it,
-    /// rename it over the target and fsync the directory.
+    /// Save atomically and privately through [`aperture_common::fs::write_atomic`]: a 0600
+    /// temp file beside the target, fsync, rename over the target, fsync of the directory
+    /// (created 0700 if missing).
     pub fn save(&self, settings: &Settings) -> Result<(), SettingsError> {
         let err = |source| SettingsError::Write {
             path: self.path.clone(),
             source,
         };
-        let dir = self
-            .path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        fs::create_dir_all(dir).map_err(err)?;
         let mut json = serde_json::to_vec_pretty(settings).map_err(|e| err(io::Error::other(e)))?;
         json.push(b'\n');
-        let tmp = self.temp_path();
-        let written = (|| {
-            let mut f = File::create(&tmp)?;
-            f.write_all(&json)?;
-            f.sync_all()?;
-            fs::rename(&tmp, &self.path)
-        })();
-        if let Err(e) = written {
-            let _ = fs::remove_file(&tmp);
-            return Err(err(e));
-        }
-        // Persist the rename itself; without this a crash can forget it.
-        if let Ok(d) = File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
+        aperture_common::fs::write_atomic(&self.path, &json).map_err(err)
     }
 
     /// `settings.json.corrupt-<timestamp>`, with `-N` appended if taken.
@@ -289,27 +266,11 @@ impl SettingsStore {
         candidate
     }
 
-    /// Unique per process and call so concurrent saves never share a temp.
-    fn temp_path(&self) -> PathBuf {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{}.tmp-{}-{n}", self.file_name(), std::process::id());
-        self.path.with_file_name(name)
-    }
-
     fn file_name(&self) -> String {
         self.path
             .file_name()
             .map_or_else(|| SETTINGS_FILE.to_string(), |n| n.to_string_lossy().into_owned())
     }
-}
-
-/// XDG rule: `XDG_CONFIG_HOME` if absolute, else `$HOME/.config`.
-fn config_dir_from(xdg: Option<PathBuf>, home: Option<PathBuf>) -> Option<PathBuf> {
-    xdg.filter(|p| p.is_absolute()).or_else(|| {
-        home.filter(|h| !h.as_os_str().is_empty())
-            .map(|h| h.join(".config"))
-    })
 }
 
 /// `YYYYMMDDTHHMMSSZ` for a Unix time, without a date crate.
@@ -507,20 +468,6 @@ mod tests {
             }
         }));
         assert!(!st.apply(&UiCommand::OpenVault));
-    }
-
-    #[test]
-    fn xdg_dir_rules() {
-        assert_eq!(
-            config_dir_from(Some("/x/cfg".into()), Some("/home/a".into())),
-            Some(PathBuf::from("/x/cfg"))
-        );
-        // Relative XDG_CONFIG_HOME is invalid per the spec and ignored.
-        assert_eq!(
-            config_dir_from(Some("rel".into()), Some("/home/a".into())),
-            Some(PathBuf::from("/home/a/.config"))
-        );
-        assert_eq!(config_dir_from(None, None), None);
     }
 
     #[test]

@@ -26,9 +26,8 @@
 //!   as corruption instead of masquerading as a wrong passphrase. Security never rests on it.
 //! * The length field makes truncation detectable before any crypto runs.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::Path;
 
 use chacha20poly1305::aead::{Aead, KeyInit, Payload};
 use chacha20poly1305::{XChaCha20Poly1305, XNonce};
@@ -237,107 +236,35 @@ pub(crate) fn open(
 }
 
 /// Replaces `path` with `bytes` so that a crash at any instant leaves either the old or the
-/// new file, never a mixture: write a sibling temp file, fsync it, rename over the target
+/// new file, never a mixture: write a sibling temp file (0600), fsync it, rename over the target
 /// (atomic within one filesystem on POSIX and on NTFS), then fsync the directory so the rename
-/// itself survives power loss.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = parent_dir(path);
-    let tmp = temp_path(path);
-    let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        sync_dir(&dir)
-    })();
-    if result.is_err() {
-        // Best effort: a leftover temp file is harmless (never read) but untidy.
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
+/// itself survives power loss. The shared implementation, re-exported under the name the vault
+/// (and its crash test) have always used.
+pub use aperture_common::fs::write_atomic as atomic_write;
 
 /// Like [`atomic_write`] but fails if `path` already exists, without a window in which a
 /// concurrently created file could be replaced.
 pub(crate) fn atomic_create(path: &Path, bytes: &[u8]) -> Result<(), VaultError> {
-    let dir = parent_dir(path);
-    let tmp = temp_path(path);
-    let result = (|| -> Result<(), VaultError> {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        // hard_link fails if the target exists, which rename would not.
-        match fs::hard_link(&tmp, path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                return Err(VaultError::AlreadyExists(path.to_owned()));
-            }
-            Err(_) => {
-                // Filesystems without hard links: check-then-rename, a narrower guarantee.
-                if path.exists() {
-                    return Err(VaultError::AlreadyExists(path.to_owned()));
-                }
-                fs::rename(&tmp, path)?;
-            }
+    aperture_common::fs::create_atomic(path, bytes).map_err(|e| {
+        if e.kind() == io::ErrorKind::AlreadyExists {
+            VaultError::AlreadyExists(path.to_owned())
+        } else {
+            VaultError::from(e)
         }
-        sync_dir(&dir)?;
-        Ok(())
-    })();
-    let _ = fs::remove_file(&tmp);
-    result
-}
-
-fn parent_dir(path: &Path) -> PathBuf {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
-        _ => PathBuf::from("."),
-    }
-}
-
-const TMP_MARK: &str = ".aperture-tmp-";
-
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let r = random_bytes::<8>();
-    let suffix: String = r.iter().map(|b| format!("{b:02x}")).collect();
-    parent_dir(path).join(format!(".{name}{TMP_MARK}{suffix}"))
+    })
 }
 
 /// Removes temp files a crashed writer left beside `path`. Called at unlock, when this
 /// process is about to become the vault's only writer.
 pub(crate) fn remove_stale_temps(path: &Path) {
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return;
-    };
-    let prefix = format!(".{name}{TMP_MARK}");
-    if let Ok(rd) = fs::read_dir(parent_dir(path)) {
-        for e in rd.flatten() {
-            if e.file_name().to_string_lossy().starts_with(&prefix) {
-                let _ = fs::remove_file(e.path());
-            }
-        }
-    }
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> io::Result<()> {
-    File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> io::Result<()> {
-    // Windows has no directory handle fsync; NTFS journals the rename metadata itself.
-    Ok(())
+    aperture_common::fs::remove_stale_temps(path);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
+    use std::path::PathBuf;
 
     fn sealed(pass: &str, msg: &[u8]) -> Vec<u8> {
         let (k, kh) = new_key(pass, KdfParams::insecure_fast_for_tests()).unwrap();
@@ -441,7 +368,8 @@ mod tests {
             Err(VaultError::AlreadyExists(_))
         ));
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        fs::write(dir.join(format!(".v.bin{TMP_MARK}dead")), b"partial").unwrap();
+        let mark = aperture_common::fs::TEMP_MARK;
+        fs::write(dir.join(format!(".v.bin{mark}dead")), b"partial").unwrap();
         remove_stale_temps(&p);
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         let _ = fs::remove_dir_all(&dir);

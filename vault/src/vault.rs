@@ -440,8 +440,8 @@ impl Vault {
             .ok_or(VaultError::Locked)?
             .payload
             .attachment_key_bytes();
+        // atomic_write creates the directory (0700) if it is missing.
         let dir = state::attachments_dir(&path);
-        fs::create_dir_all(&dir)?;
         let blob = seal_attachment(&key, &id, &data);
         file::atomic_write(&dir.join(format!("{id}.bin")), &blob)?;
         let meta = AttachmentMeta {
