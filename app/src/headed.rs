@@ -340,7 +340,7 @@ impl Headed {
                         _ => t.url.clone(),
                     };
                     TabView {
-                        id: aperture_ui::TabId(id.0),
+                        id,
                         title: t.title.clone(),
                         url,
                         loading: t.loading,
@@ -372,11 +372,11 @@ impl Headed {
 
         let mut m = self.model.lock().unwrap_or_else(|p| p.into_inner());
         let mut changed = m.tabs != tabs
-            || m.active != self.active.map(|a| aperture_ui::TabId(a.0))
+            || m.active != self.active
             || m.containers != containers
             || m.default_container != default_container;
         m.tabs = tabs;
-        m.active = self.active.map(|a| aperture_ui::TabId(a.0));
+        m.active = self.active;
         m.containers = containers;
         m.default_container = default_container;
         m.dark_filter = self.settings.theme.filter;
@@ -516,7 +516,6 @@ impl Host for Headed {
             self.save_soon();
             self.themes.set_policies(self.settings.theme.policies.clone());
         }
-        let id_of = |t: aperture_ui::TabId| TabId(t.0);
         match cmd {
             UiCommand::NewTab { container } => {
                 // A container whose context is ready gets its tab at once: a tab appearing a
@@ -554,13 +553,13 @@ impl Host for Headed {
                 }
             }
             UiCommand::CloseTab { tab } => {
-                if let Some(h) = self.actor.host(id_of(tab)) {
+                if let Some(h) = self.actor.host(tab) {
                     h.close(true);
                 }
             }
-            UiCommand::SelectTab { tab } => self.select(id_of(tab)),
+            UiCommand::SelectTab { tab } => self.select(tab),
             UiCommand::Navigate { tab, url, .. } => {
-                let id = id_of(tab);
+                let id = tab;
                 let Some(b) = self.actor.browser(id) else { return };
                 self.actor.with(|st| {
                     if let Some(t) = st.tabs.get_mut(&id) {
@@ -574,38 +573,38 @@ impl Host for Headed {
                 }
             }
             UiCommand::Back { tab } => {
-                if let Some(b) = self.actor.browser(id_of(tab)) {
+                if let Some(b) = self.actor.browser(tab) {
                     b.go_back();
                 }
             }
             UiCommand::Forward { tab } => {
-                if let Some(b) = self.actor.browser(id_of(tab)) {
+                if let Some(b) = self.actor.browser(tab) {
                     b.go_forward();
                 }
             }
             UiCommand::Reload { tab } => {
-                if let Some(b) = self.actor.browser(id_of(tab)) {
+                if let Some(b) = self.actor.browser(tab) {
                     b.reload();
                 }
             }
             UiCommand::Stop { tab } => {
-                if let Some(b) = self.actor.browser(id_of(tab)) {
+                if let Some(b) = self.actor.browser(tab) {
                     b.stop_load();
                 }
             }
-            UiCommand::TakeOver { tab } => self.set_human_driving(id_of(tab), true),
-            UiCommand::HandBack { tab } => self.set_human_driving(id_of(tab), false),
+            UiCommand::TakeOver { tab } => self.set_human_driving(tab, true),
+            UiCommand::HandBack { tab } => self.set_human_driving(tab, false),
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
             UiCommand::SetDarkFilter { .. } => self.replan_all(None),
             UiCommand::OpenVault => {
                 eprintln!("aperture: the vault window is not available in this build");
             }
             UiCommand::PageFocus { tab, focused } => {
-                if let Some(h) = self.actor.host(id_of(tab)) {
+                if let Some(h) = self.actor.host(tab) {
                     h.set_focus(focused);
                 }
             }
-            UiCommand::Page { tab, input } => self.page_input(id_of(tab), input),
+            UiCommand::Page { tab, input } => self.page_input(tab, input),
             UiCommand::Resize { width, height, scale } => {
                 self.page = (width.max(1) as i32, height.max(1) as i32, scale);
                 // Every tab, so the agent's screenshots of background tabs match the window.

@@ -105,7 +105,7 @@ pub struct Client(Ref<cef_client_t>);
 
 fn shared<C>(p: *mut C) -> Data {
     // SAFETY: every handler object of this module is an RcBox<C, Data> made in Client::new.
-    unsafe { *RcBox::<C, Data>::data(p) }
+    unsafe { RcBox::<C, Data>::data(p) }
 }
 
 impl Client {

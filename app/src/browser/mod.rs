@@ -129,6 +129,9 @@ pub struct Services {
 
 /// A UI-thread observer of [`Event`]s.
 pub type Listener = Box<dyn Fn(&Actor, &Event)>;
+type SharedListener = Rc<dyn Fn(&Actor, &Event)>;
+/// Work queued from inside a CEF callback.
+type Deferred = Box<dyn FnOnce(&Actor)>;
 
 pub(crate) struct Inner {
     state: RefCell<State>,
@@ -136,9 +139,9 @@ pub(crate) struct Inner {
     services: Services,
     pump: Arc<Pump>,
     next_id: Cell<u64>,
-    listeners: RefCell<Vec<Rc<dyn Fn(&Actor, &Event)>>>,
+    listeners: RefCell<Vec<SharedListener>>,
     /// Work queued from inside CEF callbacks, run once the callback has returned.
-    deferred: RefCell<Vec<Box<dyn FnOnce(&Actor)>>>,
+    deferred: RefCell<Vec<Deferred>>,
 }
 
 /// The browser actor. Not `Send`: it exists on the UI thread only. Cloning shares it.
