@@ -2,6 +2,8 @@
 //! real client drives them. `cargo xtask bench` runs the binary, which writes
 //! `bench/RESULTS.md` and `bench/results.csv`.
 
+#![forbid(unsafe_code)]
+
 pub mod client;
 pub mod coverage;
 pub mod parse;

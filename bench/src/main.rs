@@ -6,6 +6,8 @@
 //! `cargo build --release -p aperture` when missing); `APERTURE_BENCH_ARGS` adds switches to it;
 //! see bench/README.md for the rest.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -7,6 +7,8 @@
 //! the per-user cache (`$XDG_CACHE_HOME/aperture/cef/131.3.5`), is installed by an atomic
 //! rename, and is marked by a file named after the wheel hash, so provisioning is idempotent.
 
+#![forbid(unsafe_code)]
+
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::{self, Read};

@@ -4,6 +4,8 @@
 //! metadata + action) plus a nav bar and a search form. The diff workload is one act-observe
 //! step: a row jumps to the top and the searched text changes.
 
+#![forbid(unsafe_code)]
+
 use aperture_engine::record::{NodeRecord, Rect, Walk};
 use aperture_engine::{TabSession, render_full};
 use criterion::{BenchmarkId, Criterion, black_box, criterion_group};

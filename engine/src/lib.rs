@@ -9,6 +9,8 @@
 //! [`protocol`] is the one definition of what the browser asks the render-process walker
 //! ([`WALKER_JS`]) and what it answers; [`record`] is the walk it reports.
 
+#![forbid(unsafe_code)]
+
 mod diff;
 pub mod envelope;
 mod key;

@@ -2,6 +2,8 @@
 //! after every step, over scripted mutation sequences. See `common/run.rs` for the checks and
 //! the vacuity guards.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use aperture_engine::RefError;

@@ -2,6 +2,8 @@
 //! against the ground truth after every step), the envelope against arbitrary page text, and
 //! ref stability under node replacement.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use aperture_engine::envelope;

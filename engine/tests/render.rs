@@ -1,5 +1,7 @@
 //! Rendering and identity details, asserted on exact text.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use aperture_engine::record::Walk;

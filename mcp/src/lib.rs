@@ -7,6 +7,7 @@
 //!   `mcp.json`.
 //! - [`serve_stdio`]: the same tools over stdin/stdout, for `aperture mcp --stdio`.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 /// The envelope rule as a literal, so tool descriptions can `concat!` it.

@@ -1,6 +1,8 @@
 //! The streamable-HTTP listener, through rmcp's real client and through raw HTTP for the
 //! requests a well-behaved client would never send.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use std::collections::HashMap;

@@ -7,6 +7,8 @@
 //! `app/tests/mcp_e2e.rs`, which cargo runs against the binary it builds; this file adds the
 //! envelope guard over every tool and the batch hazards, with real page text.
 
+#![forbid(unsafe_code)]
+
 use aperture_testkit::mcp::{CallToolResult, Client, call, ref_for, refs_for, text};
 use aperture_testkit::{Launch, McpBrowser, Server};
 use serde_json::json;

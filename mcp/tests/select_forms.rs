@@ -12,6 +12,8 @@
 //! refused (no option matches): as a refusal that sent nothing, with the rest of the form
 //! still filled.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use aperture_mcp::backend::{BackendError, TabId};

@@ -1,5 +1,7 @@
 //! Tool behaviour through a real MCP client against the scripted backend.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use std::sync::Arc;

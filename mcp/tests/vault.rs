@@ -3,6 +3,8 @@
 //! through as terminal, a password never aimed at a non-password field, no argument that could
 //! name an origin), and the default "not available" of a backend without a vault.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use std::sync::{Arc, Mutex};

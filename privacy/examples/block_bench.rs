@@ -12,6 +12,8 @@
 //! A benchmark, not a test: it reads the full corpus of 130 pages, `$APERTURE_CORPUS_DIR`, else
 //! `shared/corpus/pages` beside the checkout (the tests use the subset in `testdata/corpus`).
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
 use std::hint::black_box;

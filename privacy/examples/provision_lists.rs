@@ -3,6 +3,8 @@
 //! `cargo run -p aperture-privacy --example provision_lists [-- --apt-update]`
 //! Exit status 0 means the app (and the corpus tests) will find verified lists.
 
+#![forbid(unsafe_code)]
+
 use aperture_privacy::lists::{ListSet, PINNED_PACKAGE, ProvisionOptions};
 use aperture_privacy::{Blocker, blocking};
 

@@ -13,6 +13,7 @@
 //!
 //! Nothing here links CEF, so all of it is unit-testable on a machine without a browser runtime.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod blocking;

@@ -5,6 +5,8 @@
 //! Needs the pinned lists: provisioned here through `ListSet::provision_pinned` (apt-get
 //! download of the pinned Debian package on a cold cache, with one `apt-get update` allowed).
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 

@@ -1,6 +1,8 @@
 //! The pinned-list provisioning path end to end: apt-get download of the pinned Debian package,
 //! hash checks, the content-addressed cache, self-repair, and user-supplied newer lists.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 
 use aperture_privacy::lists::{ListSet, PINNED_PACKAGE, ProvisionOptions};

@@ -7,6 +7,8 @@
 //! the page leave a dot, so input forwarding is visible in a screenshot; the
 //! dark-mode menu inverts the page the way the filter layer would.
 
+#![forbid(unsafe_code)]
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

@@ -118,6 +118,10 @@
 //! CI should set `APERTURE_UI_REQUIRE=1` so a missing display or browser
 //! fails these tests instead of skipping them.
 
+// Denied, not forbidden: the three GL functions in `runner` (context and surface creation,
+// the GL loader, the BGRA texture upload) are `unsafe fn`s in glutin and glow with no safe
+// equivalent, and each opts out with its own `#[allow(unsafe_code)]`. Nothing else may.
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod chrome;

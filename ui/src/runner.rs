@@ -3,7 +3,18 @@
 //!
 //! See the crate docs for the integration contract.
 
-#![allow(unsafe_code)] // GL context creation and proc-address loading are FFI.
+//! # Why this module has `unsafe`
+//!
+//! The crate denies `unsafe_code`; three functions here opt out, each with an
+//! `#[allow(unsafe_code)]` and SAFETY comments at the call. glutin 0.32 makes
+//! `create_context` and `create_window_surface` `unsafe fn` (it cannot check
+//! that the raw window handle stays valid), glow 0.17 makes
+//! `Context::from_loader_function` and every GL call `unsafe fn`, and neither
+//! glutin-winit 0.5 nor egui_glow 0.37 offers a safe way to build a context
+//! (egui_glow takes a ready `glow::Context`). The only safe stacks (eframe,
+//! wgpu) would replace this runner and its CEF-pumped event loop. The native
+//! BGRA upload could fall back to the safe CPU path (`APERTURE_UI_CPU_UPLOAD`)
+//! at a per-frame swizzle cost.
 
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
@@ -619,6 +630,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
 }
 
 /// Upload a changed frame straight into the native texture (no swizzle).
+#[allow(unsafe_code)] // raw glow texture calls (`unsafe fn` in glow); see the module docs
 fn upload_native_page(gfx: &mut Gfx, frame: &PageFrame) {
     let (w, h) = (frame.width, frame.height);
     let len = w as usize * h as usize * 4;
@@ -705,6 +717,7 @@ fn take_copies(platform: &mut egui::PlatformOutput, clipboard: Option<&mut arboa
     });
 }
 
+#[allow(unsafe_code)] // glutin surface creation for a second window; see the module docs
 fn open_secondary(
     event_loop: &ActiveEventLoop,
     gfx: &Gfx,
@@ -802,6 +815,7 @@ fn translate_clipboard(
     }
 }
 
+#[allow(unsafe_code)] // glutin context and surface creation, glow loader; see the module docs
 fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx, UiError> {
     let attrs = WindowAttributes::default()
         .with_title(options.title.clone())

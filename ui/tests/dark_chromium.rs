@@ -6,6 +6,8 @@
 //! Skips (and says so) without chromium + ImageMagick `convert`.
 //! `APERTURE_DARK_SHOTS=dir` keeps the screenshots.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use aperture_ui::dark::{

@@ -5,6 +5,8 @@
 //! Needs `chromium` (or `$APERTURE_CHROMIUM`) and ImageMagick's `convert`
 //! to decode the PNG; without them the test says so and passes.
 
+#![forbid(unsafe_code)]
+
 mod common;
 
 use std::path::{Path, PathBuf};

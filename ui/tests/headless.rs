@@ -1,5 +1,7 @@
 //! Drive the chrome's state machine with synthetic egui input, no window.
 
+#![forbid(unsafe_code)]
+
 use aperture_ui::chrome::{container_control, controls, tab_close_control, tab_control};
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};

@@ -5,6 +5,8 @@
 //!
 //! `APERTURE_UI_SHOT=/tmp/x.ppm` also writes the capture for a human to look at.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

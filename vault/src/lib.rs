@@ -114,6 +114,7 @@
 //! * **TOTP is not a second factor for the vault itself**: a code check would be an `if` in the
 //!   UI that a file thief ignores. Seeds are stored for other sites' logins.
 
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod agent;

@@ -1,5 +1,7 @@
 //! The agent-facing flows end to end: listing, origin binding, grants and their redemption.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::path::PathBuf;
 

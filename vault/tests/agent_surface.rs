@@ -11,6 +11,8 @@
 //! types (`Vault`, `Filler`, `FillSecret`) and grant fields are private; the `compile_fail`
 //! examples in `src/agent.rs` pin that.
 
+#![forbid(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet};
 
 const SOURCES: &[(&str, &str)] = &[

@@ -13,6 +13,8 @@
 //!   kills land mid-write. The test asserts that at least one kill left a temp file behind,
 //!   i.e. really interrupted a write.
 
+#![forbid(unsafe_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,5 +1,7 @@
 //! The matcher on fixtures modelled on real job-application and checkout markup.
 
+#![forbid(unsafe_code)]
+
 #[path = "support/mini_html.rs"]
 mod mini_html;
 

@@ -1,5 +1,7 @@
 //! Vault file lifecycle: create, reopen, and every failure mode leaving the file untouched.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::path::PathBuf;
 

@@ -5,6 +5,8 @@
 //! The MCP crate should receive an `AgentView` and hand `FillGrant`s to the app (e.g. through
 //! its backend trait); the app redeems them with its own `Filler`.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 
 /// Identifiers the MCP crate must not use.

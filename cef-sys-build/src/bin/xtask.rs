@@ -3,6 +3,8 @@
 //! Usage: `cargo xtask run [-- ARGS]`, `cargo xtask test [-- CARGO TEST ARGS]`,
 //! `cargo xtask lint`, `cargo xtask provision`, `cargo xtask bench`.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 

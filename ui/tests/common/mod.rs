@@ -8,8 +8,6 @@
 #![allow(dead_code)] // each test binary uses a different subset
 
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::fd::AsRawFd as _;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -170,37 +168,31 @@ impl Browser {
     pub fn launch(chromium: &Path, w: u32, h: u32) -> Browser {
         let (browser_in, to_browser) = std::io::pipe().unwrap();
         let (from_browser_pipe, browser_out) = std::io::pipe().unwrap();
-        let (in_fd, out_fd) = (browser_in.as_raw_fd(), browser_out.as_raw_fd());
-        let mut cmd = Command::new(chromium);
-        cmd.args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--remote-debugging-pipe",
-            "--no-first-run",
-            "--mute-audio",
-        ])
-        .arg(format!("--window-size={w},{h}"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-        // SAFETY: only async-signal-safe libc calls between fork and exec.
-        // dup() first so neither target fd is clobbered before it's copied;
-        // dup/dup2 results don't carry CLOEXEC, so fds 3 and 4 survive exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                let a = libc::dup(in_fd);
-                let b = libc::dup(out_fd);
-                if a < 0 || b < 0 || libc::dup2(a, 3) < 0 || libc::dup2(b, 4) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        // Chromium wants the pipe on fds 3 and 4. Instead of dup2 in a pre_exec hook (unsafe),
+        // hand the pipe ends over as stdin/stdout of a shell that moves them to 3 and 4 and
+        // then execs chromium with /dev/null as stdin/stdout, which is what it had before.
+        let mut cmd = Command::new("/bin/sh");
+        cmd.arg("-c")
+            .arg(r#"exec "$@" 3<&0 4>&1 </dev/null >/dev/null"#)
+            .arg("sh")
+            .arg(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--remote-debugging-pipe",
+                "--no-first-run",
+                "--mute-audio",
+            ])
+            .arg(format!("--window-size={w},{h}"))
+            .stdin(browser_in)
+            .stdout(browser_out)
+            .stderr(Stdio::null());
+        // `cmd` still holds our copies of chromium's pipe ends; dropping it closes them, so
+        // reading sees EOF when chromium exits.
         let child = cmd.spawn().expect("spawn chromium");
-        drop(browser_in);
-        drop(browser_out);
+        drop(cmd);
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(from_browser_pipe);
