@@ -135,7 +135,7 @@ struct Headed {
     /// Page area: DIP width, height, device scale (from the chrome's `Resize`).
     page: (i32, i32, f32),
     active: Option<TabId>,
-    /// Tab order as last mirrored, to pick a neighbour when the active tab closes.
+    /// Tab order as last mirrored (which tabs exist, for resizing and bookkeeping).
     order: Vec<TabId>,
     /// Tabs pages opened (popups): (tab, opener, url).
     opened: Rc<RefCell<Vec<(TabId, TabId, String)>>>,
@@ -262,29 +262,13 @@ impl Headed {
 
     /// Mirrors `state` into the model; repaints when anything visible changed.
     fn sync_model(&mut self) {
+        // The actor keeps the front tab (the human's new tab, the agent's select, a neighbour
+        // when the front tab closed); the window follows it.
         let (order, want) = self.actor.with(|st| (st.order.clone(), st.active));
-        // The actor's front tab (the human's new tab, the agent's select) comes forward;
-        // otherwise keep the active tab or pick a neighbour.
-        if let Some(id) = want.filter(|id| order.contains(id) && self.active != Some(*id)) {
-            self.select(id);
-        }
-        if self.active.is_none_or(|a| !order.contains(&a)) {
-            let next = self.active.and_then(|gone| {
-                let i = self.order.iter().position(|x| *x == gone)?;
-                self.order[..i]
-                    .iter()
-                    .rev()
-                    .chain(self.order[i + 1..].iter())
-                    .find(|x| order.contains(x))
-                    .copied()
-            });
-            match next.or_else(|| order.last().copied()) {
-                Some(id) => self.select(id),
-                None => {
-                    self.active = None;
-                    self.actor.with(|st| st.active = None);
-                }
-            }
+        match want.filter(|id| order.contains(id)) {
+            Some(id) if self.active != Some(id) => self.select(id),
+            Some(_) => {}
+            None => self.active = None,
         }
         self.order = order;
 
