@@ -157,15 +157,7 @@ struct Headed {
 
 impl Headed {
     fn open_first(&self, url: String, container: Option<String>) {
-        let which = container.unwrap_or_else(|| {
-            self.containers
-                .registry
-                .lock()
-                .expect("registry")
-                .default_container()
-                .id
-                .to_string()
-        });
+        let which = container.unwrap_or_else(|| self.containers.default_id());
         self.spawn_human_tab(url, which, true);
     }
 

@@ -414,17 +414,6 @@ fn chromium_switches(extra: &[String]) -> Result<Vec<(String, Option<String>)>> 
     Ok(s)
 }
 
-/// The id of the profile's default container.
-fn default_container(containers: &privacy::Containers) -> String {
-    containers
-        .registry
-        .lock()
-        .expect("registry")
-        .default_container()
-        .id
-        .to_string()
-}
-
 /// Opens the human's first tab (in `--container` when given) and waits for its load.
 async fn open_first_tab(
     h: &browser::Handle,
@@ -437,7 +426,7 @@ async fn open_first_tab(
     // names another, created if new, as the human's own flag may).
     let (which, create) = match container {
         Some(name) => (name.to_string(), true),
-        None => (default_container(containers), false),
+        None => (containers.default_id(), false),
     };
     let (ctx, name) = containers
         .context(&which, create)
@@ -463,15 +452,8 @@ async fn open_first_tab(
 
 /// Opens a page another launch handed over: a human tab in the default container, in front.
 async fn open_handed_over(h: &browser::Handle, containers: &privacy::Containers, url: String) -> Result<()> {
-    let default = containers
-        .registry
-        .lock()
-        .expect("registry")
-        .default_container()
-        .id
-        .to_string();
     let (ctx, name) = containers
-        .context(&default, false)
+        .context(&containers.default_id(), false)
         .await
         .map_err(anyhow::Error::msg)?;
     let mut opts = tab::TabOptions {

@@ -173,6 +173,16 @@ impl Containers {
         Ok(ctx)
     }
 
+    /// The id of the profile's default container (where the human's tabs open).
+    pub fn default_id(&self) -> String {
+        self.registry
+            .lock()
+            .expect("registry")
+            .default_container()
+            .id
+            .to_string()
+    }
+
     /// An initialized context by container id, if there is one already (no waiting).
     pub fn ready(&self, id: &str) -> Option<cef::RequestContext> {
         self.ready.lock().expect("ctx").get(id).cloned()
