@@ -656,12 +656,8 @@ impl Host for Headed {
         for px in shot.rgba.chunks_exact(4) {
             out.extend_from_slice(&px[..3]);
         }
-        let tmp = p.with_extension("tmp");
-        if std::fs::write(&tmp, out)
-            .and_then(|_| std::fs::rename(&tmp, p))
-            .is_err()
-        {
-            eprintln!("aperture: could not write {}", p.display());
+        if let Err(e) = aperture_common::fs::write_atomic(p, &out) {
+            eprintln!("aperture: could not write {}: {e}", p.display());
         }
     }
 }

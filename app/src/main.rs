@@ -99,12 +99,10 @@ fn parse_size(s: &str) -> Result<(i32, i32), String> {
     Ok((p(w)?, p(h)?))
 }
 
-fn default_profile() -> PathBuf {
-    let base = std::env::var_os("XDG_DATA_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".local/share"));
-    base.join("aperture").join("profiles").join("default")
+/// `$XDG_DATA_HOME/aperture/profiles/default`; with neither XDG_DATA_HOME nor HOME set there
+/// is no sensible place, and the browser says so instead of using the working directory.
+fn default_profile() -> Option<PathBuf> {
+    aperture_common::xdg::data_dir().map(|d| d.join("profiles").join("default"))
 }
 
 /// Re-executes this binary with the environment Chromium must see, when it differs from
@@ -187,7 +185,9 @@ fn run(cli: Cli) -> Result<i32> {
     {
         anyhow::bail!("there is no display (DISPLAY is unset): run with --headless, or under X11/Xvfb");
     }
-    let profile = cli.profile.clone().unwrap_or_else(default_profile);
+    let profile = cli.profile.clone().or_else(default_profile).ok_or_else(|| {
+        anyhow::anyhow!("no profile directory: set HOME or XDG_DATA_HOME, or pass --profile DIR")
+    })?;
     let one_shot = cli.walk.is_some() || cli.screenshot.is_some() || cli.script.is_some();
     let start_url = cli
         .url

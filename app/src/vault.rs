@@ -99,7 +99,7 @@ enum VaultCmd {
 
 /// Runs `aperture vault ARGS…` (`args` excludes the program name and `vault`). Returns the
 /// exit code.
-pub fn cli_main(args: &[String], default_profile: PathBuf) -> i32 {
+pub fn cli_main(args: &[String], default_profile: Option<PathBuf>) -> i32 {
     let cli = match VaultCli::try_parse_from(
         std::iter::once("aperture vault".to_string()).chain(args.iter().cloned()),
     ) {
@@ -118,8 +118,11 @@ pub fn cli_main(args: &[String], default_profile: PathBuf) -> i32 {
     }
 }
 
-fn run_cli(cli: VaultCli, default_profile: PathBuf) -> Result<()> {
-    let profile = cli.profile.unwrap_or(default_profile);
+fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
+    let profile = cli
+        .profile
+        .or(default_profile)
+        .context("no profile directory: set HOME or XDG_DATA_HOME, or pass --profile DIR")?;
     let path = vault_path(&profile);
     match cli.cmd {
         VaultCmd::Init { insecure_fast_kdf } => {
