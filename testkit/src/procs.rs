@@ -86,6 +86,12 @@ mod tests {
             .env("APERTURE_TEST_TAG", &tag)
             .spawn()
             .expect("spawn sleep");
+        // Right after fork the child still has the parent's environment until it execs, so
+        // the tag appears a moment later; poll instead of reading once.
+        let t = Instant::now();
+        while tagged_pids(&tag).is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         assert_eq!(tagged_pids(&tag), vec![child.id()]);
         kill_tagged(&tag);
         let status = wait_exit(&mut child, Duration::from_secs(10));
