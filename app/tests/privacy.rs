@@ -50,17 +50,80 @@ fn containers_isolate_cookies_and_local_storage() {
         "cookie= storage=null",
         "the default context sees nothing"
     );
-    // Each container has its own cache directory on disk.
-    let containers = b.profile.join("containers");
-    let dirs: Vec<_> = std::fs::read_dir(&containers)
-        .map(|d| d.flatten().collect())
-        .unwrap_or_default();
+    // Each container has its own cache directory on disk, directly under the profile (the
+    // only place Chromium will create an on-disk profile for a request context).
+    let dirs = container_dirs(&b.profile);
     assert!(
         dirs.len() >= 2,
         "container cache dirs under {}: {dirs:?}",
-        containers.display()
+        b.profile.display()
     );
     b.quit();
+}
+
+/// The container cache directories of a profile (`c-<hex>` directly under it).
+fn container_dirs(profile: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(profile)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("c-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+const PERSIST_PAGE: &str = r#"<!doctype html><title>persist</title><script>
+const m = location.search.match(/set=(\w+)/);
+if (m) { document.cookie = 'who=' + m[1] + '; max-age=86400; path=/'; localStorage.setItem('who', m[1]); }
+document.title = 'cookie=' + document.cookie + ' storage=' + localStorage.getItem('who');
+</script>"#;
+
+/// Logins live in cookies and storage: each container's must be on disk and come back after a
+/// clean quit, twice, without leaking into the other container. (Before the fix, Chromium
+/// refused the nested cache path, kept every container in memory and this test failed on the
+/// first restart.)
+#[test]
+fn container_cookies_and_storage_survive_two_restarts() {
+    let mut routes = HashMap::new();
+    routes.insert("/p".to_string(), PERSIST_PAGE.to_string());
+    // One server for all runs: localStorage is keyed by origin, port included.
+    let s = Server::start(routes, None);
+    let profile = std::env::temp_dir().join(aperture_testkit::unique_tag("aperture-persist"));
+    let open_in = |b: &mut Browser, container: &str, path: &str| -> String {
+        let t = b.ok(json!({"cmd": "open", "url": s.url(path), "container": container}))["tab"]
+            .as_i64()
+            .unwrap();
+        title(b, t)
+    };
+
+    let mut b = Browser::start_in(profile.clone(), true, &[]);
+    assert_eq!(open_in(&mut b, "Work", "/p?set=alpha"), "cookie=who=alpha storage=alpha");
+    assert_eq!(open_in(&mut b, "Home", "/p?set=beta"), "cookie=who=beta storage=beta");
+    assert!(b.quit().success(), "first run quits cleanly");
+
+    for run in 2..=3 {
+        let mut b = Browser::start_in(profile.clone(), true, &[]);
+        assert_eq!(
+            open_in(&mut b, "Work", "/p"),
+            "cookie=who=alpha storage=alpha",
+            "run {run}: the Work container's login is back"
+        );
+        assert_eq!(
+            open_in(&mut b, "Home", "/p"),
+            "cookie=who=beta storage=beta",
+            "run {run}: the Home container's login is back and separate"
+        );
+        assert!(b.quit().success(), "run {run} quits cleanly");
+    }
+    let log = std::fs::read_to_string(profile.join("chromium.log")).unwrap_or_default();
+    assert!(
+        !log.contains("Cannot create profile"),
+        "Chromium refused a container's profile path:\n{log}"
+    );
+    assert!(container_dirs(&profile).len() >= 2, "{:?}", container_dirs(&profile));
+    let _ = std::fs::remove_dir_all(&profile);
 }
 
 #[test]

@@ -269,14 +269,13 @@ pub struct ContainerRegistry {
 
 impl ContainerRegistry {
     /// Opens (or creates, with one "Personal" container) the registry in `profile_dir`:
-    /// store at `profile_dir/containers.json`, container caches under
-    /// `profile_dir/containers/<id>`. `profile_dir` should be CEF's `root_cache_path`, because
-    /// CEF requires every request context's `cache_path` to be inside it.
+    /// store at `profile_dir/containers.json`, container caches at `profile_dir/<id>`.
+    /// `profile_dir` must be CEF's `root_cache_path`: Chromium only creates an on-disk profile
+    /// for a request context whose `cache_path` is a *direct* child of it. A deeper path (this
+    /// registry once used `containers/<id>`) makes Chromium log "Cannot create profile" and
+    /// silently keep the container in memory, so logins vanish on quit.
     pub fn open(profile_dir: &Path) -> Result<Self, ContainerError> {
-        Self::open_at(
-            &profile_dir.join("containers.json"),
-            &profile_dir.join("containers"),
-        )
+        Self::open_at(&profile_dir.join("containers.json"), profile_dir)
     }
 
     /// Like [`ContainerRegistry::open`] with explicit store file and cache root.
@@ -685,7 +684,8 @@ mod tests {
         let (pa, pb) = (r.cache_path(&a), r.cache_path(&b));
         assert_ne!(pa, pb);
         for p in [pa, pb] {
-            assert!(p.starts_with(d.path().join("containers")), "{}", p.display());
+            // Directly under the root: Chromium refuses deeper profile paths.
+            assert_eq!(p.parent(), Some(d.path()), "{}", p.display());
         }
     }
 

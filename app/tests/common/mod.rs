@@ -19,6 +19,8 @@ pub struct Browser {
     lines: Receiver<String>,
     pub tag: String,
     pub profile: PathBuf,
+    /// Left on disk when dropped (a test that restarts the browser on one profile).
+    pub keep_profile: bool,
 }
 
 pub fn exe() -> &'static str {
@@ -33,6 +35,13 @@ impl Browser {
     pub fn start_with(extra: &[&str]) -> Browser {
         let tag = unique_tag("aperture-test");
         let profile = std::env::temp_dir().join(&tag);
+        Self::start_in(profile, false, extra)
+    }
+
+    /// Starts on `profile`; when `keep`, the profile outlives this browser (the caller removes
+    /// it).
+    pub fn start_in(profile: PathBuf, keep: bool, extra: &[&str]) -> Browser {
+        let tag = unique_tag("aperture-test");
         let mut child = Command::new(exe())
             .args(["--headless", "--script", "-", "--profile"])
             .arg(&profile)
@@ -61,6 +70,7 @@ impl Browser {
             lines: rx,
             tag,
             profile,
+            keep_profile: keep,
         };
         let ready = b.read(Duration::from_secs(60));
         assert_eq!(ready["ready"], true, "browser did not start: {ready}");
@@ -130,7 +140,9 @@ impl Drop for Browser {
         for p in tagged_pids(&self.tag) {
             let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
         }
-        let _ = std::fs::remove_dir_all(&self.profile);
+        if !self.keep_profile {
+            let _ = std::fs::remove_dir_all(&self.profile);
+        }
     }
 }
 
