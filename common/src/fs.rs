@@ -10,7 +10,8 @@
 //! * the file is private from its first byte: the temp file is created `0600` (never chmod-ed
 //!   after the fact, which would leave a window), and directories this module creates are
 //!   `0700`. Directories that already exist keep their mode: tightening a directory the user
-//!   made is not ours to do.
+//!   made is not ours to do. The one deliberate exception is [`tighten_tree`], which the app
+//!   runs on the profile directory it owns at start-up.
 
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
@@ -66,6 +67,70 @@ pub fn remove_stale_temps(path: &Path) {
                 let _ = fs::remove_file(e.path());
             }
         }
+    }
+}
+
+/// Takes group and other permissions off every directory and regular file under `root` (and
+/// `root` itself), so a tree made before files were written private (a profile from an older
+/// build, or files Chromium created under a permissive umask) ends up `0700`/`0600`. Returns how
+/// many entries it changed.
+///
+/// Only group/other bits are removed: an owner-only mode (`0400`, `0500`) is private already and
+/// is left alone. Symlinks inside the tree are neither followed nor changed (`chmod` would act
+/// on their target, which may be outside the tree); `root` itself is followed, as it is the
+/// directory the caller named. Sockets, FIFOs and devices are skipped. Entries that vanish
+/// during the walk are skipped; any other error stops the walk and is returned with the path.
+///
+/// Not atomic against someone replacing an entry with a symlink between the check and the
+/// `chmod`; only a writer inside the (by then `0700`) tree could do that.
+pub fn tighten_tree(root: &Path) -> io::Result<usize> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let with_path = |p: &Path, e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", p.display()));
+        let mut changed = 0;
+        let mut stack = vec![(
+            root.to_path_buf(),
+            fs::metadata(root).map_err(|e| with_path(root, e))?,
+        )];
+        while let Some((path, meta)) = stack.pop() {
+            let ft = meta.file_type();
+            if !(ft.is_dir() || ft.is_file()) {
+                continue;
+            }
+            let mode = meta.permissions().mode();
+            if mode & 0o077 != 0 {
+                match fs::set_permissions(&path, fs::Permissions::from_mode(mode & 0o700)) {
+                    Ok(()) => changed += 1,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(with_path(&path, e)),
+                }
+            }
+            if ft.is_dir() {
+                let rd = match fs::read_dir(&path) {
+                    Ok(rd) => rd,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(with_path(&path, e)),
+                };
+                for entry in rd {
+                    let entry = entry.map_err(|e| with_path(&path, e))?;
+                    let p = entry.path();
+                    // symlink_metadata: a symlink is seen as a symlink, never as its target.
+                    match fs::symlink_metadata(&p) {
+                        Ok(m) => stack.push((p, m)),
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(with_path(&p, e)),
+                    }
+                }
+            }
+        }
+        Ok(changed)
+    }
+    #[cfg(not(unix))]
+    {
+        // No POSIX modes; NTFS ACLs inherit from the user's profile directory.
+        let _ = root;
+        Ok(0)
     }
 }
 
@@ -310,6 +375,68 @@ mod tests {
         assert_eq!(
             names(d.path()),
             [format!(".other{TEMP_MARK}dead"), "v.bin".into()]
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn tighten_tree_makes_a_loose_tree_private_without_following_symlinks() {
+        use std::os::unix::fs::{PermissionsExt, symlink};
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().join("profile");
+        let set = |p: &Path, m: u32| fs::set_permissions(p, fs::Permissions::from_mode(m)).unwrap();
+        fs::create_dir_all(root.join("Default").join("Cache")).unwrap();
+        fs::write(root.join("vault.aperture"), b"v").unwrap();
+        fs::write(root.join("Default").join("Cookies"), b"c").unwrap();
+        fs::write(root.join("Default").join("Cache").join("data_0"), b"d").unwrap();
+        fs::write(root.join("owner-only"), b"o").unwrap();
+        set(&root, 0o755);
+        set(&root.join("Default"), 0o775);
+        set(&root.join("Default").join("Cache"), 0o711);
+        set(&root.join("vault.aperture"), 0o644);
+        set(&root.join("Default").join("Cookies"), 0o666);
+        set(&root.join("Default").join("Cache").join("data_0"), 0o640);
+        set(&root.join("owner-only"), 0o400);
+        // A symlink out of the tree: its target must keep its mode.
+        let outside = d.path().join("outside");
+        fs::write(&outside, b"not ours").unwrap();
+        set(&outside, 0o644);
+        symlink(&outside, root.join("link")).unwrap();
+        let outside_dir = d.path().join("outside-dir");
+        fs::create_dir(&outside_dir).unwrap();
+        fs::write(outside_dir.join("f"), b"x").unwrap();
+        set(&outside_dir, 0o755);
+        set(&outside_dir.join("f"), 0o644);
+        symlink(&outside_dir, root.join("Default").join("dirlink")).unwrap();
+
+        assert_eq!(tighten_tree(&root).unwrap(), 6);
+        for dir in [
+            root.clone(),
+            root.join("Default"),
+            root.join("Default").join("Cache"),
+        ] {
+            assert_eq!(mode(&dir), 0o700, "{}", dir.display());
+        }
+        for f in ["vault.aperture", "Default/Cookies", "Default/Cache/data_0"] {
+            assert_eq!(mode(&root.join(f)), 0o600, "{f}");
+        }
+        assert_eq!(
+            mode(&root.join("owner-only")),
+            0o400,
+            "already private: left alone"
+        );
+        assert_eq!(
+            mode(&outside),
+            0o644,
+            "symlink target outside the tree was changed"
+        );
+        assert_eq!(mode(&outside_dir), 0o755, "symlinked dir was changed");
+        assert_eq!(mode(&outside_dir.join("f")), 0o644, "walk followed a dir symlink");
+        // Idempotent: a second pass finds nothing to do.
+        assert_eq!(tighten_tree(&root).unwrap(), 0);
+        assert_eq!(
+            tighten_tree(&d.path().join("missing")).unwrap_err().kind(),
+            io::ErrorKind::NotFound
         );
     }
 
