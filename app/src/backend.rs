@@ -69,19 +69,28 @@ impl AppBackend {
         Ok(checked.url.to_string())
     }
 
-    /// Marks the tab's next navigation as the agent's and makes sure the connected-address
-    /// check can see the response (Network events).
-    async fn prepare_agent_nav(&self, id: TabId) -> BackendResult<()> {
-        let (current, need_network) = self
+    /// Attaches the agent to a tab before it reads, acts on or navigates it: the tab becomes
+    /// gated (every later navigation meets the policy, see `browser::handler`), input and
+    /// navigation are refused while the human drives it, and reading or acting on a page the
+    /// policy refuses is refused. Navigating such a tab elsewhere is allowed: that is how it
+    /// leaves the page.
+    async fn attach(&self, id: TabId, how: Attach) -> BackendResult<()> {
+        let acting = how != Attach::Read;
+        let (url, refused, human, need_network) = self
             .h
             .on_ui(move |a| {
                 a.with(|st| {
                     st.tabs.get_mut(&id).map(|r| {
-                        r.meta.agent_nav = true;
-                        r.meta.doc_check_pending = true;
+                        let human = r.meta.human_driving;
+                        if !human {
+                            r.meta.agent_attached = true;
+                            r.meta.agent_touched |= acting;
+                        }
                         (
                             r.url.clone(),
-                            !std::mem::replace(&mut r.meta.network_enabled, true),
+                            r.refused_page.clone(),
+                            human,
+                            !human && !std::mem::replace(&mut r.meta.network_enabled, true),
                         )
                     })
                 })
@@ -89,11 +98,25 @@ impl AppBackend {
             .await
             .map_err(|e| err(id, e))?
             .ok_or(BackendError::NoSuchTab(id))?;
-        if !current.is_empty() {
+        if human && acting {
+            return Err(BackendError::HumanDriving {
+                reason: "the human took over this tab".into(),
+            });
+        }
+        if how != Attach::Navigate {
+            if let Some(r) = refused {
+                return Err(BackendError::PolicyRefused {
+                    rule: format!(
+                        "this tab is on a page the navigation policy refused ({}); navigate it to an allowed address first",
+                        r.rule
+                    ),
+                });
+            }
             self.policy
-                .check_current_tab(&current)
+                .check_current_tab(&url)
                 .map_err(|e| BackendError::PolicyRefused { rule: e.to_string() })?;
         }
+        // The connected-address check reads Network events of the tab's documents.
         if need_network {
             self.tab(id)
                 .devtools("Network.enable", serde_json::json!({}))
@@ -102,6 +125,17 @@ impl AppBackend {
         }
         Ok(())
     }
+}
+
+/// What the agent is about to do with a tab.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Attach {
+    /// Read it (snapshot, text, screenshot, console).
+    Read,
+    /// Send it input or change its page in place.
+    Act,
+    /// Navigate it (to a destination checked separately).
+    Navigate,
 }
 
 fn err(id: TabId, e: TabError) -> BackendError {
@@ -141,30 +175,15 @@ impl AppBackend {
             .ok_or(BackendError::NoSuchTab(id))
     }
 
-    /// Refuses input and navigation in a tab the human took over; otherwise marks the tab as
-    /// one the agent acts on (the window shows the mark and offers Take over), in both modes.
+    /// Refuses input in a tab the human took over or on a refused page; otherwise marks the
+    /// tab as one the agent acts on (the window shows the mark and offers Take over), in both
+    /// modes.
     async fn agent_acts(&self, id: TabId) -> BackendResult<()> {
-        let human = self
-            .h
-            .on_ui(move |a| {
-                a.with(|st| {
-                    st.tabs.get_mut(&id).map(|r| {
-                        if !r.meta.human_driving {
-                            r.meta.agent_touched = true;
-                        }
-                        r.meta.human_driving
-                    })
-                })
-            })
-            .await
-            .map_err(|e| err(id, e))?
-            .ok_or(BackendError::NoSuchTab(id))?;
-        if human {
-            return Err(BackendError::HumanDriving {
-                reason: "the human took over this tab".into(),
-            });
-        }
-        Ok(())
+        self.attach(id, Attach::Act).await
+    }
+
+    async fn agent_reads(&self, id: TabId) -> BackendResult<()> {
+        self.attach(id, Attach::Read).await
     }
 }
 
@@ -236,7 +255,7 @@ impl Backend for AppBackend {
             .map_err(|e| BackendError::Other(e.to_string()))?;
         let id = t.id;
         if let Some(u) = url {
-            self.prepare_agent_nav(id).await?;
+            self.attach(id, Attach::Navigate).await?;
             match t.navigate(&u).await {
                 // The tab exists either way; a failed first load is the page's problem.
                 Ok(_) | Err(TabError::LoadFailed { .. }) | Err(TabError::Timeout { .. }) => {}
@@ -280,7 +299,7 @@ impl Backend for AppBackend {
     }
 
     async fn navigate(&self, id: TabId, nav: Nav) -> BackendResult<LoadOutcome> {
-        self.agent_acts(id).await?;
+        self.attach(id, Attach::Navigate).await?;
         let t = self.tab(id);
         let nav = match nav {
             Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u).await?),
@@ -288,7 +307,6 @@ impl Backend for AppBackend {
             Nav::Forward => tab::Nav::Forward,
             Nav::Reload => tab::Nav::Reload,
         };
-        self.prepare_agent_nav(id).await?;
         let o = match t.nav(nav).await.map_err(|e| err(id, e)) {
             Ok(o) => o,
             // A page can redirect to a URL carrying a filled value.
@@ -345,6 +363,7 @@ impl Backend for AppBackend {
     }
 
     async fn walk(&self, id: TabId) -> BackendResult<Walk> {
+        self.agent_reads(id).await?;
         let mut w = self.tab(id).walk().await.map_err(|e| err(id, e))?;
         // Before the engine sees it, so no snapshot, diff or restatement can carry a value
         // the vault filled.
@@ -358,6 +377,8 @@ impl Backend for AppBackend {
         // Ops that change the page are the agent acting; reading and focusing are not.
         if matches!(op, ElementOp::SelectOptions(_) | ElementOp::Clear) {
             self.agent_acts(id).await?;
+        } else {
+            self.agent_reads(id).await?;
         }
         use aperture_engine::protocol::ElementOp as W;
         let w = match op {
@@ -383,6 +404,7 @@ impl Backend for AppBackend {
     }
 
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
+        self.agent_reads(id).await?;
         let (mut text, truncated) = self.tab(id).page_text(cap).await.map_err(|e| err(id, e))?;
         if let Some(v) = &self.vault {
             v.redact_live(&self.h, id, &mut [&mut text]).await;
@@ -431,6 +453,7 @@ impl Backend for AppBackend {
     }
 
     async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png> {
+        self.agent_reads(id).await?;
         let (bytes, w, h) = self
             .tab(id)
             .screenshot(Some(max_long_edge))
@@ -440,6 +463,7 @@ impl Backend for AppBackend {
     }
 
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
+        self.agent_reads(id).await?;
         let mut entries = self.tab(id).drain_console().await.map_err(|e| err(id, e))?;
         if let Some(v) = &self.vault {
             let mut texts: Vec<&mut String> = entries

@@ -89,6 +89,7 @@ pub struct Launch {
     profile: Option<PathBuf>,
     timeout: Duration,
     windowed: bool,
+    allow_hosts: Vec<String>,
 }
 
 impl Launch {
@@ -102,6 +103,7 @@ impl Launch {
             // Generous: the first start on a loaded 2-core machine builds the blocking engine.
             timeout: Duration::from_secs(120),
             windowed: false,
+            allow_hosts: vec!["127.0.0.1".into()],
         }
     }
 
@@ -109,6 +111,13 @@ impl Launch {
     /// of headless, with its settings in the test's own config directory.
     pub fn windowed(mut self) -> Launch {
         self.windowed = true;
+        self
+    }
+
+    /// Replaces the default `--allow-host 127.0.0.1` (every port of it) with these specs, for
+    /// tests of the navigation policy itself.
+    pub fn allow_hosts<S: Into<String>>(mut self, specs: impl IntoIterator<Item = S>) -> Launch {
+        self.allow_hosts = specs.into_iter().map(Into::into).collect();
         self
     }
 
@@ -171,9 +180,11 @@ impl Launch {
                 .env_remove("DISPLAY")
                 .env_remove("WAYLAND_DISPLAY");
         }
-        cmd.args(["--mcp-port", &port.to_string()])
-            .args(["--allow-host", "127.0.0.1"])
-            .arg("--profile")
+        cmd.args(["--mcp-port", &port.to_string()]);
+        for h in &self.allow_hosts {
+            cmd.args(["--allow-host", h]);
+        }
+        cmd.arg("--profile")
             .arg(&profile)
             .args(&self.args)
             .env("XDG_CONFIG_HOME", &config_home)

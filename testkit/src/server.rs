@@ -20,7 +20,18 @@ pub struct Server {
 impl Server {
     /// Serves `routes` (URL path → body) and, for other paths, the files of `dir`.
     pub fn start(routes: HashMap<String, String>, dir: Option<PathBuf>) -> Server {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").expect("bind a loopback port"));
+        Server::start_full("127.0.0.1", routes, HashMap::new(), dir)
+    }
+
+    /// Like [`Server::start`] on another loopback address (`127.0.0.2` is a different host to
+    /// a browser, handy for policy tests), with `redirects` (path → `Location`, answered 302).
+    pub fn start_full(
+        ip: &str,
+        routes: HashMap<String, String>,
+        redirects: HashMap<String, String>,
+        dir: Option<PathBuf>,
+    ) -> Server {
+        let server = Arc::new(tiny_http::Server::http(format!("{ip}:0")).expect("bind a loopback port"));
         let port = server.server_addr().to_ip().expect("an IP listener").port();
         let log = Arc::new(Mutex::new(Vec::new()));
         let (s, l) = (server.clone(), log.clone());
@@ -30,7 +41,11 @@ impl Server {
                 l.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
                     .expect("static header");
-                if let Some(body) = routes.get(&path) {
+                if let Some(to) = redirects.get(&path) {
+                    let loc =
+                        tiny_http::Header::from_bytes("Location", to.as_bytes()).expect("a Location header");
+                    let _ = req.respond(tiny_http::Response::empty(302).with_header(loc));
+                } else if let Some(body) = routes.get(&path) {
                     let _ = req.respond(tiny_http::Response::from_string(body.clone()).with_header(html));
                 } else if let Some(bytes) = dir.as_deref().and_then(|d| read_under(d, &path)) {
                     let _ = req.respond(tiny_http::Response::from_data(bytes).with_header(html));
@@ -40,7 +55,7 @@ impl Server {
             }
         });
         Server {
-            base: format!("http://127.0.0.1:{port}"),
+            base: format!("http://{ip}:{port}"),
             log,
             server,
             thread: Some(thread),

@@ -27,8 +27,17 @@ impl cef::ClientHandler for Handler {
     fn on_popup(&self, opener: BrowserId, url: String) {
         // Popups and new windows become ordinary tabs in the opener's container, with the
         // opener's provenance, created after this callback returns (CEF forbids creating a
-        // browser from inside it).
+        // browser from inside it). A popup of a gated tab is gated too, and its first URL
+        // meets the gate here (window.open is a navigation path like any other).
         let opener = tab_id(opener);
+        let gated = self
+            .0
+            .with(|st| st.tabs.get(&opener).is_some_and(|t| t.meta.gated()));
+        if gated && let Err(rule) = gate_url(&self.0.services().nav_policy, &url, true) {
+            self.0
+                .with(|st| st.refuse_navigation(opener, format!("window.open {rule}")));
+            return;
+        }
         self.0.defer(move |a| {
             let Some((host, meta, size, scale)) = a.with(|st| {
                 st.tabs
@@ -43,8 +52,7 @@ impl cef::ClientHandler for Handler {
                 meta: super::state::TabMeta {
                     human_driving: false,
                     agent_touched: false,
-                    agent_nav: false,
-                    doc_check_pending: false,
+                    agent_attached: gated,
                     network_enabled: false,
                     ..meta
                 },
@@ -83,7 +91,18 @@ impl cef::ClientHandler for Handler {
     }
 
     fn on_main_address_change(&self, id: BrowserId, url: String) {
-        self.0.with(|st| st.address(tab_id(id), url));
+        let id = tab_id(id);
+        let gated = self.0.with(|st| {
+            st.address(id, url.clone());
+            st.tabs.get(&id).is_some_and(|t| t.meta.gated())
+        });
+        // The backstop of the gate: a gated tab that arrives on a refused address by a path
+        // on_before_browse did not see (a page restored from the back-forward cache, say) is
+        // marked and left.
+        if gated && let Err(rule) = gate_url(&self.0.services().nav_policy, &url, true) {
+            self.0.with(|st| st.refuse_page(id, url, rule));
+            leave_page(&self.0, id);
+        }
     }
 
     fn on_title_change(&self, id: BrowserId, title: String) {
@@ -123,24 +142,32 @@ impl cef::ClientHandler for Handler {
     }
 
     fn on_before_browse(&self, id: BrowserId, nav: cef::Navigation) -> bool {
-        if !nav.is_redirect || !nav.main_frame {
-            return false;
-        }
+        // The one navigation gate: every navigation of a gated tab (link clicks, form
+        // submissions before their body is sent, script and meta-refresh navigations,
+        // redirects, back/forward/reload, subframes) meets the agent-navigation policy here,
+        // before any request leaves. Cancelling by returning true is what CEF allows inside
+        // this callback; nothing here calls back into the browser.
         let id = tab_id(id);
-        if !self
-            .0
-            .with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.agent_nav))
-        {
+        if !self.0.with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.gated())) {
             return false;
         }
-        // A public page may redirect the agent to 169.254.169.254: redirects meet the same rules.
-        match self.0.services().nav_policy.check_destination(&nav.url) {
-            Err(e) => {
-                let rule = format!("redirect {e}");
-                self.0.with(|st| st.refuse_navigation(id, rule));
+        match gate_url(&self.0.services().nav_policy, &nav.url, nav.main_frame) {
+            Ok(()) => false,
+            Err(rule) => {
+                let what = match (nav.main_frame, nav.is_redirect) {
+                    (true, true) => "redirect",
+                    (true, false) => "navigation",
+                    (false, _) => "subframe",
+                };
+                tracing::info!(tab = id.0, "{what} refused by the agent-navigation policy");
+                let rule = format!("{what} {rule}");
+                if nav.main_frame {
+                    self.0.with(|st| st.refuse_navigation(id, rule));
+                } else {
+                    self.0.with(|st| st.refuse_subframe(id, rule));
+                }
                 true
             }
-            Ok(_) => false,
         }
     }
 
@@ -193,12 +220,9 @@ fn check_document_response(a: &Actor, id: aperture_mcp::backend::TabId, v: &serd
     if p["type"] != "Document" {
         return;
     }
-    let pending = a.with(|st| {
-        st.tabs
-            .get_mut(&id)
-            .is_some_and(|t| std::mem::replace(&mut t.meta.doc_check_pending, false))
-    });
-    if !pending {
+    // Every document of a gated tab (main frame or subframe): the name passed the gate, but
+    // DNS may have answered with a private address since.
+    if !a.with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.gated())) {
         return;
     }
     let (Some(url), Some(ip)) = (
@@ -216,16 +240,41 @@ fn check_document_response(a: &Actor, id: aperture_mcp::backend::TabId, v: &serd
         .check_destination(url)
         .and_then(|c| policy.check_connected_address(&c, addr));
     if let Err(e) = verdict {
-        a.with(|st| st.refuse_navigation(id, e.to_string()));
-        // Navigating from inside a DevTools observer callback is what CEF forbids: stop and
-        // leave the page once the callback has returned.
-        a.defer(move |a| {
-            if let Some(b) = a.browser(id) {
-                b.stop_load();
-                if let Some(f) = b.main_frame() {
-                    f.load_url("about:blank");
-                }
-            }
-        });
+        // Marked by the response's URL: a main-frame document's commit then keeps the mark
+        // (same address); either way it lasts until the tab shows about:blank. A refused
+        // subframe's document is refused by leaving the whole page: the tab's content is what
+        // the agent reads.
+        a.with(|st| st.refuse_page(id, url.to_string(), e.to_string()));
+        leave_page(a, id);
     }
+}
+
+/// The gate's verdict on a URL a gated tab is about to show: the agent-navigation policy,
+/// plus the blank and inline documents browsers create themselves (about:blank, srcdoc, and
+/// data:/blob: subframes, which fetch nothing from the network).
+fn gate_url(policy: &aperture_privacy::NavigationPolicy, url: &str, main_frame: bool) -> Result<(), String> {
+    let u = url.trim();
+    let lower = u.get(..6).unwrap_or(u).to_ascii_lowercase();
+    if u.eq_ignore_ascii_case("about:blank")
+        || u.to_ascii_lowercase().starts_with("about:blank#")
+        || u.eq_ignore_ascii_case("about:srcdoc")
+        || (!main_frame && (lower.starts_with("data:") || lower.starts_with("blob:")))
+    {
+        return Ok(());
+    }
+    policy.check_destination(u).map(|_| ()).map_err(|e| e.to_string())
+}
+
+/// Stops the tab and shows about:blank, after the current CEF callback has returned (CEF
+/// forbids navigating from inside several of them; doing so from the DevTools observer
+/// crashed libcef).
+fn leave_page(a: &Actor, id: aperture_mcp::backend::TabId) {
+    a.defer(move |a| {
+        if let Some(b) = a.browser(id) {
+            b.stop_load();
+            if let Some(f) = b.main_frame() {
+                f.load_url("about:blank");
+            }
+        }
+    });
 }

@@ -65,6 +65,9 @@ pub struct TabRec {
     /// painted yet can be dropped by Chromium, so input waits for this to catch up.
     pub painted_document: u64,
     pub meta: TabMeta,
+    /// The tab shows (or is leaving) a page the agent-navigation policy refused; agent reads
+    /// and input are refused until it shows another address.
+    pub refused_page: Option<RefusedPage>,
 }
 
 impl TabRec {
@@ -80,15 +83,29 @@ pub struct TabMeta {
     pub container: String,
     pub opened_by_agent: bool,
     pub human_driving: bool,
-    /// The current navigation was started by the agent: redirects and the connected address
-    /// are held to the agent-navigation policy.
-    pub agent_nav: bool,
-    /// The next main-document response still has to have its remote address checked.
-    pub doc_check_pending: bool,
     /// `Network.enable` was sent (needed for the connected-address check).
     pub network_enabled: bool,
     /// The agent acted on this tab: the window marks it and offers Take over.
     pub agent_touched: bool,
+    /// The agent read or acted on this tab at least once (it is attached to it).
+    pub agent_attached: bool,
+}
+
+impl TabMeta {
+    /// Every navigation of this tab passes the agent-navigation policy: the agent opened,
+    /// acted on or read it, and the human has not taken it over. Human tabs the agent never
+    /// touched browse freely.
+    pub fn gated(&self) -> bool {
+        (self.opened_by_agent || self.agent_touched || self.agent_attached) && !self.human_driving
+    }
+}
+
+/// Why a gated tab's page must not reach the agent.
+#[derive(Debug, Clone)]
+pub struct RefusedPage {
+    /// The URL that was refused: the mark stays until the tab shows another address.
+    pub url: String,
+    pub rule: String,
 }
 
 #[derive(Default)]
@@ -155,6 +172,7 @@ impl State {
                 painted_document: 0,
                 nav_from_url: None,
                 meta,
+                refused_page: None,
             },
         );
     }
@@ -258,20 +276,39 @@ impl State {
         }
     }
 
-    /// Fails the tab's navigation waiters with a policy refusal.
+    /// Fails the tab's navigation waiters with a policy refusal (the navigation did not
+    /// happen, or is being undone), and tells the console.
     pub fn refuse_navigation(&mut self, id: TabId, rule: String) {
+        self.refuse_subframe(id, rule.clone());
         if let Some(t) = self.tabs.get_mut(&id) {
-            t.meta.doc_check_pending = false;
-            t.console.push(ConsoleEntry {
-                level: "error".into(),
-                text: rule.clone(),
-                source: t.url.clone(),
-                line: 0,
-            });
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::Policy(rule.clone())));
             }
         }
+    }
+
+    /// Tells the console a subframe's navigation was refused; the page itself stays.
+    pub fn refuse_subframe(&mut self, id: TabId, rule: String) {
+        if let Some(t) = self.tabs.get_mut(&id) {
+            t.console.push(ConsoleEntry {
+                level: "error".into(),
+                text: rule,
+                source: t.url.clone(),
+                line: 0,
+            });
+        }
+    }
+
+    /// Marks the page at `url` as refused (it arrived anyway: the connected address, or a
+    /// path the navigation gate did not see) and fails the waiters.
+    pub fn refuse_page(&mut self, id: TabId, url: String, rule: String) {
+        if let Some(t) = self.tabs.get_mut(&id) {
+            t.refused_page = Some(RefusedPage {
+                url,
+                rule: rule.clone(),
+            });
+        }
+        self.refuse_navigation(id, rule);
     }
 
     pub fn load_error(&mut self, id: TabId, code: i32, text: String, url: String) {
@@ -320,6 +357,9 @@ impl State {
 
     pub fn address(&mut self, id: TabId, url: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
+            if t.refused_page.as_ref().is_some_and(|r| r.url != url) {
+                t.refused_page = None;
+            }
             t.url = url;
         }
     }
