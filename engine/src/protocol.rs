@@ -29,6 +29,8 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::envelope::Untrusted;
+
 pub use crate::record::{Rect, Walk};
 
 /// The request the renderer answers natively with its process id: `{"op":"pid"}`, byte for
@@ -217,14 +219,14 @@ pub struct Pid(pub u32);
 /// Why the walker did not do what was asked, parsed from its `{"error":…,"detail":…}` answer
 /// (or from a reply that does not parse).
 ///
-/// The `Display` texts are Aperture's own words. Only [`WalkerError::Exception`]'s detail
-/// is a JavaScript exception message, and only [`WalkerError::BadReply`] and
-/// [`WalkerError::Unrecognized`] quote the reply.
+/// The `Display` texts are Aperture's own words. The details some variants carry come from the
+/// renderer, where the page runs (an exception message, a reply the parser quotes), so
+/// `Display` fences them ([`Untrusted`]): the text can reach the agent as harness speech.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WalkerError {
     /// `"stale"`: the walk named is not the renderer's latest (the page was walked again, or
     /// it is a new document).
-    #[error("the walk is stale: {detail}")]
+    #[error("the walk is stale; the walker said:{}", Untrusted(.detail))]
     Stale {
         /// Which walk was named and which is current.
         detail: String,
@@ -251,20 +253,23 @@ pub enum WalkerError {
     #[error("the walker has no such op")]
     UnknownOp,
     /// `"bad request"`: the request was not a JSON object, or a field had the wrong type.
-    #[error("the walker could not read the request: {detail}")]
+    #[error("the walker could not read the request; it said:{}", Untrusted(.detail))]
     BadRequest {
         /// What was wrong with it.
         detail: String,
     },
     /// `"walker exception"`: the walker threw. An element op may have been partly done.
-    #[error("the walker failed: {detail}")]
+    #[error("the walker failed; the exception was:{}", Untrusted(.detail))]
     Exception {
         /// The exception's message.
         detail: String,
     },
     /// An `error` code this version does not know. Cannot happen with the walker built into
     /// this crate (a test checks every code in walker.js has a variant).
-    #[error("the walker answered an unknown error {error:?} ({detail})")]
+    #[error(
+        "the walker answered an unknown error; its code and detail were:{}",
+        Untrusted(&format!("{error}\n{detail}"))
+    )]
     Unrecognized {
         /// The code.
         error: String,
@@ -272,7 +277,7 @@ pub enum WalkerError {
         detail: String,
     },
     /// The reply was not the JSON the request calls for.
-    #[error("the walker's reply could not be read: {0}")]
+    #[error("the walker's reply could not be read; the parser said:{}", Untrusted(.0))]
     BadReply(String),
 }
 

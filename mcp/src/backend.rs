@@ -14,6 +14,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use aperture_engine::envelope::Untrusted;
 use aperture_engine::protocol::{self, WalkerError};
 pub use aperture_engine::record::{Rect, Walk};
 
@@ -257,10 +258,13 @@ pub struct VaultTarget {
 /// already have acted on it.
 ///
 /// The `Display` text (and every string carried by a variant) reaches the agent as Aperture's
-/// own words, outside the untrusted envelope, so it must never contain page-authored bytes: no
-/// titles, no page URLs, no DOM text. The one exception is [`BackendError::Navigation`]'s
-/// `url`, which the MCP layer fences. Describe a page-derived value ("the tab's URL has no
-/// host") rather than quoting it.
+/// own words, outside the untrusted envelope, so it must never contain page-authored bytes
+/// bare: no titles, no page URLs or hosts, no DOM text, no exception messages. Describe a
+/// page-derived value ("the tab's URL has no host"), or, where the agent needs it (the host a
+/// refusal is about), append it with [`Untrusted`], which fences it: `"…; the host
+/// was:{}"`. `aperture_privacy::PolicyError` and `WalkerError` texts already do, so they can be
+/// carried as they are. [`BackendError::Navigation`]'s `url` is fenced by its `Display` and by
+/// the MCP layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BackendError {
     /// The tab does not exist (closed, or never did).
@@ -278,7 +282,8 @@ pub enum BackendError {
     /// A browser policy forbids the operation (blocked URL scheme, internal page...).
     #[error("refused by policy: {rule}")]
     PolicyRefused {
-        /// The rule that refused it, in a few words.
+        /// The rule that refused it, in a few words; the value refused, when it is named, comes
+        /// last and fenced (see `aperture_privacy::PolicyError`).
         rule: String,
     },
     /// The request itself was unusable (an unknown key name, an option that does not exist)
@@ -298,7 +303,7 @@ pub enum BackendError {
         walk_id: u64,
     },
     /// Navigation failed (DNS, TLS, aborted...). `url` is what was asked for.
-    #[error("navigation to {url} failed: {reason}")]
+    #[error("navigation failed: {reason}; the address was:{}", Untrusted(.url))]
     Navigation {
         /// The address that failed.
         url: String,

@@ -161,7 +161,8 @@ async fn fill_form_fills_in_order_and_reports_labels() {
     assert_eq!(p.email, "a@b.example");
     assert!(p.agree);
     let (_, bodies) = split_envelopes(&t);
-    assert!(bodies.iter().any(|b| b.trim() == "Email"), "{t}");
+    // Page strings sit in the envelope as quoted lines.
+    assert!(bodies.iter().any(|b| b.trim() == "\"Email\""), "{t}");
 }
 
 /// Page-authored text must be inside an envelope in every tool result, including text that

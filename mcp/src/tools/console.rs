@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::ConsoleKind;
+use crate::engine_glue::clean;
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
 
 const DESCRIPTION: &str = "Console errors, warnings and failed network requests of a tab since \
@@ -61,15 +62,20 @@ impl Aperture {
                 ConsoleKind::Warning => "warning",
                 ConsoleKind::FailedRequest => "failed request",
             };
-            let mut body: String = e.text.chars().take(MAX_ENTRY_CHARS).collect();
-            if let Some(url) = &e.url {
-                let at = match e.line {
-                    Some(l) => format!("{url}:{l}"),
-                    None => url.clone(),
-                };
-                body = format!("{at}\n{body}");
-            }
-            r = r.say(format!("{}. {kind}:", i + 1)).page(&body);
+            let text: String = e.text.chars().take(MAX_ENTRY_CHARS).collect();
+            // The message may run over several lines (each is quoted on its own); the source is
+            // one line, first, and the harness text says so.
+            r = match &e.url {
+                Some(url) => {
+                    let at = match e.line {
+                        Some(l) => format!("{}:{l}", clean(url, usize::MAX)),
+                        None => clean(url, usize::MAX),
+                    };
+                    r.say(format!("{}. {kind} (its source, then the message):", i + 1))
+                        .page(&format!("{at}\n{text}"))
+                }
+                None => r.say(format!("{}. {kind}:", i + 1)).page(&text),
+            };
         }
         if entries.len() > MAX_ENTRIES {
             r = r.say(format!("… {} more not shown", entries.len() - MAX_ENTRIES));

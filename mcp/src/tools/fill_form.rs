@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use super::act::{StepFail, after_send};
 use crate::backend::{ElementOp, MouseButton, TabId};
+use crate::engine_glue::{STRING_CAP, clean};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, call, resolve};
 
 const DESCRIPTION: &str = "Fill several form fields in one call. Each field is a `ref` and a \
@@ -97,14 +98,15 @@ fn truthy(v: &str) -> Option<bool> {
 }
 
 /// The page-authored label of a field, for echoing back (fenced) so the agent can confirm
-/// what it filled.
+/// what it filled: one line, cleaned and capped as the snapshot shows it.
 fn label(rec: &NodeRecord) -> String {
-    rec.name
+    let raw = rec
+        .name
         .as_deref()
         .or(rec.placeholder.as_deref())
         .or(rec.name_attr.as_deref())
-        .unwrap_or("")
-        .to_string()
+        .unwrap_or("");
+    clean(raw, STRING_CAP)
 }
 
 impl Aperture {

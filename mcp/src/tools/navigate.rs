@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::Nav;
+use crate::engine_glue::Untrusted;
 use crate::server::{Aperture, NAV_TIMEOUT, Reply, call};
 
 const DESCRIPTION: &str = "Navigate a tab: `goto` a `url`, or go `back`, `forward`, or \
@@ -45,10 +46,11 @@ pub(crate) fn url_allowed(url: &str) -> Result<(), String> {
     match scheme.as_str() {
         "http" | "https" => Ok(()),
         "about" if url.trim().eq_ignore_ascii_case("about:blank") => Ok(()),
+        // The address may have been copied from a page, so it is fenced, not quoted.
         _ => Err(format!(
-            "refused by rule scheme: only http, https and about:blank addresses may be opened \
-             (got scheme {:?}); include the scheme, e.g. https://",
-            scheme.chars().take(20).collect::<String>()
+            "refused by rule scheme: only http, https and about:blank addresses may be opened; \
+             include the scheme, e.g. https://. The address was:{}",
+            Untrusted(url)
         )),
     }
 }

@@ -12,7 +12,8 @@ use crate::server::{Aperture, CALL_TIMEOUT, Reply, call, resolve};
 const DESCRIPTION: &str = "Read rendered text. With `refs`, the text of each of those elements \
 (a form control reads as its value); without, the text of the whole page. `cap` limits the \
 characters returned per element or for the page (default 4000, at most 50000). Use it for \
-content the snapshot abbreviates; it does not change your ref state.";
+content the snapshot abbreviates; it does not change your ref state. Each line of text comes \
+back as one quoted string.";
 
 const DEFAULT_CAP: usize = 4000;
 const MAX_CAP: usize = 50_000;

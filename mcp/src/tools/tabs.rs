@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::{BackendError, TabId};
+use crate::engine_glue::{STRING_CAP, clean};
 use crate::server::{Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, call};
 
 const DESCRIPTION: &str = "List, open, close or select browser tabs. `list` shows every tab \
@@ -181,17 +182,14 @@ impl Aperture {
                     t.id,
                     flags.join(", ")
                 ))
-                .page(&format!("{}\n{}", one_line(&t.title), one_line(&t.url)));
+                // Each cleaned to one line and both terminated, so the envelope always holds
+                // exactly two quoted lines, an empty title or URL included.
+                .page(&format!(
+                    "{}\n{}\n",
+                    clean(&t.title, STRING_CAP),
+                    clean(&t.url, usize::MAX)
+                ));
         }
         r
     }
-}
-
-/// Collapses a page-authored value to one line, so a title cannot masquerade as the URL line
-/// below it inside the envelope.
-pub(crate) fn one_line(s: &str) -> String {
-    s.split(|c: char| c.is_control() || c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
