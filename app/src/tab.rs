@@ -297,6 +297,9 @@ impl Tab {
         let (tx, rx) = oneshot::channel();
         let rid = self
             .ui(move |a| -> Result<u64, TabError> {
+                if let Some(why) = dead_renderer(a, id) {
+                    return Err(TabError::RendererGone(why));
+                }
                 let f = browser_of(a, id)?.main_frame().ok_or(TabError::NoSuchTab(id))?;
                 let rid = a.next_id();
                 a.with(|st| st.add_rpc(rid, id, tx));
@@ -373,6 +376,9 @@ impl Tab {
         let id = self.id;
         let (tx, rx) = oneshot::channel();
         self.ui(move |a| -> Result<(), TabError> {
+            if let Some(why) = dead_renderer(a, id) {
+                return Err(TabError::RendererGone(why));
+            }
             let h = host_of(a, id)?;
             a.with(|st| st.tabs.get_mut(&id).map(|t| t.paint_waiters.push(tx)));
             h.invalidate();
@@ -381,7 +387,13 @@ impl Tab {
         .await??;
         match tokio::time::timeout(RPC_TIMEOUT, rx).await {
             Ok(Ok(f)) => Ok(f),
-            Ok(Err(_)) => Err(TabError::Closed),
+            // The waiter was dropped: the renderer died meanwhile, or the tab closed.
+            Ok(Err(_)) => Err(self
+                .ui(move |a| dead_renderer(a, id))
+                .await
+                .ok()
+                .flatten()
+                .map_or(TabError::Closed, TabError::RendererGone)),
             Err(_) => Err(TabError::Timeout {
                 what: "a repaint",
                 secs: RPC_TIMEOUT.as_secs(),
@@ -576,4 +588,9 @@ fn at(x: f32, y: f32) -> cef::MouseEvent {
         y: y as i32,
         modifiers: cef::EventFlags::NONE,
     }
+}
+
+/// Why the tab's renderer is dead, if it is (and no new document has replaced it).
+fn dead_renderer(a: &crate::browser::Actor, id: TabId) -> Option<String> {
+    a.with(|st| st.tabs.get(&id).and_then(|t| t.renderer_dead.clone()))
 }

@@ -55,6 +55,9 @@ pub struct TabRec {
     pub paint_waiters: Vec<oneshot::Sender<Frame>>,
     pub console: Vec<ConsoleEntry>,
     pub renderer_generation: u64,
+    /// The renderer died (why) and no new document has replaced it: requests to it fail at
+    /// once instead of waiting out a timeout.
+    pub renderer_dead: Option<String>,
     /// When the current main document became scriptable (before its subresources finished).
     pub document_at: Option<Instant>,
     /// The URL the tab showed when the pending navigation started (for same-document ones).
@@ -167,6 +170,7 @@ impl State {
                 paint_waiters: Vec::new(),
                 console: Vec::new(),
                 renderer_generation: 0,
+                renderer_dead: None,
                 document_at: None,
                 document_seq: 0,
                 painted_document: 0,
@@ -241,6 +245,7 @@ impl State {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.document_at = Some(Instant::now());
             t.document_seq += 1;
+            t.renderer_dead = None;
         }
     }
 
@@ -390,9 +395,12 @@ impl State {
     pub fn renderer_gone(&mut self, id: TabId, why: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.renderer_generation += 1;
+            t.renderer_dead = Some(why.clone());
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::RendererGone(why.clone())));
             }
+            // A dead renderer paints nothing: whoever waits for a frame learns why now.
+            t.paint_waiters.clear();
         }
         self.fail_rpcs(id, || TabError::RendererGone(why.clone()));
     }
