@@ -99,8 +99,14 @@ fn container_cookies_and_storage_survive_two_restarts() {
     };
 
     let mut b = Browser::start_in(profile.clone(), true, &[]);
-    assert_eq!(open_in(&mut b, "Work", "/p?set=alpha"), "cookie=who=alpha storage=alpha");
-    assert_eq!(open_in(&mut b, "Home", "/p?set=beta"), "cookie=who=beta storage=beta");
+    assert_eq!(
+        open_in(&mut b, "Work", "/p?set=alpha"),
+        "cookie=who=alpha storage=alpha"
+    );
+    assert_eq!(
+        open_in(&mut b, "Home", "/p?set=beta"),
+        "cookie=who=beta storage=beta"
+    );
     assert!(b.quit().success(), "first run quits cleanly");
 
     for run in 2..=3 {
@@ -122,7 +128,11 @@ fn container_cookies_and_storage_survive_two_restarts() {
         !log.contains("Cannot create profile"),
         "Chromium refused a container's profile path:\n{log}"
     );
-    assert!(container_dirs(&profile).len() >= 2, "{:?}", container_dirs(&profile));
+    assert!(
+        container_dirs(&profile).len() >= 2,
+        "{:?}",
+        container_dirs(&profile)
+    );
     let _ = std::fs::remove_dir_all(&profile);
 }
 
