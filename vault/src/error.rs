@@ -39,6 +39,31 @@ pub enum VaultError {
         /// Highest version this build reads.
         supported: u16,
     },
+    /// The file is an older copy of this vault than the last one opened or saved here: its
+    /// generation (a count of saves, authenticated with the contents) is below the one recorded
+    /// beside it. Refused, because unlocking and then saving would silently make the lost
+    /// entries permanent. The human accepts it deliberately with `aperture vault
+    /// accept-rollback` ([`crate::Vault::accept_rollback`]).
+    #[error(
+        "an older copy of the vault was put back in place of the newer one (this file was saved \
+         at generation {found}, but generation {last_seen} was already opened here), so entries \
+         saved after it would be lost; if you restored it on purpose, accept it with \
+         `aperture vault accept-rollback`"
+    )]
+    RolledBack {
+        /// Generation in the file.
+        found: u64,
+        /// Last generation recorded for this vault.
+        last_seen: u64,
+    },
+    /// The record of the last generation seen is not a number, so a rolled-back vault could not
+    /// be told from a current one.
+    #[error(
+        "the vault's generation record {0} is damaged, so it cannot be checked that this is the \
+         newest copy of the vault; if the vault file is the one you expect, accept it with \
+         `aperture vault accept-rollback`"
+    )]
+    GenerationRecord(PathBuf),
     /// The file does not start with the vault magic bytes.
     #[error("not an Aperture vault file")]
     NotAVault,

@@ -72,7 +72,11 @@
 //! enough that random nonces never need counter state). The header is the AEAD's associated
 //! data. Saves are atomic (temp file, fsync, rename, directory fsync), so a crash at any instant
 //! leaves the old or the new file. Wrong passphrase, truncation, a flipped byte and a newer
-//! format version are distinct errors ([`VaultError`]) and none of them writes to the file. See
+//! format version are distinct errors ([`VaultError`]) and none of them writes to the file. Every
+//! save increments a generation counter inside the authenticated header, and the last
+//! generation seen is recorded beside the file ([`file::generation_path`]); an older copy put
+//! back in place is refused ([`VaultError::RolledBack`]) until the human accepts it with
+//! `aperture vault accept-rollback` ([`Vault::accept_rollback`]). See
 //! [`file`](mod@file) for the byte layout. Attachments live beside the vault file in
 //! `<vault>.attachments/`, each sealed with a random key kept inside the vault payload and bound
 //! to its id.
@@ -103,6 +107,10 @@
 //! * **Code in the MCP crate that bypasses the type boundary** (reads the vault file, links a
 //!   `Filler` it was never given). The boundary is the handle the app passes; review of what the
 //!   MCP crate imports is the complement.
+//! * **Rolling back the vault file and its generation record together.** The record lives
+//!   beside the vault, so whoever can replace both (or delete the record) gets an old copy
+//!   accepted. It catches the common cases: a backup or sync tool restoring the vault file
+//!   alone, or the file alone being swapped. Attachment files are not covered.
 //! * **Single writer.** Two processes saving the same vault file concurrently lose one update
 //!   (each write is still atomic). The app should hold the vault in one process.
 //! * **The Public Suffix List is a build-time snapshot** (embedded by the `psl` crate). A

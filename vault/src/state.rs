@@ -139,6 +139,8 @@ impl Payload {
 pub(crate) struct Unlocked {
     pub key: MasterKey,
     pub kh: KeyHeader,
+    /// Generation of the file as last read or written; the next save writes one more.
+    pub generation: u64,
     pub payload: Payload,
 }
 
@@ -269,8 +271,10 @@ impl Inner {
         let u = self.unlocked.as_mut().ok_or(VaultError::Locked)?;
         let mut next = u.payload.clone();
         let r = f(&mut next)?;
-        write_payload(&path, &u.key, &u.kh, &next)?;
+        let generation = u.generation + 1;
+        write_payload(&path, &u.key, &u.kh, generation, &next)?;
         u.payload = next;
+        u.generation = generation;
         Ok(r)
     }
 }
@@ -281,15 +285,23 @@ pub(crate) fn serialize(p: &Payload) -> Result<Zeroizing<Vec<u8>>, VaultError> {
         .map_err(|e| VaultError::Payload(e.to_string()))
 }
 
+/// Seals `p` as `generation` and replaces the vault file, then records the generation as seen.
+///
+/// The record comes second, so a crash between the two leaves the file ahead of the record
+/// (accepted, and the record catches up at the next unlock), never behind it (which would
+/// refuse the newest vault as a rollback). For the same reason a failure to write the record
+/// is not reported as a failed save: the vault file already holds the change.
 pub(crate) fn write_payload(
     path: &Path,
     key: &MasterKey,
     kh: &KeyHeader,
+    generation: u64,
     p: &Payload,
 ) -> Result<(), VaultError> {
     let plain = serialize(p)?;
-    let sealed = file::seal(key, kh, &plain);
+    let sealed = file::seal(key, kh, generation, &plain);
     file::atomic_write(path, &sealed)?;
+    let _ = file::record_generation(path, generation);
     Ok(())
 }
 

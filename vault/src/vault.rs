@@ -131,20 +131,31 @@ impl Vault {
         let (key, kh) = file::new_key(passphrase, params)?;
         let payload = Payload::new();
         let plain = state::serialize(&payload)?;
-        file::atomic_create(&path, &file::seal(&key, &kh, &plain))?;
+        file::atomic_create(&path, &file::seal(&key, &kh, 1, &plain))?;
+        // A new vault starts a new count; a record left by a vault deleted before this one
+        // must not make it look rolled back.
+        file::record_generation(&path, 1)?;
         let mut inner = Inner::new(path);
-        inner.unlocked = Some(Unlocked { key, kh, payload });
+        inner.unlocked = Some(Unlocked {
+            key,
+            kh,
+            generation: 1,
+            payload,
+        });
         Ok(Self {
             shared: Arc::new(Mutex::new(inner)),
         })
     }
 
-    /// Opens an existing vault file, locked. Checks the header (so a truncated, foreign or
-    /// future-version file is reported now) but needs no passphrase.
+    /// Opens an existing vault file, locked. Checks the header (so a truncated, foreign,
+    /// future-version or rolled-back file is reported now) but needs no passphrase. The
+    /// generation read here is not authenticated yet; [`Vault::unlock`] checks it again after
+    /// decryption, so an old copy with a raised number fails there as tampered.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, VaultError> {
         let path = path.as_ref().to_owned();
         let bytes = fs::read(&path)?;
-        file::parse(&bytes)?;
+        let h = file::parse(&bytes)?;
+        file::check_generation(&path, h.generation)?;
         Ok(Self {
             shared: Arc::new(Mutex::new(Inner::new(path))),
         })
@@ -157,16 +168,65 @@ impl Vault {
         Ok(v)
     }
 
-    /// Unlocks with the passphrase. On any error nothing is written and the vault stays locked.
+    /// Unlocks with the passphrase. On any error the vault stays locked and the vault file is
+    /// not written. A file older than the last generation recorded for it is refused
+    /// ([`VaultError::RolledBack`]); a newer one (the record lagging after a crash, or a first
+    /// open by this build) moves the record up.
     pub fn unlock(&self, passphrase: &str) -> Result<(), VaultError> {
         let mut g = state::lock(&self.shared);
         let bytes = zeroize::Zeroizing::new(fs::read(&g.path)?);
-        let (key, kh, plain) = file::open(&bytes, passphrase)?;
+        let (key, kh, generation, plain) = file::open(&bytes, passphrase)?;
+        let last_seen = file::last_seen_generation(&g.path)?;
+        if let Some(last_seen) = last_seen.filter(|l| generation < *l) {
+            return Err(VaultError::RolledBack {
+                found: generation,
+                last_seen,
+            });
+        }
         let payload: Payload =
             serde_json::from_slice(&plain).map_err(|e| VaultError::Payload(e.to_string()))?;
+        if last_seen.is_none_or(|l| generation > l) {
+            // Best effort: a record that could not be moved up only weakens the next check; it
+            // is no reason to keep the human out of an authentic, current vault.
+            let _ = file::record_generation(&g.path, generation);
+        }
         file::remove_stale_temps(&g.path);
-        g.unlocked = Some(Unlocked { key, kh, payload });
+        g.unlocked = Some(Unlocked {
+            key,
+            kh,
+            generation,
+            payload,
+        });
         Ok(())
+    }
+
+    /// The human's deliberate "yes, this older copy is the vault now", behind `aperture vault
+    /// accept-rollback`: unlocks `path` without the rollback check and saves it again with a
+    /// generation above every one recorded, so the copy becomes current and any other copy
+    /// (including the newer one it replaced) would now be refused as older. Also accepts a
+    /// vault whose generation record is damaged. Returns `(generation in the file, last
+    /// recorded generation)`.
+    pub fn accept_rollback(
+        path: impl AsRef<Path>,
+        passphrase: &str,
+    ) -> Result<(u64, Option<u64>), VaultError> {
+        let path = path.as_ref();
+        let bytes = zeroize::Zeroizing::new(fs::read(path)?);
+        let (key, kh, found, plain) = file::open(&bytes, passphrase)?;
+        let payload: Payload =
+            serde_json::from_slice(&plain).map_err(|e| VaultError::Payload(e.to_string()))?;
+        let last_seen = file::last_seen_generation(path).unwrap_or(None);
+        let generation = found.max(last_seen.unwrap_or(0)) + 1;
+        state::write_payload(path, &key, &kh, generation, &payload)?;
+        // write_payload tolerates a failed record; here the record is the whole point.
+        file::record_generation(path, generation)?;
+        Ok((found, last_seen))
+    }
+
+    /// The generation of the vault file as this handle last read or wrote it.
+    pub fn generation(&self) -> Result<u64, VaultError> {
+        let g = state::lock(&self.shared);
+        Ok(g.unlocked.as_ref().ok_or(VaultError::Locked)?.generation)
     }
 
     /// Locks: drops (and thereby zeroizes) the key and every decrypted secret, and voids all
@@ -209,9 +269,11 @@ impl Vault {
         let path = g.path.clone();
         let u = g.unlocked.as_mut().ok_or(VaultError::Locked)?;
         let (key, kh) = file::new_key(new_passphrase, params)?;
-        state::write_payload(&path, &key, &kh, &u.payload)?;
+        let generation = u.generation + 1;
+        state::write_payload(&path, &key, &kh, generation, &u.payload)?;
         u.key = key;
         u.kh = kh;
+        u.generation = generation;
         Ok(())
     }
 

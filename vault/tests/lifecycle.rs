@@ -125,7 +125,7 @@ fn failure_modes_are_distinct_and_never_write() {
         "flipped header byte",
     );
     let mut future = good.clone();
-    future[8..10].copy_from_slice(&2u16.to_le_bytes());
+    future[8..10].copy_from_slice(&3u16.to_le_bytes());
     check(
         &future,
         "pass phrase",
@@ -133,8 +133,8 @@ fn failure_modes_are_distinct_and_never_write() {
             matches!(
                 e,
                 VaultError::FutureVersion {
-                    found: 2,
-                    supported: 1
+                    found: 3,
+                    supported: 2
                 }
             )
         },
@@ -283,4 +283,116 @@ fn edits_persist_and_failed_edits_change_nothing() {
     v.delete_entry(&id).unwrap();
     assert!(v.entries().unwrap().is_empty());
     assert!(matches!(v.delete_entry(&id), Err(VaultError::NotFound)));
+}
+
+/// An older copy of the vault file put back in place is refused, at open and at unlock, with
+/// a sentence saying what happened and how to accept it; nothing is written. Accepting it
+/// makes that copy current, and then the newer copy it replaced is the one refused.
+#[test]
+fn an_older_copy_put_back_is_refused_until_accepted() {
+    let d = TempDir::new("rollback");
+    let (path, v) = make(&d);
+    let old = fs::read(&path).unwrap();
+    let o = Origin::parse("https://example.com").unwrap();
+    v.add_entry(NewEntry {
+        origin: &o,
+        label: "saved later",
+        username: "bob",
+        password: "pw-later-5678".into(),
+        totp: None,
+    })
+    .unwrap();
+    let newer_generation = v.generation().unwrap();
+    drop(v);
+    let newer = fs::read(&path).unwrap();
+    let record = aperture_vault::file::generation_path(&path);
+    assert_eq!(record, d.0.join("v.generation"));
+    assert_eq!(
+        fs::read_to_string(&record).unwrap().trim(),
+        newer_generation.to_string()
+    );
+
+    fs::write(&path, &old).unwrap();
+    let err = Vault::open(&path).err().expect("an older copy opened");
+    assert!(
+        matches!(err, VaultError::RolledBack { found, last_seen } if found < last_seen && last_seen == newer_generation),
+        "{err:?}"
+    );
+    let msg = err.to_string();
+    for needle in [
+        "older copy",
+        "put back",
+        "would be lost",
+        "aperture vault accept-rollback",
+    ] {
+        assert!(msg.contains(needle), "{needle:?} missing from: {msg}");
+    }
+    // The unlock path checks the authenticated number too (a Vault opened before the file was
+    // swapped must not unlock the old copy).
+    fs::write(&path, &newer).unwrap();
+    let handle = Vault::open(&path).unwrap();
+    fs::write(&path, &old).unwrap();
+    assert!(matches!(
+        handle.unlock("pass phrase"),
+        Err(VaultError::RolledBack { .. })
+    ));
+    assert!(!handle.is_unlocked());
+    assert_eq!(fs::read(&path).unwrap(), old, "a refused open wrote the file");
+
+    // The human accepts the old copy deliberately.
+    assert!(matches!(
+        Vault::accept_rollback(&path, "wrong"),
+        Err(VaultError::WrongPassphrase)
+    ));
+    let (found, last_seen) = Vault::accept_rollback(&path, "pass phrase").unwrap();
+    assert_eq!(last_seen, Some(newer_generation));
+    assert!(found < newer_generation);
+    let v = Vault::open_unlocked(&path, "pass phrase").unwrap();
+    assert_eq!(v.entries().unwrap().len(), 1, "the accepted copy is the old one");
+    assert!(v.generation().unwrap() > newer_generation);
+    drop(v);
+    // Now the formerly newer copy is the stale one.
+    fs::write(&path, &newer).unwrap();
+    assert!(matches!(Vault::open(&path), Err(VaultError::RolledBack { .. })));
+}
+
+/// A record that lags the file (a crash between the vault write and the record write, or a
+/// vault from before records) is not a rollback, and unlocking moves it up.
+#[test]
+fn a_lagging_or_missing_record_is_caught_up() {
+    let d = TempDir::new("lag");
+    let (path, v) = make(&d);
+    let g = v.generation().unwrap();
+    drop(v);
+    let record = aperture_vault::file::generation_path(&path);
+    fs::write(&record, format!("{}\n", g - 1)).unwrap();
+    Vault::open_unlocked(&path, "pass phrase").unwrap();
+    assert_eq!(fs::read_to_string(&record).unwrap().trim(), g.to_string());
+    fs::remove_file(&record).unwrap();
+    Vault::open_unlocked(&path, "pass phrase").unwrap();
+    assert_eq!(fs::read_to_string(&record).unwrap().trim(), g.to_string());
+    // A damaged record is refused (it cannot vouch for anything), and accepting fixes it.
+    fs::write(&record, "not a number").unwrap();
+    assert!(matches!(Vault::open(&path), Err(VaultError::GenerationRecord(_))));
+    Vault::accept_rollback(&path, "pass phrase").unwrap();
+    Vault::open_unlocked(&path, "pass phrase").unwrap();
+}
+
+/// The vault file and its generation record are private from creation and stay so across
+/// saves, even over a file someone made world-readable.
+#[cfg(unix)]
+#[test]
+fn vault_files_are_0600() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &std::path::Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    let d = TempDir::new("mode");
+    let (path, v) = make(&d);
+    let record = aperture_vault::file::generation_path(&path);
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&record), 0o600);
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(&record, fs::Permissions::from_mode(0o644)).unwrap();
+    v.set_label(&v.entries().unwrap()[0].id, "again").unwrap();
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(mode(&record), 0o600);
 }
