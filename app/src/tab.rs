@@ -5,6 +5,7 @@
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use crate::browser::{Actor, Handle};
 use crate::keys;
+use aperture_engine::envelope::Untrusted;
 use aperture_engine::protocol::{
     self, ElementOp, ElementReply, InputCounts, InputKind, Request, TextReply, WalkerError,
 };
@@ -37,13 +38,15 @@ pub enum TabError {
     Closed,
     #[error("the browser is shutting down")]
     ShuttingDown,
-    #[error("could not load {url}: {text} (net error {code})")]
+    // The URL and a script's exception message are the page's choice and this text reaches
+    // the agent as harness speech, so they are fenced (aperture_engine::envelope::Untrusted).
+    #[error("could not load the page: {text} (net error {code}); the address was:{}", Untrusted(.url))]
     LoadFailed { url: String, code: i32, text: String },
     #[error("{what} did not finish within {secs} s")]
     Timeout { what: &'static str, secs: u64 },
     #[error("the page's renderer crashed or was killed ({0}); reload the tab")]
     RendererGone(String),
-    #[error("renderer error: {0}")]
+    #[error("renderer error; it said:{}", Untrusted(.0))]
     Renderer(String),
     /// The walker answered, and its answer is a refusal or a failure (see
     /// `aperture_engine::protocol`).
@@ -51,7 +54,7 @@ pub enum TabError {
     Walker(WalkerError),
     #[error("DevTools error: {0}")]
     DevTools(String),
-    #[error("invalid URL {url:?}: {why}")]
+    #[error("invalid URL ({why}); it was:{}", Untrusted(.url))]
     BadUrl { url: String, why: String },
     #[error("could not create the browser: {0}")]
     Create(String),
