@@ -84,6 +84,10 @@ struct Cli {
     /// scheme, host and port). Repeatable; fills on other origins are refused.
     #[arg(long, value_name = "ORIGIN")]
     vault_allow_fill: Vec<String>,
+    /// Run Chromium's renderer, GPU and utility processes without their sandbox. Required
+    /// when running as root (the sandbox cannot work there); never the default.
+    #[arg(long)]
+    no_sandbox: bool,
     /// Page to open (or `mcp` followed by `--stdio`).
     url: Option<String>,
 }
@@ -181,6 +185,7 @@ fn main() {
 
 fn run(cli: Cli) -> Result<i32> {
     let dir = runtime::runtime_dir(cli.cef_dir.as_deref())?;
+    runtime::check_sandbox(cli.no_sandbox)?;
     if !cli.headless && std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none()
     {
         anyhow::bail!("there is no display (DISPLAY is unset): run with --headless, or under X11/Xvfb");
@@ -221,10 +226,18 @@ fn run(cli: Cli) -> Result<i32> {
             );
         }
     };
+    // Now that the profile is ours: files an older build or Chromium left group- or
+    // world-readable (cookies, containers.json, the vault, logs) become private.
+    match aperture_common::fs::tighten_tree(&profile) {
+        Ok(0) => {}
+        Ok(n) => tracing::info!("made {n} entries of the profile private (0700/0600)"),
+        Err(e) => tracing::warn!("could not make the profile private: {e}"),
+    }
     let opts = runtime::Options {
         headless: cli.headless,
         cache_root: profile.clone(),
         extra_switches: chromium_switches(&cli.chromium_switch)?,
+        sandbox: !cli.no_sandbox,
     };
     // The port is taken before Chromium starts, so a busy one is a single clear message and
     // not a browser running without its agent.

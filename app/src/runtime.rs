@@ -57,6 +57,40 @@ pub struct Options {
     pub headless: bool,
     pub cache_root: PathBuf,
     pub extra_switches: Vec<(String, Option<String>)>,
+    /// Chromium's process sandbox (namespaces + seccomp-bpf) for every child process.
+    pub sandbox: bool,
+}
+
+/// Decides whether the browser may start with the sandbox setting asked for.
+///
+/// The engine is many releases behind upstream Chromium and this process holds the unlocked
+/// vault, the MCP token and every login: a renderer exploit must land in a sandbox. As root
+/// Chromium's sandbox cannot work, so root must say `--no-sandbox` explicitly; without root
+/// the sandbox is on unless the human turned it off.
+pub fn check_sandbox(no_sandbox: bool) -> Result<()> {
+    let root = effective_uid() == Some(0);
+    match (root, no_sandbox) {
+        (true, false) => bail!(
+            "refusing to run as root with the renderer sandbox: Chromium's sandbox does not work for root. \
+             Run aperture as an ordinary user, or pass --no-sandbox to run without the sandbox \
+             (page exploits then run with root's rights)"
+        ),
+        (_, true) => {
+            eprintln!(
+                "aperture: the renderer sandbox is OFF (--no-sandbox{}): a compromised page runs with this user's rights",
+                if root { ", running as root" } else { "" }
+            );
+            Ok(())
+        }
+        (false, false) => Ok(()),
+    }
+}
+
+/// The effective uid, from /proc (no libc call needed).
+fn effective_uid() -> Option<u32> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
+    line.split_whitespace().nth(2)?.parse().ok()
 }
 
 /// Initializes CEF in the browser process and waits for its context. Returns the pump (for
@@ -78,7 +112,7 @@ pub fn init(dir: &Path, opts: &Options) -> Result<(Arc<Pump>, Receiver<Job>)> {
         cache_path: root.join("default"),
         log_file: root.join("cef.log"),
         locale: "en-US".into(),
-        no_sandbox: true,
+        no_sandbox: !opts.sandbox,
     };
     let t = Instant::now();
     if !cef::initialize(&settings, &app) {

@@ -310,7 +310,7 @@ fn sigterm_shuts_down_cleanly_with_no_process_left() {
 
 #[test]
 fn a_missing_or_damaged_runtime_is_one_clear_sentence() {
-    let missing = std::process::Command::new(exe())
+    let missing = aperture_testkit::browser_command(exe())
         .args([
             "--headless",
             "--cef-dir",
@@ -339,7 +339,7 @@ fn a_missing_or_damaged_runtime_is_one_clear_sentence() {
     ] {
         std::fs::write(dir.join(f), b"truncated").unwrap();
     }
-    let damaged = std::process::Command::new(exe())
+    let damaged = aperture_testkit::browser_command(exe())
         .args(["--headless", "--cef-dir"])
         .arg(&dir)
         .args(["--walk", "http://127.0.0.1:1/"])
@@ -385,7 +385,7 @@ fn a_navigation_answers_for_its_own_page_not_the_one_it_replaced() {
 #[test]
 fn chromium_switches_pass_through_but_phone_home_ones_are_refused() {
     for bad in ["variations-server-url=http://x/", "disable-features=Foo"] {
-        let out = std::process::Command::new(exe())
+        let out = aperture_testkit::browser_command(exe())
             .args(["--headless", "--chromium-switch", bad, "--walk", "about:blank"])
             .env(cef_sys_build::ENV_DIR, cef_dir())
             .output()

@@ -147,7 +147,7 @@ fn launch_with(scratch: PathBuf, args: &[&str], settings: Option<&str>, scheme: 
         scratch.display().to_string().len()
     );
     let log = std::fs::File::create(scratch.join("stderr.log")).unwrap();
-    let mut child = Command::new(common::exe())
+    let mut child = aperture_testkit::browser_command(common::exe())
         .arg("--profile")
         .arg(scratch.join("profile"))
         .args(args)

@@ -156,7 +156,14 @@ async fn every_navigation_path_of_an_agent_tab_meets_the_policy() {
                 after.contains("allowed page"),
                 "{label} {path}: the tab stays where it was: {after}"
             );
-            let console = text(&call(&c, "browser_console", json!({"tab": tab})).await);
+            // The console drains: gather until the refusal shows (a javascript: URL runs,
+            // and navigates, a moment after the click).
+            let mut console = String::new();
+            let t = Instant::now();
+            while !console.contains("refused") && t.elapsed() < Duration::from_secs(10) {
+                console += &text(&call(&c, "browser_console", json!({"tab": tab})).await);
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
             assert!(
                 console.contains("refused"),
                 "{label} {path}: the refusal is reported: {console}"
@@ -213,15 +220,19 @@ async fn a_human_tab_on_a_refused_page_is_refused_to_the_agent_and_back_does_not
     let c = b.connect().await;
 
     // The human's start tab loads the loopback page: the agent never touched it.
+    // (Wait on the listing, which the agent may read, not on a snapshot, which attaches.)
     let t = Instant::now();
-    while !refused.other_host.requests().contains(&"/human".to_string()) {
+    let tabs = loop {
+        let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+        if tabs.contains(&human_url) && !tabs.contains("loading") {
+            break tabs;
+        }
         assert!(
             t.elapsed() < Duration::from_secs(30),
-            "the human tab never loaded {human_url}"
+            "the human tab never loaded {human_url}: {tabs}"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+    };
     let tab: u64 = tabs
         .lines()
         .find(|l| l.contains("human's"))

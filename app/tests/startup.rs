@@ -57,7 +57,7 @@ fn lines(r: impl Read + Send + 'static) -> Receiver<String> {
 }
 
 fn start(profile: &Path, args: &[&str]) -> Running {
-    let mut child = Command::new(bin())
+    let mut child = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
         .arg(profile)
         .args(args)
@@ -185,7 +185,7 @@ fn a_busy_mcp_port_is_reported_once_before_chromium_starts() {
     let port = busy.local_addr().unwrap().port();
     let dir = tmp("busy");
     let profile = dir.join("profile");
-    let out = Command::new(bin())
+    let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
         .arg(&profile)
         .args(["--mcp-port", &port.to_string(), "about:blank"])
@@ -206,7 +206,7 @@ fn a_profile_in_use_names_the_process_that_holds_it() {
     let dir = tmp("inuse");
     let mut first = start(&dir, &["--mcp-port", "0", "about:blank"]);
     first.stderr_until("aperture: tab", Duration::from_secs(60));
-    let out = Command::new(bin())
+    let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
         .arg(&dir)
         .args(["--mcp-port", "0", "about:blank"])
@@ -258,7 +258,7 @@ fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
     let dir = tmp("handover");
     let (port, paths) = page_server();
     let run = |args: &[&str]| {
-        Command::new(bin())
+        aperture_testkit::browser_command(bin())
             .arg("--profile")
             .arg(&dir)
             .args(args)
@@ -302,7 +302,7 @@ fn chromium_log_lines_go_to_the_profile_not_the_terminal() {
     let dir = tmp("chromelog");
     let page = dir.join("p.html");
     std::fs::write(&page, "<title>t</title><p>hi").unwrap();
-    let out = Command::new(bin())
+    let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
         .arg(&dir)
         // Verbose logging makes Chromium print on every machine, DBus or not.

@@ -305,7 +305,9 @@ impl Aperture {
         let _ = std::fs::remove_dir_all(&profile);
         std::fs::create_dir_all(&profile)?;
         let mut cmd = tokio::process::Command::new(bin);
-        cmd.args(["--headless", "--mcp-port", &port.to_string()])
+        // The competitors' Chromium runs without its sandbox too (and the bench may run as
+        // root, where aperture refuses the sandbox): like for like.
+        cmd.args(["--headless", "--no-sandbox", "--mcp-port", &port.to_string()])
             .args(&args)
             .arg("--profile")
             .arg(&profile)

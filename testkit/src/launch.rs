@@ -173,7 +173,7 @@ impl Launch {
             .and_then(|l| l.local_addr())
             .expect("a free loopback port")
             .port();
-        let mut cmd = Command::new(&self.bin);
+        let mut cmd = crate::sandbox::browser_command(&self.bin);
         if !self.windowed {
             cmd.arg("--headless")
                 // Headless must not need (or touch) a display, even when the test has one.

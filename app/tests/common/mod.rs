@@ -42,7 +42,7 @@ impl Browser {
     /// it).
     pub fn start_in(profile: PathBuf, keep: bool, extra: &[&str]) -> Browser {
         let tag = unique_tag("aperture-test");
-        let mut child = Command::new(exe())
+        let mut child = aperture_testkit::browser_command(exe())
             .args(["--headless", "--script", "-", "--profile"])
             .arg(&profile)
             .args(extra)

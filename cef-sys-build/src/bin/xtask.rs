@@ -94,10 +94,31 @@ fn run(cef: &Path, args: &[String]) -> Result<(), String> {
         eprintln!("xtask: no DISPLAY: starting headless");
         args.insert(0, "--headless".into());
     }
+    // Chromium's sandbox cannot run as root, and the browser refuses root without an explicit
+    // --no-sandbox: pass it, and say so, so the README's command works for root too.
+    if is_root() && !args.iter().any(|a| a == "--no-sandbox") {
+        eprintln!(
+            "xtask: running as root: starting with --no-sandbox (Chromium's sandbox cannot run as root; run as an ordinary user to keep it)"
+        );
+        args.insert(0, "--no-sandbox".into());
+    }
     let mut c = Command::new(exe);
     c.args(&args).env(cef_sys_build::ENV_DIR, cef);
     use std::os::unix::process::CommandExt;
     Err(format!("could not start the browser: {}", c.exec()))
+}
+
+/// Effective uid 0, read from /proc.
+fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .and_then(|l| l.split_whitespace().nth(2))
+                .map(|u| u == "0")
+        })
+        .unwrap_or(false)
 }
 
 fn target_dir() -> PathBuf {
@@ -107,6 +128,11 @@ fn target_dir() -> PathBuf {
 }
 
 fn test(cef: &Path, args: &[String]) -> Result<(), String> {
+    if is_root() {
+        eprintln!(
+            "xtask: running as root: the tests start the browser with --no-sandbox (Chromium's sandbox cannot run as root); .ci/run also runs the sandbox tests as an unprivileged user"
+        );
+    }
     // The MCP crate's real-browser tests drive the binary named by APERTURE_BIN.
     let mut b = cargo();
     b.args(["build", "-p", "aperture"]);
