@@ -217,9 +217,9 @@ impl Backend for AppBackend {
         if let Some(v) = &self.vault {
             v.retain_tabs(&out.iter().map(|t| t.id).collect::<Vec<_>>());
             for t in &mut out {
-                let url = t.url.clone();
-                v.redact(t.id, &url, &mut t.title);
-                v.redact(t.id, &url, &mut t.url);
+                let (url, c) = (t.url.clone(), t.container.clone().unwrap_or_default());
+                v.redact(t.id, &c, &url, &mut t.title);
+                v.redact(t.id, &c, &url, &mut t.url);
             }
         }
         Ok(out)
@@ -368,7 +368,7 @@ impl Backend for AppBackend {
         // Before the engine sees it, so no snapshot, diff or restatement can carry a value
         // the vault filled.
         if let Some(v) = &self.vault {
-            v.redact_walk(id, &mut w);
+            v.redact_walk(&self.h, id, &mut w).await;
         }
         Ok(w)
     }

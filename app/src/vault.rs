@@ -1,6 +1,8 @@
 //! The vault, wired into the browser: the human's CLI (`aperture vault …`), unlocking at
-//! start-up, the fill path behind `vault_request_fill`, and the per-tab taint sets that keep a
-//! filled value from coming back out through a page read.
+//! start-up, the fill path behind `vault_request_fill`, and the taint sets that keep a filled
+//! value from coming back out through a page read: per tab (following the tab to other sites)
+//! and per container and site (every tab of the site the value was filled on, in that
+//! container, for the life of the browser: the site can store the value and show it anywhere).
 //!
 //! Who holds what is the security design (see the `aperture-vault` crate docs): the MCP layer
 //! gets no vault type at all, only the [`aperture_mcp::backend::Backend`] methods; this module
@@ -19,6 +21,9 @@
 //! * The typed characters pass through CEF key-event structs that are not zeroized.
 //! * Redaction is exact substring matching (see `aperture_vault::taint`); a page that
 //!   transforms the value defeats it. The boundaries are origin binding and the absent getter.
+//! * The site scope of redaction is keyed on the site of a tab's main frame: a frame of the
+//!   filled site embedded in another site's page, in a tab the vault never filled, is not
+//!   covered by it.
 //! * Focus is checked after focusing and before each value is typed, but a page could move
 //!   focus between that check and the key events arriving. Only a page of the granted site
 //!   runs there, and it can read its own fields anyway.
@@ -37,7 +42,7 @@ use aperture_mcp::backend::{
 };
 use aperture_vault::{
     AgentError, AgentView, EntryId, FillError, FillSecret, FillTarget, Filler, KdfParams, NewEntry, Origin,
-    SecretString, TaintSet, Totp, Vault, VaultError,
+    SecretString, SiteTaint, TaintSet, Totp, Vault, VaultError,
 };
 use clap::{Parser, Subcommand};
 use zeroize::Zeroizing;
@@ -77,8 +82,10 @@ enum VaultCmd {
         #[arg(long, hide = true)]
         insecure_fast_kdf: bool,
     },
-    /// Add a login. The password is read from stdin (one line), never from the command line,
-    /// where it would land in shell history and the process list.
+    /// Add a login. The password (and, with --totp, the TOTP seed) is asked for with echo off
+    /// when stdin is a terminal, else read from stdin: the first line is the password, the
+    /// second the seed. Never from the command line, where it would land in shell history and
+    /// the process list.
     Add {
         /// A URL of the site the login is for; it is bound to that site.
         #[arg(long)]
@@ -89,13 +96,27 @@ enum VaultCmd {
         /// Username or email.
         #[arg(long, default_value = "")]
         username: String,
-        /// TOTP seed: an `otpauth://` URI or a base32 secret.
-        #[arg(long)]
+        /// Also store a TOTP seed (an `otpauth://` URI or a base32 secret), read like the
+        /// password: at a hidden prompt, or as the second line of stdin. The flag takes no
+        /// value; a seed written after it is refused.
+        // Declared as an optional value only so that `--totp SEED` (the old form) reaches us
+        // and gets a clear refusal, instead of clap's "unexpected argument".
+        #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "NO VALUE")]
         totp: Option<String>,
     },
     /// List entries (labels, sites, usernames; never passwords).
     List,
+    /// Accept the vault file as it is now, after it was refused as an older copy (or its
+    /// generation record as damaged). Entries saved after that copy are gone for good; the
+    /// copy becomes the current vault, and any other copy is refused from then on.
+    AcceptRollback,
 }
+
+/// Says why `--totp SEED` is refused, without repeating the seed.
+const TOTP_ON_ARGV: &str = "--totp takes no value: a TOTP seed on the command line lands in shell \
+     history and in the process list (the one just given should be treated as exposed). Pass \
+     --totp alone: the seed is then asked for at a hidden prompt, or read from stdin as the line \
+     after the password";
 
 /// Runs `aperture vault ARGS…` (`args` excludes the program name and `vault`). Returns the
 /// exit code.
@@ -137,7 +158,8 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
                     a
                 }
             };
-            std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;
+            aperture_common::fs::create_private_dir_all(&profile)
+                .with_context(|| format!("creating {}", profile.display()))?;
             let params = if insecure_fast_kdf {
                 eprintln!(
                     "aperture vault: WARNING: --insecure-fast-kdf is for tests; this vault is easy to crack"
@@ -155,9 +177,15 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
             username,
             totp,
         } => {
-            let v = open_for_cli(&path, cli.passphrase_file.as_deref())?;
+            // Before anything else (no passphrase prompt first), and without echoing the value.
+            if totp.as_deref().is_some_and(|t| !t.is_empty()) {
+                bail!("{TOTP_ON_ARGV}");
+            }
+            let want_totp = totp.is_some();
             let origin = Origin::parse(&origin)?;
-            let totp = totp
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
+            let (password, seed) = read_new_secrets(want_totp)?;
+            let totp = seed
                 .map(|t| {
                     if t.starts_with("otpauth://") {
                         Totp::from_uri(&t)
@@ -167,10 +195,6 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
                 })
                 .transpose()
                 .map_err(VaultError::from)?;
-            let password = read_stdin_line()?;
-            if password.is_empty() {
-                bail!("no password on stdin");
-            }
             let id = v.add_entry(NewEntry {
                 origin: &origin,
                 label: &label,
@@ -180,8 +204,41 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
             })?;
             println!("{id}");
         }
+        VaultCmd::AcceptRollback => {
+            if !path.exists() {
+                bail!("no vault at {}", path.display());
+            }
+            match Vault::open(&path) {
+                Ok(_) => {
+                    eprintln!(
+                        "aperture vault: nothing to accept: {} is the newest copy of the vault seen here",
+                        path.display()
+                    );
+                    return Ok(());
+                }
+                Err(VaultError::RolledBack { .. } | VaultError::GenerationRecord(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let pass = match &cli.passphrase_file {
+                Some(f) => read_passphrase_file(f)?,
+                None => prompt_hidden("Vault passphrase: ")?,
+            };
+            let (found, last_seen) = Vault::accept_rollback(&path, &pass)?;
+            match last_seen {
+                Some(l) if found < l => eprintln!(
+                    "aperture vault: accepted the older copy {} (saved at generation {found}; \
+                     generation {l} had been opened here). It is now the current vault; \
+                     entries saved after it are not in it.",
+                    path.display()
+                ),
+                _ => eprintln!(
+                    "aperture vault: accepted {} and wrote a new generation record",
+                    path.display()
+                ),
+            }
+        }
         VaultCmd::List => {
-            let v = open_for_cli(&path, cli.passphrase_file.as_deref())?;
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
             let mut out = std::io::stdout().lock();
             for e in v.entries()? {
                 writeln!(
@@ -199,18 +256,64 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn open_for_cli(path: &Path, passphrase_file: Option<&Path>) -> Result<Vault> {
+fn open_for_cli(path: &Path, profile: &Path, passphrase_file: Option<&Path>) -> Result<Vault> {
     if !path.exists() {
         bail!(
             "no vault at {} (create one with `aperture vault init`)",
             path.display()
         );
     }
+    // Checked before asking for the passphrase: a refused file needs no typing.
+    let v = Vault::open(path).map_err(|e| explain(e, profile))?;
     let pass = match passphrase_file {
         Some(f) => read_passphrase_file(f)?,
         None => prompt_hidden("Vault passphrase: ")?,
     };
-    Ok(Vault::open_unlocked(path, &pass)?)
+    v.unlock(&pass).map_err(|e| explain(e, profile))?;
+    Ok(v)
+}
+
+/// A vault error for the human, with the exact command for this profile when the fix is
+/// `accept-rollback` (the crate's sentence names it without `--profile`).
+fn explain(e: VaultError, profile: &Path) -> anyhow::Error {
+    match e {
+        VaultError::RolledBack { .. } | VaultError::GenerationRecord(_) => anyhow::anyhow!(
+            "{e} (for this profile: `aperture vault --profile {} accept-rollback`)",
+            profile.display()
+        ),
+        other => other.into(),
+    }
+}
+
+/// The password and, when `want_totp`, the TOTP seed of a new entry: at hidden prompts when
+/// stdin is a terminal, else the first and second lines of stdin.
+fn read_new_secrets(want_totp: bool) -> Result<(Zeroizing<String>, Option<Zeroizing<String>>)> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        let password = prompt_hidden("Password: ")?;
+        let seed = if want_totp {
+            Some(prompt_hidden("TOTP seed (otpauth:// URI or base32 secret): ")?)
+        } else {
+            None
+        };
+        return Ok((password, seed));
+    }
+    let all = read_stdin_all()?;
+    let mut lines = all.lines();
+    let password = Zeroizing::new(lines.next().unwrap_or("").to_owned());
+    if password.is_empty() {
+        bail!("no password on stdin");
+    }
+    let seed = if want_totp {
+        let seed = lines.next().unwrap_or("").trim();
+        if seed.is_empty() {
+            bail!("--totp: no seed on stdin (give it as the second line, after the password)");
+        }
+        Some(Zeroizing::new(seed.to_owned()))
+    } else {
+        None
+    };
+    Ok((password, seed))
 }
 
 /// First line of `f`, without its line ending. The buffer holding the rest is zeroized too.
@@ -223,12 +326,12 @@ fn read_passphrase_file(f: &Path) -> Result<Zeroizing<String>> {
     Ok(Zeroizing::new(line.to_owned()))
 }
 
-fn read_stdin_line() -> Result<Zeroizing<String>> {
+fn read_stdin_all() -> Result<Zeroizing<String>> {
     let mut all = Zeroizing::new(String::new());
     std::io::stdin()
         .read_to_string(&mut all)
         .context("reading the password from stdin")?;
-    Ok(Zeroizing::new(all.lines().next().unwrap_or("").to_owned()))
+    Ok(all)
 }
 
 /// Asks on the controlling terminal with echo off (`stty`, to avoid a terminal crate for one
@@ -255,7 +358,7 @@ fn prompt_hidden(prompt: &str) -> Result<Zeroizing<String>> {
     r?;
     let trimmed = line.trim_end_matches(['\n', '\r']);
     if trimmed.is_empty() {
-        bail!("empty passphrase");
+        bail!("nothing was entered at the prompt");
     }
     Ok(Zeroizing::new(trimmed.to_owned()))
 }
@@ -286,11 +389,14 @@ pub fn load(
         }
         return Ok(None);
     }
-    let vault = Vault::open(&path).with_context(|| format!("opening {}", path.display()))?;
+    let vault = Vault::open(&path)
+        .map_err(|e| explain(e, profile))
+        .with_context(|| format!("opening {}", path.display()))?;
     if let Some(f) = passphrase_file {
         let pass = read_passphrase_file(f)?;
         vault
             .unlock(&pass)
+            .map_err(|e| explain(e, profile))
             .with_context(|| format!("unlocking {}", path.display()))?;
     }
     Ok(Some(Arc::new(VaultWiring {
@@ -298,7 +404,7 @@ pub fn load(
         filler: vault.filler(),
         _vault: vault,
         allow_fill: allow,
-        taint: Mutex::new(HashMap::new()),
+        taint: Mutex::new(Taint::default()),
     })))
 }
 
@@ -313,8 +419,46 @@ pub struct VaultWiring {
     _vault: Vault,
     /// Origins the human pre-authorized fills on (headless consent).
     allow_fill: Vec<Origin>,
-    /// Values filled into each tab; dropped with the tab.
-    taint: Mutex<HashMap<u64, TaintSet>>,
+    /// Values filled, per tab and per (container, site).
+    taint: Mutex<Taint>,
+}
+
+/// Everything the vault filled, in the two scopes reads are redacted for.
+#[derive(Default)]
+struct Taint {
+    /// Per tab, following the tab across sites; dropped with the tab.
+    tabs: HashMap<u64, TaintSet>,
+    /// Per (container, site), for the life of the browser: the site may have kept the value
+    /// and can show it in any of its tabs in that container.
+    sites: SiteTaint,
+}
+
+impl Taint {
+    /// Whether a read of tab `id` in `container` may need redacting at all.
+    fn applies(&self, id: TabId, container: &str) -> bool {
+        self.tabs.get(&id.0).is_some_and(|t| !t.is_empty()) || self.sites.any_in(container)
+    }
+
+    /// The sets a read of tab `id` in `container`, showing `page`, is redacted with.
+    fn sets_for(&self, id: TabId, container: &str, page: &Origin) -> Vec<&TaintSet> {
+        self.tabs
+            .get(&id.0)
+            .into_iter()
+            .chain(self.sites.for_page(container, page))
+            .filter(|t| !t.is_empty())
+            .collect()
+    }
+}
+
+/// Redacts `s` (read from a page on `page`) with `sets`.
+fn redact_in(sets: &[&TaintSet], page: &Origin, s: &mut String) {
+    if sets.is_empty() {
+        return;
+    }
+    let out = TaintSet::redact_all(sets, s, page);
+    if out != *s {
+        *s = out;
+    }
 }
 
 /// Said for an unknown id and for another site's id alike, so the answer is no oracle.
@@ -363,6 +507,15 @@ fn tab_err(id: TabId, e: crate::tab::TabError) -> BackendError {
 enum WhichFrame {
     Main,
     Focused,
+}
+
+/// The container a tab belongs to (its storage partition; empty for the default one), as the
+/// browser actor recorded it when the tab was made.
+async fn container_of(h: &Handle, id: TabId) -> BackendResult<String> {
+    h.on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.meta.container.clone())))
+        .await
+        .map_err(|e| tab_err(id, e))?
+        .ok_or(BackendError::NoSuchTab(id))
 }
 
 /// The URL of a frame of the tab, as the browser process knows it (not as the page reports
@@ -448,12 +601,14 @@ impl VaultWiring {
             .map(|t| value(&secret, t.field))
             .collect::<BackendResult<_>>()?;
         // Taint before typing: a page that echoes keystrokes as they arrive is already covered.
-        self.taint
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(id.0)
-            .or_default()
-            .add_fill(&secret, &frame);
+        // Both scopes: this tab wherever it goes, and every tab of this site in this container
+        // (the page can store what it was given and show it in another tab).
+        let container = container_of(h, id).await?;
+        {
+            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+            g.tabs.entry(id.0).or_default().add_fill(&secret, &frame);
+            g.sites.add_fill(&container, &secret, &frame);
+        }
 
         let mut typed: Vec<&'static str> = Vec::new();
         for (i, (t, v)) in targets.iter().zip(&values).enumerate() {
@@ -490,16 +645,26 @@ impl VaultWiring {
     }
 
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
-    /// nothing for a tab the vault never filled.
+    /// nothing while the vault has filled nothing.
     pub async fn redact_live(&self, h: &Handle, id: TabId, texts: &mut [&mut String]) {
-        if !self.tainted(id) {
+        if self.nothing_filled() {
             return;
         }
-        // An unknown URL still redacts everything except site-scoped short values.
+        // A tab whose container cannot be read any more is gone; its own set still applies.
+        let container = container_of(h, id).await.unwrap_or_default();
+        if !self.tainted(id, &container) {
+            return;
+        }
+        // An unknown URL still redacts the tab's own values except site-scoped short ones.
         let url = frame_url(h, id, WhichFrame::Main).await.unwrap_or_default();
         for t in texts.iter_mut() {
-            self.redact(id, &url, t);
+            self.redact(id, &container, &url, t);
         }
+    }
+
+    fn nothing_filled(&self) -> bool {
+        let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+        g.tabs.is_empty() && g.sites.is_empty()
     }
 
     async fn focused_origin(&self, h: &Handle, id: TabId) -> BackendResult<Origin> {
@@ -508,34 +673,45 @@ impl VaultWiring {
             .ok_or_else(|| refused("the focused frame's origin cannot use the vault; nothing was typed"))
     }
 
-    /// Whether anything was filled into tab `id` (so its reads need redacting).
-    pub fn tainted(&self, id: TabId) -> bool {
+    /// Whether reads of tab `id`, in `container`, may need redacting: something was filled
+    /// into this tab, or into any site in its container.
+    pub fn tainted(&self, id: TabId, container: &str) -> bool {
         self.taint
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get(&id.0)
-            .is_some_and(|t| !t.is_empty())
+            .applies(id, container)
     }
 
-    /// Redacts every filled value of tab `id` from `text`, read from a page at `page_url`.
-    pub fn redact(&self, id: TabId, page_url: &str, text: &mut String) {
+    /// Redacts from `text` every value filled into tab `id`, and every value filled on the
+    /// site of `page_url` in `container` (the tab's container), whichever tab it went into.
+    pub fn redact(&self, id: TabId, container: &str, page_url: &str, text: &mut String) {
         let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(t) = g.get(&id.0).filter(|t| !t.is_empty()) else {
-            return;
-        };
-        redact_with(t, &page_origin(page_url), text);
+        let page = page_origin(page_url);
+        redact_in(&g.sets_for(id, container, &page), &page, text);
     }
 
-    /// Redacts a walk: every string the page authored in it (URL, title, and each record's
-    /// names, text, values, attributes).
-    pub fn redact_walk(&self, id: TabId, w: &mut Walk) {
-        let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(t) = g.get(&id.0).filter(|t| !t.is_empty()) else {
+    /// Redacts a walk of tab `id` (see [`VaultWiring::redact`] for which values): every string
+    /// the page authored in it (URL, title, and each record's names, text, values, attributes).
+    pub async fn redact_walk(&self, h: &Handle, id: TabId, w: &mut Walk) {
+        if self.nothing_filled() {
             return;
-        };
+        }
+        let container = container_of(h, id).await.unwrap_or_default();
+        self.redact_walk_in(id, &container, w);
+    }
+
+    fn redact_walk_in(&self, id: TabId, container: &str, w: &mut Walk) {
+        let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.applies(id, container) {
+            return;
+        }
         let o = page_origin(&w.url);
-        redact_with(t, &o, &mut w.url);
-        redact_with(t, &o, &mut w.title);
+        let t = &g.sets_for(id, container, &o)[..];
+        if t.is_empty() {
+            return;
+        }
+        redact_in(t, &o, &mut w.url);
+        redact_in(t, &o, &mut w.title);
         for n in &mut w.nodes {
             for s in [
                 &mut n.role,
@@ -553,30 +729,25 @@ impl VaultWiring {
             .into_iter()
             .flatten()
             {
-                redact_with(t, &o, s);
+                redact_in(t, &o, s);
             }
-            redact_with(t, &o, &mut n.tag);
+            redact_in(t, &o, &mut n.tag);
         }
     }
 
-    /// Forgets tabs that no longer exist (their taint sets hold copies of secrets).
+    /// Forgets the per-tab sets of tabs that no longer exist (they hold copies of secrets).
+    /// The per-site sets stay: the site may still show the value in a tab opened later.
     pub fn retain_tabs(&self, live: &[TabId]) {
         self.taint
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+            .tabs
             .retain(|id, _| live.iter().any(|l| l.0 == *id));
     }
 }
 
 fn page_origin(url: &str) -> Origin {
     origin_of(url).unwrap_or_else(|| Origin::parse(OPAQUE_ORIGIN).expect("a valid constant origin"))
-}
-
-fn redact_with(t: &TaintSet, o: &Origin, s: &mut String) {
-    let out = t.redact(s, o);
-    if out != *s {
-        *s = out;
-    }
 }
 
 fn field_word(f: FillField) -> &'static str {
@@ -650,15 +821,15 @@ mod tests {
             filler,
             _vault: v,
             allow_fill: vec![],
-            taint: Mutex::new(HashMap::new()),
+            taint: Mutex::new(Taint::default()),
         };
-        assert!(!w.tainted(TabId(1)));
-        w.taint
-            .lock()
-            .unwrap()
-            .entry(1)
-            .or_default()
-            .add_fill(&secret, &origin);
+        assert!(!w.tainted(TabId(1), ""));
+        // What `fill` records for a fill into tab 1, in the default container.
+        {
+            let mut g = w.taint.lock().unwrap();
+            g.tabs.entry(1).or_default().add_fill(&secret, &origin);
+            g.sites.add_fill("", &secret, &origin);
+        }
         let mut walk = Walk {
             url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
             title: "Welcome ada.lovelace".into(),
@@ -673,18 +844,35 @@ mod tests {
             },
             ..Default::default()
         });
-        w.redact_walk(TabId(1), &mut walk);
+        let mut walk_b = walk.clone();
+        w.redact_walk_in(TabId(1), "", &mut walk);
         let all = serde_json::to_string(&walk).unwrap();
         assert!(!all.contains("ada.lovelace"), "{all}");
         assert!(all.contains(aperture_vault::REDACTION_MARKER));
-        // Other tabs are untouched.
-        let mut s = "ada.lovelace".to_string();
-        w.redact(TabId(2), "http://127.0.0.1:9", &mut s);
-        assert_eq!(s, "ada.lovelace");
-        w.redact(TabId(1), "about:blank", &mut s);
-        assert_eq!(s, aperture_vault::REDACTION_MARKER);
+        // Another tab of the same site in the same container: redacted too (the site may have
+        // kept the value and shows it there).
+        w.redact_walk_in(TabId(2), "", &mut walk_b);
+        let all = serde_json::to_string(&walk_b).unwrap();
+        assert!(
+            !all.contains("ada.lovelace"),
+            "tab 2, same site and container: {all}"
+        );
+        let redacted = |id: u64, container: &str, url: &str| {
+            let mut s = "ada.lovelace".to_string();
+            w.redact(TabId(id), container, url, &mut s);
+            s != "ada.lovelace"
+        };
+        assert!(redacted(2, "", "http://127.0.0.1:9/other"));
+        // Another container (separate storage) or another site: untouched.
+        assert!(!redacted(2, "work", "http://127.0.0.1:9"));
+        assert!(!redacted(2, "", "http://localhost:9"));
+        // The filled tab itself is covered wherever it goes.
+        assert!(redacted(1, "", "about:blank"));
+        // Closing the filled tab drops its own set, not the site's.
         w.retain_tabs(&[TabId(2)]);
-        assert!(!w.tainted(TabId(1)));
+        assert!(!redacted(1, "", "about:blank"));
+        assert!(redacted(3, "", "http://127.0.0.1:9/later"));
+        assert!(w.tainted(TabId(3), "") && !w.tainted(TabId(3), "work"));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

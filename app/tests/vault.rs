@@ -3,6 +3,9 @@
 //! origin, and a real MCP client that lists entries, has the browser fill a login form, and
 //! then tries to get the values back out (it must not), plus the refusals.
 //!
+//! Also: the vault at rest (private files, rollback refused, TOTP seeds never on argv) and
+//! redaction following a filled value into another tab of the same site.
+//!
 //! Uses `vault init --insecure-fast-kdf` (a hidden, test-only flag) so the KDF costs
 //! milliseconds instead of the calibrated half second per unlock.
 
@@ -95,6 +98,70 @@ fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: Option<&str>) ->
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// `aperture vault --profile P --passphrase-file F ARGS`, with `stdin`, whatever the outcome.
+fn vault_cli_output(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> std::process::Output {
+    let mut c = Command::new(exe())
+        .arg("vault")
+        .arg("--profile")
+        .arg(profile)
+        .arg("--passphrase-file")
+        .arg(pass)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aperture vault");
+    let mut i = c.stdin.take().unwrap();
+    i.write_all(stdin.as_bytes()).unwrap();
+    drop(i);
+    c.wait_with_output().unwrap()
+}
+
+/// A scratch directory with a passphrase file and (not yet created) profile, removed on drop.
+struct Scratch {
+    dir: std::path::PathBuf,
+    profile: std::path::PathBuf,
+    pass: std::path::PathBuf,
+}
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("aperture-vault-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let pass = dir.join("passphrase");
+        std::fs::write(&pass, "a long test passphrase\n").unwrap();
+        Scratch {
+            profile: dir.join("profile"),
+            pass,
+            dir,
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(unix)]
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(p)
+        .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+        .permissions()
+        .mode()
+        & 0o777
+}
+
+#[cfg(unix)]
+fn set_mode(p: &Path, m: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+}
+
 fn ok(r: &CallToolResult) -> String {
     let t = text(r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -165,10 +232,10 @@ async fn vault_fill_end_to_end() {
             "Test login",
             "--username",
             USERNAME,
+            // The seed comes on stdin, after the password (never on the command line).
             "--totp",
-            "JBSWY3DPEHPK3PXP",
         ],
-        Some(&format!("{PASSWORD}\n")),
+        Some(&format!("{PASSWORD}\nJBSWY3DPEHPK3PXP\n")),
     )
     .trim()
     .to_string();
@@ -213,7 +280,7 @@ async fn vault_fill_end_to_end() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("wrong passphrase"));
     // So is the browser, before Chromium starts: it never runs with a vault the human thinks
     // is open.
-    let out = Command::new(exe())
+    let out = aperture_testkit::browser_command(exe())
         .args(["--headless", "--mcp-port", "0", "--vault-passphrase-file"])
         .arg(&bad)
         .arg("--profile")
@@ -463,4 +530,277 @@ async fn vault_fill_end_to_end() {
     // The browser first (kill and wait), then the profile it ran in.
     drop(browser);
     std::fs::remove_dir_all(&scratch).ok();
+}
+
+/// A TOTP seed is never taken from the command line: `--totp SEED` (either spelling) is refused
+/// without echoing the seed and without touching the vault; `--totp` alone reads it from stdin,
+/// the line after the password.
+#[test]
+fn totp_seed_is_never_taken_from_argv() {
+    const SEED: &str = "JBSWY3DPEHPK3PXP";
+    let s = Scratch::new("totp");
+    vault_cli(&s.profile, &s.pass, &["init", "--insecure-fast-kdf"], None);
+    let before = std::fs::read(s.profile.join("vault.aperture")).unwrap();
+    let add = |extra: &[&str], stdin: &str| {
+        let mut args = vec!["add", "--origin", "https://example.com/login", "--label", "L"];
+        args.extend_from_slice(extra);
+        vault_cli_output(&s.profile, &s.pass, &args, stdin)
+    };
+    for argv in [vec!["--totp", SEED], vec!["--totp=JBSWY3DPEHPK3PXP"]] {
+        let out = add(&argv, "pw-123456\n");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{argv:?} was accepted");
+        assert!(err.contains("--totp takes no value"), "{argv:?}: {err}");
+        assert!(err.contains("stdin"), "the refusal says how to pass it: {err}");
+        assert!(!err.contains(SEED), "the refusal repeated the seed: {err}");
+    }
+    assert_eq!(
+        std::fs::read(s.profile.join("vault.aperture")).unwrap(),
+        before,
+        "a refused add wrote the vault"
+    );
+    // --totp without a seed on stdin: refused, not stored without one.
+    let out = add(&["--totp"], "pw-123456\n");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no seed on stdin"),
+        "{out:?}"
+    );
+    // The supported way.
+    let out = add(&["--totp"], &format!("pw-123456\n{SEED}\n"));
+    assert!(out.status.success(), "{out:?}");
+    let listed = vault_cli(&s.profile, &s.pass, &["list"], None);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(listed.trim_end().ends_with("\ttotp"), "{listed}");
+    // Without --totp, a second stdin line is not taken as a seed.
+    let out = add(&[], &format!("pw-654321\n{SEED}\n"));
+    assert!(out.status.success(), "{out:?}");
+    let listed = vault_cli(&s.profile, &s.pass, &["list"], None);
+    assert_eq!(listed.matches("\ttotp").count(), 1, "{listed}");
+}
+
+/// An older copy of the vault file put back in place is refused by the CLI and by the browser
+/// (before Chromium starts), with a sentence saying what happened and the command that accepts
+/// it; `aperture vault accept-rollback` then makes that copy current.
+#[test]
+fn a_rolled_back_vault_is_refused_until_the_human_accepts_it() {
+    cef_dir();
+    let s = Scratch::new("rollback");
+    let vault = s.profile.join("vault.aperture");
+    vault_cli(&s.profile, &s.pass, &["init", "--insecure-fast-kdf"], None);
+    let add = |label: &str| {
+        vault_cli(
+            &s.profile,
+            &s.pass,
+            &["add", "--origin", "https://example.com/", "--label", label],
+            Some("a-password-123\n"),
+        )
+    };
+    add("kept");
+    let old = std::fs::read(&vault).unwrap();
+    add("saved later");
+    let newer = std::fs::read(&vault).unwrap();
+    std::fs::write(&vault, &old).unwrap();
+
+    let check = |err: &str, who: &str| {
+        for needle in [
+            "older copy of the vault was put back",
+            "would be lost",
+            "accept-rollback",
+            &format!("aperture vault --profile {} accept-rollback", s.profile.display()),
+        ] {
+            assert!(err.contains(needle), "{who}: {needle:?} missing from:\n{err}");
+        }
+    };
+    let out = vault_cli_output(&s.profile, &s.pass, &["list"], "");
+    assert!(!out.status.success(), "the CLI opened an older copy");
+    check(&String::from_utf8_lossy(&out.stderr), "vault list");
+    let out = aperture_testkit::browser_command(exe())
+        .args(["--headless", "--mcp-port", "0", "--vault-passphrase-file"])
+        .arg(&s.pass)
+        .arg("--profile")
+        .arg(&s.profile)
+        .env("XDG_CONFIG_HOME", s.dir.join("config"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the browser started on an older copy");
+    check(&String::from_utf8_lossy(&out.stderr), "the browser");
+    assert_eq!(std::fs::read(&vault).unwrap(), old, "a refusal wrote the vault");
+
+    // The human accepts it: the old copy is the vault now, and the newer one is the stale copy.
+    let out = vault_cli_output(&s.profile, &s.pass, &["accept-rollback"], "");
+    assert!(out.status.success(), "{out:?}");
+    let listed = vault_cli(&s.profile, &s.pass, &["list"], None);
+    assert!(
+        listed.contains("kept") && !listed.contains("saved later"),
+        "{listed}"
+    );
+    std::fs::write(&vault, &newer).unwrap();
+    let out = vault_cli_output(&s.profile, &s.pass, &["list"], "");
+    assert!(!out.status.success(), "the replaced copy opened after the accept");
+}
+
+/// The vault file is written 0600, and a profile left group/world-readable (by an older build,
+/// or by hand) is made private when the browser starts on it.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn the_profile_is_made_private_on_start() {
+    cef_dir();
+    let s = Scratch::new("modes");
+    vault_cli(&s.profile, &s.pass, &["init", "--insecure-fast-kdf"], None);
+    let vault = s.profile.join("vault.aperture");
+    let record = s.profile.join("vault.generation");
+    assert_eq!(mode(&s.profile), 0o700, "vault init made a non-private profile");
+    assert_eq!(mode(&vault), 0o600);
+    assert_eq!(mode(&record), 0o600);
+    // Loosen everything the way an older build left it.
+    let default = s.profile.join("Default");
+    std::fs::create_dir_all(default.join("Local Storage")).unwrap();
+    std::fs::write(default.join("Cookies"), b"").unwrap();
+    std::fs::write(s.profile.join("notes.txt"), b"the human's own file").unwrap();
+    let loose_files = [
+        vault.clone(),
+        record.clone(),
+        default.join("Cookies"),
+        s.profile.join("notes.txt"),
+    ];
+    let loose_dirs = [s.profile.clone(), default.clone(), default.join("Local Storage")];
+    for f in &loose_files {
+        set_mode(f, 0o644);
+    }
+    for d in &loose_dirs {
+        set_mode(d, 0o755);
+    }
+
+    let browser = Launch::new(exe())
+        .arg("--vault-passphrase-file")
+        .arg(&s.pass)
+        .profile(&s.profile)
+        .start()
+        .await;
+    let cl = browser.connect().await;
+    ok(&call(&cl, "browser_tabs", json!({"action": "list"})).await);
+    for d in &loose_dirs {
+        assert_eq!(mode(d), 0o700, "{}", d.display());
+    }
+    for f in &loose_files {
+        if f.exists() {
+            assert_eq!(mode(f), 0o600, "{}", f.display());
+        }
+    }
+    assert_eq!(mode(&vault), 0o600);
+    drop(cl);
+    drop(browser);
+}
+
+/// Redaction follows the secret, not the tab: the page the vault filled keeps the password in
+/// localStorage, the filled tab is closed, and a new tab of the same site (same container)
+/// writes it into the DOM. Nothing read from that tab may carry it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_value_filled_on_a_site_is_redacted_in_its_other_tabs() {
+    cef_dir();
+    const STORE: &str = r#"<!doctype html><html><head><title>Sign in</title></head><body>
+<form id="f">
+<label>Username <input id="u" name="username" autocomplete="username"></label>
+<label>Password <input id="p" type="password" name="password" autocomplete="current-password"></label>
+<button type="submit">Sign in</button>
+</form>
+<script>
+document.getElementById("p").addEventListener("input", e => localStorage.setItem("pw", e.target.value));
+</script></body></html>"#;
+    // Proves it has the value (length and hash in the title) and shows it in the page.
+    const SHOW: &str = r#"<!doctype html><html><head><title>Account</title></head><body>
+<p id="o"></p>
+<script>
+const v = localStorage.getItem("pw") || "";
+let h = 0;
+for (let i = 0; i < v.length; i++) h = (h * 31 + v.charCodeAt(i)) >>> 0;
+document.title = "stored len " + v.length + " hash " + h;
+document.getElementById("o").textContent = "Your password is " + v;
+console.log("stored " + v);
+</script></body></html>"#;
+    let s = Scratch::new("follow");
+    let server = Server::start(
+        HashMap::from([
+            ("/login".to_string(), STORE.to_string()),
+            ("/show".to_string(), SHOW.to_string()),
+        ]),
+        None,
+    );
+    vault_cli(&s.profile, &s.pass, &["init", "--insecure-fast-kdf"], None);
+    let id = vault_cli(
+        &s.profile,
+        &s.pass,
+        &[
+            "add",
+            "--origin",
+            &server.url("/login"),
+            "--label",
+            "L",
+            "--username",
+            USERNAME,
+        ],
+        Some(&format!("{PASSWORD}\n")),
+    )
+    .trim()
+    .to_string();
+    let browser = Launch::new(exe())
+        .arg("--vault-passphrase-file")
+        .arg(&s.pass)
+        .args(["--vault-allow-fill", &server.base])
+        .profile(&s.profile)
+        .start()
+        .await;
+    let cl = browser.connect().await;
+
+    // Tab A: the fill.
+    let opened = ok(&call(
+        &cl,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/login")}),
+    )
+    .await);
+    let tab_a: u64 = opened
+        .split("opened tab ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in:\n{opened}"));
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let (u, p) = (ref_on(&snap, "Username"), ref_on(&snap, "Password"));
+    ok(&call(
+        &cl,
+        "vault_request_fill",
+        json!({"entry": id, "username": u, "password": p}),
+    )
+    .await);
+    // The fill's own tab is closed: what remains is the site's copy in localStorage.
+    ok(&call(&cl, "browser_tabs", json!({"action": "close", "tab": tab_a})).await);
+
+    // Tab B: same site, same (default) container, never filled.
+    let opened = ok(&call(
+        &cl,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/show")}),
+    )
+    .await);
+    assert!(!opened.contains(&format!("opened tab {tab_a} ")), "{opened}");
+    assert_clean(&opened, "opening the second tab");
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let want = format!("stored len {} hash {}", PASSWORD.len(), js_hash(PASSWORD));
+    assert!(
+        snap.contains(&want),
+        "the page did not get the password from localStorage ({want}):\n{snap}"
+    );
+    assert_clean(&snap, "a snapshot of the second tab");
+    let page = ok(&call(&cl, "browser_read", json!({})).await);
+    assert_clean(&page, "browser_read of the second tab");
+    assert!(page.contains(&format!("Your password is {MARKER}")), "{page}");
+    let console = ok(&call(&cl, "browser_console", json!({})).await);
+    assert_clean(&console, "browser_console of the second tab");
+    let tabs = ok(&call(&cl, "browser_tabs", json!({"action": "list"})).await);
+    assert_clean(&tabs, "browser_tabs");
+
+    drop(cl);
+    drop(browser);
 }

@@ -154,6 +154,6 @@ pub use profiles::{
 };
 pub use secret::SecretString;
 pub use state::{AttachmentId, AuditEvent, EntryId, FillTarget};
-pub use taint::{REDACTION_MARKER, TaintSet};
+pub use taint::{REDACTION_MARKER, SiteTaint, TaintSet};
 pub use totp::{Totp, TotpAlgorithm, TotpError};
 pub use vault::{AttachmentInfo, EntryInfo, MAX_ATTACHMENT_BYTES, NewEntry, Revealed, Vault};

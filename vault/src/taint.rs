@@ -1,4 +1,4 @@
-//! Per-tab taint set: a value the vault filled must not come back out through a page read.
+//! Taint sets: a value the vault filled must not come back out through a page read.
 //!
 //! Filling a field puts the secret into the page's DOM, and the agent has tools that read the
 //! page (snapshots, text extraction, console, titles). Every string the app hands the agent
@@ -24,8 +24,16 @@
 //!   later visits, nothing distinguishes those digits from the page's own order number, and a
 //!   marker that is sometimes a lie is worse than coverage that is sometimes absent.
 //!
-//! The set is per tab and survives navigation within that tab (a confirmation page on another
-//! origin echoing the email is exactly the case to catch); the app drops it with the tab.
+//! Two scopes, both applied to every read:
+//! * per tab ([`TaintSet`]): survives navigation within that tab (a confirmation page on another
+//!   origin echoing the email is exactly the case to catch); the app drops it with the tab;
+//! * per container and site ([`SiteTaint`]): a value filled on a site is a value that site has,
+//!   and its pages can keep it (localStorage, a cookie, the server) and show it in any other tab
+//!   of that site in the same container (same cookies and storage). So every tab of that site in
+//!   that container is redacted for those values, for the life of the browser, whichever tab
+//!   the fill went into. Another container has separate storage and is not covered.
+
+use std::collections::HashMap;
 
 use crate::origin::{Origin, Site};
 use crate::secret::SecretString;
@@ -107,12 +115,18 @@ impl TaintSet {
     /// Replaces every occurrence of a tracked value in `text` (read from a page currently on
     /// `page`) with [`REDACTION_MARKER`]. Overlapping matches collapse into one marker.
     pub fn redact(&self, text: &str, page: &Origin) -> String {
-        if self.values.is_empty() {
+        Self::redact_all(&[self], text, page)
+    }
+
+    /// [`TaintSet::redact`] with the values of several sets at once (a tab's own and its
+    /// site's), so a match of one overlapping a match of another still gives one marker.
+    pub fn redact_all(sets: &[&TaintSet], text: &str, page: &Origin) -> String {
+        if sets.iter().all(|s| s.values.is_empty()) {
             return text.to_owned();
         }
         let site = page.site();
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for t in &self.values {
+        for t in sets.iter().flat_map(|s| &s.values) {
             if t.site_scoped && t.filled_on != site {
                 continue;
             }
@@ -157,6 +171,69 @@ impl TaintSet {
         }
         out.push_str(&text[pos..]);
         out
+    }
+}
+
+/// Values the vault filled, per (container, site), kept for the life of the browser. See the
+/// module docs for why a fill taints the whole site in its container and not only its tab.
+///
+/// The container is whatever string the app uses to tell storage partitions apart (the empty
+/// string for the default one).
+#[derive(Debug, Default)]
+pub struct SiteTaint {
+    sets: HashMap<(String, Site), TaintSet>,
+}
+
+impl SiteTaint {
+    /// Nothing filled yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn set_for(&mut self, container: &str, origin: &Origin) -> &mut TaintSet {
+        self.sets
+            .entry((container.to_owned(), origin.site()))
+            .or_default()
+    }
+
+    /// Records a redeemed fill into a frame of `origin`, in `container`.
+    pub fn add_fill(&mut self, container: &str, fill: &crate::FillSecret, origin: &Origin) {
+        self.set_for(container, origin).add_fill(fill, origin);
+    }
+
+    /// Records a redeemed profile fill into a frame of `origin`, in `container`.
+    pub fn add_profile_fill(&mut self, container: &str, fill: &crate::ProfileFill, origin: &Origin) {
+        self.set_for(container, origin).add_profile_fill(fill, origin);
+    }
+
+    /// Records one value filled into a frame of `origin`, in `container`.
+    pub fn add(&mut self, container: &str, value: &str, origin: &Origin) {
+        self.set_for(container, origin).add(value, origin);
+    }
+
+    /// The values to redact from a page on `page`'s site in `container`, if any.
+    pub fn for_page(&self, container: &str, page: &Origin) -> Option<&TaintSet> {
+        self.sets
+            .get(&(container.to_owned(), page.site()))
+            .filter(|t| !t.is_empty())
+    }
+
+    /// Whether anything was filled on any site of `container` (a cheap pre-check before
+    /// finding out which site a tab is on).
+    pub fn any_in(&self, container: &str) -> bool {
+        self.sets
+            .iter()
+            .any(|((c, _), t)| c == container && !t.is_empty())
+    }
+
+    /// Whether nothing is tracked in any container.
+    pub fn is_empty(&self) -> bool {
+        self.sets.values().all(TaintSet::is_empty)
+    }
+
+    /// Forgets everything (the vault locked, or the browser is going away).
+    pub fn clear(&mut self) {
+        self.sets.clear();
     }
 }
 
@@ -231,6 +308,42 @@ mod tests {
         assert_eq!(t.redact("Born January 5, 1990", &p), "Born January 5, 1990");
         t.add("Secretpass", &p);
         assert_eq!(t.redact("SECRETPASS", &p), "SECRETPASS");
+    }
+
+    #[test]
+    fn site_taint_covers_that_site_in_that_container_only() {
+        let mut s = SiteTaint::new();
+        let login = o("https://accounts.example.com/login");
+        s.add("", "correct-horse-battery", &login);
+        s.add("", "123456", &login);
+        // Another origin of the same site (registrable domain), same container: covered.
+        let other_page = o("https://www.example.com/profile");
+        let t = s.for_page("", &other_page).expect("same site, same container");
+        assert_eq!(
+            t.redact("pw correct-horse-battery code 123456", &other_page),
+            format!("pw {REDACTION_MARKER} code {REDACTION_MARKER}")
+        );
+        // Another site, or another container (separate storage): not this set's business.
+        assert!(s.for_page("", &o("https://example.net")).is_none());
+        assert!(s.for_page("work", &login).is_none());
+        assert!(s.any_in("") && !s.any_in("work"));
+        assert!(!s.is_empty());
+        s.clear();
+        assert!(s.for_page("", &login).is_none());
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn redact_all_merges_overlaps_across_sets() {
+        let p = o("https://example.com");
+        let (mut a, mut b) = (TaintSet::new(), TaintSet::new());
+        a.add("Ada Lovelace", &p);
+        b.add("Lovelace Byron", &p);
+        assert_eq!(
+            TaintSet::redact_all(&[&a, &b], "Ada Lovelace Byron!", &p),
+            format!("{REDACTION_MARKER}!")
+        );
+        assert_eq!(TaintSet::redact_all(&[], "Ada", &p), "Ada");
     }
 
     #[test]
