@@ -448,3 +448,134 @@ mod tests {
         );
     }
 }
+
+/// A page-suggested download name made safe to create in the download directory: no path
+/// separators or `..`, no control, bidi or zero-width characters, no leading dot (hidden
+/// files), at most 200 bytes (keeping the extension), never empty.
+pub fn safe_file_name(suggested: &str) -> String {
+    let cleaned: String = suggested
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | '\0' => '_',
+            c if c.is_control() => '_',
+            '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}' => {
+                '_'
+            }
+            c => c,
+        })
+        .collect();
+    let trimmed = cleaned.trim().trim_start_matches('.').trim_end_matches(['.', ' ']);
+    let mut name = if trimmed.is_empty() { "download".to_string() } else { trimmed.to_string() };
+    if name.len() > 200 {
+        let ext = std::path::Path::new(&name)
+            .extension()
+            .map(|e| e.to_string_lossy().into_owned())
+            .filter(|e| e.len() <= 16);
+        let keep = 200 - ext.as_ref().map_or(0, |e| e.len() + 1);
+        let mut cut = keep;
+        while !name.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        name.truncate(cut);
+        if let Some(e) = ext {
+            name.push('.');
+            name.push_str(&e);
+        }
+    }
+    name
+}
+
+/// `dir/name`, or `dir/stem (N).ext` for the first N that names nothing yet (nor its
+/// `.part` temporary). Never a path outside `dir`: `name` must come from [`safe_file_name`].
+pub fn unique_path(dir: &Path, name: &str) -> std::path::PathBuf {
+    let taken = |p: &Path| p.exists() || part_path(p).exists();
+    let first = dir.join(name);
+    if !taken(&first) {
+        return first;
+    }
+    let p = Path::new(name);
+    let (stem, ext) = match (p.file_stem(), p.extension()) {
+        (Some(s), Some(e)) => (s.to_string_lossy().into_owned(), format!(".{}", e.to_string_lossy())),
+        _ => (name.to_string(), String::new()),
+    };
+    (1..)
+        .map(|n| dir.join(format!("{stem} ({n}){ext}")))
+        .find(|c| !taken(c))
+        .expect("some number is free")
+}
+
+/// The temporary name a download is written under until it is complete.
+pub fn part_path(final_path: &Path) -> std::path::PathBuf {
+    let mut s = final_path.as_os_str().to_owned();
+    s.push(".part");
+    s.into()
+}
+
+/// Moves a finished download from its temporary name to its final one without ever
+/// replacing a file: a hard link fails if the name is taken (then the next free name is
+/// used), and the temporary is removed afterwards. Returns the final path.
+pub fn publish_download(part: &Path, wanted: &Path) -> io::Result<std::path::PathBuf> {
+    let dir = wanted.parent().unwrap_or(Path::new("."));
+    let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut target = wanted.to_path_buf();
+    for _ in 0..1000 {
+        match std::fs::hard_link(part, &target) {
+            Ok(()) => {
+                std::fs::remove_file(part)?;
+                return Ok(target);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                target = unique_path(dir, &name);
+                // unique_path skips names whose .part exists, including ours: fine, it only
+                // has to find a free final name.
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no free file name"))
+}
+
+#[cfg(test)]
+mod download_tests {
+    use super::*;
+
+    #[test]
+    fn hostile_names_are_made_safe() {
+        assert_eq!(safe_file_name("../../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(safe_file_name(".bashrc"), "bashrc");
+        assert_eq!(safe_file_name(""), "download");
+        assert_eq!(safe_file_name("  ..  "), "download");
+        assert_eq!(safe_file_name("a\u{202E}gpj.exe"), "a_gpj.exe");
+        assert_eq!(safe_file_name("line\nbreak.txt"), "line_break.txt");
+        let long = format!("{}.pdf", "x".repeat(500));
+        let s = safe_file_name(&long);
+        assert!(s.len() <= 200 && s.ends_with(".pdf"), "{s}");
+        assert!(!safe_file_name("é".repeat(300).as_str()).is_empty());
+    }
+
+    #[test]
+    fn unique_names_never_overwrite() {
+        let d = tempfile::tempdir().unwrap();
+        let a = unique_path(d.path(), "report.pdf");
+        assert_eq!(a, d.path().join("report.pdf"));
+        std::fs::write(&a, b"1").unwrap();
+        let b = unique_path(d.path(), "report.pdf");
+        assert_eq!(b, d.path().join("report (1).pdf"));
+        std::fs::write(part_path(&b), b"partial").unwrap();
+        assert_eq!(unique_path(d.path(), "report.pdf"), d.path().join("report (2).pdf"));
+    }
+
+    #[test]
+    fn publishing_moves_the_part_file_and_never_replaces() {
+        let d = tempfile::tempdir().unwrap();
+        let wanted = d.path().join("a.txt");
+        std::fs::write(&wanted, b"someone else's").unwrap();
+        let part = part_path(&d.path().join("a (1).txt"));
+        std::fs::write(&part, b"mine").unwrap();
+        let got = publish_download(&part, &wanted).unwrap();
+        assert_ne!(got, wanted);
+        assert_eq!(std::fs::read(&wanted).unwrap(), b"someone else's");
+        assert_eq!(std::fs::read(&got).unwrap(), b"mine");
+        assert!(!part.exists());
+    }
+}

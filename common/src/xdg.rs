@@ -46,6 +46,38 @@ pub fn cache_dir() -> Option<PathBuf> {
     cache_home().map(|b| b.join(APP_DIR))
 }
 
+/// The user's download directory: `$XDG_DOWNLOAD_DIR` if absolute, else the
+/// `XDG_DOWNLOAD_DIR` line of `$XDG_CONFIG_HOME/user-dirs.dirs` (what desktop file managers
+/// read), else `$HOME/Downloads`.
+pub fn download_dir() -> Option<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    if let Some(p) = std::env::var_os("XDG_DOWNLOAD_DIR").map(PathBuf::from).filter(|p| p.is_absolute()) {
+        return Some(p);
+    }
+    let dirs = config_home().and_then(|c| std::fs::read_to_string(c.join("user-dirs.dirs")).ok());
+    if let (Some(text), Some(h)) = (dirs, home.as_ref())
+        && let Some(p) = parse_user_dirs(&text, "XDG_DOWNLOAD_DIR", h)
+    {
+        return Some(p);
+    }
+    home.map(|h| h.join("Downloads"))
+}
+
+/// One entry of a `user-dirs.dirs` file (`KEY="$HOME/path"` or `KEY="/abs/path"`).
+pub fn parse_user_dirs(text: &str, key: &str, home: &std::path::Path) -> Option<PathBuf> {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.starts_with('#') && l.starts_with(key) && l[key.len()..].starts_with('='))?;
+    let v = line[key.len() + 1..].trim().trim_matches('"');
+    let p = match v.strip_prefix("$HOME") {
+        Some(rest) => home.join(rest.trim_start_matches('/')),
+        None => PathBuf::from(v),
+    };
+    // "$HOME/" alone means the desktop has no such directory: use the fallback.
+    (p.is_absolute() && p != home).then_some(p)
+}
+
 fn from_env(var: &str, fallback: &str) -> Option<PathBuf> {
     resolve(std::env::var_os(var), std::env::var_os("HOME"), fallback)
 }
@@ -62,6 +94,22 @@ pub fn resolve(xdg: Option<OsString>, home: Option<OsString>, fallback: &str) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_dirs_lines_are_read() {
+        let h = std::path::Path::new("/home/a");
+        let text = "# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n";
+        assert_eq!(
+            parse_user_dirs(text, "XDG_DOWNLOAD_DIR", h),
+            Some(PathBuf::from("/home/a/Téléchargements"))
+        );
+        assert_eq!(
+            parse_user_dirs("XDG_DOWNLOAD_DIR=\"/data/dl\"", "XDG_DOWNLOAD_DIR", h),
+            Some(PathBuf::from("/data/dl"))
+        );
+        assert_eq!(parse_user_dirs("XDG_DOWNLOAD_DIR=\"$HOME/\"", "XDG_DOWNLOAD_DIR", h), None);
+        assert_eq!(parse_user_dirs("XDG_DOWNLOAD_DIRX=\"/x\"", "XDG_DOWNLOAD_DIR", h), None);
+    }
 
     fn r(xdg: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
         resolve(xdg.map(OsString::from), home.map(OsString::from), ".config")
