@@ -283,6 +283,7 @@ fn main() -> Result<(), aperture_ui::UiError> {
         cursor: CursorShape::Default,
         ime_caret: None,
         dark_filter: Default::default(),
+        ..Default::default()
     };
     let model = Arc::new(Mutex::new(model));
     let event_loop = aperture_ui::event_loop()?;

@@ -127,6 +127,111 @@ pub enum UiCommand {
     /// itself, because CEF needs its browsers closed first; the app calls
     /// [`crate::UiWaker::quit`] when it is done.
     CloseRequested,
+    /// The human answered a JavaScript dialog
+    /// ([`crate::model::DialogView`]). Escape and Cancel / Stay send
+    /// `accept: false`.
+    AnswerDialog {
+        /// The dialog's tab.
+        tab: TabId,
+        /// The dialog's id.
+        id: u64,
+        /// OK / Leave (`true`) or Cancel / Stay (`false`).
+        accept: bool,
+        /// Prompt's text when accepted; `None` otherwise.
+        text: Option<String>,
+        /// "Don't let this page open more dialogs" was ticked.
+        suppress: bool,
+    },
+    /// The context menu was dismissed, or an item was chosen (then this
+    /// follows the item's command). Clear [`crate::ChromeModel::context_menu`].
+    CloseContextMenu,
+    /// Open a URL in a new tab next to the current one.
+    OpenInNewTab {
+        /// The URL.
+        url: String,
+        /// Container id; `None` means the current tab's container.
+        container: Option<String>,
+        /// Leave the current tab in front.
+        background: bool,
+    },
+    /// Put text on the clipboard.
+    CopyText {
+        /// The text.
+        text: String,
+    },
+    /// An editing command for the page's focused frame (CEF
+    /// `CefFrame::Cut` / `Copy` / …).
+    Edit {
+        /// The tab.
+        tab: TabId,
+        /// Which one.
+        op: EditOp,
+    },
+    /// Download a URL into the download directory ("Save image as…"; the
+    /// app picks the name).
+    SaveUrl {
+        /// The URL.
+        url: String,
+    },
+    /// Open `view-source:` of the tab's page in a new tab.
+    ViewSource {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Cancel an in-progress download.
+    CancelDownload {
+        /// [`crate::model::DownloadView::id`].
+        id: u32,
+    },
+    /// Open the download directory in the desktop's file manager.
+    OpenDownloadsFolder,
+    /// Drop a finished download from the list (the file stays).
+    RemoveDownload {
+        /// [`crate::model::DownloadView::id`].
+        id: u32,
+    },
+    /// The human answered a permission prompt. Escape sends `allow: false`.
+    AnswerPermission {
+        /// [`crate::model::PermissionView::id`].
+        id: u64,
+        /// Allow or Block.
+        allow: bool,
+    },
+    /// The file chooser is done; empty `paths` means cancelled.
+    FileChooserDone {
+        /// [`crate::model::FileChooserView::id`].
+        id: u64,
+        /// Chosen paths, absolute.
+        paths: Vec<std::path::PathBuf>,
+    },
+    /// F11.
+    ToggleFullscreen,
+    /// Escape while fullscreen.
+    ExitFullscreen,
+    /// Ctrl+P: print the tab (to PDF).
+    Print {
+        /// The tab.
+        tab: TabId,
+    },
+    /// The notice bar's close button.
+    DismissNotice,
+}
+
+/// Editing commands a page's focused frame understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditOp {
+    /// Cut the selection.
+    Cut,
+    /// Copy the selection.
+    Copy,
+    /// Paste.
+    Paste,
+    /// Select all.
+    SelectAll,
+    /// Undo.
+    Undo,
+    /// Redo.
+    Redo,
 }
 
 /// Keyboard modifier state.

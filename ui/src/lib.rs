@@ -134,8 +134,12 @@ mod runner;
 pub mod settings;
 
 pub use chrome::Chrome;
-pub use command::{KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
-pub use model::{ChromeModel, ContainerInfo, CursorShape, PageFrame, Rgb, TabId, TabView};
+pub use command::{EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
+pub use model::{
+    ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView, DownloadState,
+    DownloadView, FileChooserMode, FileChooserView, PageFrame, PermissionView, PopupView, Rgb, TabId,
+    TabView,
+};
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,
 };

@@ -5,6 +5,7 @@
 //! the chrome only reads it. Nothing here refers to egui so the app can build
 //! it without pulling UI types into its state.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::dark::{FilterOptions, ThemeMode};
@@ -136,6 +137,177 @@ pub struct ChromeModel {
     pub ime_caret: Option<[f32; 4]>,
     /// Current brightness/contrast of the filter layer (from settings).
     pub dark_filter: FilterOptions,
+    /// A JavaScript dialog waiting for the human. Drawn as a sheet over the
+    /// page only while its tab is the active one; meanwhile that page gets
+    /// no input (the tab strip and omnibox stay usable).
+    pub dialog: Option<DialogView>,
+    /// The page's context menu, open at a point (CEF `RunContextMenu`).
+    pub context_menu: Option<ContextMenuView>,
+    /// Downloads of this session, oldest first; the toolbar button appears
+    /// once there is one.
+    pub downloads: Vec<DownloadView>,
+    /// A permission request waiting for Allow / Block (shown for the active
+    /// tab only).
+    pub permission: Option<PermissionView>,
+    /// The active tab's open popup widget (a `<select>` list, …): CEF's
+    /// `PET_POPUP` paint, drawn over the page frame.
+    pub popup: Option<PopupView>,
+    /// An `<input type=file>` asking for paths (shown for the active tab).
+    pub file_chooser: Option<FileChooserView>,
+    /// Window fullscreen (F11 or the page's Fullscreen API): no tab strip, no
+    /// toolbar, the page fills the window.
+    pub fullscreen: bool,
+    /// A transient one-line notice ("Saved PDF to …", "Popup blocked").
+    pub notice: Option<String>,
+}
+
+/// Which JavaScript dialog a page opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DialogKind {
+    /// `alert()`: OK only.
+    Alert,
+    /// `confirm()`: OK / Cancel.
+    Confirm,
+    /// `prompt()`: a text field, OK / Cancel.
+    Prompt,
+    /// `beforeunload`: Leave / Stay.
+    BeforeUnload,
+}
+
+/// A JavaScript dialog as the chrome shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DialogView {
+    /// The tab whose page opened it.
+    pub tab: TabId,
+    /// Chosen by the app; echoed in [`crate::UiCommand::AnswerDialog`].
+    pub id: u64,
+    /// Which dialog.
+    pub kind: DialogKind,
+    /// Who is asking, as shown: "127.0.0.1:8080" (the chrome adds " says").
+    pub origin: String,
+    /// The page's message (page-chosen text).
+    pub message: String,
+    /// Prompt's pre-filled text.
+    pub default_text: String,
+    /// Offer "Don't let this page open more dialogs" (the page has opened
+    /// dialogs before).
+    pub offer_suppress: bool,
+}
+
+/// The page's context menu: where, and what was under the pointer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextMenuView {
+    /// The tab.
+    pub tab: TabId,
+    /// X in page DIP.
+    pub x: f32,
+    /// Y in page DIP.
+    pub y: f32,
+    /// A link under the pointer.
+    pub link_url: Option<String>,
+    /// An image under the pointer.
+    pub image_url: Option<String>,
+    /// Selected text, if any.
+    pub selection: Option<String>,
+    /// The pointer is over an editable field.
+    pub editable: bool,
+    /// History back is possible.
+    pub can_back: bool,
+    /// History forward is possible.
+    pub can_forward: bool,
+}
+
+/// Where a download is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DownloadState {
+    /// Still receiving.
+    InProgress,
+    /// Saved under its final name.
+    Complete,
+    /// Cancelled (by the human or the page); nothing kept.
+    Cancelled,
+    /// Failed, with a reason for the human ("disk full").
+    Failed(String),
+}
+
+/// One download as the chrome shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownloadView {
+    /// Chosen by the app; echoed in the download commands.
+    pub id: u32,
+    /// File name (page-chosen, already made safe by the app).
+    pub name: String,
+    /// Bytes received so far.
+    pub received: u64,
+    /// Total size, if the server said.
+    pub total: Option<u64>,
+    /// State.
+    pub state: DownloadState,
+    /// Where it was saved (once known).
+    pub path: Option<String>,
+}
+
+impl DownloadView {
+    /// Whether it's over (complete, cancelled or failed).
+    pub fn finished(&self) -> bool {
+        self.state != DownloadState::InProgress
+    }
+}
+
+/// A site asking for permissions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionView {
+    /// The tab.
+    pub tab: TabId,
+    /// Chosen by the app; echoed in [`crate::UiCommand::AnswerPermission`].
+    pub id: u64,
+    /// Who is asking ("maps.example.com").
+    pub origin: String,
+    /// What, in human words: "know your location", "show notifications", …
+    pub kinds: Vec<String>,
+}
+
+/// An open popup widget of the active tab (a `<select>` list): where it is
+/// and its pixels.
+#[derive(Debug, Clone)]
+pub struct PopupView {
+    /// `[x, y, w, h]` in page DIP (CEF `OnPopupSize`).
+    pub rect: [i32; 4],
+    /// Its pixels (CEF `OnPaint` with `PET_POPUP`), same layout and scale
+    /// as [`ChromeModel::frame`].
+    pub frame: PageFrame,
+}
+
+/// What an `<input type=file>` wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileChooserMode {
+    /// One existing file.
+    Open,
+    /// One or more existing files.
+    OpenMultiple,
+    /// One directory (`webkitdirectory`).
+    OpenFolder,
+    /// A file name to save to.
+    Save,
+}
+
+/// A file chooser waiting for the human.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChooserView {
+    /// The tab.
+    pub tab: TabId,
+    /// Chosen by the app; echoed in [`crate::UiCommand::FileChooserDone`].
+    pub id: u64,
+    /// What to pick.
+    pub mode: FileChooserMode,
+    /// Title (the page's or a default); may be empty.
+    pub title: String,
+    /// The input's `accept` filters: extensions (".png") and MIME types
+    /// ("image/*", "text/plain"). Empty means anything.
+    pub accept: Vec<String>,
+    /// Where to start: a directory, or a file (its directory; for Save also
+    /// the suggested name).
+    pub default_path: Option<PathBuf>,
 }
 
 impl ChromeModel {

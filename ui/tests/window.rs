@@ -204,6 +204,7 @@ fn model() -> ChromeModel {
         cursor: Default::default(),
         ime_caret: None,
         dark_filter: Default::default(),
+        ..Default::default()
     }
 }
 
