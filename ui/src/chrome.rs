@@ -19,6 +19,8 @@ use crate::keys;
 use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
 use crate::omnibox::resolve_input;
 
+mod overlays;
+
 /// DIP per wheel "line": what Chromium's GTK port scrolls per notch.
 const WHEEL_LINE_DIP: f32 = 40.0;
 /// Two presses closer than this (seconds, points) count as a double click.
@@ -59,6 +61,16 @@ pub mod controls {
     pub const CONTRAST: &str = "contrast";
     /// The page area.
     pub const PAGE: &str = "page";
+    /// The JavaScript dialog sheet (while shown).
+    pub const DIALOG: &str = "dialog";
+    /// The dialog's OK / Leave button.
+    pub const DIALOG_OK: &str = "dialog:ok";
+    /// The dialog's Cancel / Stay button.
+    pub const DIALOG_CANCEL: &str = "dialog:cancel";
+    /// The prompt's text field.
+    pub const DIALOG_TEXT: &str = "dialog:text";
+    /// "Don't let this page open more dialogs".
+    pub const DIALOG_SUPPRESS: &str = "dialog:suppress";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -138,6 +150,10 @@ pub struct Chrome {
     scrolled_to: Option<TabId>,
     rects: HashMap<String, Rect>,
     commands: Vec<UiCommand>,
+    /// The dialog being shown and what the human has typed/ticked in it.
+    dialog: Option<overlays::DialogState>,
+    /// The dialog last answered: hidden at once, before the app clears it.
+    answered_dialog: Option<(TabId, u64)>,
 }
 
 impl Default for Chrome {
@@ -170,6 +186,8 @@ impl Chrome {
             scrolled_to: None,
             rects: HashMap::new(),
             commands: Vec::new(),
+            dialog: None,
+            answered_dialog: None,
         }
     }
 
@@ -216,7 +234,12 @@ impl Chrome {
         // Ctrl+±/0 belong to page zoom (the app's business), not to egui
         // scaling the whole chrome.
         ctx.options_mut(|o| o.zoom_with_keyboard = false);
-        self.route_keyboard(&mut raw, model);
+        self.sync_overlays(model);
+        if self.page_modal(model) {
+            // A tab-modal sheet owns the page's keyboard until it's answered.
+            self.page_focused = false;
+        }
+        self.route_keyboard(ctx, &mut raw, model);
         let output = ctx.run_ui(raw, |ui| self.ui(ui, model));
         (output, std::mem::take(&mut self.commands))
     }
@@ -225,8 +248,11 @@ impl Chrome {
         self.commands.push(cmd);
     }
 
-    fn route_keyboard(&mut self, raw: &mut RawInput, model: &ChromeModel) {
+    fn route_keyboard(&mut self, ctx: &Context, raw: &mut RawInput, model: &ChromeModel) {
         let active = model.active;
+        // Keys go to the page only while it has focus and nothing drawn over
+        // it (a context menu) is taking them.
+        let to_page = self.page_focused && active.is_some() && !self.menu_open(model);
         let events = std::mem::take(&mut raw.events);
         for ev in events {
             if let Event::Key {
@@ -246,7 +272,9 @@ impl Chrome {
                     pressed: true,
                     modifiers,
                     ..
-                } if self.shortcut(*key, *modifiers, model) => {
+                } if self.overlay_key(ctx, *key, *modifiers, model)
+                    || self.shortcut(*key, *modifiers, model) =>
+                {
                     self.swallowed_keys.push(*key);
                 }
                 Event::Key {
@@ -260,7 +288,7 @@ impl Chrome {
                     pressed,
                     repeat,
                     modifiers,
-                } if self.page_focused && active.is_some() => {
+                } if to_page => {
                     // egui-winit leaves `repeat` false in raw input (egui
                     // derives it later), so tell repeats apart ourselves: a
                     // press of a key already held is an auto-repeat.
@@ -280,10 +308,10 @@ impl Chrome {
                     };
                     self.page_input(active, input);
                 }
-                Event::Text(text) if self.page_focused && active.is_some() => {
+                Event::Text(text) if to_page => {
                     self.page_input(active, PageInput::Text { text: text.clone() });
                 }
-                Event::Ime(ime) if self.page_focused && active.is_some() => match ime {
+                Event::Ime(ime) if to_page => match ime {
                     egui::ImeEvent::Preedit { text, .. } => {
                         self.page_input(active, PageInput::ImeComposition { text: text.clone() })
                     }
@@ -295,7 +323,7 @@ impl Chrome {
                 // Clipboard events only appear if the integration still
                 // translates shortcuts; the page does its own clipboard, so
                 // don't let them reach an egui widget underneath.
-                Event::Copy | Event::Cut | Event::Paste(_) if self.page_focused => {}
+                Event::Copy | Event::Cut | Event::Paste(_) if to_page => {}
                 _ => raw.events.push(ev),
             }
         }
@@ -432,6 +460,7 @@ impl Chrome {
             )
             .show(ui, |ui| self.toolbar(ui, active, model.dark_filter));
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
+        self.overlays(ui, model);
 
         // An egui widget took keyboard focus (omnibox click, Tab inside the
         // chrome): the page no longer has it.
@@ -751,7 +780,7 @@ impl Chrome {
     }
 
     fn omnibox(&mut self, ui: &mut Ui, tab: Option<TabId>) {
-        let id = Id::unique("aperture_omnibox");
+        let id = omnibox_id();
         let ctx = ui.ctx().clone();
         let select_all = |ctx: &Context, text: &str| {
             let mut state = egui::TextEdit::load_state(ctx, id).unwrap_or_default();
@@ -884,9 +913,15 @@ impl Chrome {
             }
         }
 
+        let blocked = self.page_modal(model) || self.menu_open(model);
+        if self.page_modal(model) {
+            // Dim the page under a tab-modal sheet, as browsers do, so it
+            // reads as "answer this first".
+            painter.rect_filled(rect, 0.0, Color32::from_black_alpha(90));
+        }
         if model.active.is_some() {
-            self.forward_pointer(ui, rect, model);
-            if resp.hovered() || !self.captured.is_empty() {
+            self.forward_pointer(ui, rect, model, blocked);
+            if !blocked && (resp.hovered() || !self.captured.is_empty()) {
                 ctx.set_cursor_icon(cursor_icon(model.cursor));
             }
             if self.page_focused {
@@ -948,7 +983,10 @@ impl Chrome {
         m
     }
 
-    fn forward_pointer(&mut self, ui: &mut Ui, rect: Rect, model: &ChromeModel) {
+    /// Forward pointer input to the page. While `blocked` (a sheet or menu is
+    /// over it) nothing new reaches the page; only releases of buttons
+    /// pressed before still go, so the page never sees a button stuck down.
+    fn forward_pointer(&mut self, ui: &mut Ui, rect: Rect, model: &ChromeModel, blocked: bool) {
         let ctx = ui.ctx().clone();
         let layer = ui.layer_id();
         let tab = model.active;
@@ -959,6 +997,18 @@ impl Chrome {
             ui.input(|i| (i.events.clone(), i.time, i.modifiers, i.pointer.hover_pos()));
         for ev in events {
             let mods = self.with_buttons(keys::modifiers(modifiers));
+            if blocked
+                && matches!(
+                    ev,
+                    Event::PointerMoved(_) | Event::PointerGone | Event::MouseWheel { .. }
+                )
+            {
+                if self.pointer_in_page {
+                    self.page_input(tab, PageInput::MouseLeave { modifiers: mods });
+                    self.pointer_in_page = false;
+                }
+                continue;
+            }
             match ev {
                 Event::PointerMoved(pos) => {
                     let inside = over_page(pos);
@@ -993,7 +1043,7 @@ impl Chrome {
                         continue;
                     };
                     let (x, y) = local(pos);
-                    if pressed && over_page(pos) {
+                    if pressed && !blocked && over_page(pos) {
                         let count = match self.last_click {
                             Some(c)
                                 if c.button == button
@@ -1075,6 +1125,11 @@ impl Chrome {
             }
         }
     }
+}
+
+/// The omnibox's egui id (also how overlays tell whether it has focus).
+fn omnibox_id() -> Id {
+    Id::unique("aperture_omnibox")
 }
 
 fn mouse_button(b: PointerButton) -> Option<MouseButton> {

@@ -4,9 +4,10 @@
 
 use aperture_ui::chrome::{container_control, controls, tab_close_control, tab_control};
 use aperture_ui::dark::ThemeMode;
-use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
+use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
-    Chrome, ChromeModel, ContainerInfo, MouseButton, PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
+    Chrome, ChromeModel, ContainerInfo, DialogKind, DialogView, MouseButton, PageFrame, PageInput, Rgb,
+    TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -20,6 +21,10 @@ struct Harness {
     /// Cursor and IME area the last frame asked the platform for.
     cursor: egui::CursorIcon,
     ime: bool,
+    /// Every text drawn in the last frame.
+    texts: Vec<String>,
+    /// Textured meshes drawn in the last frame: (texture, bounding rect).
+    images: Vec<(egui::TextureId, Rect)>,
 }
 
 fn container(id: &str, name: &str) -> ContainerInfo {
@@ -95,6 +100,8 @@ impl Harness {
             uploaded_page: false,
             cursor: egui::CursorIcon::Default,
             ime: false,
+            texts: Vec::new(),
+            images: Vec::new(),
         };
         // Two frames so every control has a laid-out rect.
         h.frame(vec![]);
@@ -123,7 +130,21 @@ impl Harness {
         out.textures_delta.clear();
         self.cursor = out.platform_output.cursor_icon;
         self.ime = out.platform_output.ime.is_some();
+        self.texts.clear();
+        self.images.clear();
+        for clipped in &out.shapes {
+            collect_shapes(&clipped.shape, &mut self.texts, &mut self.images);
+        }
         cmds
+    }
+
+    /// Whether some text drawn last frame contains `needle`.
+    fn shows(&self, needle: &str) -> bool {
+        self.texts.iter().any(|t| t.contains(needle))
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.chrome.control_rect(name).is_some()
     }
 
     fn rect(&self, name: &str) -> Rect {
@@ -158,6 +179,17 @@ impl Harness {
 
     fn type_text(&mut self, text: &str) -> Vec<UiCommand> {
         self.frame(vec![Event::Text(text.into())])
+    }
+}
+
+fn collect_shapes(shape: &egui::Shape, texts: &mut Vec<String>, images: &mut Vec<(egui::TextureId, Rect)>) {
+    match shape {
+        egui::Shape::Text(t) => texts.push(t.galley.text().to_string()),
+        egui::Shape::Vec(v) => v.iter().for_each(|s| collect_shapes(s, texts, images)),
+        egui::Shape::Mesh(m) if m.texture_id != egui::TextureId::default() => {
+            images.push((m.texture_id, m.calc_bounds()))
+        }
+        _ => {}
     }
 }
 
@@ -548,6 +580,8 @@ fn resize_reports_page_area_and_scale_once() {
         uploaded_page: false,
         cursor: egui::CursorIcon::Default,
         ime: false,
+        texts: Vec::new(),
+        images: Vec::new(),
     };
     let first = h.frame(vec![]);
     let resize: Vec<_> = first
@@ -747,4 +781,296 @@ fn ctrl_plus_does_not_zoom_the_chrome() {
     h.frame(press(Key::Equals, Modifiers::COMMAND));
     h.frame(vec![]);
     assert_eq!(h.ctx.pixels_per_point(), before);
+}
+
+// ---- JavaScript dialogs ----
+
+fn dialog(kind: DialogKind, message: &str) -> DialogView {
+    DialogView {
+        tab: TabId(1),
+        id: 7,
+        kind,
+        origin: "127.0.0.1:8080".into(),
+        message: message.into(),
+        default_text: String::new(),
+        offer_suppress: false,
+    }
+}
+
+fn page_inputs(cmds: &[UiCommand]) -> Vec<&PageInput> {
+    cmds.iter()
+        .filter_map(|c| match c {
+            UiCommand::Page { input, .. } => Some(input),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Page input other than the pointer leaving (which a sheet appearing may
+/// legitimately send).
+fn real_page_inputs(cmds: &[UiCommand]) -> Vec<&PageInput> {
+    page_inputs(cmds)
+        .into_iter()
+        .filter(|i| !matches!(i, PageInput::MouseLeave { .. }))
+        .collect()
+}
+
+#[test]
+fn alert_sheet_names_the_origin_over_the_page_and_ok_answers_once() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(dialog(DialogKind::Alert, "Hello from the page"));
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("127.0.0.1:8080 says"), "{:?}", h.texts);
+    assert!(h.shows("Hello from the page"));
+    let sheet = h.rect(controls::DIALOG);
+    let page = h.rect(controls::PAGE);
+    assert!(
+        page.expand(1.0).contains_rect(sheet) && (sheet.min.y - page.min.y).abs() < 1.0,
+        "sheet {sheet:?} must hang from the top of the page {page:?}"
+    );
+    assert!(h.has(controls::DIALOG_OK));
+    assert!(!h.has(controls::DIALOG_CANCEL), "alert has OK only");
+    assert!(!h.has(controls::DIALOG_TEXT));
+    assert!(!h.has(controls::DIALOG_SUPPRESS));
+    let cmds = without_noise(h.click(controls::DIALOG_OK));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::AnswerDialog {
+            tab: TabId(1),
+            id: 7,
+            accept: true,
+            text: None,
+            suppress: false
+        }]
+    );
+    // The app hasn't cleared it yet: the sheet is gone all the same and a
+    // second Enter does not answer again.
+    assert!(!h.has(controls::DIALOG));
+    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    assert!(
+        cmds.iter().all(|c| !matches!(c, UiCommand::AnswerDialog { .. })),
+        "{cmds:?}"
+    );
+    // A new dialog (new id) shows again.
+    h.model.dialog = Some(DialogView {
+        id: 8,
+        ..dialog(DialogKind::Alert, "again")
+    });
+    h.frame(vec![]);
+    assert!(h.has(controls::DIALOG));
+}
+
+#[test]
+fn prompt_is_prefilled_focused_and_enter_sends_the_text() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        default_text: "draft".into(),
+        ..dialog(DialogKind::Prompt, "Your name?")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::DIALOG_TEXT));
+    assert!(h.has(controls::DIALOG_CANCEL));
+    // Focused with the default selected: typing replaces it.
+    let cmds = h.type_text("Ada");
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::AnswerDialog {
+            tab: TabId(1),
+            id: 7,
+            accept: true,
+            text: Some("Ada".into()),
+            suppress: false
+        }]
+    );
+}
+
+#[test]
+fn prompt_untouched_sends_its_default_and_cancel_sends_no_text() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        default_text: "draft".into(),
+        ..dialog(DialogKind::Prompt, "?")
+    });
+    h.frame(vec![]);
+    let cmds = without_noise(h.click(controls::DIALOG_OK));
+    assert!(
+        matches!(&cmds[..], [UiCommand::AnswerDialog { accept: true, text: Some(t), .. }] if t == "draft"),
+        "{cmds:?}"
+    );
+    h.model.dialog = Some(DialogView {
+        id: 9,
+        ..dialog(DialogKind::Prompt, "?")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    h.type_text("typed");
+    let cmds = without_noise(h.click(controls::DIALOG_CANCEL));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::AnswerDialog {
+            tab: TabId(1),
+            id: 9,
+            accept: false,
+            text: None,
+            suppress: false
+        }]
+    );
+}
+
+#[test]
+fn escape_cancels_a_confirm_and_beforeunload_says_leave_or_stay() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(dialog(DialogKind::Confirm, "Sure?"));
+    h.frame(vec![]);
+    let cmds = without_noise(h.frame(press(Key::Escape, Modifiers::NONE)));
+    assert!(
+        matches!(
+            &cmds[..],
+            [UiCommand::AnswerDialog {
+                accept: false,
+                text: None,
+                ..
+            }]
+        ),
+        "{cmds:?}"
+    );
+    h.model.dialog = Some(DialogView {
+        id: 10,
+        ..dialog(DialogKind::BeforeUnload, "")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("Leave") && h.shows("Stay"), "{:?}", h.texts);
+    assert!(!h.shows("OK"));
+    let cmds = without_noise(h.click(controls::DIALOG_CANCEL));
+    assert!(
+        matches!(
+            &cmds[..],
+            [UiCommand::AnswerDialog {
+                id: 10,
+                accept: false,
+                ..
+            }]
+        ),
+        "Stay must not leave: {cmds:?}"
+    );
+}
+
+#[test]
+fn suppress_checkbox_is_offered_and_sent() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        offer_suppress: true,
+        ..dialog(DialogKind::Alert, "spam")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("Don't let this page open more dialogs"));
+    h.click(controls::DIALOG_SUPPRESS);
+    let cmds = without_noise(h.click(controls::DIALOG_OK));
+    assert!(
+        matches!(
+            &cmds[..],
+            [UiCommand::AnswerDialog {
+                accept: true,
+                suppress: true,
+                ..
+            }]
+        ),
+        "{cmds:?}"
+    );
+}
+
+#[test]
+fn a_dialog_blocks_page_input_but_not_the_chrome() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    h.model.dialog = Some(dialog(DialogKind::Confirm, "Sure?"));
+    let cmds = h.frame(vec![]);
+    assert!(
+        cmds.contains(&UiCommand::PageFocus {
+            tab: TabId(1),
+            focused: false
+        }),
+        "the page loses keyboard focus to the sheet: {cmds:?}"
+    );
+    // Clicks, moves, wheel and keys on the page area outside the sheet.
+    let below = pos2(page.center().x, page.max.y - 20.0);
+    let mut cmds = h.click_at(below, PointerButton::Primary);
+    cmds.extend(h.frame(vec![Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: vec2(0.0, -1.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: Modifiers::NONE,
+    }]));
+    cmds.extend(h.frame(press(Key::A, Modifiers::NONE)));
+    cmds.extend(h.type_text("a"));
+    assert!(real_page_inputs(&cmds).is_empty(), "{cmds:?}");
+    assert!(cmds.iter().all(|c| !matches!(c, UiCommand::AnswerDialog { .. })));
+    // The tab strip still works…
+    let cmds = without_noise(h.click(&tab_control(TabId(2))));
+    assert_eq!(cmds, vec![UiCommand::SelectTab { tab: TabId(2) }]);
+    // …and so does the omnibox, whose Enter navigates rather than answering.
+    h.frame(press(Key::L, Modifiers::COMMAND));
+    h.type_text("example.org");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert!(matches!(&cmds[..], [UiCommand::Navigate { .. }]), "{cmds:?}");
+}
+
+#[test]
+fn answering_gives_the_keyboard_back_to_the_page() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    h.model.dialog = Some(dialog(DialogKind::Alert, "hi"));
+    h.frame(vec![]);
+    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    assert!(
+        cmds.iter()
+            .any(|c| matches!(c, UiCommand::AnswerDialog { accept: true, .. }))
+    );
+    // The Enter that answered never reaches the page.
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    assert!(
+        cmds.contains(&UiCommand::PageFocus {
+            tab: TabId(1),
+            focused: true
+        }),
+        "{cmds:?}"
+    );
+    h.model.dialog = None;
+    h.frame(vec![]);
+    let cmds = h.frame(press(Key::B, Modifiers::NONE));
+    assert_eq!(real_page_inputs(&cmds).len(), 2, "{cmds:?}");
+}
+
+#[test]
+fn a_background_tabs_dialog_waits_for_its_tab() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        tab: TabId(2),
+        ..dialog(DialogKind::Alert, "from tab 2")
+    });
+    h.frame(vec![]);
+    assert!(!h.has(controls::DIALOG));
+    let page = h.rect(controls::PAGE);
+    let cmds = h.click_at(page.center(), PointerButton::Primary);
+    assert!(
+        real_page_inputs(&cmds)
+            .iter()
+            .any(|i| matches!(i, PageInput::MouseDown { .. })),
+        "{cmds:?}"
+    );
+    h.model.active = Some(TabId(2));
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::DIALOG));
+    assert!(h.shows("from tab 2"));
 }

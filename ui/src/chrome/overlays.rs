@@ -1,0 +1,240 @@
+//! What the chrome draws over the page when the page or the app asks: the
+//! JavaScript dialog sheet, the context menu, the downloads panel, the
+//! permission bubble, the file chooser and the notice bar.
+//!
+//! Each is shown from the model and answered with one command. The chrome
+//! hides an overlay as soon as it has sent the answer (it remembers which
+//! one), so a second Enter can't answer twice while the app catches up.
+
+use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
+
+use super::{Chrome, controls, omnibox_id};
+use crate::command::UiCommand;
+use crate::model::{ChromeModel, DialogKind, DialogView, TabId};
+
+/// What the human has done so far in the dialog on screen.
+pub(super) struct DialogState {
+    key: (TabId, u64),
+    text: String,
+    suppress: bool,
+    /// Focus the prompt field on the first frame it exists.
+    focus_text: bool,
+}
+
+fn omnibox_focused(ctx: &Context) -> bool {
+    ctx.memory(|m| m.has_focus(omnibox_id()))
+}
+
+impl Chrome {
+    /// Forget answered overlays once the app has cleared them, and start
+    /// fresh state for new ones.
+    pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.dialog.as_ref().map(|d| (d.tab, d.id)) != self.answered_dialog {
+            self.answered_dialog = None;
+        }
+        match self.shown_dialog(model) {
+            Some(d) if self.dialog.as_ref().is_some_and(|s| s.key == (d.tab, d.id)) => {}
+            Some(d) => {
+                self.dialog = Some(DialogState {
+                    key: (d.tab, d.id),
+                    text: d.default_text.clone(),
+                    suppress: false,
+                    focus_text: d.kind == DialogKind::Prompt,
+                })
+            }
+            // Keep the typed text while the human looks at another tab.
+            None if model.dialog.is_none() => self.dialog = None,
+            None => {}
+        }
+    }
+
+    /// The dialog to draw: the model's, if it belongs to the active tab and
+    /// hasn't been answered yet.
+    pub(super) fn shown_dialog<'m>(&self, model: &'m ChromeModel) -> Option<&'m DialogView> {
+        model
+            .dialog
+            .as_ref()
+            .filter(|d| Some(d.tab) == model.active && Some((d.tab, d.id)) != self.answered_dialog)
+    }
+
+    /// Whether a tab-modal sheet covers the page: it then gets no input.
+    pub(super) fn page_modal(&self, model: &ChromeModel) -> bool {
+        self.shown_dialog(model).is_some()
+    }
+
+    /// Whether the context menu is open over the page.
+    pub(super) fn menu_open(&self, _model: &ChromeModel) -> bool {
+        false
+    }
+
+    /// Keys the overlays take before shortcuts and the page: Escape and
+    /// Enter. `true` if used.
+    pub(super) fn overlay_key(
+        &mut self,
+        ctx: &Context,
+        key: Key,
+        m: egui::Modifiers,
+        model: &ChromeModel,
+    ) -> bool {
+        // The omnibox keeps its own Enter and Escape even while a sheet is
+        // up: the human may navigate away from a page that nags.
+        let omnibox = omnibox_focused(ctx);
+        match key {
+            Key::Escape if !omnibox => {
+                if let Some(d) = self.shown_dialog(model).cloned() {
+                    self.answer_dialog(ctx, &d, false);
+                    return true;
+                }
+                false
+            }
+            Key::Enter if !omnibox && !m.any() => {
+                if let Some(d) = self.shown_dialog(model).cloned() {
+                    self.answer_dialog(ctx, &d, true);
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
+    fn answer_dialog(&mut self, ctx: &Context, d: &DialogView, accept: bool) {
+        let (text, suppress) = self
+            .dialog
+            .as_ref()
+            .filter(|s| s.key == (d.tab, d.id))
+            .map_or_else(
+                || (d.default_text.clone(), false),
+                |s| (s.text.clone(), s.suppress),
+            );
+        self.emit(UiCommand::AnswerDialog {
+            tab: d.tab,
+            id: d.id,
+            accept,
+            text: (accept && d.kind == DialogKind::Prompt).then_some(text),
+            suppress: suppress && d.offer_suppress,
+        });
+        self.answered_dialog = Some((d.tab, d.id));
+        self.dialog = None;
+        // Keys go back to the page, as in every browser once its dialog
+        // closes, unless the human has moved on to the omnibox.
+        if !omnibox_focused(ctx) {
+            ctx.memory_mut(|m| {
+                if let Some(f) = m.focused() {
+                    m.surrender_focus(f);
+                }
+            });
+            self.page_focused = true;
+        }
+    }
+
+    /// Draw whatever overlays the model asks for.
+    pub(super) fn overlays(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        let ctx = ui.ctx().clone();
+        if let Some(d) = self.shown_dialog(model).cloned() {
+            self.dialog_sheet(&ctx, &d);
+        }
+    }
+
+    fn dialog_sheet(&mut self, ctx: &Context, d: &DialogView) {
+        let Some(page) = self.page_rect else { return };
+        let width = (page.width() - 32.0).clamp(200.0, 460.0);
+        // Hangs from the top edge of the page, centred: over the page it
+        // belongs to, never over the chrome.
+        let pos = pos2(page.center().x - width / 2.0, page.min.y);
+        let mut answer = None;
+        let area = egui::Area::new(Id::unique("aperture_dialog"))
+            .order(Order::Foreground)
+            .fixed_pos(pos)
+            .constrain_to(page)
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style())
+                    .corner_radius(egui::CornerRadius {
+                        nw: 0,
+                        ne: 0,
+                        sw: 8,
+                        se: 8,
+                    })
+                    .inner_margin(egui::Margin::same(14))
+                    .show(ui, |ui| {
+                        ui.set_width(width - 28.0);
+                        let who = if d.origin.is_empty() {
+                            "This page says".to_string()
+                        } else {
+                            format!("{} says", d.origin)
+                        };
+                        ui.label(RichText::new(who).strong().size(15.0));
+                        ui.add_space(6.0);
+                        // The message is the page's; a long one scrolls
+                        // instead of pushing the buttons off-screen.
+                        egui::ScrollArea::vertical()
+                            .max_height((page.height() * 0.5).max(60.0))
+                            .show(ui, |ui| {
+                                ui.add(egui::Label::new(&d.message).wrap());
+                            });
+                        let state = self.dialog.as_mut().filter(|s| s.key == (d.tab, d.id));
+                        let Some(state) = state else { return };
+                        if d.kind == DialogKind::Prompt {
+                            ui.add_space(6.0);
+                            let id = Id::unique("aperture_dialog_text");
+                            let resp = ui.add(
+                                egui::TextEdit::singleline(&mut state.text)
+                                    .id(id)
+                                    .desired_width(f32::INFINITY),
+                            );
+                            self.rects.insert(controls::DIALOG_TEXT.to_string(), resp.rect);
+                            if state.focus_text {
+                                state.focus_text = false;
+                                if !ui.ctx().memory(|m| m.has_focus(omnibox_id())) {
+                                    resp.request_focus();
+                                    // Pre-filled and selected, so typing replaces it.
+                                    let mut ts = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
+                                    let n = state.text.chars().count();
+                                    ts.cursor.set_char_range(Some(egui::text::CCursorRange::two(
+                                        egui::text::CCursor::new(0),
+                                        egui::text::CCursor::new(n),
+                                    )));
+                                    egui::TextEdit::store_state(ui.ctx(), id, ts);
+                                }
+                            }
+                        }
+                        if d.offer_suppress {
+                            ui.add_space(6.0);
+                            let resp =
+                                ui.checkbox(&mut state.suppress, "Don't let this page open more dialogs");
+                            self.rects
+                                .insert(controls::DIALOG_SUPPRESS.to_string(), resp.rect);
+                        }
+                        ui.add_space(10.0);
+                        let (ok, cancel) = match d.kind {
+                            DialogKind::Alert => ("OK", None),
+                            DialogKind::Confirm | DialogKind::Prompt => ("OK", Some("Cancel")),
+                            DialogKind::BeforeUnload => ("Leave", Some("Stay")),
+                        };
+                        ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                            let okb = ui.add(
+                                egui::Button::new(RichText::new(ok).strong())
+                                    .min_size(vec2(72.0, 26.0))
+                                    .fill(ui.visuals().selection.bg_fill),
+                            );
+                            self.rects.insert(controls::DIALOG_OK.to_string(), okb.rect);
+                            if okb.clicked() {
+                                answer = Some(true);
+                            }
+                            if let Some(cancel) = cancel {
+                                let c = ui.add(egui::Button::new(cancel).min_size(vec2(72.0, 26.0)));
+                                self.rects.insert(controls::DIALOG_CANCEL.to_string(), c.rect);
+                                if c.clicked() {
+                                    answer = Some(false);
+                                }
+                            }
+                        });
+                    });
+            });
+        self.rects
+            .insert(controls::DIALOG.to_string(), area.response.rect);
+        if let Some(accept) = answer {
+            self.answer_dialog(ctx, d, accept);
+        }
+    }
+}
