@@ -68,12 +68,18 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
     themes.set_policies(settings.theme.policies.clone());
 
     let model = Arc::new(Mutex::new(ChromeModel::default()));
-    let opened: Rc<RefCell<Vec<(TabId, TabId, String)>>> = Rc::default();
+    let opened: Rc<RefCell<Vec<(TabId, TabId, String, bool)>>> = Rc::default();
     {
         let q = opened.clone();
         actor.subscribe(Box::new(move |_, ev| {
-            if let Event::TabOpened { id, opener, url } = ev {
-                q.borrow_mut().push((*id, *opener, url.clone()));
+            if let Event::TabOpened {
+                id,
+                opener,
+                url,
+                background,
+            } = ev
+            {
+                q.borrow_mut().push((*id, *opener, url.clone(), *background));
             }
         }));
     }
@@ -113,6 +119,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         quit_sent: false,
         done: cfg.done.clone(),
         last_mouse: (0, 0),
+        asks: crate::asks::Mirror::default(),
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
     };
     host.open_first(cfg.url, cfg.container);
@@ -121,6 +128,8 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
 
 struct Headed {
     actor: Actor,
+    /// Page requests (dialogs, menus, downloads …) mirrored into the model.
+    asks: crate::asks::Mirror,
     model: Arc<Mutex<ChromeModel>>,
     waker: UiWaker,
     rx: Receiver<Job>,
@@ -137,8 +146,8 @@ struct Headed {
     active: Option<TabId>,
     /// Tab order as last mirrored (which tabs exist, for resizing and bookkeeping).
     order: Vec<TabId>,
-    /// Tabs pages opened (popups): (tab, opener, url).
-    opened: Rc<RefCell<Vec<(TabId, TabId, String)>>>,
+    /// Tabs pages opened (popups, links to new tabs): (tab, opener, url, background).
+    opened: Rc<RefCell<Vec<(TabId, TabId, String, bool)>>>,
     /// (tab, frame_seq) of the frame in the model.
     shown: Option<(TabId, u64)>,
     generation: u64,
@@ -241,12 +250,13 @@ impl Headed {
         }
     }
 
-    /// Tabs a page opened come to the front when their opener was in front.
+    /// Tabs a page opened come to the front when their opener was in front, unless the
+    /// human asked for a background tab (middle-click, Ctrl+click).
     fn show_opened(&mut self) {
         let opened = std::mem::take(&mut *self.opened.borrow_mut());
-        for (id, opener, url) in opened {
+        for (id, opener, url, background) in opened {
             self.created.insert(id, url);
-            if self.active == Some(opener) {
+            if self.active == Some(opener) && !background {
                 self.select(id);
             }
         }
@@ -364,6 +374,7 @@ impl Headed {
             self.shown = None;
             changed = true;
         }
+        changed |= crate::asks::mirror(&self.actor, self.active, &mut m, &mut self.asks);
         if let Some((id, seq, f)) = frame {
             self.generation += 1;
             // The model wants `Arc<[u8]>`; one copy per paint of the visible tab only.
@@ -492,6 +503,16 @@ impl Host for Headed {
             self.save_soon();
             self.themes.set_policies(self.settings.theme.policies.clone());
         }
+        let cx = crate::asks::Ctx {
+            actor: &self.actor,
+            active: self.active,
+            page: self.page,
+            download_dir: self.actor.services().page.download_dir.clone(),
+        };
+        if crate::asks::apply(&cx, &mut self.asks, &cmd) {
+            self.sync_model();
+            return;
+        }
         match cmd {
             UiCommand::NewTab { container } => {
                 // A container whose context is ready gets its tab at once: a tab appearing a
@@ -594,6 +615,8 @@ impl Host for Headed {
                 self.replan_all(None);
             }
             UiCommand::CloseRequested => self.begin_close(),
+            // Page requests were handled by `asks::apply` above.
+            _ => {}
         }
         // Commands change state the model mirrors (human_driving, the active tab).
         self.sync_model();

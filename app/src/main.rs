@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod asks;
 mod backend;
 mod browser;
 mod chromelog;
@@ -84,6 +85,12 @@ struct Cli {
     /// scheme, host and port). Repeatable; fills on other origins are refused.
     #[arg(long, value_name = "ORIGIN")]
     vault_allow_fill: Vec<String>,
+    /// Save downloads here (default: the XDG download directory, usually ~/Downloads).
+    #[arg(long, value_name = "DIR")]
+    download_dir: Option<PathBuf>,
+    /// Headless: dismiss a JavaScript dialog nobody answered after this many seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    dialog_timeout: u64,
     /// Run Chromium's renderer, GPU and utility processes without their sandbox. Required
     /// when running as root (the sandbox cannot work there); never the default.
     #[arg(long)]
@@ -293,6 +300,14 @@ fn run(cli: Cli) -> Result<i32> {
         pump.clone(),
         browser::Services {
             nav_policy: policy.clone(),
+            page: browser::page::PagePolicy {
+                headless: cli.headless,
+                dialog_timeout: std::time::Duration::from_secs(cli.dialog_timeout.max(1)),
+                download_dir: cli
+                    .download_dir
+                    .clone()
+                    .or_else(aperture_common::xdg::download_dir),
+            },
         },
         filter,
     );

@@ -161,6 +161,8 @@ pub fn run_loop(actor: &Actor, rx: &Receiver<Job>, mut done: impl FnMut() -> boo
         actor.run_jobs(rx);
         pump.work(timed_out);
         actor.settle();
+        crate::browser::page::tick(actor);
+        actor.settle();
         if shutdown_started.is_none() && done() {
             actor.begin_shutdown();
             shutdown_started = Some(Instant::now());

@@ -67,6 +67,12 @@ cef_api! {
     cef_v8value_create_string: fn(*const cef_string_t) -> *mut cef_v8value_t;
     cef_request_context_create_context: fn(*const cef_request_context_settings_t, *mut cef_request_context_handler_t) -> *mut cef_request_context_t;
     cef_currently_on: fn(cef_thread_id_t) -> c_int;
+    cef_string_utf16_clear: fn(*mut cef_string_utf16_t);
+    cef_string_list_alloc: fn() -> cef_string_list_t;
+    cef_string_list_size: fn(cef_string_list_t) -> usize;
+    cef_string_list_value: fn(cef_string_list_t, usize, *mut cef_string_t) -> c_int;
+    cef_string_list_append: fn(cef_string_list_t, *const cef_string_t);
+    cef_string_list_free: fn(cef_string_list_t);
 }
 
 // The one process global of the CEF layer: the loaded library's entry points, which exist

@@ -4,6 +4,10 @@
 
 use crate::api::on_ui_thread;
 use crate::input::{ConsoleLevel, Cursor, ResourceType};
+use crate::page::{
+    BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
+    FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback, PermissionRequest,
+};
 use crate::rc::{RcBox, Ref, call};
 use crate::strings::{from_cef, from_userfree};
 use crate::sys::*;
@@ -29,8 +33,9 @@ pub trait ClientHandler: 'static {
     /// A browser exists. `devtools` keeps its DevTools observer registered.
     fn on_after_created(&self, browser: Browser, host: BrowserHost, devtools: Option<DevToolsRegistration>);
     fn on_before_close(&self, id: BrowserId);
-    /// A page opened a popup or a link targets a new window; CEF's own window is refused.
-    fn on_popup(&self, opener: BrowserId, url: String);
+    /// A page opened a popup or a link targets a new window or tab (`how`); CEF's own
+    /// window is always refused. `user_gesture`: a click or key caused it.
+    fn on_popup(&self, opener: BrowserId, url: String, how: Disposition, user_gesture: bool);
     fn on_loading_state_change(&self, id: BrowserId, loading: bool, can_back: bool, can_forward: bool);
     fn on_main_load_end(&self, id: BrowserId, status: i32, url: String);
     fn on_main_load_error(&self, id: BrowserId, code: i32, text: String, url: String);
@@ -51,6 +56,32 @@ pub trait ClientHandler: 'static {
     fn on_script_reply(&self, id: BrowserId, rid: u64, reply: Result<String, String>);
     /// A DevTools protocol message (a method reply or an event), UTF-8 JSON.
     fn on_devtools_message(&self, id: BrowserId, json: &[u8]);
+    /// A page opened a JavaScript dialog. Return false to suppress it (the page's call
+    /// returns at once, as cancelled); true means the handler answers `cb` later. A
+    /// beforeunload dialog cannot be suppressed: the handler answers it either way.
+    fn on_js_dialog(&self, id: BrowserId, dialog: JsDialog, cb: JsDialogCallback) -> bool;
+    /// The browser's pending dialogs are void (it navigated or is closing).
+    fn on_reset_dialogs(&self, id: BrowserId);
+    /// A download starts: the handler must answer `cb` (save somewhere) or drop it (cancel).
+    fn on_before_download(&self, id: BrowserId, item: DownloadItem, cb: BeforeDownloadCallback);
+    /// A download progressed, finished, failed or was cancelled.
+    fn on_download_updated(&self, id: BrowserId, item: DownloadItem, ctl: DownloadControl);
+    /// The page was right-clicked; CEF's own menu is suppressed.
+    fn on_context_menu(&self, id: BrowserId, menu: ContextMenu);
+    /// A page opened a file chooser; the handler answers `cb` (choose or cancel).
+    fn on_file_dialog(&self, id: BrowserId, dialog: FileDialog, cb: FileDialogCallback);
+    /// A page asks for a permission; the handler answers `cb`.
+    fn on_permission_request(&self, id: BrowserId, req: PermissionRequest, cb: PermissionCallback);
+    /// CEF dismissed permission prompt `prompt` itself (navigation, close).
+    fn on_permission_dismissed(&self, id: BrowserId, prompt: u64);
+    /// A popup widget (a `<select>` list, a date picker) opens or closes.
+    fn on_popup_show(&self, id: BrowserId, show: bool);
+    /// Where the popup widget is, in view DIP.
+    fn on_popup_size(&self, id: BrowserId, x: i32, y: i32, w: i32, h: i32);
+    /// The popup widget's pixels (BGRA, `w * h * 4`, valid during the call).
+    fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]);
+    /// The page entered or left element fullscreen (the Fullscreen API).
+    fn on_fullscreen(&self, id: BrowserId, fullscreen: bool);
 }
 
 /// Decides, on CEF's IO thread, whether a network request is cancelled.
@@ -90,6 +121,11 @@ struct Handlers {
     display: *mut cef_display_handler_t,
     request: *mut cef_request_handler_t,
     resource: *mut cef_resource_request_handler_t,
+    jsdialog: *mut cef_jsdialog_handler_t,
+    download: *mut cef_download_handler_t,
+    menu: *mut cef_context_menu_handler_t,
+    dialog: *mut cef_dialog_handler_t,
+    permission: *mut cef_permission_handler_t,
 }
 // SAFETY: immortal CEF handler objects with atomic reference counts; only add_ref is called
 // on them from here, which CEF allows on any thread.
@@ -143,6 +179,8 @@ impl Client {
                     h.get_view_rect = Some(get_view_rect);
                     h.get_screen_info = Some(get_screen_info);
                     h.on_paint = Some(on_paint);
+                    h.on_popup_show = Some(on_popup_show);
+                    h.on_popup_size = Some(on_popup_size);
                 },
                 sh,
             )
@@ -154,6 +192,7 @@ impl Client {
                     h.on_title_change = Some(on_title_change);
                     h.on_console_message = Some(on_console_message);
                     h.on_cursor_change = Some(on_cursor_change);
+                    h.on_fullscreen_mode_change = Some(on_fullscreen_mode_change);
                 },
                 sh,
             )
@@ -175,6 +214,44 @@ impl Client {
                 sh,
             )
         };
+        let jsdialog = unsafe {
+            RcBox::<cef_jsdialog_handler_t, Data>::new(
+                |h| {
+                    h.on_jsdialog = Some(on_jsdialog);
+                    h.on_before_unload_dialog = Some(on_before_unload_dialog);
+                    h.on_reset_dialog_state = Some(on_reset_dialog_state);
+                },
+                sh,
+            )
+        };
+        let download = unsafe {
+            RcBox::<cef_download_handler_t, Data>::new(
+                |h| {
+                    h.on_before_download = Some(on_before_download);
+                    h.on_download_updated = Some(on_download_updated);
+                },
+                sh,
+            )
+        };
+        let menu = unsafe {
+            RcBox::<cef_context_menu_handler_t, Data>::new(
+                |h| h.on_before_context_menu = Some(on_before_context_menu),
+                sh,
+            )
+        };
+        let dialog = unsafe {
+            RcBox::<cef_dialog_handler_t, Data>::new(|h| h.on_file_dialog = Some(on_file_dialog), sh)
+        };
+        let permission = unsafe {
+            RcBox::<cef_permission_handler_t, Data>::new(
+                |h| {
+                    h.on_request_media_access_permission = Some(on_media_access);
+                    h.on_show_permission_prompt = Some(on_show_permission_prompt);
+                    h.on_dismiss_permission_prompt = Some(on_dismiss_permission_prompt);
+                },
+                sh,
+            )
+        };
         // The handler objects point at `sh`, and `sh` names them: set once they all exist.
         let _ = sh.handlers.set(Handlers {
             life,
@@ -183,6 +260,11 @@ impl Client {
             display,
             request,
             resource,
+            jsdialog,
+            download,
+            menu,
+            dialog,
+            permission,
         });
         let client = unsafe {
             RcBox::<cef_client_t, Data>::new(
@@ -192,6 +274,11 @@ impl Client {
                     c.get_render_handler = Some(client_render);
                     c.get_display_handler = Some(client_display);
                     c.get_request_handler = Some(client_request);
+                    c.get_jsdialog_handler = Some(client_jsdialog);
+                    c.get_download_handler = Some(client_download);
+                    c.get_context_menu_handler = Some(client_menu);
+                    c.get_dialog_handler = Some(client_dialog);
+                    c.get_permission_handler = Some(client_permission);
                     c.on_process_message_received = Some(on_process_message_received);
                 },
                 sh,
@@ -226,6 +313,11 @@ getter!(client_load, load, cef_load_handler_t);
 getter!(client_render, render, cef_render_handler_t);
 getter!(client_display, display, cef_display_handler_t);
 getter!(client_request, request, cef_request_handler_t);
+getter!(client_jsdialog, jsdialog, cef_jsdialog_handler_t);
+getter!(client_download, download, cef_download_handler_t);
+getter!(client_menu, menu, cef_context_menu_handler_t);
+getter!(client_dialog, dialog, cef_dialog_handler_t);
+getter!(client_permission, permission, cef_permission_handler_t);
 
 /// Adopts the references CEF passed with a callback's arguments, so they are released when the
 /// callback returns.
@@ -266,8 +358,8 @@ extern "C" fn on_before_popup(
     _popup_id: c_int,
     target_url: *const cef_string_t,
     _target_frame_name: *const cef_string_t,
-    _disposition: cef_window_open_disposition_t,
-    _user_gesture: c_int,
+    disposition: cef_window_open_disposition_t,
+    user_gesture: c_int,
     _features: *const cef_popup_features_t,
     _window_info: *mut cef_window_info_t,
     _client: *mut *mut cef_client_t,
@@ -280,7 +372,11 @@ extern "C" fn on_before_popup(
     // SAFETY: a string argument valid for the call.
     let url = unsafe { from_cef(target_url) };
     if let Some(b) = b {
-        shared(this).ui.get().on_popup(b.id(), url);
+        let how = crate::page::disposition(disposition);
+        shared(this)
+            .ui
+            .get()
+            .on_popup(b.id(), url, how, user_gesture != 0);
     }
     1 // Cancel CEF's own popup window; the handler opens a tab instead.
 }
@@ -383,13 +479,18 @@ extern "C" fn on_paint(
     h: c_int,
 ) {
     let Some(b) = adopt!(Browser, b) else { return };
-    if kind != cef_paint_element_type_t::PET_VIEW || buffer.is_null() || w <= 0 || h <= 0 {
+    if buffer.is_null() || w <= 0 || h <= 0 {
         return;
     }
     let len = w as usize * h as usize * 4;
     // SAFETY: CEF hands a BGRA buffer of width*height*4 bytes valid for this call.
     let bgra = unsafe { std::slice::from_raw_parts(buffer as *const u8, len) };
-    shared(this).ui.get().on_paint(b.id(), w as u32, h as u32, bgra);
+    let ui = shared(this).ui.get();
+    if kind == cef_paint_element_type_t::PET_POPUP {
+        ui.on_popup_paint(b.id(), w as u32, h as u32, bgra);
+    } else {
+        ui.on_paint(b.id(), w as u32, h as u32, bgra);
+    }
 }
 
 extern "C" fn on_address_change(
@@ -597,4 +698,258 @@ extern "C" fn on_dev_tools_message(
     let bytes = unsafe { std::slice::from_raw_parts(message as *const u8, size) };
     sh.ui.get().on_devtools_message(id, bytes);
     1
+}
+
+extern "C" fn on_popup_show(this: *mut cef_render_handler_t, b: *mut cef_browser_t, show: c_int) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_popup_show(b.id(), show != 0);
+}
+
+extern "C" fn on_popup_size(this: *mut cef_render_handler_t, b: *mut cef_browser_t, r: *const cef_rect_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    // SAFETY: CEF passes a rect valid for the call.
+    let Some(r) = (unsafe { r.as_ref() }) else { return };
+    shared(this)
+        .ui
+        .get()
+        .on_popup_size(b.id(), r.x, r.y, r.width, r.height);
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_jsdialog(
+    this: *mut cef_jsdialog_handler_t,
+    b: *mut cef_browser_t,
+    origin: *const cef_string_t,
+    kind: cef_jsdialog_type_t,
+    message: *const cef_string_t,
+    default_text: *const cef_string_t,
+    cb: *mut cef_jsdialog_callback_t,
+    suppress: *mut c_int,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    // SAFETY: string arguments valid for the call.
+    let d = unsafe {
+        JsDialog {
+            kind: crate::page::dialog_kind(kind),
+            origin: from_cef(origin),
+            message: from_cef(message),
+            default_text: from_cef(default_text),
+        }
+    };
+    if shared(this)
+        .ui
+        .get()
+        .on_js_dialog(b.id(), d, JsDialogCallback(cb))
+    {
+        1
+    } else {
+        // SAFETY: CEF passes a writable flag.
+        unsafe {
+            if !suppress.is_null() {
+                *suppress = 1;
+            }
+        }
+        0
+    }
+}
+
+extern "C" fn on_before_unload_dialog(
+    this: *mut cef_jsdialog_handler_t,
+    b: *mut cef_browser_t,
+    message: *const cef_string_t,
+    is_reload: c_int,
+    cb: *mut cef_jsdialog_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    let d = JsDialog {
+        kind: JsDialogKind::BeforeUnload {
+            is_reload: is_reload != 0,
+        },
+        origin: String::new(),
+        // SAFETY: a string argument valid for the call.
+        message: unsafe { from_cef(message) },
+        default_text: String::new(),
+    };
+    // There is no suppress flag for beforeunload (returning 0 would ask for CEF's own dialog,
+    // which needs a native window): the handler answers `cb` whatever it returns.
+    let _ = shared(this)
+        .ui
+        .get()
+        .on_js_dialog(b.id(), d, JsDialogCallback(cb));
+    1
+}
+
+extern "C" fn on_reset_dialog_state(this: *mut cef_jsdialog_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_reset_dialogs(b.id());
+}
+
+extern "C" fn on_before_download(
+    this: *mut cef_download_handler_t,
+    b: *mut cef_browser_t,
+    item: *mut cef_download_item_t,
+    suggested: *const cef_string_t,
+    cb: *mut cef_before_download_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the item's and the callback's references are ours.
+    let (item, cb) = unsafe { (Ref::adopt(item), Ref::adopt(cb)) };
+    let (Some(b), Some(item), Some(cb)) = (b, item, cb) else {
+        return 0;
+    };
+    // SAFETY: a string argument valid for the call.
+    let d = crate::page::read_download(&item, unsafe { from_cef(suggested) });
+    shared(this)
+        .ui
+        .get()
+        .on_before_download(b.id(), d, BeforeDownloadCallback(cb));
+    1
+}
+
+extern "C" fn on_download_updated(
+    this: *mut cef_download_handler_t,
+    b: *mut cef_browser_t,
+    item: *mut cef_download_item_t,
+    cb: *mut cef_download_item_callback_t,
+) {
+    let b = adopt!(Browser, b);
+    // SAFETY: the item's and the callback's references are ours.
+    let (item, cb) = unsafe { (Ref::adopt(item), Ref::adopt(cb)) };
+    let (Some(b), Some(item), Some(cb)) = (b, item, cb) else {
+        return;
+    };
+    let d = crate::page::read_download(&item, String::new());
+    shared(this)
+        .ui
+        .get()
+        .on_download_updated(b.id(), d, DownloadControl(cb));
+}
+
+extern "C" fn on_before_context_menu(
+    this: *mut cef_context_menu_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    params: *mut cef_context_menu_params_t,
+    model: *mut cef_menu_model_t,
+) {
+    let b = adopt!(Browser, b);
+    let _f = adopt!(Frame, f);
+    // SAFETY: the references of params and model are ours.
+    let (params, model) = unsafe { (Ref::adopt(params), Ref::adopt(model)) };
+    if let Some(m) = &model {
+        // An empty model shows nothing: CEF's own menu needs a native window we do not have;
+        // the chrome draws ours.
+        // SAFETY: a live menu model.
+        unsafe { call!(m.clear()) };
+    }
+    if let (Some(b), Some(p)) = (b, params) {
+        let menu: ContextMenu = crate::page::read_context_menu(&p);
+        shared(this).ui.get().on_context_menu(b.id(), menu);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_file_dialog(
+    this: *mut cef_dialog_handler_t,
+    b: *mut cef_browser_t,
+    mode: cef_file_dialog_mode_t,
+    title: *const cef_string_t,
+    default_path: *const cef_string_t,
+    accept_filters: cef_string_list_t,
+    _accept_extensions: cef_string_list_t,
+    _accept_descriptions: cef_string_list_t,
+    cb: *mut cef_file_dialog_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    // SAFETY: arguments valid for the call.
+    let d = unsafe {
+        FileDialog {
+            mode: crate::page::file_mode(mode),
+            title: from_cef(title),
+            default_path: from_cef(default_path),
+            accept: crate::page::read_list(accept_filters),
+        }
+    };
+    shared(this)
+        .ui
+        .get()
+        .on_file_dialog(b.id(), d, FileDialogCallback(cb));
+    1 // Never CEF's own (GTK) dialog.
+}
+
+extern "C" fn on_media_access(
+    this: *mut cef_permission_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    origin: *const cef_string_t,
+    asked: u32,
+    cb: *mut cef_media_access_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    let _f = adopt!(Frame, f);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    let req = PermissionRequest {
+        id: 0,
+        // SAFETY: a string argument valid for the call.
+        origin: unsafe { from_cef(origin) },
+        kinds: crate::page::media_words(asked),
+    };
+    shared(this).ui.get().on_permission_request(
+        b.id(),
+        req,
+        PermissionCallback(crate::page::PermissionCb::Media(cb, asked)),
+    );
+    1
+}
+
+extern "C" fn on_show_permission_prompt(
+    this: *mut cef_permission_handler_t,
+    b: *mut cef_browser_t,
+    prompt: u64,
+    origin: *const cef_string_t,
+    asked: u32,
+    cb: *mut cef_permission_prompt_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    let req = PermissionRequest {
+        id: prompt,
+        // SAFETY: a string argument valid for the call.
+        origin: unsafe { from_cef(origin) },
+        kinds: crate::page::permission_words(asked),
+    };
+    shared(this).ui.get().on_permission_request(
+        b.id(),
+        req,
+        PermissionCallback(crate::page::PermissionCb::Prompt(cb)),
+    );
+    1
+}
+
+extern "C" fn on_dismiss_permission_prompt(
+    this: *mut cef_permission_handler_t,
+    b: *mut cef_browser_t,
+    prompt: u64,
+    _result: cef_permission_request_result_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_permission_dismissed(b.id(), prompt);
+}
+
+extern "C" fn on_fullscreen_mode_change(this: *mut cef_display_handler_t, b: *mut cef_browser_t, on: c_int) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_fullscreen(b.id(), on != 0);
 }

@@ -20,6 +20,7 @@ mod api;
 mod client;
 mod context;
 mod input;
+mod page;
 mod rc;
 mod runtime;
 pub mod script;
@@ -33,10 +34,15 @@ pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
 pub use input::{
     ConsoleLevel, Cursor, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent, ResourceType,
 };
+pub use page::{
+    BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
+    FileDialogCallback, FileDialogMode, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback,
+    PermissionRequest,
+};
 pub use runtime::{
     App, AppConfig, ProcessHandler, Settings, do_message_loop_work, execute_process, initialize, load,
     shutdown,
 };
 pub use types::{
-    Browser, BrowserHost, BrowserId, DevToolsRegistration, Frame, RequestContext, create_browser,
+    Browser, BrowserHost, BrowserId, DevToolsRegistration, EditOp, Frame, RequestContext, create_browser,
 };

@@ -125,6 +125,31 @@ impl Frame {
         // SAFETY: a live frame; CEF copies the string.
         unsafe { call!(self.load_url(u.as_ptr())) }
     }
+    /// An editing command on the frame's focused element or selection.
+    pub fn edit(&self, op: EditOp) {
+        // SAFETY: a live frame; these take no arguments.
+        unsafe {
+            match op {
+                EditOp::Undo => call!(self.undo()),
+                EditOp::Redo => call!(self.redo()),
+                EditOp::Cut => call!(self.cut()),
+                EditOp::Copy => call!(self.copy()),
+                EditOp::Paste => call!(self.paste()),
+                EditOp::SelectAll => call!(self.select_all()),
+            }
+        }
+    }
+}
+
+/// Editing commands of a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditOp {
+    Undo,
+    Redo,
+    Cut,
+    Copy,
+    Paste,
+    SelectAll,
 }
 
 impl BrowserHost {
@@ -151,6 +176,32 @@ impl BrowserHost {
             call!(self.notify_screen_info_changed());
             call!(self.was_resized());
         }
+    }
+    /// Downloads `url` as if a link with `download` was clicked (the download handler
+    /// decides where it goes).
+    pub fn start_download(&self, url: &str) {
+        let u = CefStr::new(url);
+        // SAFETY: a live host; CEF copies the string.
+        unsafe { call!(self.start_download(u.as_ptr())) }
+    }
+    /// Leaves the page's element fullscreen (Escape).
+    pub fn exit_fullscreen(&self) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.exit_fullscreen(1)) }
+    }
+    /// Prints the page to a PDF at `path` (A4-ish defaults); `done(ok)` runs on the UI thread.
+    pub fn print_to_pdf(&self, path: &std::path::Path, done: Box<dyn FnOnce(bool)>) {
+        debug_assert_ui();
+        let p = CefStr::new(&path.display().to_string());
+        // SAFETY: a plain C struct; zero is CEF's default for every field (Letter size,
+        // default margins, portrait).
+        let mut settings: cef_pdf_print_settings_t = unsafe { std::mem::zeroed() };
+        settings.print_background = 1;
+        let cb = crate::page::pdf_callback(done);
+        // SAFETY: a live host; the string and settings are borrowed for the call, the
+        // callback's reference goes to CEF.
+        unsafe { call!(self.print_to_pdf(p.as_ptr(), &settings, cb)) }
     }
     pub fn request_context(&self) -> Option<RequestContext> {
         // SAFETY: returns a new reference or NULL.

@@ -24,12 +24,25 @@ impl cef::ClientHandler for Handler {
         drop(removed); // Release CEF references outside the state borrow.
     }
 
-    fn on_popup(&self, opener: BrowserId, url: String) {
+    fn on_popup(&self, opener: BrowserId, url: String, how: cef::Disposition, user_gesture: bool) {
         // Popups and new windows become ordinary tabs in the opener's container, with the
         // opener's provenance, created after this callback returns (CEF forbids creating a
         // browser from inside it). A popup of a gated tab is gated too, and its first URL
         // meets the gate here (window.open is a navigation path like any other).
         let opener = tab_id(opener);
+        // A popup no click or key asked for is blocked, as browsers do; the window says so.
+        if !user_gesture && how == cef::Disposition::Popup {
+            self.0.with(|st| {
+                st.notices.push("Popup blocked".into());
+                st.events.push(Event::Refresh);
+            });
+            super::page::console_note(
+                &self.0,
+                opener,
+                format!("a popup without a user gesture was blocked: {url}"),
+            );
+            return;
+        }
         let gated = self
             .0
             .with(|st| st.tabs.get(&opener).is_some_and(|t| t.meta.gated()));
@@ -59,7 +72,19 @@ impl cef::ClientHandler for Handler {
                 context: host.request_context(),
             };
             match a.create_browser(&url, opts) {
-                Ok(id) => a.with(|st| st.events.push(Event::TabOpened { id, opener, url })),
+                Ok(id) => a.with(|st| {
+                    // Next to its opener, as browsers place them.
+                    if let Some(at) = st.order.iter().position(|t| *t == opener) {
+                        st.order.retain(|t| *t != id);
+                        st.order.insert(at + 1, id);
+                    }
+                    st.events.push(Event::TabOpened {
+                        id,
+                        opener,
+                        url,
+                        background: how == cef::Disposition::BackgroundTab,
+                    })
+                }),
                 Err(e) => tracing::warn!("could not open the popup {url}: {e}"),
             }
         });
@@ -195,6 +220,64 @@ impl cef::ClientHandler for Handler {
             };
             self.0.with(|st| st.devtools_reply(id, mid, result));
         }
+    }
+
+    fn on_js_dialog(&self, id: BrowserId, dialog: cef::JsDialog, cb: cef::JsDialogCallback) -> bool {
+        super::page::js_dialog(&self.0, tab_id(id), dialog, cb)
+    }
+
+    fn on_reset_dialogs(&self, id: BrowserId) {
+        super::page::reset_dialogs(&self.0, tab_id(id));
+    }
+
+    fn on_before_download(&self, id: BrowserId, item: cef::DownloadItem, cb: cef::BeforeDownloadCallback) {
+        super::page::before_download(&self.0, tab_id(id), item, cb);
+    }
+
+    fn on_download_updated(&self, _id: BrowserId, item: cef::DownloadItem, ctl: cef::DownloadControl) {
+        super::page::download_updated(&self.0, item, ctl);
+    }
+
+    fn on_context_menu(&self, id: BrowserId, menu: cef::ContextMenu) {
+        super::page::context_menu(&self.0, tab_id(id), menu);
+    }
+
+    fn on_file_dialog(&self, id: BrowserId, dialog: cef::FileDialog, cb: cef::FileDialogCallback) {
+        super::page::file_dialog(&self.0, tab_id(id), dialog, cb);
+    }
+
+    fn on_permission_request(&self, id: BrowserId, req: cef::PermissionRequest, cb: cef::PermissionCallback) {
+        super::page::permission(&self.0, tab_id(id), req, cb);
+    }
+
+    fn on_permission_dismissed(&self, id: BrowserId, prompt: u64) {
+        super::page::permission_dismissed(&self.0, tab_id(id), prompt);
+    }
+
+    fn on_popup_show(&self, id: BrowserId, show: bool) {
+        super::page::popup_show(&self.0, tab_id(id), show);
+    }
+
+    fn on_popup_size(&self, id: BrowserId, x: i32, y: i32, w: i32, h: i32) {
+        super::page::popup_size(&self.0, tab_id(id), (x, y, w, h));
+    }
+
+    fn on_fullscreen(&self, id: BrowserId, fullscreen: bool) {
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&tab_id(id)) {
+                t.asks.fullscreen = fullscreen;
+                st.events.push(Event::Refresh);
+            }
+        });
+    }
+
+    fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]) {
+        let f = Frame {
+            w,
+            h,
+            bgra: std::sync::Arc::new(bgra.to_vec()),
+        };
+        super::page::popup_paint(&self.0, tab_id(id), f);
     }
 }
 

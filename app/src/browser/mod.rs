@@ -9,6 +9,7 @@
 //! [`Actor::defer`] and runs after the callback returns.
 
 mod handler;
+pub mod page;
 pub mod state;
 
 use crate::tab::{TabError, TabOptions};
@@ -31,8 +32,14 @@ pub enum Event {
     /// Something a window shows changed (a paint, a title, a tab closed); observers re-read
     /// what they need.
     Refresh,
-    /// A page opened a tab (a popup or a link to a new window) next to `opener`.
-    TabOpened { id: TabId, opener: TabId, url: String },
+    /// A page opened a tab (a popup or a link to a new window) next to `opener`; in the
+    /// background when the human asked for that (middle-click, Ctrl+click).
+    TabOpened {
+        id: TabId,
+        opener: TabId,
+        url: String,
+        background: bool,
+    },
 }
 
 /// CEF's browser ids become tab ids here and nowhere else.
@@ -125,6 +132,8 @@ impl cef::ProcessHandler for Pump {
 pub struct Services {
     /// The agent-navigation policy, for redirects and connected addresses of agent navigations.
     pub nav_policy: NavigationPolicy,
+    /// How page requests (dialogs, permissions, downloads) are answered.
+    pub page: page::PagePolicy,
 }
 
 /// A UI-thread observer of [`Event`]s.

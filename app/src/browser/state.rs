@@ -71,6 +71,8 @@ pub struct TabRec {
     /// The tab shows (or is leaving) a page the agent-navigation policy refused; agent reads
     /// and input are refused until it shows another address.
     pub refused_page: Option<RefusedPage>,
+    /// What the page asked of the browser and is waiting on (see `browser::page`).
+    pub asks: super::page::TabAsks,
 }
 
 impl TabRec {
@@ -126,6 +128,13 @@ pub struct State {
     pub active: Option<TabId>,
     /// Events raised while the state was borrowed, delivered by the actor afterwards.
     pub(crate) events: Vec<super::Event>,
+    /// Downloads of this run, oldest first.
+    pub downloads: Vec<super::page::Download>,
+    /// Permission answers the human gave, by (container, origin, what): asked again only
+    /// after a restart.
+    pub permission_memory: HashMap<(String, String, Vec<&'static str>), bool>,
+    /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
+    pub notices: Vec<String>,
 }
 
 impl State {
@@ -177,6 +186,7 @@ impl State {
                 nav_from_url: None,
                 meta,
                 refused_page: None,
+                asks: Default::default(),
             },
         );
     }
@@ -246,6 +256,9 @@ impl State {
             t.document_at = Some(Instant::now());
             t.document_seq += 1;
             t.renderer_dead = None;
+            // "Stop this page from opening more dialogs" lasts for one document.
+            t.asks.dialogs_suppressed = false;
+            t.asks.dialog_history.clear();
         }
     }
 

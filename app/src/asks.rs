@@ -1,0 +1,349 @@
+//! The window's side of what pages ask of the browser: the actor's open dialogs, context
+//! menus, downloads, permission prompts, file choosers, popup widgets, fullscreen and notices
+//! are mirrored into the chrome's model, and the chrome's answers are applied here. The agent
+//! answers dialogs through the backend instead; everything else is the human's.
+
+use crate::browser::Actor;
+use crate::browser::page::{self, DownloadState};
+use crate::tab::TabOptions;
+use aperture_mcp::backend::TabId;
+use aperture_ui::model::{
+    ContextMenuView, DialogKind, DialogView, DownloadState as UiDownloadState, DownloadView, FileChooserMode,
+    FileChooserView, PermissionView, PopupView,
+};
+use aperture_ui::{ChromeModel, PageFrame, UiCommand};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What the mirror remembers between syncs.
+#[derive(Default)]
+pub struct Mirror {
+    /// The popup frame last copied into the model (by buffer identity), and its generation.
+    popup_shown: Option<(usize, u64)>,
+    generation: u64,
+    /// Downloads the human removed from the list.
+    removed: Vec<u32>,
+    /// The window is fullscreen (F11), apart from the page's own fullscreen.
+    pub window_fullscreen: bool,
+}
+
+/// Copies the actor's page requests into the model; true when anything visible changed.
+pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mut Mirror) -> bool {
+    let before = (
+        m.dialog.clone(),
+        m.context_menu.clone(),
+        m.downloads.clone(),
+        m.permission.clone(),
+        m.file_chooser.clone(),
+        m.fullscreen,
+        m.notice.clone(),
+    );
+    let mut popup_changed = false;
+    actor.with(|st| {
+        let t = active.and_then(|id| st.tabs.get(&id).map(|t| (id, t)));
+        m.dialog = t.and_then(|(id, t)| {
+            let d = t.asks.dialog.as_ref()?;
+            Some(DialogView {
+                tab: id,
+                id: d.id,
+                kind: match d.dialog.kind {
+                    cef::JsDialogKind::Alert => DialogKind::Alert,
+                    cef::JsDialogKind::Confirm => DialogKind::Confirm,
+                    cef::JsDialogKind::Prompt => DialogKind::Prompt,
+                    cef::JsDialogKind::BeforeUnload { .. } => DialogKind::BeforeUnload,
+                },
+                origin: display_origin(if d.dialog.origin.is_empty() {
+                    &t.url
+                } else {
+                    &d.dialog.origin
+                }),
+                message: d.dialog.message.clone(),
+                default_text: d.dialog.default_text.clone(),
+                offer_suppress: d.offer_suppress,
+            })
+        });
+        m.context_menu = t.and_then(|(id, t)| {
+            let c = t.asks.context_menu.as_ref()?;
+            Some(ContextMenuView {
+                tab: id,
+                x: c.x as f32,
+                y: c.y as f32,
+                link_url: (!c.link_url.is_empty()).then(|| c.link_url.clone()),
+                image_url: (c.has_image && !c.source_url.is_empty()).then(|| c.source_url.clone()),
+                selection: (!c.selection.is_empty()).then(|| c.selection.clone()),
+                editable: c.editable,
+                can_back: t.can_back,
+                can_forward: t.can_forward,
+            })
+        });
+        m.permission = t.and_then(|(id, t)| {
+            let p = t.asks.permission.as_ref()?;
+            Some(PermissionView {
+                tab: id,
+                id: p.id,
+                origin: display_origin(&p.req.origin),
+                kinds: p.req.kinds.iter().map(|k| k.to_string()).collect(),
+            })
+        });
+        m.file_chooser = t.and_then(|(id, t)| {
+            let c = t.asks.chooser.as_ref()?;
+            Some(FileChooserView {
+                tab: id,
+                id: c.id,
+                mode: match c.dialog.mode {
+                    cef::FileDialogMode::Open => FileChooserMode::Open,
+                    cef::FileDialogMode::OpenMultiple => FileChooserMode::OpenMultiple,
+                    cef::FileDialogMode::OpenFolder => FileChooserMode::OpenFolder,
+                    cef::FileDialogMode::Save => FileChooserMode::Save,
+                },
+                title: c.dialog.title.clone(),
+                accept: c.dialog.accept.clone(),
+                default_path: (!c.dialog.default_path.is_empty())
+                    .then(|| PathBuf::from(&c.dialog.default_path)),
+            })
+        });
+        m.fullscreen = mx.window_fullscreen || t.is_some_and(|(_, t)| t.asks.fullscreen);
+        m.downloads = st
+            .downloads
+            .iter()
+            .filter(|d| !mx.removed.contains(&d.id))
+            .map(|d| DownloadView {
+                id: d.id,
+                name: d
+                    .path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                received: d.received,
+                total: d.total,
+                state: match &d.state {
+                    DownloadState::InProgress => UiDownloadState::InProgress,
+                    DownloadState::Complete => UiDownloadState::Complete,
+                    DownloadState::Cancelled => UiDownloadState::Cancelled,
+                    DownloadState::Failed(w) => UiDownloadState::Failed(w.clone()),
+                },
+                path: (d.state == DownloadState::Complete).then(|| d.path.display().to_string()),
+            })
+            .collect();
+        m.notice = st.notices.last().cloned();
+        let popup = t.and_then(|(_, t)| {
+            let p = &t.asks.popup;
+            let f = p.frame.as_ref().filter(|_| p.shown)?;
+            Some((p.rect, f.clone()))
+        });
+        match popup {
+            None => {
+                popup_changed = m.popup.is_some();
+                m.popup = None;
+                mx.popup_shown = None;
+            }
+            Some((r, f)) => {
+                let key = Arc::as_ptr(&f.bgra) as usize;
+                if mx.popup_shown.map(|(k, _)| k) != Some(key) {
+                    mx.generation += 1;
+                    mx.popup_shown = Some((key, mx.generation));
+                    m.popup = Some(PopupView {
+                        rect: [r.0, r.1, r.2, r.3],
+                        frame: PageFrame {
+                            width: f.w,
+                            height: f.h,
+                            bgra: Arc::from(f.bgra.as_slice()),
+                            generation: mx.generation,
+                        },
+                    });
+                    popup_changed = true;
+                } else if let Some(p) = m.popup.as_mut()
+                    && p.rect != [r.0, r.1, r.2, r.3]
+                {
+                    p.rect = [r.0, r.1, r.2, r.3];
+                    popup_changed = true;
+                }
+            }
+        }
+    });
+    popup_changed
+        || before
+            != (
+                m.dialog.clone(),
+                m.context_menu.clone(),
+                m.downloads.clone(),
+                m.permission.clone(),
+                m.file_chooser.clone(),
+                m.fullscreen,
+                m.notice.clone(),
+            )
+}
+
+/// `https://example.com:8443/x` → `example.com:8443`, what a dialog names as its source.
+fn display_origin(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) if u.host_str().is_some() => match u.port() {
+            Some(p) => format!("{}:{p}", u.host_str().unwrap_or_default()),
+            None => u.host_str().unwrap_or_default().to_string(),
+        },
+        _ => url.to_string(),
+    }
+}
+
+/// Where the window's actions on page requests need to reach.
+pub struct Ctx<'a> {
+    pub actor: &'a Actor,
+    pub active: Option<TabId>,
+    pub page: (i32, i32, f32),
+    pub download_dir: Option<PathBuf>,
+}
+
+/// Applies one of the chrome's answers; false when `cmd` is not about page requests.
+pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
+    let a = cx.actor;
+    match cmd {
+        UiCommand::AnswerDialog {
+            tab,
+            accept,
+            text,
+            suppress,
+            ..
+        } => {
+            let _ = page::answer_dialog(a, *tab, *accept, text.as_deref(), *suppress);
+        }
+        UiCommand::CloseContextMenu => {
+            if let Some(id) = cx.active {
+                a.with(|st| {
+                    if let Some(t) = st.tabs.get_mut(&id) {
+                        t.asks.context_menu = None;
+                    }
+                });
+            }
+        }
+        UiCommand::OpenInNewTab {
+            url,
+            container: _,
+            background,
+        } => open_next_to_active(cx, url, *background),
+        // The chrome puts the text on the clipboard itself (egui's platform output).
+        UiCommand::CopyText { .. } => {}
+        UiCommand::Edit { tab, op } => {
+            if let Some(f) = a.browser(*tab).and_then(|b| b.focused_frame()) {
+                f.edit(match op {
+                    aperture_ui::EditOp::Cut => cef::EditOp::Cut,
+                    aperture_ui::EditOp::Copy => cef::EditOp::Copy,
+                    aperture_ui::EditOp::Paste => cef::EditOp::Paste,
+                    aperture_ui::EditOp::SelectAll => cef::EditOp::SelectAll,
+                    aperture_ui::EditOp::Undo => cef::EditOp::Undo,
+                    aperture_ui::EditOp::Redo => cef::EditOp::Redo,
+                });
+            }
+        }
+        UiCommand::SaveUrl { url } => {
+            if let Some(h) = cx.active.and_then(|id| a.host(id)) {
+                h.start_download(url);
+            }
+        }
+        UiCommand::ViewSource { tab } => {
+            let url = a.with(|st| st.tabs.get(tab).map(|t| t.url.clone()));
+            if let Some(u) = url.filter(|u| !u.is_empty()) {
+                open_next_to_active(cx, &format!("view-source:{u}"), false);
+            }
+        }
+        UiCommand::CancelDownload { id } => page::cancel_download(a, *id),
+        UiCommand::RemoveDownload { id } => mx.removed.push(*id),
+        UiCommand::OpenDownloadsFolder => {
+            if let Some(d) = &cx.download_dir {
+                // The desktop's file manager; nothing to do where there is none.
+                let _ = std::process::Command::new("xdg-open")
+                    .arg(d)
+                    .stdin(std::process::Stdio::null())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn();
+            }
+        }
+        UiCommand::AnswerPermission { id, allow } => page::answer_permission(a, *id, *allow),
+        UiCommand::FileChooserDone { id, paths } => page::answer_file_dialog(a, *id, paths),
+        UiCommand::ToggleFullscreen => mx.window_fullscreen = !mx.window_fullscreen,
+        UiCommand::ExitFullscreen => {
+            mx.window_fullscreen = false;
+            if let Some(h) = cx.active.and_then(|id| a.host(id)) {
+                h.exit_fullscreen();
+            }
+        }
+        UiCommand::Print { tab } => print_to_pdf(cx, *tab),
+        UiCommand::DismissNotice => a.with(|st| st.notices.clear()),
+        _ => return false,
+    }
+    true
+}
+
+/// Opens `url` in a new tab of the active tab's container, right after it.
+fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
+    let a = cx.actor;
+    let Some(active) = cx.active else { return };
+    let Some((host, container)) = a.with(|st| {
+        st.tabs
+            .get(&active)
+            .map(|t| (t.host.clone(), t.meta.container.clone()))
+    }) else {
+        return;
+    };
+    let opts = TabOptions {
+        size: (cx.page.0, cx.page.1),
+        scale: cx.page.2,
+        meta: crate::browser::state::TabMeta {
+            container,
+            ..Default::default()
+        },
+        context: host.request_context(),
+    };
+    match a.create_browser(url, opts) {
+        Ok(id) => a.with(|st| {
+            if let Some(at) = st.order.iter().position(|t| *t == active) {
+                st.order.retain(|t| *t != id);
+                st.order.insert(at + 1, id);
+            }
+            if !background {
+                st.active = Some(id);
+            }
+        }),
+        Err(e) => tracing::warn!("could not open {url}: {e}"),
+    }
+}
+
+/// Ctrl+P and `window.print()`: a PDF of the page in the download directory, never a hang.
+fn print_to_pdf(cx: &Ctx, tab: TabId) {
+    let a = cx.actor;
+    let Some(dir) = cx.download_dir.clone() else {
+        a.with(|st| {
+            st.notices
+                .push("Cannot print: there is no download directory".into())
+        });
+        return;
+    };
+    let title = a
+        .with(|st| st.tabs.get(&tab).map(|t| t.title.clone()))
+        .unwrap_or_default();
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        a.with(|st| st.notices.push(format!("Cannot print: {e}")));
+        return;
+    }
+    let name = aperture_common::fs::safe_file_name(&format!(
+        "{}.pdf",
+        if title.is_empty() { "page" } else { &title }
+    ));
+    let path = aperture_common::fs::unique_path(&dir, &name);
+    let Some(h) = a.host(tab) else { return };
+    let a2 = a.clone();
+    let shown = path.clone();
+    h.print_to_pdf(
+        &path,
+        Box::new(move |ok| {
+            a2.with(|st| {
+                st.notices.push(if ok {
+                    format!("Saved PDF to {}", shown.display())
+                } else {
+                    "Printing to PDF failed".to_string()
+                });
+                st.events.push(crate::browser::Event::Refresh);
+            });
+        }),
+    );
+}

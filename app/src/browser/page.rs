@@ -1,0 +1,594 @@
+//! What pages ask of the browser, in the actor: JavaScript dialogs, downloads, file choosers,
+//! permissions, context menus and popup widgets. Each request is recorded on its tab (or, for
+//! downloads, in the state) with CEF's callback, and answered by the human (the window), the
+//! agent (dialogs only, through the backend) or a rule (headless: dismiss after a timeout,
+//! block permissions, cancel file choosers), never by nobody.
+
+use super::state::{ConsoleEntry, Frame};
+use super::{Actor, Event};
+use aperture_mcp::backend::TabId;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// A JavaScript dialog waiting for an answer.
+pub struct OpenDialog {
+    pub id: u64,
+    pub dialog: cef::JsDialog,
+    cb: Option<cef::JsDialogCallback>,
+    pub opened: Instant,
+    /// The page opens dialogs in a loop: offer "don't let this page open more dialogs".
+    pub offer_suppress: bool,
+}
+
+/// A file chooser waiting for the human.
+pub struct OpenChooser {
+    pub id: u64,
+    pub dialog: cef::FileDialog,
+    cb: Option<cef::FileDialogCallback>,
+}
+
+/// A permission prompt waiting for the human.
+pub struct OpenPermission {
+    pub id: u64,
+    pub req: cef::PermissionRequest,
+    cb: Option<cef::PermissionCallback>,
+}
+
+/// A popup widget (`<select>` list, date picker) CEF draws separately from the view.
+#[derive(Default, Clone)]
+pub struct PopupWidget {
+    pub shown: bool,
+    /// x, y, w, h in view DIP.
+    pub rect: (i32, i32, i32, i32),
+    pub frame: Option<Frame>,
+}
+
+/// Per-tab requests.
+#[derive(Default)]
+pub struct TabAsks {
+    pub dialog: Option<OpenDialog>,
+    /// When recent dialogs opened (loop detection), this document only.
+    pub dialog_history: Vec<Instant>,
+    pub dialogs_suppressed: bool,
+    /// The last dialog was dismissed by the timeout, nobody having answered.
+    pub last_dialog_timed_out: bool,
+    pub chooser: Option<OpenChooser>,
+    pub permission: Option<OpenPermission>,
+    pub context_menu: Option<cef::ContextMenu>,
+    pub popup: PopupWidget,
+    /// The page put an element in fullscreen (the Fullscreen API).
+    pub fullscreen: bool,
+}
+
+/// Where a download stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DownloadState {
+    InProgress,
+    Complete,
+    Cancelled,
+    Failed(String),
+}
+
+/// One download of this run.
+pub struct Download {
+    /// CEF's id.
+    pub id: u32,
+    pub tab: TabId,
+    /// The name the page or server suggested (page-chosen text).
+    pub suggested: String,
+    /// Where it ends up once complete (only then does the name exist).
+    pub path: PathBuf,
+    /// Where it is written meanwhile.
+    pub part: PathBuf,
+    pub mime: String,
+    pub received: u64,
+    pub total: Option<u64>,
+    pub state: DownloadState,
+    ctl: Option<cef::DownloadControl>,
+}
+
+/// How dialogs, permissions and file choosers are answered when nobody is at the window.
+#[derive(Debug, Clone)]
+pub struct PagePolicy {
+    /// No window: permissions are blocked, file choosers cancelled, dialogs dismissed after
+    /// `dialog_timeout`.
+    pub headless: bool,
+    pub dialog_timeout: Duration,
+    pub download_dir: Option<PathBuf>,
+}
+
+/// Dialogs within this window count as a loop.
+const DIALOG_LOOP_WINDOW: Duration = Duration::from_secs(10);
+/// This many dialogs in the window offer the stop choice.
+const DIALOG_LOOP_COUNT: usize = 3;
+
+/// Tells the tab's console (which the agent reads) what the browser did on its behalf.
+pub(super) fn console_note(a: &Actor, id: TabId, text: String) {
+    console(a, id, "warning", text);
+}
+
+fn console(a: &Actor, id: TabId, level: &str, text: String) {
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.console.push(ConsoleEntry {
+                level: level.into(),
+                text,
+                source: t.url.clone(),
+                line: 0,
+            });
+        }
+    });
+}
+
+pub(super) fn js_dialog(a: &Actor, id: TabId, d: cef::JsDialog, cb: cef::JsDialogCallback) -> bool {
+    let headless = a.services().page.headless;
+    let before_unload = matches!(d.kind, cef::JsDialogKind::BeforeUnload { .. });
+    let dialog_id = a.next_id();
+    let verdict = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        let asks = &mut t.asks;
+        if asks.dialog.is_some() || (asks.dialogs_suppressed && !before_unload) {
+            return Some(Err(cb));
+        }
+        let now = Instant::now();
+        asks.dialog_history
+            .retain(|at| now.duration_since(*at) < DIALOG_LOOP_WINDOW);
+        asks.dialog_history.push(now);
+        let looping = asks.dialog_history.len() >= DIALOG_LOOP_COUNT;
+        // Headless and nobody answered the last one either: stop the page's dialogs, as a
+        // human would with the offered choice, instead of a timeout per dialog.
+        if headless && looping && asks.last_dialog_timed_out && !before_unload {
+            asks.dialogs_suppressed = true;
+            return Some(Err(cb));
+        }
+        asks.dialog = Some(OpenDialog {
+            id: dialog_id,
+            dialog: d,
+            cb: Some(cb),
+            opened: now,
+            offer_suppress: looping && !before_unload,
+        });
+        st.events.push(Event::Refresh);
+        Some(Ok(()))
+    });
+    match verdict {
+        Some(Ok(())) => true,
+        Some(Err(cb)) if before_unload => {
+            // Cannot be suppressed: leave the page.
+            cb.answer(true, "");
+            true
+        }
+        Some(Err(_cb)) => {
+            console(
+                a,
+                id,
+                "warning",
+                "a JavaScript dialog was suppressed: this page opened dialogs in a loop".into(),
+            );
+            false
+        }
+        None => false,
+    }
+}
+
+/// Answers the tab's open dialog (the human in the window, or the agent).
+pub fn answer_dialog(
+    a: &Actor,
+    id: TabId,
+    accept: bool,
+    text: Option<&str>,
+    suppress: bool,
+) -> Result<(), String> {
+    let open = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        let open = t.asks.dialog.take()?;
+        if suppress {
+            t.asks.dialogs_suppressed = true;
+        }
+        t.asks.last_dialog_timed_out = false;
+        st.events.push(Event::Refresh);
+        Some(open)
+    });
+    let Some(mut open) = open else {
+        return Err("no dialog is open in this tab".into());
+    };
+    let text = match open.dialog.kind {
+        cef::JsDialogKind::Prompt => text.unwrap_or(&open.dialog.default_text).to_string(),
+        _ => String::new(),
+    };
+    if let Some(cb) = open.cb.take() {
+        cb.answer(accept, &text);
+    }
+    Ok(())
+}
+
+pub(super) fn reset_dialogs(a: &Actor, id: TabId) {
+    let dropped = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        st.events.push(Event::Refresh);
+        t.asks.dialog.take()
+    });
+    // CEF voided it: its callback is dropped unanswered, outside the state borrow.
+    drop(dropped);
+}
+
+/// Periodic work: dialogs nobody answered in headless mode are dismissed after the timeout,
+/// and the agent is told in the tab's console.
+pub fn tick(a: &Actor) {
+    let p = &a.services().page;
+    if !p.headless {
+        return;
+    }
+    let expired: Vec<TabId> = a.with(|st| {
+        st.tabs
+            .iter()
+            .filter(|(_, t)| {
+                t.asks
+                    .dialog
+                    .as_ref()
+                    .is_some_and(|d| d.opened.elapsed() >= p.dialog_timeout)
+            })
+            .map(|(id, _)| *id)
+            .collect()
+    });
+    for id in expired {
+        let kind = a.with(|st| {
+            st.tabs
+                .get(&id)
+                .and_then(|t| t.asks.dialog.as_ref().map(|d| d.dialog.kind))
+        });
+        if answer_dialog(a, id, false, None, false).is_ok() {
+            a.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    t.asks.last_dialog_timed_out = true;
+                }
+            });
+            console(
+                a,
+                id,
+                "warning",
+                format!(
+                    "a JavaScript {} dialog was dismissed after {} s: nobody answered it",
+                    kind.map_or("", dialog_word),
+                    p.dialog_timeout.as_secs()
+                ),
+            );
+        }
+    }
+}
+
+/// "alert", "confirm", "prompt", "leave page".
+pub fn dialog_word(k: cef::JsDialogKind) -> &'static str {
+    match k {
+        cef::JsDialogKind::Alert => "alert",
+        cef::JsDialogKind::Confirm => "confirm",
+        cef::JsDialogKind::Prompt => "prompt",
+        cef::JsDialogKind::BeforeUnload { .. } => "leave page",
+    }
+}
+
+pub(super) fn file_dialog(a: &Actor, id: TabId, d: cef::FileDialog, cb: cef::FileDialogCallback) {
+    if a.services().page.headless {
+        cb.cancel();
+        console(
+            a,
+            id,
+            "warning",
+            "a file chooser opened and was cancelled: files are chosen by the human in the window".into(),
+        );
+        return;
+    }
+    let chooser_id = a.next_id();
+    let old = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        st.events.push(Event::Refresh);
+        t.asks.chooser.replace(OpenChooser {
+            id: chooser_id,
+            dialog: d,
+            cb: Some(cb),
+        })
+    });
+    if let Some(mut o) = old
+        && let Some(cb) = o.cb.take()
+    {
+        cb.cancel();
+    }
+}
+
+/// Answers the tab's file chooser (the human; empty = cancel).
+pub fn answer_file_dialog(a: &Actor, chooser: u64, paths: &[PathBuf]) {
+    let open = a.with(|st| {
+        st.events.push(Event::Refresh);
+        st.tabs.values_mut().find_map(|t| {
+            if t.asks.chooser.as_ref().is_some_and(|c| c.id == chooser) {
+                t.asks.chooser.take()
+            } else {
+                None
+            }
+        })
+    });
+    if let Some(mut o) = open
+        && let Some(cb) = o.cb.take()
+    {
+        if paths.is_empty() {
+            cb.cancel();
+        } else {
+            cb.choose(paths);
+        }
+    }
+}
+
+pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: cef::PermissionCallback) {
+    let what = req.kinds.join(", ");
+    if a.services().page.headless {
+        cb.answer(false);
+        console(
+            a,
+            id,
+            "warning",
+            format!("the page asked to {what}; blocked (headless: nobody can answer a permission prompt)"),
+        );
+        return;
+    }
+    let prompt_id = a.next_id();
+    let decision = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        let key = (t.meta.container.clone(), req.origin.clone(), req.kinds.clone());
+        if let Some(allow) = st.permission_memory.get(&key) {
+            return Some(Some(*allow));
+        }
+        if t.asks.permission.is_some() {
+            // One prompt at a time per tab: no prompt storm.
+            return Some(Some(false));
+        }
+        t.asks.permission = Some(OpenPermission {
+            id: prompt_id,
+            req: req.clone(),
+            cb: None,
+        });
+        st.events.push(Event::Refresh);
+        Some(None)
+    });
+    match decision {
+        Some(Some(allow)) => cb.answer(allow),
+        Some(None) => {
+            a.with(|st| {
+                if let Some(p) = st.tabs.get_mut(&id).and_then(|t| t.asks.permission.as_mut()) {
+                    p.cb = Some(cb);
+                }
+            });
+            let gated = a.with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.gated()));
+            if gated {
+                console(
+                    a,
+                    id,
+                    "warning",
+                    format!("the page asked to {what}; the human answers permission prompts"),
+                );
+            }
+        }
+        None => cb.answer(false),
+    }
+}
+
+/// Answers a permission prompt (the human), remembering it for the site and container.
+pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
+    let open = a.with(|st| {
+        st.events.push(Event::Refresh);
+        let (container, open) = st.tabs.values_mut().find_map(|t| {
+            if t.asks.permission.as_ref().is_some_and(|p| p.id == prompt) {
+                Some((t.meta.container.clone(), t.asks.permission.take()?))
+            } else {
+                None
+            }
+        })?;
+        st.permission_memory.insert(
+            (container, open.req.origin.clone(), open.req.kinds.clone()),
+            allow,
+        );
+        Some(open)
+    });
+    if let Some(mut o) = open
+        && let Some(cb) = o.cb.take()
+    {
+        cb.answer(allow);
+    }
+}
+
+pub(super) fn permission_dismissed(a: &Actor, id: TabId, prompt: u64) {
+    let dropped = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        if t.asks.permission.as_ref().is_some_and(|p| p.req.id == prompt) {
+            st.events.push(Event::Refresh);
+            t.asks.permission.take()
+        } else {
+            None
+        }
+    });
+    drop(dropped);
+}
+
+pub(super) fn context_menu(a: &Actor, id: TabId, m: cef::ContextMenu) {
+    if a.services().page.headless {
+        return;
+    }
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.asks.context_menu = Some(m);
+            st.events.push(Event::Refresh);
+        }
+    });
+}
+
+pub(super) fn popup_show(a: &Actor, id: TabId, show: bool) {
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.asks.popup.shown = show;
+            if !show {
+                t.asks.popup.frame = None;
+            }
+            st.events.push(Event::Refresh);
+        }
+    });
+}
+
+pub(super) fn popup_size(a: &Actor, id: TabId, rect: (i32, i32, i32, i32)) {
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.asks.popup.rect = rect;
+        }
+    });
+}
+
+pub(super) fn popup_paint(a: &Actor, id: TabId, f: Frame) {
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.asks.popup.frame = Some(f);
+            st.events.push(Event::Refresh);
+        }
+    });
+}
+
+pub(super) fn before_download(
+    a: &Actor,
+    id: TabId,
+    item: cef::DownloadItem,
+    cb: cef::BeforeDownloadCallback,
+) {
+    let Some(dir) = a.services().page.download_dir.clone() else {
+        console(
+            a,
+            id,
+            "error",
+            "a download was refused: there is no download directory (HOME unset)".into(),
+        );
+        return; // Dropping the callback cancels it.
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        console(
+            a,
+            id,
+            "error",
+            format!("a download was refused: cannot create {}: {e}", dir.display()),
+        );
+        return;
+    }
+    let name = aperture_common::fs::safe_file_name(&item.suggested_name);
+    let path = aperture_common::fs::unique_path(&dir, &name);
+    let part = aperture_common::fs::part_path(&path);
+    tracing::info!(tab = id.0, "download {} to {}", item.id, part.display());
+    cb.save_to(&part);
+    a.with(|st| {
+        st.downloads.push(Download {
+            id: item.id,
+            tab: id,
+            suggested: item.suggested_name.clone(),
+            path,
+            part,
+            mime: item.mime_type.clone(),
+            received: item.received.max(0) as u64,
+            total: (item.total > 0).then_some(item.total as u64),
+            state: DownloadState::InProgress,
+            ctl: None,
+        });
+        st.events.push(Event::Refresh);
+    });
+}
+
+pub(super) fn download_updated(a: &Actor, item: cef::DownloadItem, ctl: cef::DownloadControl) {
+    enum Next {
+        Nothing,
+        Publish(PathBuf, PathBuf),
+        Discard(PathBuf),
+    }
+    let next = a.with(|st| {
+        let Some(d) = st.downloads.iter_mut().find(|d| d.id == item.id) else {
+            return Next::Nothing;
+        };
+        d.received = item.received.max(0) as u64;
+        d.total = (item.total > 0).then_some(item.total as u64).or(d.total);
+        d.ctl = Some(ctl);
+        st.events.push(Event::Refresh);
+        if d.state != DownloadState::InProgress {
+            return Next::Nothing;
+        }
+        if item.complete {
+            d.ctl = None;
+            Next::Publish(d.part.clone(), d.path.clone())
+        } else if item.canceled {
+            d.state = DownloadState::Cancelled;
+            d.ctl = None;
+            Next::Discard(d.part.clone())
+        } else if item.interrupted {
+            d.state = DownloadState::Failed(interrupt_words(item.interrupt_reason).into());
+            d.ctl = None;
+            Next::Discard(d.part.clone())
+        } else {
+            Next::Nothing
+        }
+    });
+    match next {
+        Next::Nothing => {}
+        Next::Publish(part, path) => {
+            let r = aperture_common::fs::publish_download(&part, &path);
+            a.with(|st| {
+                if let Some(d) = st.downloads.iter_mut().find(|d| d.id == item.id) {
+                    match r {
+                        Ok(p) => {
+                            st.notices.push(format!("Downloaded {}", p.display()));
+                            d.path = p;
+                            d.state = DownloadState::Complete;
+                        }
+                        Err(e) => d.state = DownloadState::Failed(format!("could not finish the file: {e}")),
+                    }
+                }
+            });
+        }
+        Next::Discard(part) => {
+            // Chromium removes its own partial file on cancel; make sure nothing is left.
+            let _ = std::fs::remove_file(&part);
+        }
+    }
+}
+
+/// Cancels a running download (the human, from the downloads panel).
+pub fn cancel_download(a: &Actor, id: u32) {
+    let ctl = a.with(|st| {
+        st.downloads
+            .iter()
+            .find(|d| d.id == id)
+            .and_then(|d| d.ctl.clone())
+    });
+    if let Some(c) = ctl {
+        c.cancel();
+    }
+}
+
+/// Chromium's download interrupt reasons, in words.
+fn interrupt_words(reason: i32) -> &'static str {
+    match reason {
+        1 => "the file could not be written",
+        2 => "access to the download directory was denied",
+        3 => "the disk is full",
+        5 => "the file name is too long",
+        6 => "the file is too large for the disk",
+        7 => "a virus scanner flagged the file",
+        10 => "the file could not be written (transient error)",
+        11 => "the file was blocked",
+        20 => "the network failed",
+        21 => "the network timed out",
+        22 => "the network connection was lost",
+        23 => "the server went away",
+        24 => "the network request is invalid",
+        30 => "the server failed",
+        31 => "the server does not support resuming",
+        33 => "the server refused (unauthorized)",
+        34 => "the server's certificate was refused",
+        35 => "the server refused (forbidden)",
+        36 => "the server is unreachable",
+        40 => "it was cancelled",
+        41 => "the browser shut down",
+        50 => "the browser crashed",
+        _ => "it was interrupted",
+    }
+}
