@@ -57,6 +57,14 @@ pub(crate) struct Gate {
     pub port: u16,
 }
 
+/// Headers the gate decides on, which must therefore be unambiguous, with the names a refusal
+/// shows.
+const SINGLE_HEADERS: [(header::HeaderName, &str); 3] = [
+    (header::HOST, "Host"),
+    (header::ORIGIN, "Origin"),
+    (header::AUTHORIZATION, "Authorization"),
+];
+
 /// Host names a loopback listener legitimately receives. Anything else in `Host` means a
 /// name the attacker controls resolved to 127.0.0.1: the DNS rebinding signature.
 const LOOPBACK_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "[::1]"];
@@ -83,6 +91,14 @@ impl Gate {
     /// Checks one request. Host and Origin are checked before the token so that a foreign
     /// page learns nothing, not even whether its guess was well-formed.
     pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+        // Each checked header must come once: with two, the check below and a later reader
+        // (rmcp, a proxy, a log) could each take a different one, so a good value placed first
+        // would vouch for a bad one behind it. No browser or MCP client sends two.
+        for (name, shown) in SINGLE_HEADERS {
+            if headers.get_all(&name).iter().nth(1).is_some() {
+                return Err(Refusal::Duplicate(shown));
+            }
+        }
         let host = headers
             .get(header::HOST)
             .and_then(|v| v.to_str().ok())
@@ -96,10 +112,7 @@ impl Gate {
                 _ => return Err(Refusal::Origin),
             }
         }
-        let mut auths = headers.get_all(header::AUTHORIZATION).iter();
-        let (Some(auth), None) = (auths.next(), auths.next()) else {
-            return Err(Refusal::Token);
-        };
+        let auth = headers.get(header::AUTHORIZATION).ok_or(Refusal::Token)?;
         let presented = bearer(auth).ok_or(Refusal::Token)?;
         if self.token.matches(presented) {
             Ok(())
@@ -118,6 +131,8 @@ fn bearer(v: &HeaderValue) -> Option<&[u8]> {
 /// Why a request was turned away.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Refusal {
+    /// The named header came more than once.
+    Duplicate(&'static str),
     Host,
     Origin,
     Token,
@@ -126,6 +141,12 @@ pub(crate) enum Refusal {
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
         let (status, msg) = match self {
+            Refusal::Duplicate(name) => {
+                let msg = format!("bad request: more than one {name} header\n");
+                let mut resp = Response::new(Body::from(msg));
+                *resp.status_mut() = StatusCode::BAD_REQUEST;
+                return resp;
+            }
             Refusal::Host => (StatusCode::FORBIDDEN, "forbidden: Host is not this listener\n"),
             Refusal::Origin => (StatusCode::FORBIDDEN, "forbidden: cross-origin request\n"),
             Refusal::Token => (StatusCode::UNAUTHORIZED, "unauthorized: bearer token required\n"),
@@ -212,17 +233,13 @@ mod tests {
     }
 
     #[test]
-    fn refuses_missing_wrong_or_doubled_token() {
+    fn refuses_missing_or_wrong_token() {
         let cases: &[&[(&'static str, &'static str)]] = &[
             &[],
             &[("authorization", "Bearer wrong")],
             &[("authorization", "Bearer secret-toke")],
             &[("authorization", "Basic secret-token")],
             &[("authorization", "secret-token")],
-            &[
-                ("authorization", "Bearer wrong"),
-                ("authorization", "Bearer secret-token"),
-            ],
         ];
         for extra in cases {
             let mut h = headers(&[("host", "127.0.0.1:8817")]);
@@ -230,6 +247,37 @@ mod tests {
                 h.append(*k, HeaderValue::from_str(v).unwrap());
             }
             assert_eq!(gate().check(&h), Err(Refusal::Token), "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn refuses_doubled_host_origin_or_token_whichever_comes_first() {
+        let good = [
+            ("host", "127.0.0.1:8817"),
+            ("origin", "http://127.0.0.1:8817"),
+            ("authorization", "Bearer secret-token"),
+        ];
+        let bad = [
+            ("host", "evil.example:8817"),
+            ("origin", "https://evil.example"),
+            ("authorization", "Bearer wrong"),
+        ];
+        let shown = ["Host", "Origin", "Authorization"];
+        for i in 0..3 {
+            // Twice the good value, the good one first, the good one second.
+            for pair in [[good[i], good[i]], [good[i], bad[i]], [bad[i], good[i]]] {
+                let mut h = HeaderMap::new();
+                for (j, kv) in good.iter().enumerate() {
+                    if j == i {
+                        for (k, v) in pair {
+                            h.append(k, HeaderValue::from_static(v));
+                        }
+                    } else {
+                        h.append(kv.0, HeaderValue::from_static(kv.1));
+                    }
+                }
+                assert_eq!(gate().check(&h), Err(Refusal::Duplicate(shown[i])), "{pair:?}");
+            }
         }
     }
 

@@ -4,9 +4,15 @@ use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -15,8 +21,23 @@ use crate::auth::{Gate, Token, gate};
 use crate::backend::Backend;
 use crate::server::Aperture;
 
+mod sessions;
+
+use sessions::SessionPool;
+
 /// The port Aperture listens on unless told otherwise.
 pub const DEFAULT_PORT: u16 = 8817;
+
+/// How many MCP sessions may be open at once. Far more than the few agents a human runs side
+/// by side; low enough that a client leaking sessions cannot grow the browser without bound.
+pub const DEFAULT_MAX_SESSIONS: usize = 64;
+
+/// How long a session may go without a request before it is closed. Longer than a human's
+/// usual pause between two prompts to an agent; the cap, not this, is what bounds memory.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+
+/// The largest POST body accepted (rmcp's own default; a tool call is a few kilobytes).
+const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
 /// Where and how to listen.
 #[derive(Debug, Clone)]
@@ -25,14 +46,23 @@ pub struct HttpConfig {
     pub addr: SocketAddr,
     /// The bearer token clients must present.
     pub token: Token,
+    /// Most sessions open at once (at least 1). Past it, the least recently used session with
+    /// no request in flight is closed to make room; when all are busy, a new session is
+    /// refused with 503. See [`DEFAULT_MAX_SESSIONS`].
+    pub max_sessions: usize,
+    /// A session with no request for this long is closed; its client gets 404 next time and
+    /// initializes again. See [`DEFAULT_SESSION_IDLE`].
+    pub session_idle: Duration,
 }
 
 impl Default for HttpConfig {
-    /// `127.0.0.1:8817` with a freshly generated token.
+    /// `127.0.0.1:8817` with a freshly generated token and the default session limits.
     fn default() -> Self {
         HttpConfig {
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, DEFAULT_PORT)),
             token: Token::generate(),
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle: DEFAULT_SESSION_IDLE,
         }
     }
 }
@@ -71,6 +101,7 @@ pub struct HttpServer {
     token: Token,
     shutdown: CancellationToken,
     task: JoinHandle<io::Result<()>>,
+    pool: Arc<SessionPool>,
 }
 
 impl HttpServer {
@@ -82,6 +113,11 @@ impl HttpServer {
     /// The bearer token of this launch.
     pub fn token(&self) -> &Token {
         &self.token
+    }
+
+    /// How many MCP sessions are open now.
+    pub fn session_count(&self) -> usize {
+        self.pool.len()
     }
 
     /// `http://127.0.0.1:PORT/mcp`.
@@ -156,7 +192,13 @@ pub async fn serve_http_on(
     let bind_err = |source| ServeError::Bind { addr, source };
     listener.set_nonblocking(true).map_err(bind_err)?;
     let listener = tokio::net::TcpListener::from_std(listener).map_err(bind_err)?;
-    serve_listener(listener, HttpConfig { addr, token }, backend).await
+    let config = HttpConfig {
+        addr,
+        token,
+        max_sessions: DEFAULT_MAX_SESSIONS,
+        session_idle: DEFAULT_SESSION_IDLE,
+    };
+    serve_listener(listener, config, backend).await
 }
 
 async fn serve_listener(
@@ -177,16 +219,21 @@ async fn serve_listener(
             format!("http://localhost:{port}"),
             format!("http://[::1]:{port}"),
         ])
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown.child_token());
     let aperture = Aperture::new(backend);
-    let service: StreamableHttpService<Aperture, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(aperture.share()), Default::default(), rmcp_config);
+    let pool = Arc::new(SessionPool::new(config.max_sessions, config.session_idle));
+    let service: StreamableHttpService<Aperture, SessionPool> =
+        StreamableHttpService::new(move || Ok(aperture.share()), pool.clone(), rmcp_config);
     let gate_state = Gate {
         token: config.token.clone(),
         port,
     };
+    // Layers run outside-in from the last one added: the gate first (nothing about the
+    // request's shape is answered to a caller without the token), then `shape`, then rmcp.
     let router = Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(pool.clone(), shape))
         .layer(axum::middleware::from_fn_with_state(gate_state, gate));
     let stop = shutdown.clone();
     let task = tokio::spawn(async move {
@@ -200,5 +247,142 @@ async fn serve_listener(
         token: config.token,
         shutdown,
         task,
+        pool,
     })
+}
+
+/// JSON-RPC 2.0: the body is not JSON.
+const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0: JSON, but not a request, notification or response the server understands.
+const INVALID_REQUEST: i64 = -32600;
+/// JSON-RPC 2.0 implementation-defined server error: no session slot free.
+const SERVER_BUSY: i64 = -32000;
+
+/// What rmcp answers badly, answered here first (after the gate):
+/// - a POST whose JSON body does not parse gets a JSON-RPC parse error (400) instead of rmcp's
+///   415, which claims the media type was wrong and carries no JSON-RPC error;
+/// - an `initialize` when every session slot is busy gets a 503 with a sentence (rmcp would
+///   answer 500 "Encounter an error when create session");
+/// - a successful session DELETE gets 200 instead of rmcp's 202, which the official Python
+///   SDK reports as `Session termination failed: 202` on every close (it accepts 200 and 204).
+async fn shape(State(pool): State<Arc<SessionPool>>, req: Request, next: Next) -> Response {
+    match *req.method() {
+        Method::DELETE => {
+            let mut resp = next.run(req).await;
+            if resp.status() == StatusCode::ACCEPTED {
+                *resp.status_mut() = StatusCode::OK;
+            }
+            resp
+        }
+        // A body declared as something else is rmcp's to refuse (415 is right for that).
+        Method::POST if declares_json(req.headers()) => post(&pool, req, next).await,
+        _ => next.run(req).await,
+    }
+}
+
+fn declares_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split_once(';').map_or(v, |(e, _)| e);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+async fn post(pool: &SessionPool, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(e) => {
+            let declared = parts
+                .headers
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+            let (status, msg) = if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+                (
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!("payload too large: the request body exceeds {MAX_BODY_BYTES} bytes\n"),
+                )
+            } else {
+                (
+                    StatusCode::BAD_REQUEST,
+                    format!("could not read the request body: {e}\n"),
+                )
+            };
+            return text_response(status, msg);
+        }
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                serde_json::Value::Null,
+                PARSE_ERROR,
+                format!("Parse error: the request body is not JSON ({e})"),
+            );
+        }
+    };
+    // JSON-RPC echoes the request's id when it could be read, else null.
+    let id = value
+        .get("id")
+        .filter(|v| v.is_string() || v.is_number())
+        .cloned()
+        .unwrap_or(serde_json::Value::Null);
+    // The same parse rmcp does next; failing here is what rmcp would have answered with 415.
+    if let Err(e) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            id,
+            INVALID_REQUEST,
+            format!("Invalid Request: not a JSON-RPC 2.0 message this server understands ({e})"),
+        );
+    }
+    let opens_session = !parts.headers.contains_key("mcp-session-id")
+        && value.get("method").and_then(|m| m.as_str()) == Some("initialize");
+    let req = Request::from_parts(parts, Body::from(bytes));
+    if !opens_session {
+        return next.run(req).await;
+    }
+    let _turn = pool.admission().await;
+    if !pool.has_room() {
+        tracing::warn!(
+            max = pool.max(),
+            "refused a new MCP session: every session is busy"
+        );
+        let mut resp = rpc_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            id,
+            SERVER_BUSY,
+            sessions::full_sentence(pool.max()),
+        );
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        return resp;
+    }
+    next.run(req).await
+}
+
+fn rpc_error(status: StatusCode, id: serde_json::Value, code: i64, message: String) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code, "message": message },
+    });
+    let mut resp = Response::new(Body::from(body.to_string()));
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}
+
+fn text_response(status: StatusCode, msg: String) -> Response {
+    let mut resp = Response::new(Body::from(msg));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
 }

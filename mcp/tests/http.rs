@@ -21,6 +21,7 @@ async fn start() -> HttpServer {
     let config = HttpConfig {
         addr: "127.0.0.1:0".parse().unwrap(),
         token: Token::generate(),
+        ..HttpConfig::default()
     };
     serve_http(config, Arc::new(common::NoTabs))
         .await
@@ -225,6 +226,7 @@ async fn non_loopback_bind_is_refused() {
         let config = HttpConfig {
             addr: a.parse().unwrap(),
             token: Token::generate(),
+            ..HttpConfig::default()
         };
         match serve_http(config, Arc::new(common::NoTabs)).await {
             Err(ServeError::NotLoopback(_)) => {}
@@ -266,6 +268,7 @@ async fn ipv6_loopback_listener_accepts_its_own_host_name() {
     let config = HttpConfig {
         addr: "[::1]:0".parse().unwrap(),
         token: Token::generate(),
+        ..HttpConfig::default()
     };
     // Machines without IPv6 loopback cannot run this; that is not a failure of the listener.
     let Ok(server) = serve_http(config, Arc::new(common::NoTabs)).await else {
@@ -290,6 +293,7 @@ async fn tool_calls_over_http_share_one_browser_state() {
         HttpConfig {
             addr: "127.0.0.1:0".parse().unwrap(),
             token: Token::generate(),
+            ..HttpConfig::default()
         },
         fake.clone(),
     )
@@ -325,6 +329,7 @@ async fn actions_on_one_tab_never_interleave() {
         HttpConfig {
             addr: "127.0.0.1:0".parse().unwrap(),
             token: Token::generate(),
+            ..HttpConfig::default()
         },
         fake.clone(),
     )
