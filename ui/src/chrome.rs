@@ -71,6 +71,43 @@ pub mod controls {
     pub const DIALOG_TEXT: &str = "dialog:text";
     /// "Don't let this page open more dialogs".
     pub const DIALOG_SUPPRESS: &str = "dialog:suppress";
+    /// The context menu (while open).
+    pub const CONTEXT_MENU: &str = "ctx";
+    /// Context menu: Back.
+    pub const CTX_BACK: &str = "ctx:back";
+    /// Context menu: Forward.
+    pub const CTX_FORWARD: &str = "ctx:forward";
+    /// Context menu: Reload.
+    pub const CTX_RELOAD: &str = "ctx:reload";
+    /// Context menu: View page source.
+    pub const CTX_VIEW_SOURCE: &str = "ctx:view_source";
+    /// Context menu: Open link in new tab.
+    pub const CTX_OPEN_LINK: &str = "ctx:open_link";
+    /// Context menu: Open link in container tab (the submenu's button; rows
+    /// are [`super::context_container_control`]).
+    pub const CTX_OPEN_LINK_IN: &str = "ctx:open_link_in";
+    /// Context menu: Copy link address.
+    pub const CTX_COPY_LINK: &str = "ctx:copy_link";
+    /// Context menu: Open image in new tab.
+    pub const CTX_OPEN_IMAGE: &str = "ctx:open_image";
+    /// Context menu: Save image as….
+    pub const CTX_SAVE_IMAGE: &str = "ctx:save_image";
+    /// Context menu: Copy image address.
+    pub const CTX_COPY_IMAGE: &str = "ctx:copy_image";
+    /// Context menu: Copy (selected page text, outside an editable field).
+    pub const CTX_COPY: &str = "ctx:copy";
+    /// Context menu in an editable field: Undo.
+    pub const CTX_UNDO: &str = "ctx:undo";
+    /// Context menu in an editable field: Redo.
+    pub const CTX_REDO: &str = "ctx:redo";
+    /// Context menu in an editable field: Cut.
+    pub const CTX_CUT: &str = "ctx:cut";
+    /// Context menu in an editable field: Copy.
+    pub const CTX_EDIT_COPY: &str = "ctx:edit_copy";
+    /// Context menu in an editable field: Paste.
+    pub const CTX_PASTE: &str = "ctx:paste";
+    /// Context menu in an editable field: Select all.
+    pub const CTX_SELECT_ALL: &str = "ctx:select_all";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -91,6 +128,12 @@ pub fn theme_mode_control(mode: ThemeMode) -> String {
 /// Id of a container row in the new-tab picker for [`Chrome::control_rect`].
 pub fn container_control(container: &str) -> String {
     format!("container:{container}")
+}
+
+/// Id of a container row in the context menu's "Open link in container
+/// tab" submenu for [`Chrome::control_rect`].
+pub fn context_container_control(container: &str) -> String {
+    format!("ctx:container:{container}")
 }
 
 /// A page frame the renderer uploaded itself (see
@@ -154,6 +197,8 @@ pub struct Chrome {
     dialog: Option<overlays::DialogState>,
     /// The dialog last answered: hidden at once, before the app clears it.
     answered_dialog: Option<(TabId, u64)>,
+    /// The context menu the human closed; hidden until the app clears it.
+    dismissed_menu: Option<crate::model::ContextMenuView>,
 }
 
 impl Default for Chrome {
@@ -188,6 +233,7 @@ impl Chrome {
             commands: Vec::new(),
             dialog: None,
             answered_dialog: None,
+            dismissed_menu: None,
         }
     }
 

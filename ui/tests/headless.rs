@@ -2,12 +2,14 @@
 
 #![forbid(unsafe_code)]
 
-use aperture_ui::chrome::{container_control, controls, tab_close_control, tab_control};
+use aperture_ui::chrome::{
+    container_control, context_container_control, controls, tab_close_control, tab_control,
+};
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
-    Chrome, ChromeModel, ContainerInfo, DialogKind, DialogView, MouseButton, PageFrame, PageInput, Rgb,
-    TabId, TabView, UiCommand,
+    Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, EditOp, MouseButton,
+    PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -1073,4 +1075,282 @@ fn a_background_tabs_dialog_waits_for_its_tab() {
     h.frame(vec![]);
     assert!(h.has(controls::DIALOG));
     assert!(h.shows("from tab 2"));
+}
+
+// ---- Context menu ----
+
+fn menu_at(x: f32, y: f32) -> ContextMenuView {
+    ContextMenuView {
+        tab: TabId(1),
+        x,
+        y,
+        link_url: None,
+        image_url: None,
+        selection: None,
+        editable: false,
+        can_back: true,
+        can_forward: false,
+    }
+}
+
+fn open_menu(h: &mut Harness, m: ContextMenuView) {
+    h.model.context_menu = Some(m);
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::CONTEXT_MENU), "menu should be open");
+}
+
+#[test]
+fn page_context_menu_opens_at_the_point_and_items_close_it() {
+    let mut h = Harness::new();
+    open_menu(&mut h, menu_at(100.0, 50.0));
+    let page = h.rect(controls::PAGE);
+    let menu = h.rect(controls::CONTEXT_MENU);
+    let at = page.min + vec2(100.0, 50.0);
+    assert!(
+        (menu.min - at).length() < 2.0,
+        "menu {menu:?} should open at {at:?}"
+    );
+    for item in [
+        controls::CTX_BACK,
+        controls::CTX_FORWARD,
+        controls::CTX_RELOAD,
+        controls::CTX_VIEW_SOURCE,
+    ] {
+        assert!(h.has(item), "{item}");
+    }
+    assert!(!h.has(controls::CTX_OPEN_LINK) && !h.has(controls::CTX_COPY));
+    // Forward is disabled: clicking it does nothing and the menu stays.
+    assert!(without_noise(h.click(controls::CTX_FORWARD)).is_empty());
+    assert!(h.has(controls::CONTEXT_MENU));
+    assert_eq!(
+        without_noise(h.click(controls::CTX_VIEW_SOURCE)),
+        vec![
+            UiCommand::ViewSource { tab: TabId(1) },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    assert!(!h.has(controls::CONTEXT_MENU), "closed before the app clears it");
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, menu_at(100.0, 50.0));
+    assert_eq!(
+        without_noise(h.click(controls::CTX_BACK)),
+        vec![UiCommand::Back { tab: TabId(1) }, UiCommand::CloseContextMenu]
+    );
+}
+
+#[test]
+fn link_context_menu_opens_in_new_and_container_tabs_and_copies() {
+    let mut h = Harness::new();
+    let link = ContextMenuView {
+        link_url: Some("https://example.com/a".into()),
+        ..menu_at(40.0, 40.0)
+    };
+    open_menu(&mut h, link.clone());
+    assert!(!h.has(controls::CTX_BACK), "page items are for the bare page");
+    assert_eq!(
+        without_noise(h.click(controls::CTX_OPEN_LINK)),
+        vec![
+            UiCommand::OpenInNewTab {
+                url: "https://example.com/a".into(),
+                container: None,
+                background: true
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, link.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_COPY_LINK)),
+        vec![
+            UiCommand::CopyText {
+                text: "https://example.com/a".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, link);
+    // The submenu lists the model's containers.
+    assert!(without_noise(h.click(controls::CTX_OPEN_LINK_IN)).is_empty());
+    let row = context_container_control("banking");
+    assert!(h.has(&row), "submenu should list containers");
+    assert_eq!(
+        without_noise(h.click(&row)),
+        vec![
+            UiCommand::OpenInNewTab {
+                url: "https://example.com/a".into(),
+                container: Some("banking".into()),
+                background: true
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+}
+
+#[test]
+fn image_selection_and_editable_menus() {
+    let mut h = Harness::new();
+    let reopen = |h: &mut Harness, m: ContextMenuView| {
+        h.model.context_menu = None;
+        h.frame(vec![]);
+        open_menu(h, m);
+    };
+    let image = ContextMenuView {
+        image_url: Some("https://example.com/i.png".into()),
+        ..menu_at(10.0, 10.0)
+    };
+    reopen(&mut h, image.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_SAVE_IMAGE)),
+        vec![
+            UiCommand::SaveUrl {
+                url: "https://example.com/i.png".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    reopen(&mut h, image.clone());
+    assert!(matches!(
+        &without_noise(h.click(controls::CTX_COPY_IMAGE))[..],
+        [UiCommand::CopyText { text }, UiCommand::CloseContextMenu] if text == "https://example.com/i.png"
+    ));
+    reopen(&mut h, image);
+    assert!(matches!(
+        &without_noise(h.click(controls::CTX_OPEN_IMAGE))[..],
+        [UiCommand::OpenInNewTab { url, container: None, .. }, UiCommand::CloseContextMenu] if url == "https://example.com/i.png"
+    ));
+
+    reopen(
+        &mut h,
+        ContextMenuView {
+            selection: Some("some words".into()),
+            ..menu_at(10.0, 10.0)
+        },
+    );
+    assert!(!h.has(controls::CTX_PASTE), "no editing items outside a field");
+    assert_eq!(
+        without_noise(h.click(controls::CTX_COPY)),
+        vec![
+            UiCommand::CopyText {
+                text: "some words".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+
+    let field = ContextMenuView {
+        editable: true,
+        ..menu_at(10.0, 10.0)
+    };
+    reopen(&mut h, field.clone());
+    // Nothing selected: Cut and Copy are disabled.
+    assert!(without_noise(h.click(controls::CTX_CUT)).is_empty());
+    assert!(without_noise(h.click(controls::CTX_EDIT_COPY)).is_empty());
+    let edit = |op| UiCommand::Edit { tab: TabId(1), op };
+    assert_eq!(
+        without_noise(h.click(controls::CTX_PASTE)),
+        vec![edit(EditOp::Paste), UiCommand::CloseContextMenu]
+    );
+    reopen(&mut h, field.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_SELECT_ALL)),
+        vec![edit(EditOp::SelectAll), UiCommand::CloseContextMenu]
+    );
+    reopen(
+        &mut h,
+        ContextMenuView {
+            selection: Some("x".into()),
+            ..field
+        },
+    );
+    assert_eq!(
+        without_noise(h.click(controls::CTX_CUT)),
+        vec![edit(EditOp::Cut), UiCommand::CloseContextMenu]
+    );
+}
+
+#[test]
+fn escape_or_a_click_outside_closes_the_menu_and_the_page_gets_neither() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    open_menu(&mut h, menu_at(100.0, 50.0));
+    let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
+    assert_eq!(without_noise(cmds.clone()), vec![UiCommand::CloseContextMenu]);
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    assert!(!h.has(controls::CONTEXT_MENU));
+
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, menu_at(100.0, 50.0));
+    // Keys typed while it's open don't reach the page.
+    let cmds = h.frame(press(Key::A, Modifiers::NONE));
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    let cmds = h.click_at(pos2(page.max.x - 30.0, page.max.y - 30.0), PointerButton::Primary);
+    assert_eq!(without_noise(cmds.clone()), vec![UiCommand::CloseContextMenu]);
+    assert!(real_page_inputs(&cmds).is_empty(), "{cmds:?}");
+    // Once closed, the page gets clicks again.
+    h.model.context_menu = None;
+    let cmds = h.click_at(page.center(), PointerButton::Primary);
+    assert!(
+        real_page_inputs(&cmds)
+            .iter()
+            .any(|i| matches!(i, PageInput::MouseDown { .. }))
+    );
+}
+
+#[test]
+fn the_right_release_that_follows_the_menu_keeps_it_open() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    let at = page.min + vec2(200.0, 100.0);
+    h.frame(vec![Event::PointerMoved(at)]);
+    let btn = |pressed| Event::PointerButton {
+        pos: at,
+        button: PointerButton::Secondary,
+        pressed,
+        modifiers: Modifiers::NONE,
+    };
+    let cmds = h.frame(vec![btn(true)]);
+    assert!(page_inputs(&cmds).iter().any(|i| matches!(
+        i,
+        PageInput::MouseDown {
+            button: MouseButton::Right,
+            ..
+        }
+    )));
+    // CEF answers the press with a menu before the release.
+    h.model.context_menu = Some(menu_at(200.0, 100.0));
+    h.frame(vec![]);
+    let cmds = h.frame(vec![btn(false)]);
+    assert!(
+        page_inputs(&cmds).iter().any(|i| matches!(
+            i,
+            PageInput::MouseUp {
+                button: MouseButton::Right,
+                ..
+            }
+        )),
+        "the page must see the release of its press: {cmds:?}"
+    );
+    h.frame(vec![]);
+    assert!(!cmds.contains(&UiCommand::CloseContextMenu), "{cmds:?}");
+    assert!(h.has(controls::CONTEXT_MENU));
+}
+
+#[test]
+fn a_menu_near_the_corner_stays_in_the_window() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    open_menu(&mut h, menu_at(page.width() - 5.0, page.height() - 5.0));
+    h.frame(vec![]);
+    let menu = h.rect(controls::CONTEXT_MENU);
+    let window = Rect::from_min_size(Pos2::ZERO, vec2(1000.0, 700.0));
+    assert!(window.contains_rect(menu), "{menu:?}");
 }

@@ -8,9 +8,9 @@
 
 use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
 
-use super::{Chrome, controls, omnibox_id};
-use crate::command::UiCommand;
-use crate::model::{ChromeModel, DialogKind, DialogView, TabId};
+use super::{Chrome, context_container_control, controls, omnibox_id};
+use crate::command::{EditOp, UiCommand};
+use crate::model::{ChromeModel, ContextMenuView, DialogKind, DialogView, TabId};
 
 /// What the human has done so far in the dialog on screen.
 pub(super) struct DialogState {
@@ -21,6 +21,22 @@ pub(super) struct DialogState {
     focus_text: bool,
 }
 
+/// Where context menu items record their rects and the command chosen.
+struct MenuSink<'a> {
+    rects: &'a mut std::collections::HashMap<String, egui::Rect>,
+    chosen: Vec<UiCommand>,
+}
+
+impl MenuSink<'_> {
+    fn item(&mut self, ui: &mut Ui, name: &str, enabled: bool, label: &str, cmd: UiCommand) {
+        let r = ui.add_enabled(enabled, egui::Button::new(label));
+        self.rects.insert(name.to_string(), r.rect);
+        if r.clicked() {
+            self.chosen.push(cmd);
+        }
+    }
+}
+
 fn omnibox_focused(ctx: &Context) -> bool {
     ctx.memory(|m| m.has_focus(omnibox_id()))
 }
@@ -29,6 +45,9 @@ impl Chrome {
     /// Forget answered overlays once the app has cleared them, and start
     /// fresh state for new ones.
     pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.context_menu.is_none() {
+            self.dismissed_menu = None;
+        }
         if model.dialog.as_ref().map(|d| (d.tab, d.id)) != self.answered_dialog {
             self.answered_dialog = None;
         }
@@ -62,9 +81,24 @@ impl Chrome {
         self.shown_dialog(model).is_some()
     }
 
-    /// Whether the context menu is open over the page.
-    pub(super) fn menu_open(&self, _model: &ChromeModel) -> bool {
-        false
+    /// The context menu to draw: the model's, for the active tab, unless the
+    /// human already closed it.
+    fn shown_menu<'m>(&self, model: &'m ChromeModel) -> Option<&'m ContextMenuView> {
+        model
+            .context_menu
+            .as_ref()
+            .filter(|m| Some(m.tab) == model.active && self.dismissed_menu.as_ref() != Some(*m))
+    }
+
+    /// Whether the context menu is open over the page: it then takes the
+    /// keyboard and new pointer presses.
+    pub(super) fn menu_open(&self, model: &ChromeModel) -> bool {
+        self.shown_menu(model).is_some()
+    }
+
+    fn close_menu(&mut self, m: &ContextMenuView) {
+        self.emit(UiCommand::CloseContextMenu);
+        self.dismissed_menu = Some(m.clone());
     }
 
     /// Keys the overlays take before shortcuts and the page: Escape and
@@ -80,6 +114,12 @@ impl Chrome {
         // up: the human may navigate away from a page that nags.
         let omnibox = omnibox_focused(ctx);
         match key {
+            Key::Escape if self.menu_open(model) => {
+                if let Some(m) = self.shown_menu(model).cloned() {
+                    self.close_menu(&m);
+                }
+                true
+            }
             Key::Escape if !omnibox => {
                 if let Some(d) = self.shown_dialog(model).cloned() {
                     self.answer_dialog(ctx, &d, false);
@@ -133,6 +173,197 @@ impl Chrome {
         let ctx = ui.ctx().clone();
         if let Some(d) = self.shown_dialog(model).cloned() {
             self.dialog_sheet(&ctx, &d);
+        }
+        if let Some(m) = self.shown_menu(model).cloned() {
+            self.context_menu(ui, &m, model);
+        }
+    }
+
+    fn context_menu(&mut self, ui: &Ui, m: &ContextMenuView, model: &ChromeModel) {
+        let Some(page) = self.page_rect else { return };
+        let at = page.min + vec2(m.x, m.y);
+        let mut open = true;
+        let mut sink = MenuSink {
+            rects: &mut self.rects,
+            chosen: Vec::new(),
+        };
+        let tab = m.tab;
+        // egui's menu popup: flips to stay inside the window, gives the
+        // container list a real hover submenu and arrow-key navigation.
+        let shown = egui::Popup::new(
+            Id::unique("aperture_context_menu"),
+            ui.ctx().clone(),
+            at,
+            ui.layer_id(),
+        )
+        .kind(egui::PopupKind::Menu)
+        .layout(Layout::top_down_justified(Align::Min))
+        .style(egui::containers::menu::menu_style)
+        .open_bool(&mut open)
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+        .show(|ui| {
+            ui.set_min_width(210.0);
+            let mut sections = 0;
+            let mut section = |ui: &mut Ui| {
+                if sections > 0 {
+                    ui.separator();
+                }
+                sections += 1;
+            };
+            if let Some(url) = &m.link_url {
+                section(ui);
+                sink.item(
+                    ui,
+                    controls::CTX_OPEN_LINK,
+                    true,
+                    "Open link in new tab",
+                    UiCommand::OpenInNewTab {
+                        url: url.clone(),
+                        container: None,
+                        background: true,
+                    },
+                );
+                if !model.containers.is_empty() {
+                    let sub = ui.menu_button("Open link in container tab", |ui| {
+                        for c in &model.containers {
+                            let r = ui.button(&c.name);
+                            sink.rects.insert(context_container_control(&c.id), r.rect);
+                            if r.clicked() {
+                                sink.chosen.push(UiCommand::OpenInNewTab {
+                                    url: url.clone(),
+                                    container: Some(c.id.clone()),
+                                    background: true,
+                                });
+                            }
+                        }
+                    });
+                    sink.rects
+                        .insert(controls::CTX_OPEN_LINK_IN.to_string(), sub.response.rect);
+                }
+                sink.item(
+                    ui,
+                    controls::CTX_COPY_LINK,
+                    true,
+                    "Copy link address",
+                    UiCommand::CopyText { text: url.clone() },
+                );
+            }
+            if let Some(url) = &m.image_url {
+                section(ui);
+                sink.item(
+                    ui,
+                    controls::CTX_OPEN_IMAGE,
+                    true,
+                    "Open image in new tab",
+                    UiCommand::OpenInNewTab {
+                        url: url.clone(),
+                        container: None,
+                        background: true,
+                    },
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_SAVE_IMAGE,
+                    true,
+                    "Save image as…",
+                    UiCommand::SaveUrl { url: url.clone() },
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_COPY_IMAGE,
+                    true,
+                    "Copy image address",
+                    UiCommand::CopyText { text: url.clone() },
+                );
+            }
+            let selected = m.selection.as_ref().filter(|s| !s.is_empty());
+            if m.editable {
+                section(ui);
+                let edit = |op| UiCommand::Edit { tab, op };
+                sink.item(ui, controls::CTX_UNDO, true, "Undo", edit(EditOp::Undo));
+                sink.item(ui, controls::CTX_REDO, true, "Redo", edit(EditOp::Redo));
+                ui.separator();
+                sink.item(
+                    ui,
+                    controls::CTX_CUT,
+                    selected.is_some(),
+                    "Cut",
+                    edit(EditOp::Cut),
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_EDIT_COPY,
+                    selected.is_some(),
+                    "Copy",
+                    edit(EditOp::Copy),
+                );
+                sink.item(ui, controls::CTX_PASTE, true, "Paste", edit(EditOp::Paste));
+                ui.separator();
+                sink.item(
+                    ui,
+                    controls::CTX_SELECT_ALL,
+                    true,
+                    "Select all",
+                    edit(EditOp::SelectAll),
+                );
+            } else if let Some(text) = selected {
+                section(ui);
+                // The text CEF reported, through the app's clipboard: the
+                // same path copying a link address takes.
+                sink.item(
+                    ui,
+                    controls::CTX_COPY,
+                    true,
+                    "Copy",
+                    UiCommand::CopyText { text: text.clone() },
+                );
+            }
+            let sections = sections;
+            if sections == 0 {
+                // Nothing under the pointer but the page itself.
+                sink.item(
+                    ui,
+                    controls::CTX_BACK,
+                    m.can_back,
+                    "Back",
+                    UiCommand::Back { tab },
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_FORWARD,
+                    m.can_forward,
+                    "Forward",
+                    UiCommand::Forward { tab },
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_RELOAD,
+                    true,
+                    "Reload",
+                    UiCommand::Reload { tab },
+                );
+                ui.separator();
+                sink.item(
+                    ui,
+                    controls::CTX_VIEW_SOURCE,
+                    true,
+                    "View page source",
+                    UiCommand::ViewSource { tab },
+                );
+            }
+        });
+        let chosen = sink.chosen;
+        if let Some(r) = shown {
+            self.rects
+                .insert(controls::CONTEXT_MENU.to_string(), r.response.rect);
+        }
+        if !chosen.is_empty() {
+            for cmd in chosen {
+                self.emit(cmd);
+            }
+            self.close_menu(m);
+        } else if !open {
+            self.close_menu(m);
         }
     }
 
