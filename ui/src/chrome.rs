@@ -108,6 +108,12 @@ pub mod controls {
     pub const CTX_PASTE: &str = "ctx:paste";
     /// Context menu in an editable field: Select all.
     pub const CTX_SELECT_ALL: &str = "ctx:select_all";
+    /// The toolbar's downloads button (only while there are downloads).
+    pub const DOWNLOADS: &str = "downloads";
+    /// The downloads panel (while open).
+    pub const DOWNLOADS_PANEL: &str = "downloads:panel";
+    /// "Open downloads folder" at the foot of the panel.
+    pub const DOWNLOADS_FOLDER: &str = "downloads:folder";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -128,6 +134,12 @@ pub fn theme_mode_control(mode: ThemeMode) -> String {
 /// Id of a container row in the new-tab picker for [`Chrome::control_rect`].
 pub fn container_control(container: &str) -> String {
     format!("container:{container}")
+}
+
+/// Id of a download row's button in the open panel for
+/// [`Chrome::control_rect`]; `action` is "cancel", "show" or "remove".
+pub fn download_control(action: &str, id: u32) -> String {
+    format!("download:{action}:{id}")
 }
 
 /// Id of a container row in the context menu's "Open link in container
@@ -199,6 +211,25 @@ pub struct Chrome {
     answered_dialog: Option<(TabId, u64)>,
     /// The context menu the human closed; hidden until the app clears it.
     dismissed_menu: Option<crate::model::ContextMenuView>,
+    /// The downloads panel is open.
+    downloads_open: bool,
+    /// Finished downloads the human has seen in the panel (no dot for them).
+    seen_downloads: std::collections::HashSet<u32>,
+    /// What the downloads button showed last frame.
+    download_badge: Option<DownloadBadge>,
+}
+
+/// What the toolbar's downloads button shows (see
+/// [`Chrome::download_badge`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DownloadBadge {
+    /// Downloads in progress.
+    pub in_progress: usize,
+    /// Bytes received / total over the in-progress downloads whose size is
+    /// known; `None` when none is (the ring then just turns).
+    pub fraction: Option<f32>,
+    /// A download finished that the human hasn't seen in the panel (the dot).
+    pub unseen: bool,
 }
 
 impl Default for Chrome {
@@ -234,6 +265,9 @@ impl Chrome {
             dialog: None,
             answered_dialog: None,
             dismissed_menu: None,
+            downloads_open: false,
+            seen_downloads: Default::default(),
+            download_badge: None,
         }
     }
 
@@ -260,6 +294,12 @@ impl Chrome {
     /// [`tab_control`], …), in points.
     pub fn control_rect(&self, name: &str) -> Option<Rect> {
         self.rects.get(name).copied()
+    }
+
+    /// What the downloads button showed last frame; `None` while it is
+    /// hidden (no downloads).
+    pub fn download_badge(&self) -> Option<DownloadBadge> {
+        self.download_badge
     }
 
     /// The page area's rectangle last frame, in points.
@@ -487,6 +527,7 @@ impl Chrome {
 
     fn ui(&mut self, ui: &mut Ui, model: &ChromeModel) {
         self.rects.clear();
+        self.download_badge = None;
         self.sync_omnibox(model);
         let active = model.active_tab();
 
@@ -504,7 +545,7 @@ impl Chrome {
                     .fill(ui.visuals().panel_fill)
                     .inner_margin(egui::Margin::symmetric(6, 4)),
             )
-            .show(ui, |ui| self.toolbar(ui, active, model.dark_filter));
+            .show(ui, |ui| self.toolbar(ui, active, model));
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
         self.overlays(ui, model);
 
@@ -699,7 +740,8 @@ impl Chrome {
             .on_hover_text("New tab (Ctrl+T opens one in the last container)");
     }
 
-    fn toolbar(&mut self, ui: &mut Ui, active: Option<&TabView>, filter: FilterOptions) {
+    fn toolbar(&mut self, ui: &mut Ui, active: Option<&TabView>, model: &ChromeModel) {
+        let filter = model.dark_filter;
         ui.horizontal(|ui| {
             let id = active.map(|t| t.id);
             let nav = |ui: &mut Ui, enabled: bool, label: &str, hint: &str| {
@@ -743,6 +785,7 @@ impl Chrome {
 
             // Right-to-left so the omnibox takes whatever the buttons leave.
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                self.downloads_button(ui, model);
                 let vault = ui
                     .add(egui::Button::new(RichText::new("🔑 Vault").size(13.0)).min_size(vec2(0.0, 26.0)))
                     .on_hover_text("Open the password vault (a separate window the agent cannot reach)");

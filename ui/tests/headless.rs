@@ -3,13 +3,13 @@
 #![forbid(unsafe_code)]
 
 use aperture_ui::chrome::{
-    container_control, context_container_control, controls, tab_close_control, tab_control,
+    container_control, context_container_control, controls, download_control, tab_close_control, tab_control,
 };
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
-    Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, EditOp, MouseButton,
-    PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
+    Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView,
+    EditOp, MouseButton, PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -1353,4 +1353,152 @@ fn a_menu_near_the_corner_stays_in_the_window() {
     let menu = h.rect(controls::CONTEXT_MENU);
     let window = Rect::from_min_size(Pos2::ZERO, vec2(1000.0, 700.0));
     assert!(window.contains_rect(menu), "{menu:?}");
+}
+
+// ---- Downloads ----
+
+fn download(id: u32, name: &str, received: u64, total: Option<u64>, state: DownloadState) -> DownloadView {
+    DownloadView {
+        id,
+        name: name.into(),
+        received,
+        total,
+        state,
+        path: None,
+    }
+}
+
+#[test]
+fn downloads_button_appears_with_a_progress_ring() {
+    let mut h = Harness::new();
+    assert!(!h.has(controls::DOWNLOADS), "no button without downloads");
+    assert_eq!(h.chrome.download_badge(), None);
+    h.model.downloads = vec![download(
+        1,
+        "big.iso",
+        256 * 1024,
+        Some(1024 * 1024),
+        DownloadState::InProgress,
+    )];
+    h.frame(vec![]);
+    assert!(h.has(controls::DOWNLOADS));
+    let badge = h.chrome.download_badge().expect("badge");
+    assert_eq!(badge.in_progress, 1);
+    assert_eq!(badge.fraction, Some(0.25));
+    assert!(!badge.unseen);
+    // Unknown size: still running, no fraction.
+    h.model.downloads[0].total = None;
+    h.frame(vec![]);
+    let badge = h.chrome.download_badge().unwrap();
+    assert_eq!((badge.in_progress, badge.fraction), (1, None));
+}
+
+#[test]
+fn downloads_panel_lists_progress_and_offers_cancel_show_remove() {
+    let mut h = Harness::new();
+    h.model.downloads = vec![
+        download(
+            1,
+            "report.pdf",
+            3 * 1024 * 1024,
+            Some(3 * 1024 * 1024),
+            DownloadState::Complete,
+        ),
+        download(
+            2,
+            "big.iso",
+            256 * 1024,
+            Some(1024 * 1024),
+            DownloadState::InProgress,
+        ),
+        download(3, "gone.zip", 10, None, DownloadState::Failed("disk full".into())),
+        download(4, "stopped.bin", 10, Some(100), DownloadState::Cancelled),
+    ];
+    h.frame(vec![]);
+    assert!(!h.has(controls::DOWNLOADS_PANEL));
+    assert!(without_noise(h.click(controls::DOWNLOADS)).is_empty());
+    assert!(h.has(controls::DOWNLOADS_PANEL));
+    for text in [
+        "report.pdf",
+        "Done · 3.0 MB",
+        "big.iso",
+        "256 KB of 1.0 MB",
+        "Failed — disk full",
+        "Cancelled",
+    ] {
+        assert!(h.shows(text), "{text} not in {:?}", h.texts);
+    }
+    // Cancel only while running; Show in folder only when complete; Remove
+    // once finished.
+    assert!(h.has(&download_control("cancel", 2)));
+    assert!(!h.has(&download_control("cancel", 1)));
+    assert!(!h.has(&download_control("remove", 2)));
+    assert!(h.has(&download_control("show", 1)));
+    assert!(!h.has(&download_control("show", 3)));
+    assert!(h.has(&download_control("remove", 3)) && h.has(&download_control("remove", 4)));
+    assert_eq!(
+        without_noise(h.click(&download_control("cancel", 2))),
+        vec![UiCommand::CancelDownload { id: 2 }]
+    );
+    assert_eq!(
+        without_noise(h.click(&download_control("show", 1))),
+        vec![UiCommand::OpenDownloadsFolder]
+    );
+    assert_eq!(
+        without_noise(h.click(&download_control("remove", 4))),
+        vec![UiCommand::RemoveDownload { id: 4 }]
+    );
+    assert_eq!(
+        without_noise(h.click(controls::DOWNLOADS_FOLDER)),
+        vec![UiCommand::OpenDownloadsFolder]
+    );
+    // Escape closes it; so does a click elsewhere.
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    assert!(!h.has(controls::DOWNLOADS_PANEL));
+    h.click(controls::DOWNLOADS);
+    assert!(h.has(controls::DOWNLOADS_PANEL));
+    h.click(controls::BACK);
+    assert!(!h.has(controls::DOWNLOADS_PANEL));
+    // The button toggles it.
+    h.click(controls::DOWNLOADS);
+    h.click(controls::DOWNLOADS);
+    assert!(!h.has(controls::DOWNLOADS_PANEL));
+}
+
+#[test]
+fn a_finished_download_shows_a_dot_until_the_panel_is_opened() {
+    let mut h = Harness::new();
+    h.model.downloads = vec![download(5, "a.txt", 5, Some(10), DownloadState::InProgress)];
+    h.frame(vec![]);
+    assert!(!h.chrome.download_badge().unwrap().unseen);
+    h.model.downloads[0].state = DownloadState::Complete;
+    h.model.downloads[0].received = 10;
+    h.frame(vec![]);
+    let badge = h.chrome.download_badge().unwrap();
+    assert!(badge.unseen, "{badge:?}");
+    assert_eq!(badge.in_progress, 0);
+    h.click(controls::DOWNLOADS);
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    assert!(!h.chrome.download_badge().unwrap().unseen, "seen once opened");
+    // Another one finishing brings the dot back.
+    h.model
+        .downloads
+        .push(download(6, "b.txt", 1, Some(1), DownloadState::Complete));
+    h.frame(vec![]);
+    assert!(h.chrome.download_badge().unwrap().unseen);
+}
+
+#[test]
+fn human_sizes() {
+    let mut h = Harness::new();
+    h.model.downloads = vec![
+        download(1, "a", 512, None, DownloadState::InProgress),
+        download(2, "b", 1536, None, DownloadState::InProgress),
+        download(3, "c", 5 * 1024 * 1024 * 1024, None, DownloadState::Complete),
+    ];
+    h.frame(vec![]);
+    h.click(controls::DOWNLOADS);
+    for text in ["512 B", "1.5 KB", "Done · 5.0 GB"] {
+        assert!(h.shows(text), "{text} not in {:?}", h.texts);
+    }
 }

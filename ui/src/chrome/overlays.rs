@@ -8,9 +8,11 @@
 
 use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
 
-use super::{Chrome, context_container_control, controls, omnibox_id};
+use super::{Chrome, DownloadBadge, context_container_control, controls, download_control, omnibox_id};
 use crate::command::{EditOp, UiCommand};
-use crate::model::{ChromeModel, ContextMenuView, DialogKind, DialogView, TabId};
+use crate::model::{
+    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, TabId,
+};
 
 /// What the human has done so far in the dialog on screen.
 pub(super) struct DialogState {
@@ -45,6 +47,12 @@ impl Chrome {
     /// Forget answered overlays once the app has cleared them, and start
     /// fresh state for new ones.
     pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.downloads.is_empty() || model.fullscreen {
+            self.downloads_open = false;
+        }
+        // Ids the app dropped from the list can't come back as unseen.
+        self.seen_downloads
+            .retain(|id| model.downloads.iter().any(|d| d.id == *id));
         if model.context_menu.is_none() {
             self.dismissed_menu = None;
         }
@@ -125,6 +133,10 @@ impl Chrome {
                     self.answer_dialog(ctx, &d, false);
                     return true;
                 }
+                if self.downloads_open {
+                    self.downloads_open = false;
+                    return true;
+                }
                 false
             }
             Key::Enter if !omnibox && !m.any() => {
@@ -177,6 +189,171 @@ impl Chrome {
         if let Some(m) = self.shown_menu(model).cloned() {
             self.context_menu(ui, &m, model);
         }
+        if self.downloads_open {
+            self.downloads_panel(&ctx, model);
+        }
+    }
+
+    /// The toolbar's downloads button: only once there are downloads, with a
+    /// progress ring while any is running and a dot for finished ones the
+    /// human hasn't looked at.
+    pub(super) fn downloads_button(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        if model.downloads.is_empty() {
+            return;
+        }
+        let running: Vec<&DownloadView> = model.downloads.iter().filter(|d| !d.finished()).collect();
+        let (got, total) = running
+            .iter()
+            .filter_map(|d| d.total.filter(|t| *t > 0).map(|t| (d.received.min(t), t)))
+            .fold((0u64, 0u64), |(g, t), (a, b)| (g + a, t + b));
+        let badge = DownloadBadge {
+            in_progress: running.len(),
+            fraction: (total > 0).then(|| got as f32 / total as f32),
+            unseen: model
+                .downloads
+                .iter()
+                .any(|d| d.finished() && !self.seen_downloads.contains(&d.id)),
+        };
+        self.download_badge = Some(badge);
+        let resp = ui
+            .add(egui::Button::new(RichText::new("⬇").size(15.0)).min_size(vec2(30.0, 26.0)))
+            .on_hover_text("Downloads");
+        self.rects.insert(controls::DOWNLOADS.to_string(), resp.rect);
+        let painter = ui.painter();
+        let accent = ui.visuals().selection.bg_fill;
+        if badge.in_progress > 0 {
+            let c = resp.rect.center();
+            let r = 10.5;
+            painter.circle_stroke(
+                c,
+                r,
+                egui::Stroke::new(2.0, ui.visuals().weak_text_color().gamma_multiply(0.4)),
+            );
+            // Known size: the ring fills clockwise from the top. Unknown: a
+            // quarter arc goes round, at the spinner's ~8 fps.
+            let (start, sweep) = match badge.fraction {
+                Some(f) => (0.0, f.clamp(0.02, 1.0)),
+                None => {
+                    ui.ctx()
+                        .request_repaint_after(std::time::Duration::from_millis(120));
+                    ((ui.input(|i| i.time) as f32 * 0.8).fract(), 0.25)
+                }
+            };
+            let steps = (sweep * 48.0).ceil().max(2.0) as usize;
+            let points: Vec<egui::Pos2> = (0..=steps)
+                .map(|i| {
+                    let turn = start + sweep * i as f32 / steps as f32;
+                    let a = turn * std::f32::consts::TAU - std::f32::consts::FRAC_PI_2;
+                    c + r * vec2(a.cos(), a.sin())
+                })
+                .collect();
+            painter.add(egui::Shape::line(points, egui::Stroke::new(2.5, accent)));
+        }
+        if badge.unseen {
+            painter.circle_filled(resp.rect.right_top() + vec2(-5.0, 5.0), 3.5, accent);
+        }
+        if resp.clicked() {
+            self.downloads_open = !self.downloads_open;
+        }
+    }
+
+    fn downloads_panel(&mut self, ctx: &Context, model: &ChromeModel) {
+        let Some(button) = self.rects.get(controls::DOWNLOADS).copied() else {
+            return;
+        };
+        // Open means seen: the dot goes once the human has looked.
+        self.seen_downloads
+            .extend(model.downloads.iter().filter(|d| d.finished()).map(|d| d.id));
+        let mut cmds = Vec::new();
+        let area = egui::Area::new(Id::unique("aperture_downloads"))
+            .order(Order::Foreground)
+            .pivot(egui::Align2::RIGHT_TOP)
+            .fixed_pos(button.right_bottom() + vec2(0.0, 4.0))
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.set_width(340.0);
+                    ui.label(RichText::new("Downloads").strong());
+                    ui.separator();
+                    egui::ScrollArea::vertical().max_height(360.0).show(ui, |ui| {
+                        // Newest first, as browsers list them.
+                        for d in model.downloads.iter().rev() {
+                            self.download_row(ui, d, &mut cmds);
+                            ui.separator();
+                        }
+                    });
+                    let folder = ui.link("Open downloads folder");
+                    self.rects
+                        .insert(controls::DOWNLOADS_FOLDER.to_string(), folder.rect);
+                    if folder.clicked() {
+                        cmds.push(UiCommand::OpenDownloadsFolder);
+                    }
+                });
+            });
+        let panel = area.response.rect;
+        self.rects.insert(controls::DOWNLOADS_PANEL.to_string(), panel);
+        for cmd in cmds {
+            self.emit(cmd);
+        }
+        // A press anywhere but the panel or its button closes it (the
+        // button's own click toggles it).
+        let pressed_outside = ctx.input(|i| {
+            i.pointer.any_pressed()
+                && i.pointer
+                    .press_origin()
+                    .is_some_and(|p| !panel.contains(p) && !button.contains(p))
+        });
+        if pressed_outside {
+            self.downloads_open = false;
+        }
+    }
+
+    fn download_row(&mut self, ui: &mut Ui, d: &DownloadView, cmds: &mut Vec<UiCommand>) {
+        ui.add(egui::Label::new(RichText::new(&d.name).strong()).truncate());
+        let status = match &d.state {
+            DownloadState::InProgress => match d.total {
+                Some(t) => format!("{} of {}", human_bytes(d.received), human_bytes(t)),
+                None => human_bytes(d.received),
+            },
+            DownloadState::Complete => format!("Done · {}", human_bytes(d.total.unwrap_or(d.received))),
+            DownloadState::Cancelled => "Cancelled".to_string(),
+            DownloadState::Failed(why) => format!("Failed — {why}"),
+        };
+        let colour = match d.state {
+            DownloadState::Failed(_) => ui.visuals().error_fg_color,
+            _ => ui.visuals().weak_text_color(),
+        };
+        ui.label(RichText::new(status).small().color(colour));
+        if d.state == DownloadState::InProgress
+            && let Some(t) = d.total.filter(|t| *t > 0)
+        {
+            ui.add(egui::ProgressBar::new(d.received as f32 / t as f32).desired_height(4.0));
+        }
+        ui.horizontal(|ui| {
+            let mut button = |ui: &mut Ui, action: &str, label: &str, cmd: UiCommand| {
+                let r = ui.small_button(label);
+                self.rects.insert(download_control(action, d.id), r.rect);
+                if r.clicked() {
+                    cmds.push(cmd);
+                }
+            };
+            match d.state {
+                DownloadState::InProgress => {
+                    button(ui, "cancel", "Cancel", UiCommand::CancelDownload { id: d.id });
+                }
+                DownloadState::Complete => {
+                    button(ui, "show", "Show in folder", UiCommand::OpenDownloadsFolder);
+                }
+                _ => {}
+            }
+            if d.finished() {
+                button(
+                    ui,
+                    "remove",
+                    "Remove from list",
+                    UiCommand::RemoveDownload { id: d.id },
+                );
+            }
+        });
     }
 
     fn context_menu(&mut self, ui: &Ui, m: &ContextMenuView, model: &ChromeModel) {
@@ -467,5 +644,25 @@ impl Chrome {
         if let Some(accept) = answer {
             self.answer_dialog(ctx, d, accept);
         }
+    }
+}
+
+/// Bytes for people: "512 B", "1.5 KB", "256 KB", "1.0 MB" (binary units, as
+/// browsers show them).
+pub(super) fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if v < 10.0 {
+        format!("{v:.1} {}", UNITS[unit])
+    } else {
+        format!("{v:.0} {}", UNITS[unit])
     }
 }
