@@ -114,6 +114,12 @@ pub mod controls {
     pub const DOWNLOADS_PANEL: &str = "downloads:panel";
     /// "Open downloads folder" at the foot of the panel.
     pub const DOWNLOADS_FOLDER: &str = "downloads:folder";
+    /// The permission bubble under the omnibox (while shown).
+    pub const PERMISSION: &str = "permission";
+    /// The permission bubble's Allow.
+    pub const PERMISSION_ALLOW: &str = "permission:allow";
+    /// The permission bubble's Block.
+    pub const PERMISSION_BLOCK: &str = "permission:block";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -217,6 +223,8 @@ pub struct Chrome {
     seen_downloads: std::collections::HashSet<u32>,
     /// What the downloads button showed last frame.
     download_badge: Option<DownloadBadge>,
+    /// The permission request last answered (hidden until the app clears it).
+    answered_permission: Option<u64>,
 }
 
 /// What the toolbar's downloads button shows (see
@@ -268,6 +276,7 @@ impl Chrome {
             downloads_open: false,
             seen_downloads: Default::default(),
             download_badge: None,
+            answered_permission: None,
         }
     }
 

@@ -9,7 +9,7 @@ use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
     Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView,
-    EditOp, MouseButton, PageFrame, PageInput, Rgb, TabId, TabView, UiCommand,
+    EditOp, MouseButton, PageFrame, PageInput, PermissionView, Rgb, TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -1501,4 +1501,85 @@ fn human_sizes() {
     for text in ["512 B", "1.5 KB", "Done · 5.0 GB"] {
         assert!(h.shows(text), "{text} not in {:?}", h.texts);
     }
+}
+
+// ---- Permission prompt ----
+
+fn permission(tab: u64) -> PermissionView {
+    PermissionView {
+        tab: TabId(tab),
+        id: 42,
+        origin: "maps.example.com".into(),
+        kinds: vec!["know your location".into(), "show notifications".into()],
+    }
+}
+
+#[test]
+fn permission_bubble_hangs_under_the_omnibox_and_answers() {
+    let mut h = Harness::new();
+    h.model.permission = Some(permission(1));
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("maps.example.com wants to:"), "{:?}", h.texts);
+    assert!(h.shows("know your location") && h.shows("show notifications"));
+    let bubble = h.rect(controls::PERMISSION);
+    let omnibox = h.rect(controls::OMNIBOX);
+    assert!(
+        bubble.min.y >= omnibox.max.y && bubble.min.y - omnibox.max.y < 10.0,
+        "bubble {bubble:?} under omnibox {omnibox:?}"
+    );
+    assert!((bubble.min.x - omnibox.min.x).abs() < 2.0);
+    assert_eq!(
+        without_noise(h.click(controls::PERMISSION_ALLOW)),
+        vec![UiCommand::AnswerPermission { id: 42, allow: true }]
+    );
+    assert!(!h.has(controls::PERMISSION), "gone once answered");
+    // The next request shows again; Block says no.
+    h.model.permission = Some(PermissionView {
+        id: 43,
+        ..permission(1)
+    });
+    h.frame(vec![]);
+    assert_eq!(
+        without_noise(h.click(controls::PERMISSION_BLOCK)),
+        vec![UiCommand::AnswerPermission { id: 43, allow: false }]
+    );
+}
+
+#[test]
+fn escape_blocks_and_the_page_stays_usable_under_the_bubble() {
+    let mut h = Harness::new();
+    h.model.permission = Some(permission(1));
+    h.frame(vec![]);
+    h.frame(vec![]);
+    // Not modal: the page still gets clicks away from the bubble.
+    let page = h.rect(controls::PAGE);
+    let cmds = h.click_at(pos2(page.max.x - 40.0, page.max.y - 40.0), PointerButton::Primary);
+    assert!(
+        real_page_inputs(&cmds)
+            .iter()
+            .any(|i| matches!(i, PageInput::MouseDown { .. }))
+    );
+    assert!(h.has(controls::PERMISSION));
+    let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
+    assert_eq!(
+        without_noise(cmds.clone()),
+        vec![UiCommand::AnswerPermission { id: 42, allow: false }]
+    );
+    assert!(
+        page_inputs(&cmds).is_empty(),
+        "Escape went to the bubble: {cmds:?}"
+    );
+}
+
+#[test]
+fn another_tabs_permission_request_waits() {
+    let mut h = Harness::new();
+    h.model.permission = Some(permission(2));
+    h.frame(vec![]);
+    assert!(!h.has(controls::PERMISSION));
+    assert!(without_noise(h.frame(press(Key::Escape, Modifiers::NONE))).is_empty());
+    h.model.active = Some(TabId(2));
+    h.frame(vec![]);
+    assert!(h.has(controls::PERMISSION));
 }

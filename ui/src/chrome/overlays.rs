@@ -11,7 +11,7 @@ use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
 use super::{Chrome, DownloadBadge, context_container_control, controls, download_control, omnibox_id};
 use crate::command::{EditOp, UiCommand};
 use crate::model::{
-    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, TabId,
+    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, PermissionView, TabId,
 };
 
 /// What the human has done so far in the dialog on screen.
@@ -47,6 +47,9 @@ impl Chrome {
     /// Forget answered overlays once the app has cleared them, and start
     /// fresh state for new ones.
     pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.permission.as_ref().map(|p| p.id) != self.answered_permission {
+            self.answered_permission = None;
+        }
         if model.downloads.is_empty() || model.fullscreen {
             self.downloads_open = false;
         }
@@ -137,6 +140,12 @@ impl Chrome {
                     self.downloads_open = false;
                     return true;
                 }
+                // Escape dismisses the bubble, which counts as Block: the
+                // site asked and the human said no to this request.
+                if let Some(p) = self.shown_permission(model).cloned() {
+                    self.answer_permission(&p, false);
+                    return true;
+                }
                 false
             }
             Key::Enter if !omnibox && !m.any() => {
@@ -191,6 +200,65 @@ impl Chrome {
         }
         if self.downloads_open {
             self.downloads_panel(&ctx, model);
+        }
+        if let Some(p) = self.shown_permission(model).cloned() {
+            self.permission_bubble(&ctx, &p);
+        }
+    }
+
+    fn shown_permission<'m>(&self, model: &'m ChromeModel) -> Option<&'m PermissionView> {
+        model
+            .permission
+            .as_ref()
+            .filter(|p| Some(p.tab) == model.active && Some(p.id) != self.answered_permission)
+    }
+
+    fn answer_permission(&mut self, p: &PermissionView, allow: bool) {
+        self.emit(UiCommand::AnswerPermission { id: p.id, allow });
+        self.answered_permission = Some(p.id);
+    }
+
+    fn permission_bubble(&mut self, ctx: &Context, p: &PermissionView) {
+        // Under the omnibox, where the site's name is; in fullscreen there
+        // is none, so the page's top-left corner.
+        let anchor = match (self.rects.get(controls::OMNIBOX), self.page_rect) {
+            (Some(o), _) => o.left_bottom() + vec2(0.0, 4.0),
+            (None, Some(page)) => page.min + vec2(8.0, 8.0),
+            (None, None) => return,
+        };
+        let mut answer = None;
+        let area = egui::Area::new(Id::unique("aperture_permission"))
+            .order(Order::Foreground)
+            .fixed_pos(anchor)
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style())
+                    .inner_margin(egui::Margin::same(12))
+                    .show(ui, |ui| {
+                        ui.set_width(300.0);
+                        ui.label(RichText::new(format!("{} wants to:", p.origin)).strong());
+                        for kind in &p.kinds {
+                            ui.label(format!("• {kind}"));
+                        }
+                        ui.add_space(8.0);
+                        ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                            let allow = ui.add(egui::Button::new("Allow").min_size(vec2(64.0, 24.0)));
+                            let block = ui.add(egui::Button::new("Block").min_size(vec2(64.0, 24.0)));
+                            self.rects
+                                .insert(controls::PERMISSION_ALLOW.to_string(), allow.rect);
+                            self.rects
+                                .insert(controls::PERMISSION_BLOCK.to_string(), block.rect);
+                            if allow.clicked() {
+                                answer = Some(true);
+                            } else if block.clicked() {
+                                answer = Some(false);
+                            }
+                        });
+                    });
+            });
+        self.rects
+            .insert(controls::PERMISSION.to_string(), area.response.rect);
+        if let Some(allow) = answer {
+            self.answer_permission(p, allow);
         }
     }
 
