@@ -120,6 +120,8 @@ pub mod controls {
     pub const PERMISSION_ALLOW: &str = "permission:allow";
     /// The permission bubble's Block.
     pub const PERMISSION_BLOCK: &str = "permission:block";
+    /// Where the page's popup widget (a `<select>` list) was drawn.
+    pub const POPUP: &str = "popup";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -195,6 +197,8 @@ pub struct Chrome {
     /// What the app was last told in `PageFocus`, to send only changes.
     reported_focus: Option<(TabId, bool)>,
     texture: Option<PageTexture>,
+    /// The page's popup widget's pixels.
+    popup_texture: Option<PageTexture>,
     external: Option<ExternalPageTexture>,
     last_resize: Option<(u32, u32, f32)>,
     pointer_in_page: bool,
@@ -259,6 +263,7 @@ impl Chrome {
             window_focused: true,
             reported_focus: None,
             texture: None,
+            popup_texture: None,
             external: None,
             last_resize: None,
             pointer_in_page: false,
@@ -1011,6 +1016,7 @@ impl Chrome {
             }
         }
 
+        self.draw_popup(&ctx, &painter, rect, model);
         let blocked = self.page_modal(model) || self.menu_open(model);
         if self.page_modal(model) {
             // Dim the page under a tab-modal sheet, as browsers do, so it
@@ -1046,31 +1052,35 @@ impl Chrome {
     }
 
     fn upload(&mut self, ctx: &Context, frame: &PageFrame) -> &PageTexture {
-        let stale = self
-            .texture
+        upload_into(&mut self.texture, ctx, frame, "aperture-page")
+    }
+
+    /// The page's open popup widget (a `<select>` list) over the page frame,
+    /// at its page position and at the same scale as the page: CEF paints
+    /// it separately (`PET_POPUP`). Painted into the page's own layer, so
+    /// pointer input over it goes to the page like any other, which is
+    /// what CEF expects (it routes it to the popup itself).
+    fn draw_popup(&mut self, ctx: &Context, painter: &egui::Painter, page: Rect, model: &ChromeModel) {
+        let popup = model
+            .popup
             .as_ref()
-            .is_none_or(|t| t.generation != frame.generation);
-        if stale {
-            let image = bgra_to_image(frame.width, frame.height, &frame.bgra);
-            // Nearest: the frame is drawn 1:1 in device pixels, and linear
-            // filtering would only soften text when sizes briefly disagree.
-            let opts = TextureOptions::NEAREST;
-            match &mut self.texture {
-                Some(t) => {
-                    t.handle.set(image, opts);
-                    t.generation = frame.generation;
-                    t.size = [frame.width, frame.height];
-                }
-                None => {
-                    self.texture = Some(PageTexture {
-                        handle: ctx.load_texture("aperture-page", image, opts),
-                        generation: frame.generation,
-                        size: [frame.width, frame.height],
-                    });
-                }
-            }
-        }
-        self.texture.as_ref().expect("texture was just set")
+            .filter(|p| model.active.is_some() && p.frame.width > 0 && p.frame.height > 0);
+        let Some(popup) = popup else {
+            self.popup_texture = None;
+            return;
+        };
+        let ppp = ctx.pixels_per_point();
+        let t = upload_into(&mut self.popup_texture, ctx, &popup.frame, "aperture-popup");
+        let [x, y, _, _] = popup.rect;
+        let at = page.min + vec2(x as f32, y as f32);
+        let shown = Rect::from_min_size(at, vec2(t.size[0] as f32 / ppp, t.size[1] as f32 / ppp));
+        painter.image(
+            t.handle.id(),
+            shown,
+            Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0)),
+            Color32::WHITE,
+        );
+        self.rects.insert(controls::POPUP.to_string(), shown);
     }
 
     /// Add the buttons currently held inside the page.
@@ -1228,6 +1238,37 @@ impl Chrome {
 /// The omnibox's egui id (also how overlays tell whether it has focus).
 fn omnibox_id() -> Id {
     Id::unique("aperture_omnibox")
+}
+
+/// Upload `frame` into `slot` unless it already holds that generation.
+fn upload_into<'a>(
+    slot: &'a mut Option<PageTexture>,
+    ctx: &Context,
+    frame: &PageFrame,
+    name: &str,
+) -> &'a PageTexture {
+    let stale = slot.as_ref().is_none_or(|t| t.generation != frame.generation);
+    if stale {
+        let image = bgra_to_image(frame.width, frame.height, &frame.bgra);
+        // Nearest: the frame is drawn 1:1 in device pixels, and linear
+        // filtering would only soften text when sizes briefly disagree.
+        let opts = TextureOptions::NEAREST;
+        match slot {
+            Some(t) => {
+                t.handle.set(image, opts);
+                t.generation = frame.generation;
+                t.size = [frame.width, frame.height];
+            }
+            None => {
+                *slot = Some(PageTexture {
+                    handle: ctx.load_texture(name, image, opts),
+                    generation: frame.generation,
+                    size: [frame.width, frame.height],
+                });
+            }
+        }
+    }
+    slot.as_ref().expect("texture was just set")
 }
 
 fn mouse_button(b: PointerButton) -> Option<MouseButton> {

@@ -9,7 +9,7 @@ use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
     Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView,
-    EditOp, MouseButton, PageFrame, PageInput, PermissionView, Rgb, TabId, TabView, UiCommand,
+    EditOp, MouseButton, PageFrame, PageInput, PermissionView, PopupView, Rgb, TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -1582,4 +1582,56 @@ fn another_tabs_permission_request_waits() {
     h.model.active = Some(TabId(2));
     h.frame(vec![]);
     assert!(h.has(controls::PERMISSION));
+}
+
+// ---- Popup widgets (<select> lists) ----
+
+#[test]
+fn a_select_popup_is_drawn_over_the_page_where_cef_put_it_and_gets_input() {
+    let mut h = Harness::with_scale(2.0);
+    let white = |w: u32, h: u32, generation| PageFrame {
+        width: w,
+        height: h,
+        bgra: vec![255u8; (w * h * 4) as usize].into(),
+        generation,
+    };
+    h.model.frame = Some(white(40, 20, 1));
+    h.frame(vec![]);
+    assert!(!h.has(controls::POPUP));
+    let page_images = h.images.clone();
+    assert_eq!(page_images.len(), 1, "{page_images:?}");
+    // A 100×60 DIP list at (30, 40), painted at scale 2.
+    h.model.popup = Some(PopupView {
+        rect: [30, 40, 100, 60],
+        frame: white(200, 120, 1),
+    });
+    h.frame(vec![]);
+    let page = h.rect(controls::PAGE);
+    let expected = Rect::from_min_size(page.min + vec2(30.0, 40.0), vec2(100.0, 60.0));
+    assert_eq!(h.images.len(), 2, "{:?}", h.images);
+    let (page_tex, _) = h.images[0];
+    let (popup_tex, popup_rect) = h.images[1];
+    assert_ne!(
+        popup_tex, page_tex,
+        "its own texture, drawn after (over) the page"
+    );
+    assert!(
+        (popup_rect.min - expected.min).length() < 0.01 && (popup_rect.max - expected.max).length() < 0.01,
+        "{popup_rect:?} vs {expected:?}"
+    );
+    // Clicks inside it go to the page (CEF hands them to the popup), in
+    // page coordinates.
+    let cmds = h.click_at(expected.min + vec2(10.0, 15.0), PointerButton::Primary);
+    let down = page_inputs(&cmds).into_iter().find_map(|i| match i {
+        PageInput::MouseDown { x, y, .. } => Some((*x, *y)),
+        _ => None,
+    });
+    assert_eq!(down, Some((40.0, 55.0)), "{cmds:?}");
+    // Keys too (arrows move through the list).
+    let cmds = h.frame(press(Key::ArrowDown, Modifiers::NONE));
+    assert_eq!(real_page_inputs(&cmds).len(), 2, "{cmds:?}");
+    // Closed: gone.
+    h.model.popup = None;
+    h.frame(vec![]);
+    assert_eq!(h.images.len(), 1);
 }
