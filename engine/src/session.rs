@@ -72,7 +72,11 @@ pub struct Timing {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RefError {
     /// Not shaped like a ref.
-    #[error("`{}` is not a ref (refs look like e42); refusing to act", clean(.0, 40))]
+    // The string is the agent's, but it may have been copied from a page: fenced, not quoted.
+    #[error(
+        "that is not a ref (refs look like e42); refusing to act. It was:{}",
+        envelope::Untrusted(&clean(.0, 40))
+    )]
     Malformed(String),
     /// Never issued in this tab.
     #[error("{0} was never issued in this tab; refusing to act. Observe the page and use a ref from it")]

@@ -577,6 +577,21 @@ async fn no_page_string_forges_structure_in_any_tool() {
             json!({"tab": 1, "action": "click", "ref": button}),
         )
         .await;
+        // Refs copied from a page: refused, and never echoed bare.
+        let junk = fake.s(5);
+        run(
+            "junk ref act",
+            "browser_act",
+            json!({"tab": 1, "action": "click", "ref": junk}),
+        )
+        .await;
+        run(
+            "junk ref fill",
+            "browser_fill_form",
+            json!({"tab": 1, "fields": [{"ref": junk, "value": "x"}, {"ref": email, "value": "y"}]}),
+        )
+        .await;
+        run("junk ref read", "browser_read", json!({"tab": 1, "refs": [junk]})).await;
         // A URL copied from a page, with a scheme the agent may not use.
         let bad = format!("javascript:{}", fake.s(3));
         run(

@@ -260,9 +260,11 @@ impl Aperture {
 
     /// Runs one step. `Ok` carries a short harness summary.
     async fn step(&self, id: TabId, st: &mut TabState, s: &Step) -> Result<String, StepFail> {
+        // Trimmed: a ref resolves with surrounding whitespace, and the summaries below echo it.
         let need_ref = || {
             s.target
-                .clone()
+                .as_deref()
+                .map(|t| t.trim().to_string())
                 .ok_or_else(|| StepFail::Refused(format!("{} needs `ref`", s.action.verb())))
         };
         let be = self.backend();
@@ -299,7 +301,7 @@ impl Aperture {
                 let into = match &s.target {
                     Some(r) => {
                         self.focus(id, st, r).await?;
-                        r.clone()
+                        r.trim().to_string()
                     }
                     None => "the focused element".into(),
                 };

@@ -109,6 +109,16 @@ fn label(rec: &NodeRecord) -> String {
     clean(raw, STRING_CAP)
 }
 
+/// The ref as harness text may echo it: the agent's string when it is shaped like a ref, else a
+/// description (a malformed one may have been copied from the page; the refusal fences it).
+fn ref_word(r: &str) -> &str {
+    let t = r.trim();
+    match t.strip_prefix('e') {
+        Some(d) if !d.is_empty() && d.len() <= 9 && d.bytes().all(|b| b.is_ascii_digit()) => t,
+        _ => "the ref given",
+    }
+}
+
 impl Aperture {
     async fn fill_one(&self, id: TabId, st: &mut TabState, f: &Field) -> Result<String, StepFail> {
         let (walk_id, rec) = resolve(st, &f.target).map_err(StepFail::Refused)?;
@@ -116,7 +126,7 @@ impl Aperture {
         match kind(&rec) {
             None => Err(StepFail::Refused(format!(
                 "{} is not a form field this tool can fill",
-                f.target
+                ref_word(&f.target)
             ))),
             Some(Kind::Select) => {
                 st.session.touch(&f.target);
@@ -137,7 +147,7 @@ impl Aperture {
                 let Some(want) = truthy(&f.value) else {
                     return Err(StepFail::Refused(format!(
                         "{}: a checkbox or radio takes \"true\" or \"false\"",
-                        f.target
+                        ref_word(&f.target)
                     )));
                 };
                 let have = rec.state.checked == Some(Tri::True);
@@ -147,7 +157,7 @@ impl Aperture {
                 if k == Kind::Radio && !want {
                     return Err(StepFail::Refused(format!(
                         "{}: a radio button is unchecked by choosing another one",
-                        f.target
+                        ref_word(&f.target)
                     )));
                 }
                 let (_, _, (x, y)) = self.locate(id, st, &f.target).await?;
@@ -197,14 +207,14 @@ impl Aperture {
             let lbl = resolve(&st, &f.target).ok().map(|(_, rec)| label(&rec));
             match self.fill_one(id, &mut st, f).await {
                 Ok(done) => {
-                    r = r.say(format!("{}. {} {done}; its label:", i + 1, f.target));
+                    r = r.say(format!("{}. {} {done}; its label:", i + 1, ref_word(&f.target)));
                     r = r.page(lbl.as_deref().unwrap_or(""));
                 }
                 // Nothing reached the page: this field is reported and the others are still
                 // filled, so one option the select does not have costs one field, not the form.
                 // The page is unchanged, so the next ref needs no fresh observation.
                 Err(fail @ StepFail::Refused(_)) => {
-                    r = fail.render(r.say(format!("{}. {} was not filled:", i + 1, f.target)));
+                    r = fail.render(r.say(format!("{}. {} was not filled:", i + 1, ref_word(&f.target))));
                     failed = true;
                     continue;
                 }
@@ -213,10 +223,10 @@ impl Aperture {
                         format!(
                             "{}. {} failed; {rest} later field(s) not filled:",
                             i + 1,
-                            f.target
+                            ref_word(&f.target)
                         )
                     } else {
-                        format!("{}. {} failed:", i + 1, f.target)
+                        format!("{}. {} failed:", i + 1, ref_word(&f.target))
                     };
                     r = fail.render(r.say(head));
                     failed = true;
