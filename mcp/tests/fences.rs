@@ -351,7 +351,7 @@ impl Backend for Hostile {
         Ok(ElementReply {
             bounds,
             text: matches!(op, ElementOp::ReadText { .. }).then(|| self.s(idx as usize + 14)),
-            truncated: idx % 2 == 0,
+            truncated: idx.is_multiple_of(2),
         })
     }
     async fn page_text(&self, _: TabId, _: usize) -> BackendResult<PageText> {
