@@ -19,7 +19,10 @@ use crate::keys;
 use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
 use crate::omnibox::resolve_input;
 
+mod file_picker;
 mod overlays;
+
+pub use file_picker::file_entry_control;
 
 /// DIP per wheel "line": what Chromium's GTK port scrolls per notch.
 const WHEEL_LINE_DIP: f32 = 40.0;
@@ -122,6 +125,21 @@ pub mod controls {
     pub const PERMISSION_BLOCK: &str = "permission:block";
     /// Where the page's popup widget (a `<select>` list) was drawn.
     pub const POPUP: &str = "popup";
+    /// The file chooser (while shown); entries are
+    /// [`super::file_entry_control`].
+    pub const FILE_CHOOSER: &str = "file";
+    /// The file chooser's Up button.
+    pub const FILE_UP: &str = "file:^up";
+    /// The file chooser's path field (Enter opens a folder or picks a file).
+    pub const FILE_PATH: &str = "file:^path";
+    /// The file chooser's name field (Save mode).
+    pub const FILE_NAME: &str = "file:^name";
+    /// The file chooser's Open / Select folder / Save.
+    pub const FILE_OK: &str = "file:^ok";
+    /// The file chooser's Cancel.
+    pub const FILE_CANCEL: &str = "file:^cancel";
+    /// "Show all files" (when the input has an `accept` filter).
+    pub const FILE_SHOW_ALL: &str = "file:^all";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -229,6 +247,10 @@ pub struct Chrome {
     download_badge: Option<DownloadBadge>,
     /// The permission request last answered (hidden until the app clears it).
     answered_permission: Option<u64>,
+    /// The file chooser on screen.
+    file_picker: Option<file_picker::FilePicker>,
+    /// The file chooser last answered (hidden until the app clears it).
+    answered_chooser: Option<(TabId, u64)>,
 }
 
 /// What the toolbar's downloads button shows (see
@@ -282,6 +304,8 @@ impl Chrome {
             seen_downloads: Default::default(),
             download_badge: None,
             answered_permission: None,
+            file_picker: None,
+            answered_chooser: None,
         }
     }
 

@@ -3,13 +3,15 @@
 #![forbid(unsafe_code)]
 
 use aperture_ui::chrome::{
-    container_control, context_container_control, controls, download_control, tab_close_control, tab_control,
+    container_control, context_container_control, controls, download_control, file_entry_control,
+    tab_close_control, tab_control,
 };
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, pos2, vec2};
 use aperture_ui::{
     Chrome, ChromeModel, ContainerInfo, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView,
-    EditOp, MouseButton, PageFrame, PageInput, PermissionView, PopupView, Rgb, TabId, TabView, UiCommand,
+    EditOp, FileChooserMode, FileChooserView, MouseButton, PageFrame, PageInput, PermissionView, PopupView,
+    Rgb, TabId, TabView, UiCommand,
 };
 
 struct Harness {
@@ -1634,4 +1636,177 @@ fn a_select_popup_is_drawn_over_the_page_where_cef_put_it_and_gets_input() {
     h.model.popup = None;
     h.frame(vec![]);
     assert_eq!(h.images.len(), 1);
+}
+
+// ---- File chooser ----
+
+/// a.png, b.txt, .hidden.png, sub/inner.png
+fn chooser_dir() -> tempfile::TempDir {
+    let t = tempfile::tempdir().unwrap();
+    for f in ["a.png", "b.txt", ".hidden.png"] {
+        std::fs::write(t.path().join(f), b"x").unwrap();
+    }
+    std::fs::create_dir(t.path().join("sub")).unwrap();
+    std::fs::write(t.path().join("sub/inner.png"), b"x").unwrap();
+    t
+}
+
+fn chooser(mode: FileChooserMode, accept: &[&str], default_path: &std::path::Path) -> FileChooserView {
+    FileChooserView {
+        tab: TabId(1),
+        id: 3,
+        mode,
+        title: String::new(),
+        accept: accept.iter().map(|s| s.to_string()).collect(),
+        default_path: Some(default_path.to_path_buf()),
+    }
+}
+
+fn show_chooser(h: &mut Harness, f: FileChooserView) {
+    h.model.file_chooser = Some(f);
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::FILE_CHOOSER));
+}
+
+fn done(cmds: Vec<UiCommand>) -> Vec<UiCommand> {
+    without_noise(cmds)
+        .into_iter()
+        .filter(|c| matches!(c, UiCommand::FileChooserDone { .. }))
+        .collect()
+}
+
+#[test]
+fn file_chooser_lists_the_folder_filtered_by_accept_and_opens_one_file() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(&mut h, chooser(FileChooserMode::Open, &[".png"], t.path()));
+    assert!(h.shows("Open file"), "default title: {:?}", h.texts);
+    assert!(h.has(&file_entry_control("a.png")));
+    assert!(h.has(&file_entry_control("sub")), "folders always listed");
+    assert!(!h.has(&file_entry_control("b.txt")), "filtered by accept");
+    assert!(!h.has(&file_entry_control(".hidden.png")), "dot files hidden");
+    // Nothing chosen yet: Open does nothing.
+    assert!(done(h.click(controls::FILE_OK)).is_empty());
+    h.click(&file_entry_control("a.png"));
+    assert_eq!(
+        done(h.click(controls::FILE_OK)),
+        vec![UiCommand::FileChooserDone {
+            id: 3,
+            paths: vec![t.path().join("a.png")]
+        }]
+    );
+    assert!(!h.has(controls::FILE_CHOOSER), "gone once answered");
+}
+
+#[test]
+fn file_chooser_multiple_show_all_and_folders() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(
+        &mut h,
+        chooser(FileChooserMode::OpenMultiple, &["image/*"], t.path()),
+    );
+    h.click(&file_entry_control("a.png"));
+    h.click(controls::FILE_SHOW_ALL);
+    assert!(h.has(&file_entry_control("b.txt")), "show all lifts the filter");
+    h.click(&file_entry_control("b.txt"));
+    assert_eq!(
+        done(h.click(controls::FILE_OK)),
+        vec![UiCommand::FileChooserDone {
+            id: 3,
+            paths: vec![t.path().join("a.png"), t.path().join("b.txt")]
+        }]
+    );
+
+    // Into a folder and back up.
+    h.model.file_chooser = None;
+    h.frame(vec![]);
+    show_chooser(&mut h, chooser(FileChooserMode::Open, &[], t.path()));
+    h.click(&file_entry_control("sub"));
+    assert!(h.has(&file_entry_control("inner.png")));
+    assert!(!h.has(&file_entry_control("a.png")));
+    h.click(controls::FILE_UP);
+    assert!(h.has(&file_entry_control("a.png")));
+}
+
+#[test]
+fn folder_mode_selects_the_folder_shown() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(&mut h, chooser(FileChooserMode::OpenFolder, &[], t.path()));
+    assert!(h.shows("Select folder"));
+    assert!(!h.has(&file_entry_control("a.png")), "folders only");
+    h.click(&file_entry_control("sub"));
+    assert_eq!(
+        done(h.click(controls::FILE_OK)),
+        vec![UiCommand::FileChooserDone {
+            id: 3,
+            paths: vec![t.path().join("sub")]
+        }]
+    );
+}
+
+#[test]
+fn save_mode_takes_the_suggested_name_and_needs_one() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(&mut h, chooser(FileChooserMode::Save, &[], t.path()));
+    assert!(h.has(controls::FILE_NAME));
+    assert!(done(h.click(controls::FILE_OK)).is_empty(), "no name, no save");
+    h.model.file_chooser = None;
+    h.frame(vec![]);
+    show_chooser(
+        &mut h,
+        FileChooserView {
+            id: 4,
+            ..chooser(FileChooserMode::Save, &[], &t.path().join("report.pdf"))
+        },
+    );
+    assert_eq!(
+        done(h.click(controls::FILE_OK)),
+        vec![UiCommand::FileChooserDone {
+            id: 4,
+            paths: vec![t.path().join("report.pdf")]
+        }]
+    );
+}
+
+#[test]
+fn the_path_field_opens_a_typed_folder() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(&mut h, chooser(FileChooserMode::Open, &[], t.path()));
+    h.click(controls::FILE_PATH);
+    h.frame(press(Key::A, Modifiers::COMMAND));
+    h.type_text(&t.path().join("sub").to_string_lossy());
+    let cmds = h.frame(press(Key::Enter, Modifiers::NONE));
+    assert!(done(cmds).is_empty());
+    h.frame(vec![]);
+    assert!(h.has(&file_entry_control("inner.png")), "{:?}", h.texts);
+}
+
+#[test]
+fn file_chooser_cancel_and_escape_send_no_paths_and_it_is_modal() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    show_chooser(&mut h, chooser(FileChooserMode::Open, &[], t.path()));
+    let page = h.rect(controls::PAGE);
+    let cmds = h.click_at(pos2(page.min.x + 5.0, page.max.y - 5.0), PointerButton::Primary);
+    assert!(real_page_inputs(&cmds).is_empty(), "{cmds:?}");
+    assert_eq!(
+        done(h.click(controls::FILE_CANCEL)),
+        vec![UiCommand::FileChooserDone { id: 3, paths: vec![] }]
+    );
+    show_chooser(
+        &mut h,
+        FileChooserView {
+            id: 5,
+            ..chooser(FileChooserMode::Open, &[], t.path())
+        },
+    );
+    assert_eq!(
+        done(h.frame(press(Key::Escape, Modifiers::NONE))),
+        vec![UiCommand::FileChooserDone { id: 5, paths: vec![] }]
+    );
 }

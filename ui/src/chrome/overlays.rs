@@ -8,10 +8,12 @@
 
 use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
 
+use super::file_picker::{FilePicker, Outcome};
 use super::{Chrome, DownloadBadge, context_container_control, controls, download_control, omnibox_id};
 use crate::command::{EditOp, UiCommand};
 use crate::model::{
-    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, PermissionView, TabId,
+    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, FileChooserView,
+    PermissionView, TabId,
 };
 
 /// What the human has done so far in the dialog on screen.
@@ -47,6 +49,15 @@ impl Chrome {
     /// Forget answered overlays once the app has cleared them, and start
     /// fresh state for new ones.
     pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.file_chooser.as_ref().map(|f| (f.tab, f.id)) != self.answered_chooser {
+            self.answered_chooser = None;
+        }
+        match self.shown_chooser(model) {
+            Some(f) if self.file_picker.as_ref().is_some_and(|p| p.key == (f.tab, f.id)) => {}
+            Some(f) => self.file_picker = Some(FilePicker::new(f)),
+            None if model.file_chooser.is_none() => self.file_picker = None,
+            None => {}
+        }
         if model.permission.as_ref().map(|p| p.id) != self.answered_permission {
             self.answered_permission = None;
         }
@@ -89,7 +100,34 @@ impl Chrome {
 
     /// Whether a tab-modal sheet covers the page: it then gets no input.
     pub(super) fn page_modal(&self, model: &ChromeModel) -> bool {
-        self.shown_dialog(model).is_some()
+        self.shown_dialog(model).is_some() || self.shown_chooser(model).is_some()
+    }
+
+    fn shown_chooser<'m>(&self, model: &'m ChromeModel) -> Option<&'m FileChooserView> {
+        model
+            .file_chooser
+            .as_ref()
+            .filter(|f| Some(f.tab) == model.active && Some((f.tab, f.id)) != self.answered_chooser)
+    }
+
+    fn finish_chooser(&mut self, ctx: &Context, f: &FileChooserView, paths: Vec<std::path::PathBuf>) {
+        self.emit(UiCommand::FileChooserDone { id: f.id, paths });
+        self.answered_chooser = Some((f.tab, f.id));
+        self.file_picker = None;
+        self.return_focus_to_page(ctx);
+    }
+
+    /// After a sheet is answered keys go back to the page, as in every
+    /// browser, unless the human has moved on to the omnibox.
+    fn return_focus_to_page(&mut self, ctx: &Context) {
+        if !omnibox_focused(ctx) {
+            ctx.memory_mut(|m| {
+                if let Some(f) = m.focused() {
+                    m.surrender_focus(f);
+                }
+            });
+            self.page_focused = true;
+        }
     }
 
     /// The context menu to draw: the model's, for the active tab, unless the
@@ -132,6 +170,10 @@ impl Chrome {
                 true
             }
             Key::Escape if !omnibox => {
+                if let Some(f) = self.shown_chooser(model).cloned() {
+                    self.finish_chooser(ctx, &f, Vec::new());
+                    return true;
+                }
                 if let Some(d) = self.shown_dialog(model).cloned() {
                     self.answer_dialog(ctx, &d, false);
                     return true;
@@ -177,16 +219,7 @@ impl Chrome {
         });
         self.answered_dialog = Some((d.tab, d.id));
         self.dialog = None;
-        // Keys go back to the page, as in every browser once its dialog
-        // closes, unless the human has moved on to the omnibox.
-        if !omnibox_focused(ctx) {
-            ctx.memory_mut(|m| {
-                if let Some(f) = m.focused() {
-                    m.surrender_focus(f);
-                }
-            });
-            self.page_focused = true;
-        }
+        self.return_focus_to_page(ctx);
     }
 
     /// Draw whatever overlays the model asks for.
@@ -194,6 +227,9 @@ impl Chrome {
         let ctx = ui.ctx().clone();
         if let Some(d) = self.shown_dialog(model).cloned() {
             self.dialog_sheet(&ctx, &d);
+        }
+        if let Some(f) = self.shown_chooser(model).cloned() {
+            self.file_chooser(&ctx, &f);
         }
         if let Some(m) = self.shown_menu(model).cloned() {
             self.context_menu(ui, &m, model);
@@ -609,6 +645,35 @@ impl Chrome {
             self.close_menu(m);
         } else if !open {
             self.close_menu(m);
+        }
+    }
+
+    fn file_chooser(&mut self, ctx: &Context, f: &FileChooserView) {
+        let Some(page) = self.page_rect else { return };
+        let Some(mut picker) = self.file_picker.take() else {
+            return;
+        };
+        let width = (page.width() - 40.0).clamp(280.0, 640.0);
+        let max_height = page.height() - 20.0;
+        let mut outcome = None;
+        let area = egui::Area::new(Id::unique("aperture_file_chooser"))
+            .order(Order::Foreground)
+            .pivot(egui::Align2::CENTER_TOP)
+            .fixed_pos(pos2(page.center().x, page.min.y + 10.0))
+            .constrain_to(page)
+            .show(ctx, |ui| {
+                egui::Frame::popup(ui.style())
+                    .inner_margin(egui::Margin::same(14))
+                    .show(ui, |ui| {
+                        ui.set_width(width - 28.0);
+                        outcome = picker.ui(ui, &mut self.rects, max_height);
+                    });
+            });
+        self.rects
+            .insert(controls::FILE_CHOOSER.to_string(), area.response.rect);
+        self.file_picker = Some(picker);
+        if let Some(Outcome::Done(paths)) = outcome {
+            self.finish_chooser(ctx, f, paths);
         }
     }
 
