@@ -140,6 +140,10 @@ pub mod controls {
     pub const FILE_CANCEL: &str = "file:^cancel";
     /// "Show all files" (when the input has an `accept` filter).
     pub const FILE_SHOW_ALL: &str = "file:^all";
+    /// The notice bar (while shown).
+    pub const NOTICE: &str = "notice";
+    /// The notice bar's close button.
+    pub const NOTICE_CLOSE: &str = "notice:close";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -251,6 +255,8 @@ pub struct Chrome {
     file_picker: Option<file_picker::FilePicker>,
     /// The file chooser last answered (hidden until the app clears it).
     answered_chooser: Option<(TabId, u64)>,
+    /// The notice the human closed (hidden until the app changes it).
+    dismissed_notice: Option<String>,
 }
 
 /// What the toolbar's downloads button shows (see
@@ -306,6 +312,7 @@ impl Chrome {
             answered_permission: None,
             file_picker: None,
             answered_chooser: None,
+            dismissed_notice: None,
         }
     }
 
@@ -501,6 +508,12 @@ impl Chrome {
                     self.emit(UiCommand::Reload { tab });
                 }
             }
+            Key::F11 if none => self.emit(UiCommand::ToggleFullscreen),
+            Key::P if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::Print { tab });
+                }
+            }
             Key::Tab if ctrl && !m.alt => {
                 self.cycle_tab(model, if m.shift { -1 } else { 1 });
             }
@@ -569,6 +582,22 @@ impl Chrome {
         self.sync_omnibox(model);
         let active = model.active_tab();
 
+        // Fullscreen: the page fills the window, no tab strip or toolbar.
+        if !model.fullscreen {
+            self.chrome_panels(ui, model, active);
+        }
+        egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
+        self.overlays(ui, model);
+
+        // An egui widget took keyboard focus (omnibox click, Tab inside the
+        // chrome): the page no longer has it.
+        if ui.ctx().memory(|m| m.focused().is_some()) {
+            self.page_focused = false;
+        }
+        self.report_focus(model.active);
+    }
+
+    fn chrome_panels(&mut self, ui: &mut Ui, model: &ChromeModel, active: Option<&TabView>) {
         egui::Panel::top("aperture_tabs")
             .exact_size(TAB_HEIGHT + 6.0)
             .frame(
@@ -584,15 +613,6 @@ impl Chrome {
                     .inner_margin(egui::Margin::symmetric(6, 4)),
             )
             .show(ui, |ui| self.toolbar(ui, active, model));
-        egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
-        self.overlays(ui, model);
-
-        // An egui widget took keyboard focus (omnibox click, Tab inside the
-        // chrome): the page no longer has it.
-        if ui.ctx().memory(|m| m.focused().is_some()) {
-            self.page_focused = false;
-        }
-        self.report_focus(model.active);
     }
 
     fn sync_omnibox(&mut self, model: &ChromeModel) {

@@ -1810,3 +1810,89 @@ fn file_chooser_cancel_and_escape_send_no_paths_and_it_is_modal() {
         vec![UiCommand::FileChooserDone { id: 5, paths: vec![] }]
     );
 }
+
+// ---- Fullscreen, print, notices ----
+
+#[test]
+fn fullscreen_gives_the_page_the_whole_window() {
+    let mut h = Harness::new();
+    let windowed = h.rect(controls::PAGE);
+    assert!(windowed.min.y > 40.0);
+    h.model.fullscreen = true;
+    let cmds = h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(
+        !h.has(controls::OMNIBOX) && !h.has(&tab_control(TabId(1))),
+        "no chrome"
+    );
+    let page = h.rect(controls::PAGE);
+    assert_eq!(page, Rect::from_min_size(Pos2::ZERO, vec2(1000.0, 700.0)));
+    assert!(
+        cmds.contains(&UiCommand::Resize {
+            width: 1000,
+            height: 700,
+            scale: 1.0
+        }),
+        "{cmds:?}"
+    );
+    h.model.fullscreen = false;
+    h.frame(vec![]);
+    assert!(h.has(controls::OMNIBOX));
+}
+
+#[test]
+fn f11_toggles_and_escape_leaves_fullscreen_without_reaching_the_page() {
+    let mut h = Harness::new();
+    assert_eq!(
+        without_noise(h.frame(press(Key::F11, Modifiers::NONE))),
+        vec![UiCommand::ToggleFullscreen]
+    );
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    // Not fullscreen: Escape is the page's.
+    let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
+    assert_eq!(real_page_inputs(&cmds).len(), 2, "{cmds:?}");
+    h.model.fullscreen = true;
+    h.frame(vec![]);
+    let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
+    assert_eq!(without_noise(cmds.clone()), vec![UiCommand::ExitFullscreen]);
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    // F11 works from the focused page too.
+    let cmds = h.frame(press(Key::F11, Modifiers::NONE));
+    assert_eq!(without_noise(cmds), vec![UiCommand::ToggleFullscreen]);
+}
+
+#[test]
+fn ctrl_p_prints_the_active_tab() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    let cmds = h.frame(press(Key::P, Modifiers::COMMAND));
+    assert_eq!(without_noise(cmds), vec![UiCommand::Print { tab: TabId(1) }]);
+}
+
+#[test]
+fn notice_bar_shows_and_closes() {
+    let mut h = Harness::new();
+    assert!(!h.has(controls::NOTICE));
+    h.model.notice = Some("Saved PDF to /home/me/Downloads/page.pdf".into());
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("Saved PDF to /home/me/Downloads/page.pdf"));
+    let bar = h.rect(controls::NOTICE);
+    let page = h.rect(controls::PAGE);
+    assert!(
+        page.expand(1.0).contains_rect(bar) && (bar.max.y - page.max.y).abs() < 1.0,
+        "along the page's bottom: {bar:?} in {page:?}"
+    );
+    assert_eq!(
+        without_noise(h.click(controls::NOTICE_CLOSE)),
+        vec![UiCommand::DismissNotice]
+    );
+    assert!(!h.has(controls::NOTICE), "hidden before the app clears it");
+    h.model.notice = Some("Popup blocked".into());
+    h.frame(vec![]);
+    assert!(h.has(controls::NOTICE));
+    assert!(h.shows("Popup blocked"));
+}

@@ -49,6 +49,9 @@ impl Chrome {
     /// Forget answered overlays once the app has cleared them, and start
     /// fresh state for new ones.
     pub(super) fn sync_overlays(&mut self, model: &ChromeModel) {
+        if model.notice != self.dismissed_notice {
+            self.dismissed_notice = None;
+        }
         if model.file_chooser.as_ref().map(|f| (f.tab, f.id)) != self.answered_chooser {
             self.answered_chooser = None;
         }
@@ -188,6 +191,12 @@ impl Chrome {
                     self.answer_permission(&p, false);
                     return true;
                 }
+                // Escape leaves fullscreen and isn't the page's: the way out
+                // must work whatever the page does with keys.
+                if model.fullscreen {
+                    self.emit(UiCommand::ExitFullscreen);
+                    return true;
+                }
                 false
             }
             Key::Enter if !omnibox && !m.any() => {
@@ -239,6 +248,52 @@ impl Chrome {
         }
         if let Some(p) = self.shown_permission(model).cloned() {
             self.permission_bubble(&ctx, &p);
+        }
+        if let Some(text) = model
+            .notice
+            .as_ref()
+            .filter(|n| self.dismissed_notice.as_ref() != Some(*n))
+        {
+            self.notice_bar(&ctx, text);
+        }
+    }
+
+    /// A one-line bar along the bottom of the page area, over the page (so
+    /// a notice coming and going doesn't resize the page).
+    fn notice_bar(&mut self, ctx: &Context, text: &str) {
+        let Some(page) = self.page_rect else { return };
+        let mut close = false;
+        let area = egui::Area::new(Id::unique("aperture_notice"))
+            .order(Order::Foreground)
+            .pivot(egui::Align2::LEFT_BOTTOM)
+            .fixed_pos(page.left_bottom())
+            .show(ctx, |ui| {
+                egui::Frame::new()
+                    .fill(ui.visuals().panel_fill)
+                    .stroke(ui.visuals().window_stroke)
+                    .inner_margin(egui::Margin::symmetric(10, 6))
+                    .show(ui, |ui| {
+                        // Less the margins and the 1 pt stroke on each side.
+                        ui.set_width(page.width() - 22.0);
+                        ui.horizontal(|ui| {
+                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                                let x = ui
+                                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
+                                    .on_hover_text("Dismiss");
+                                self.rects.insert(controls::NOTICE_CLOSE.to_string(), x.rect);
+                                close = x.clicked();
+                                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                                    ui.add(egui::Label::new(text).truncate());
+                                });
+                            });
+                        });
+                    });
+            });
+        self.rects
+            .insert(controls::NOTICE.to_string(), area.response.rect);
+        if close {
+            self.emit(UiCommand::DismissNotice);
+            self.dismissed_notice = Some(text.to_string());
         }
     }
 
