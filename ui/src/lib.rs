@@ -76,8 +76,9 @@
 //!   `WasResized`. Paint buffers then arrive at `DIP × scale` pixels and are
 //!   drawn 1:1. Page input coordinates are DIP relative to the page area.
 //! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), all
-//!   keys except the browser shortcuts (Ctrl+L/T/W/R, Ctrl+Tab, Alt+←/→,
-//!   F5) go to the page as [`PageInput`] with Windows VK and X11 keycodes;
+//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P, Ctrl+Tab, Alt+←/→,
+//!   F5, F11, and Escape while fullscreen or while an overlay below is up)
+//!   go to the page as [`PageInput`] with Windows VK and X11 keycodes;
 //!   send [`KeyInput::character`] as a `KEYEVENT_CHAR` after the key-down
 //!   and [`PageInput::Text`] chars as `KEYEVENT_CHAR`s.
 //! * **Quitting.** Closing the window emits [`UiCommand::CloseRequested`];
@@ -91,6 +92,36 @@
 //!   [`Host::take_window_requests`], and the runner opens and draws it with
 //!   its own egui context. Windows the app builds entirely itself can use
 //!   [`Host::event_loop_idle`] and [`Host::other_window_event`].
+//! * **What a page asks of the human** (issue 12). The app sets a model
+//!   field; the chrome draws it (for the active tab only, the others wait)
+//!   and answers with one command; the app then clears the field. The
+//!   chrome hides an overlay as soon as it has answered, so it never
+//!   answers twice while the app catches up, and a new request (new `id`)
+//!   shows again.
+//!   - [`ChromeModel::dialog`] → a sheet hanging from the page's top edge,
+//!     page dimmed; Enter / OK → `AnswerDialog { accept: true, text }`
+//!     (`text` only for a prompt), Escape / Cancel / Stay → `accept: false`.
+//!     While it is up the page gets no new input (only releases of buttons
+//!     pressed before) and loses keyboard focus (`PageFocus false`), which
+//!     it gets back once answered.
+//!   - [`ChromeModel::context_menu`] → an egui menu at the point; an item
+//!     emits its command and then [`UiCommand::CloseContextMenu`]; Escape
+//!     or a click elsewhere emits only `CloseContextMenu`. While open, keys
+//!     and new presses don't reach the page.
+//!   - [`ChromeModel::downloads`] → a toolbar button (progress ring, dot for
+//!     unseen finished ones) and its panel: `CancelDownload`,
+//!     `OpenDownloadsFolder`, `RemoveDownload`.
+//!   - [`ChromeModel::permission`] → a bubble under the omnibox:
+//!     `AnswerPermission`; Escape sends `allow: false`. Not modal.
+//!   - [`ChromeModel::popup`] → CEF's `PET_POPUP` pixels drawn over the page
+//!     at `rect` (DIP) at the page's scale; input there is ordinary page
+//!     input.
+//!   - [`ChromeModel::file_chooser`] → a picker over the page (modal like the
+//!     dialog): `FileChooserDone { paths }`, empty when cancelled.
+//!   - [`ChromeModel::fullscreen`] hides the tab strip and toolbar (a
+//!     `Resize` follows); F11 → `ToggleFullscreen`, Escape →
+//!     `ExitFullscreen`; Ctrl+P → `Print`; [`ChromeModel::notice`] → a bar
+//!     along the page's bottom whose × sends `DismissNotice`.
 //! * **Dark mode per tab** (all in [`dark`], no egui): on every navigation
 //!   send [`dark::emulated_media_call`] with the human's preference
 //!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the

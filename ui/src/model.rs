@@ -142,6 +142,8 @@ pub struct ChromeModel {
     /// no input (the tab strip and omnibox stay usable).
     pub dialog: Option<DialogView>,
     /// The page's context menu, open at a point (CEF `RunContextMenu`).
+    /// Clear it on [`crate::UiCommand::CloseContextMenu`], which the chrome
+    /// also sends when the human switches tabs under it.
     pub context_menu: Option<ContextMenuView>,
     /// Downloads of this session, oldest first; the toolbar button appears
     /// once there is one.
@@ -179,7 +181,8 @@ pub enum DialogKind {
 pub struct DialogView {
     /// The tab whose page opened it.
     pub tab: TabId,
-    /// Chosen by the app; echoed in [`crate::UiCommand::AnswerDialog`].
+    /// Chosen by the app, new for every dialog; echoed in
+    /// [`crate::UiCommand::AnswerDialog`].
     pub id: u64,
     /// Which dialog.
     pub kind: DialogKind,
@@ -259,7 +262,8 @@ impl DownloadView {
 pub struct PermissionView {
     /// The tab.
     pub tab: TabId,
-    /// Chosen by the app; echoed in [`crate::UiCommand::AnswerPermission`].
+    /// Chosen by the app, new for every request; echoed in
+    /// [`crate::UiCommand::AnswerPermission`].
     pub id: u64,
     /// Who is asking ("maps.example.com").
     pub origin: String,
@@ -296,7 +300,8 @@ pub enum FileChooserMode {
 pub struct FileChooserView {
     /// The tab.
     pub tab: TabId,
-    /// Chosen by the app; echoed in [`crate::UiCommand::FileChooserDone`].
+    /// Chosen by the app, new for every request; echoed in
+    /// [`crate::UiCommand::FileChooserDone`].
     pub id: u64,
     /// What to pick.
     pub mode: FileChooserMode,

@@ -1896,3 +1896,18 @@ fn notice_bar_shows_and_closes() {
     assert!(h.has(controls::NOTICE));
     assert!(h.shows("Popup blocked"));
 }
+
+#[test]
+fn switching_tabs_under_an_open_menu_closes_it() {
+    let mut h = Harness::new();
+    open_menu(&mut h, menu_at(100.0, 50.0));
+    // Ctrl+Tab (a shortcut, so the open menu doesn't take it) or the app
+    // switching tabs: the menu's tab is no longer shown.
+    let cmds = without_noise(h.frame(press(Key::Tab, Modifiers::CTRL)));
+    assert_eq!(cmds, vec![UiCommand::SelectTab { tab: TabId(2) }]);
+    h.model.active = Some(TabId(2));
+    let cmds = without_noise(h.frame(vec![]));
+    assert_eq!(cmds, vec![UiCommand::CloseContextMenu]);
+    assert!(without_noise(h.frame(vec![])).is_empty(), "once");
+    assert!(!h.has(controls::CONTEXT_MENU));
+}

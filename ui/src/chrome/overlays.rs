@@ -70,8 +70,15 @@ impl Chrome {
         // Ids the app dropped from the list can't come back as unseen.
         self.seen_downloads
             .retain(|id| model.downloads.iter().any(|d| d.id == *id));
-        if model.context_menu.is_none() {
-            self.dismissed_menu = None;
+        match &model.context_menu {
+            None => self.dismissed_menu = None,
+            // The human switched tabs under an open menu: it's over, and the
+            // app must hear so (CEF waits for an answer to every menu).
+            Some(m) if Some(m.tab) != model.active && self.dismissed_menu.as_ref() != Some(m) => {
+                let m = m.clone();
+                self.close_menu(&m);
+            }
+            Some(_) => {}
         }
         if model.dialog.as_ref().map(|d| (d.tab, d.id)) != self.answered_dialog {
             self.answered_dialog = None;
