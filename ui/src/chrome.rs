@@ -1,4 +1,6 @@
-//! The browser chrome: tab strip, toolbar, omnibox and the page area.
+//! The browser chrome: tab strip, toolbar, omnibox, the page area and what
+//! is drawn over it when a page asks (`overlays`: dialogs, context menu,
+//! downloads, permissions, file chooser, notices).
 //!
 //! [`Chrome::run`] is one egui frame: it reads the [`ChromeModel`], draws,
 //! and returns the [`UiCommand`]s the human's input produced. It owns only
