@@ -6,7 +6,8 @@
 //! op, not one per row it jumped over. A node whose parent changed is removed and re-added
 //! (its key and ref survive, since both are independent of the DOM node).
 
-use crate::model::{Model, NONE};
+use crate::model::{Model, NONE, same_kind};
+use crate::record::Walk;
 use rustc_hash::FxHashMap;
 
 /// An element of an insertion run.
@@ -95,8 +96,10 @@ pub(crate) fn lis(seq: &[u32]) -> Vec<bool> {
     keep
 }
 
-/// Diffs `old` against `new`.
-pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
+/// Diffs `old` (built from `old_walk`) against `new` (built from `new_walk`). The walks are only
+/// read to tell whether a removed leaf and the leaf that took its place are the same kind of
+/// element.
+pub(crate) fn reconcile(old: &Model, old_walk: &Walk, new: &Model, new_walk: &Walk) -> Diff {
     let mut d = Diff {
         inplace: vec![NONE; new.len()],
         ..Diff::default()
@@ -196,11 +199,18 @@ pub(crate) fn reconcile(old: &Model, new: &Model) -> Diff {
                 let (o, n) = (*o, *n);
                 // A text leaf whose text changed has a new key (text is its identity) but is,
                 // to a reader, the same line in the same place: say so as a change, which also
-                // lets churn tracking follow a counter across its changing keys.
+                // lets churn tracking follow a counter across its changing keys. Only a leaf of
+                // the same kind qualifies: a heading that gave way to a region is another
+                // element, and pairing them would hand the heading's churn record (and its
+                // `live` suppression) to the region.
                 if old.end[o as usize] == o + 1
                     && new.end[n as usize] == n + 1
                     && old.refn[o as usize] == 0
                     && new.refn[n as usize] == 0
+                    && same_kind(
+                        old_walk.nodes.get(old.rec[o as usize] as usize),
+                        new_walk.nodes.get(new.rec[n as usize] as usize),
+                    )
                 {
                     d.weight += 1;
                     d.inplace[n as usize] = o;

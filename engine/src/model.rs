@@ -194,6 +194,15 @@ pub(crate) fn role_token(r: &NodeRecord) -> Option<&'static str> {
     role_of(r).map(|(w, _)| w)
 }
 
+/// True when two records render as the same kind of line: the same tag and the same role word
+/// (heading level included). Missing records are never the same kind.
+pub(crate) fn same_kind(a: Option<&NodeRecord>, b: Option<&NodeRecord>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.tag == b.tag && role_token(a) == role_token(b),
+        _ => false,
+    }
+}
+
 fn nonempty(s: &Option<String>) -> Option<&str> {
     s.as_deref().filter(|s| has_visible(s))
 }

@@ -29,21 +29,35 @@ pub(crate) fn push_ref(out: &mut String, refn: u32) {
 
 /// Appends the line of `r` without its ref.
 pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, origin: &str) {
+    push_line_parts(out, r, live, origin, true);
+}
+
+/// Appends what a `live` line still promises to keep current: its role word (`"` for a bare
+/// quoted line) and every attribute except `value`. `live` only exempts the element's values
+/// (name, text, value), so a demoted element whose fixed part changed must still be reported.
+pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, origin: &str) {
+    push_line_parts(out, r, false, origin, false);
+}
+
+/// One formatter for both: the fixed part can never disagree with the line it is part of.
+fn push_line_parts(out: &mut String, r: &NodeRecord, live: bool, origin: &str, values: bool) {
     let role = role_token(r).or(if r.actionable { Some("clickable") } else { None });
     let name = vis(&r.name);
     let text = vis(&r.text);
     match role {
         None => match text.or(name) {
-            Some(t) => push_quoted(out, t),
+            Some(t) if values => push_quoted(out, t),
+            Some(_) => out.push('"'),
             None => out.push_str("generic"),
         },
         Some(role) => {
             out.push_str(role);
-            if let Some(n) = name {
+            if values && let Some(n) = name {
                 out.push(' ');
                 push_quoted(out, n);
             }
-            if let Some(t) = text
+            if values
+                && let Some(t) = text
                 && name.is_none_or(|n| clean(n, STRING_CAP) != clean(t, STRING_CAP))
             {
                 out.push_str(": ");
@@ -52,7 +66,7 @@ pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, origi
         }
     }
     let s = &r.state;
-    if let Some(v) = vis(&s.value) {
+    if values && let Some(v) = vis(&s.value) {
         out.push_str(" value=");
         push_quoted(out, v);
     }

@@ -4,7 +4,9 @@ use crate::diff::{Anchor, Item, Op, reconcile, weight};
 use crate::envelope;
 use crate::model::{Death, Families, Model, NONE, Registry, Scratch, build};
 use crate::record::{NodeRecord, Walk};
-use crate::render::{indent, push_full_body, push_line, push_line_rest, push_page_lines, push_subtree};
+use crate::render::{
+    indent, push_full_body, push_line, push_line_fixed, push_line_rest, push_page_lines, push_subtree,
+};
 use crate::text::{STRING_CAP, clean, mask_clock, opt_visible};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
@@ -25,7 +27,8 @@ pub const RESET_MIN_ELEMENTS: usize = 8;
 pub const MAX_DIFFS_PER_SNAPSHOT: u32 = 12;
 
 /// An element whose line changed in at least this many of the last [`CHURN_WINDOW`]
-/// observations is demoted: marked `live` and no longer diffed. Unmeasured choice.
+/// observations is demoted: marked `live`, and changes of its values (name, text, value) are no
+/// longer diffed. Unmeasured choice.
 pub const CHURN_DEMOTE_AT: u32 = 3;
 
 /// How many recent observations churn is counted over (at most 8). Unmeasured choice.
@@ -188,6 +191,14 @@ fn masked_hash(r: &NodeRecord) -> u64 {
     crate::model::line_hash(&c, 0)
 }
 
+/// True when the part of the line `live` does not exempt differs between two records.
+fn fixed_part_changed(or: &NodeRecord, nr: &NodeRecord, old_origin: &str, origin: &str) -> bool {
+    let (mut a, mut b) = (String::new(), String::new());
+    push_line_fixed(&mut a, or, old_origin);
+    push_line_fixed(&mut b, nr, origin);
+    a != b
+}
+
 /// Why a full snapshot was sent.
 #[derive(Debug, Clone, Copy)]
 enum Reason {
@@ -265,7 +276,7 @@ impl TabSession {
             if p.model.origin != model.origin {
                 reason = Some(Reason::Origin);
             } else {
-                let mut d = reconcile(&p.model, &model);
+                let mut d = reconcile(&p.model, &p.walk, &model, walk);
                 self.filter_noise(&mut d.ops, &d.inplace, p, &model, walk, &mut live);
                 let page_changed = p.walk.url != walk.url || p.walk.title != walk.title;
                 let size = p.model.len().max(model.len()).max(1);
@@ -492,7 +503,13 @@ impl TabSession {
                 c.demoted = false;
                 kept.push(op);
             } else if c.demoted {
-                // Already marked live: the agent was told this value is not kept current.
+                // Already marked live: the agent was told this element's values are not kept
+                // current, and nothing else. A change of its role or flags (a live checkbox
+                // toggling, a live line turned into another kind of line) is still reported;
+                // its line is restated whole, still marked live.
+                if fixed_part_changed(or, nr, &p.model.origin, &model.origin) {
+                    kept.push(op);
+                }
             } else {
                 if (c.hist as u16 & window).count_ones() >= CHURN_DEMOTE_AT {
                     c.demoted = true;

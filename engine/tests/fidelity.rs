@@ -570,3 +570,73 @@ fn a_run_without_diffs_fails_when_diffs_were_promised() {
     run.step(&login("", "", false, None));
     run.finish(2, 1);
 }
+
+/// A heading keyed by its test id, showing `text`; `wrapped`: the page has since wrapped it in a
+/// named region and hidden it.
+fn churned_heading(text: &str, wrapped: bool) -> Walk {
+    let mut p = Page::new("https://live.test/", "Live");
+    let h = heading(2, "Total")
+        .testid("total")
+        .with(|r| r.text = Some(text.into()));
+    if wrapped {
+        // The page wraps the heading in a named region and hides the heading: the region is now
+        // a childless line where the heading's line was.
+        let w = p.add(None, container("region").with(|r| r.name = Some("Wrap".into())));
+        p.add(Some(w), h.hidden());
+    } else {
+        p.add(None, h);
+    }
+    p.add(None, button("Save"));
+    p.done()
+}
+
+/// Minimal case of a drift the random-edit property found: a demoted (`live`) text leaf was
+/// replaced in place by a leaf of another kind; the diff paired the two as one changed line,
+/// the churn record followed the pairing, and the new element's whole line was suppressed as
+/// churn, so the reader kept a heading the page no longer had.
+#[test]
+fn demoted_leaf_replaced_by_another_kind_is_reported() {
+    let mut run = Run::new("demoted leaf replaced");
+    run.step(&churned_heading("Total: 1", false));
+    for t in ["Total: 2", "Total: 3", "Total: 4"] {
+        run.step(&churned_heading(t, false));
+    }
+    let live = run.reader.outline();
+    assert!(
+        live.iter()
+            .any(|(_, l)| l.role.as_deref() == Some("h2") && l.is_live()),
+        "the heading was demoted: {live:?}"
+    );
+    let o = run.step(&churned_heading("Total: 4", true));
+    assert!(o.text.contains("region \"Wrap\""), "{}", o.text);
+    // The region never churned: it must not inherit the heading's demotion.
+    assert!(!o.text.contains(" live"), "{}", o.text);
+    run.finish(5, 3);
+}
+
+fn toggling(on: bool, label: &str) -> Walk {
+    let mut p = Page::new("https://live.test/", "Live");
+    p.add(None, checkbox("Auto", on).testid("auto"));
+    p.add(None, text(label));
+    p.done()
+}
+
+/// `live` says the element's values (name, text, value) are not kept current; its role and
+/// flags still are. A checkbox that toggles on its own is demoted, and its later toggles are
+/// still reported.
+#[test]
+fn demoted_element_still_reports_its_flags() {
+    let mut run = Run::new("demoted flags");
+    let mut on = false;
+    run.step(&toggling(on, "Ready"));
+    for _ in 0..6 {
+        on = !on;
+        run.step(&toggling(on, "Ready"));
+    }
+    assert!(
+        run.log.iter().any(|t| t.contains(" live")),
+        "the checkbox was demoted: {:?}",
+        run.log
+    );
+    run.finish(7, 3);
+}
