@@ -76,7 +76,7 @@ impl AppBackend {
     /// leaves the page.
     async fn attach(&self, id: TabId, how: Attach) -> BackendResult<()> {
         let acting = how != Attach::Read;
-        let (url, refused, human, need_network) = self
+        let (url, refused, human, need_network, dialog) = self
             .h
             .on_ui(move |a| {
                 a.with(|st| {
@@ -86,11 +86,18 @@ impl AppBackend {
                             r.meta.agent_attached = true;
                             r.meta.agent_touched |= acting;
                         }
+                        let dialog = r.asks.dialog.as_ref().map(|d| {
+                            (
+                                crate::browser::page::dialog_word(d.dialog.kind).to_string(),
+                                d.dialog.message.clone(),
+                            )
+                        });
                         (
                             r.url.clone(),
                             r.refused_page.clone(),
                             human,
                             !human && !std::mem::replace(&mut r.meta.network_enabled, true),
+                            dialog,
                         )
                     })
                 })
@@ -103,11 +110,19 @@ impl AppBackend {
                 reason: "the human took over this tab".into(),
             });
         }
+        // A dialog holds the page: reading it would wait on a blocked renderer, and input
+        // would go nowhere. Navigating away is allowed (it voids the dialog).
+        if how != Attach::Navigate
+            && let Some((kind, message)) = dialog
+        {
+            return Err(BackendError::DialogOpen { kind, message });
+        }
         if how != Attach::Navigate {
             if let Some(r) = refused {
+                // The rule last: it may end with a fenced value.
                 return Err(BackendError::PolicyRefused {
                     rule: format!(
-                        "this tab is on a page the navigation policy refused ({}); navigate it to an allowed address first",
+                        "this tab is on a page the navigation policy refused; navigate it to an allowed address first. {}",
                         r.rule
                     ),
                 });
@@ -141,7 +156,7 @@ enum Attach {
 fn err(id: TabId, e: TabError) -> BackendError {
     match e {
         TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
-        TabError::RendererGone(_) => BackendError::RendererGone,
+        TabError::RendererGone(why) => BackendError::RendererGone(why),
         TabError::Timeout { secs, .. } => BackendError::Timeout(Duration::from_secs(secs)),
         TabError::LoadFailed { url, text, code } => BackendError::Navigation {
             url,
@@ -338,14 +353,38 @@ impl Backend for AppBackend {
         // after the input means the page has processed it. Then wait out a load it started.
         let t = self.tab(id);
         let start = Instant::now();
-        let _ = tokio::time::timeout(max, t.frame()).await;
+        // A dialog the input opened holds the renderer: no frame or load end comes until it is
+        // answered, so stop waiting as soon as one is up.
+        let dialog_up = || async move {
+            loop {
+                let up = self
+                    .h
+                    .on_ui(move |a| a.with(|st| st.tabs.get(&id).is_some_and(|r| r.asks.dialog.is_some())))
+                    .await
+                    .unwrap_or(false);
+                if up {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(25)).await;
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::timeout(max, t.frame()) => {}
+            _ = dialog_up() => return Ok(()),
+        }
         while start.elapsed() < max {
-            let loading = self
+            let (loading, dialog) = self
                 .h
-                .on_ui(move |a| a.with(|st| st.tabs.get(&id).is_some_and(|r| r.loading)))
+                .on_ui(move |a| {
+                    a.with(|st| {
+                        st.tabs
+                            .get(&id)
+                            .map_or((false, false), |r| (r.loading, r.asks.dialog.is_some()))
+                    })
+                })
                 .await
-                .unwrap_or(false);
-            if !loading {
+                .unwrap_or((false, false));
+            if !loading || dialog {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
@@ -549,6 +588,65 @@ impl Backend for AppBackend {
 
     async fn vault_entries_for_tab(&self, id: TabId) -> BackendResult<VaultEntries> {
         self.vault()?.entries(&self.h, id).await
+    }
+
+    async fn answer_dialog(&self, id: TabId, accept: bool, text: Option<String>) -> BackendResult<String> {
+        // Answering is acting on the tab: refused while the human drives it.
+        let human = self.meta(id).await?.human_driving;
+        if human {
+            return Err(BackendError::HumanDriving {
+                reason: "the human took over this tab".into(),
+            });
+        }
+        self.h
+            .on_ui(move |a| {
+                let kind = a.with(|st| {
+                    st.tabs.get(&id).and_then(|t| {
+                        t.asks
+                            .dialog
+                            .as_ref()
+                            .map(|d| crate::browser::page::dialog_word(d.dialog.kind))
+                    })
+                });
+                let kind =
+                    kind.ok_or_else(|| BackendError::InvalidInput("no dialog is open in this tab".into()))?;
+                crate::browser::page::answer_dialog(a, id, accept, text.as_deref(), false)
+                    .map_err(BackendError::InvalidInput)?;
+                Ok(kind.to_string())
+            })
+            .await
+            .map_err(|e| err(id, e))?
+    }
+
+    async fn downloads(&self) -> BackendResult<Vec<aperture_mcp::backend::DownloadInfo>> {
+        use crate::browser::page::DownloadState as S;
+        self.h
+            .on_ui(|a| {
+                a.with(|st| {
+                    st.downloads
+                        .iter()
+                        .map(|d| aperture_mcp::backend::DownloadInfo {
+                            name: d
+                                .path
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default(),
+                            received: d.received,
+                            total: d.total,
+                            mime: d.mime.clone(),
+                            state: match &d.state {
+                                S::InProgress => "in progress".into(),
+                                S::Complete => "complete".into(),
+                                S::Cancelled => "cancelled".into(),
+                                S::Failed(w) => format!("failed: {w}"),
+                            },
+                            tab: d.tab,
+                        })
+                        .collect()
+                })
+            })
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))
     }
 
     async fn vault_fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {

@@ -412,14 +412,6 @@ impl Tab {
             .map_err(|e| TabError::Other(e.to_string()))?
     }
 
-    /// How many trusted events of `kind` the page's main window has handled, if it can say.
-    async fn input_count(&self, kind: InputKind, within: Duration) -> Option<u64> {
-        let json = self.rpc_within(Request::Inputs.to_json(), within).await.ok()?;
-        protocol::parse_reply::<InputCounts>(&json)
-            .ok()
-            .map(|c| c.get(kind))
-    }
-
     /// Sends input and returns once the page has dispatched its last event, so an observation
     /// that follows sees the page's reaction. Native input and renderer messages travel on
     /// different channels with no ordering between them; a repaint is no proof either, since
@@ -432,19 +424,34 @@ impl Tab {
         n: u64,
         send: impl Future<Output = Result<(), TabError>>,
     ) -> Result<(), TabError> {
+        self.input_landed_counts(kind, n, send).await.map(|_| ())
+    }
+
+    /// [`Tab::input_landed`], answering the page's counts before the input and at the end of
+    /// the wait when the last event was *not* seen (`None` when it was, or cannot be known).
+    async fn input_landed_counts(
+        &self,
+        kind: InputKind,
+        n: u64,
+        send: impl Future<Output = Result<(), TabError>>,
+    ) -> Result<Option<(InputCounts, InputCounts)>, TabError> {
         self.until_painted().await;
         let start = std::time::Instant::now();
-        let before = self.input_count(kind, INPUT_BARRIER).await;
+        let before = self.input_counts(INPUT_BARRIER).await;
         send.await?;
         let Some(before) = before else {
-            return Ok(()); // No script context (loading, or not a page): nothing to wait on.
+            return Ok(None); // No script context (loading, or not a page): nothing to wait on.
         };
+        let mut last = before;
         while let Some(left) = INPUT_BARRIER.checked_sub(start.elapsed()) {
-            match self.input_count(kind, left).await {
-                Some(c) if c >= before + n => return Ok(()),
-                Some(_) => tokio::time::sleep(Duration::from_millis(3)).await,
+            match self.input_counts(left).await {
+                Some(c) if c.get(kind) >= before.get(kind) + n => return Ok(None),
+                Some(c) => {
+                    last = c;
+                    tokio::time::sleep(Duration::from_millis(3)).await
+                }
                 // The document went away (the input navigated): nothing left to wait for.
-                None => return Ok(()),
+                None => return Ok(None),
             }
         }
         tracing::debug!(
@@ -452,7 +459,13 @@ impl Tab {
             kind = kind.event_type(),
             "input not seen by the page within the barrier"
         );
-        Ok(())
+        Ok(Some((before, last)))
+    }
+
+    /// Every trusted-input count of the page's main window, if it can say.
+    async fn input_counts(&self, within: Duration) -> Option<InputCounts> {
+        let json = self.rpc_within(Request::Inputs.to_json(), within).await.ok()?;
+        protocol::parse_reply::<InputCounts>(&json).ok()
     }
 
     /// Waits (bounded) until the current document has painted once: Chromium can drop input
@@ -491,17 +504,40 @@ impl Tab {
 
     /// A trusted click: move, press, release.
     pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<(), TabError> {
-        let send = self.with_host(move |h| {
-            let e = at(x, y);
-            h.set_focus(true);
-            h.send_mouse_move(&e, false);
-            for n in 1..=count.max(1) {
-                h.send_mouse_click(&e, button, false, n);
-                h.send_mouse_click(&e, button, true, n);
+        let clicks = count.max(1) as u64;
+        for attempt in 0..2 {
+            let send = self.with_host(move |h| {
+                let e = at(x, y);
+                h.set_focus(true);
+                h.send_mouse_move(&e, false);
+                for n in 1..=count.max(1) {
+                    h.send_mouse_click(&e, button, false, n);
+                    h.send_mouse_click(&e, button, true, n);
+                }
+            });
+            let Some((before, after)) = self.input_landed_counts(InputKind::MouseUp, clicks, send).await?
+            else {
+                return Ok(());
+            };
+            // Chromium sometimes drops the input of an off-screen view whole (no press and no
+            // release reached the page). Nothing happened, so sending it again cannot double
+            // it; a press without its release is a different story, reported, not repeated.
+            let pressed = after.mousedown > before.mousedown;
+            let released = after.mouseup > before.mouseup;
+            if !pressed && !released && attempt == 0 {
+                tracing::info!(
+                    tab = self.id.0,
+                    "the page saw none of the click: sending it again"
+                );
+                continue;
             }
-        });
-        self.input_landed(InputKind::MouseUp, count.max(1) as u64, send)
-            .await
+            return Err(TabError::Other(if pressed {
+                "the page saw the mouse press but not its release".into()
+            } else {
+                "the page saw none of the click, twice".into()
+            }));
+        }
+        Ok(())
     }
 
     /// Wheel scroll at a point.

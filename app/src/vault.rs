@@ -495,7 +495,7 @@ fn tab_err(id: TabId, e: crate::tab::TabError) -> BackendError {
     use crate::tab::TabError;
     match e {
         TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
-        TabError::RendererGone(_) => BackendError::RendererGone,
+        TabError::RendererGone(why) => BackendError::RendererGone(why),
         TabError::Walker(w) => BackendError::from_walker(0, w),
         TabError::Timeout { secs, .. } => BackendError::Timeout(std::time::Duration::from_secs(secs)),
         other => BackendError::Other(other.to_string()),

@@ -149,7 +149,7 @@ async fn every_navigation_path_of_an_agent_tab_meets_the_policy() {
         ] {
             let (tab, first) = open(&c, &a.url(path)).await;
             assert!(first.contains("allowed page"), "{label} {path}: {first}");
-            click(&c, tab, role, name).await;
+            let clicked = click(&c, tab, role, name).await;
             refused.assert_untouched(&format!("{label} {path}"));
             let after = snapshot(&c, tab).await;
             assert!(
@@ -166,7 +166,7 @@ async fn every_navigation_path_of_an_agent_tab_meets_the_policy() {
             }
             assert!(
                 console.contains("refused"),
-                "{label} {path}: the refusal is reported: {console}"
+                "{label} {path}: the refusal is reported: {console}\nthe click: {clicked}"
             );
             let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
             assert!(

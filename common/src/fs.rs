@@ -458,14 +458,23 @@ pub fn safe_file_name(suggested: &str) -> String {
         .map(|c| match c {
             '/' | '\\' | '\0' => '_',
             c if c.is_control() => '_',
-            '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{061C}' => {
-                '_'
-            }
+            '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+            | '\u{061C}' => '_',
             c => c,
         })
         .collect();
-    let trimmed = cleaned.trim().trim_start_matches('.').trim_end_matches(['.', ' ']);
-    let mut name = if trimmed.is_empty() { "download".to_string() } else { trimmed.to_string() };
+    let trimmed = cleaned
+        .trim()
+        .trim_start_matches('.')
+        .trim_end_matches(['.', ' ']);
+    let mut name = if trimmed.is_empty() {
+        "download".to_string()
+    } else {
+        trimmed.to_string()
+    };
     if name.len() > 200 {
         let ext = std::path::Path::new(&name)
             .extension()
@@ -495,7 +504,10 @@ pub fn unique_path(dir: &Path, name: &str) -> std::path::PathBuf {
     }
     let p = Path::new(name);
     let (stem, ext) = match (p.file_stem(), p.extension()) {
-        (Some(s), Some(e)) => (s.to_string_lossy().into_owned(), format!(".{}", e.to_string_lossy())),
+        (Some(s), Some(e)) => (
+            s.to_string_lossy().into_owned(),
+            format!(".{}", e.to_string_lossy()),
+        ),
         _ => (name.to_string(), String::new()),
     };
     (1..)
@@ -516,7 +528,10 @@ pub fn part_path(final_path: &Path) -> std::path::PathBuf {
 /// used), and the temporary is removed afterwards. Returns the final path.
 pub fn publish_download(part: &Path, wanted: &Path) -> io::Result<std::path::PathBuf> {
     let dir = wanted.parent().unwrap_or(Path::new("."));
-    let name = wanted.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = wanted
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let mut target = wanted.to_path_buf();
     for _ in 0..1000 {
         match std::fs::hard_link(part, &target) {
@@ -562,7 +577,10 @@ mod download_tests {
         let b = unique_path(d.path(), "report.pdf");
         assert_eq!(b, d.path().join("report (1).pdf"));
         std::fs::write(part_path(&b), b"partial").unwrap();
-        assert_eq!(unique_path(d.path(), "report.pdf"), d.path().join("report (2).pdf"));
+        assert_eq!(
+            unique_path(d.path(), "report.pdf"),
+            d.path().join("report (2).pdf")
+        );
     }
 
     #[test]

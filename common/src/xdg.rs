@@ -50,8 +50,13 @@ pub fn cache_dir() -> Option<PathBuf> {
 /// `XDG_DOWNLOAD_DIR` line of `$XDG_CONFIG_HOME/user-dirs.dirs` (what desktop file managers
 /// read), else `$HOME/Downloads`.
 pub fn download_dir() -> Option<PathBuf> {
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
-    if let Some(p) = std::env::var_os("XDG_DOWNLOAD_DIR").map(PathBuf::from).filter(|p| p.is_absolute()) {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    if let Some(p) = std::env::var_os("XDG_DOWNLOAD_DIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+    {
         return Some(p);
     }
     let dirs = config_home().and_then(|c| std::fs::read_to_string(c.join("user-dirs.dirs")).ok());
@@ -98,7 +103,8 @@ mod tests {
     #[test]
     fn user_dirs_lines_are_read() {
         let h = std::path::Path::new("/home/a");
-        let text = "# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n";
+        let text =
+            "# comment\nXDG_DESKTOP_DIR=\"$HOME/Desktop\"\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n";
         assert_eq!(
             parse_user_dirs(text, "XDG_DOWNLOAD_DIR", h),
             Some(PathBuf::from("/home/a/Téléchargements"))
@@ -107,8 +113,14 @@ mod tests {
             parse_user_dirs("XDG_DOWNLOAD_DIR=\"/data/dl\"", "XDG_DOWNLOAD_DIR", h),
             Some(PathBuf::from("/data/dl"))
         );
-        assert_eq!(parse_user_dirs("XDG_DOWNLOAD_DIR=\"$HOME/\"", "XDG_DOWNLOAD_DIR", h), None);
-        assert_eq!(parse_user_dirs("XDG_DOWNLOAD_DIRX=\"/x\"", "XDG_DOWNLOAD_DIR", h), None);
+        assert_eq!(
+            parse_user_dirs("XDG_DOWNLOAD_DIR=\"$HOME/\"", "XDG_DOWNLOAD_DIR", h),
+            None
+        );
+        assert_eq!(
+            parse_user_dirs("XDG_DOWNLOAD_DIRX=\"/x\"", "XDG_DOWNLOAD_DIR", h),
+            None
+        );
     }
 
     fn r(xdg: Option<&str>, home: Option<&str>) -> Option<PathBuf> {

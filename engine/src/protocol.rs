@@ -196,6 +196,10 @@ pub struct InputCounts {
     pub keyup: u64,
     pub keypress: u64,
     pub wheel: u64,
+    /// `mousedown`: tells a click Chromium dropped whole (no press seen either) from one cut
+    /// in half.
+    #[serde(default)]
+    pub mousedown: u64,
 }
 
 impl InputCounts {

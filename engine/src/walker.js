@@ -44,7 +44,7 @@
   // listener is added before any page script exists, so a page cannot stop it from running
   // first at the window's capture phase.
   const inputCounts = create(null);
-  const COUNTED = ['mouseup', 'mousemove', 'keyup', 'keypress', 'wheel'];
+  const COUNTED = ['mouseup', 'mousemove', 'keyup', 'keypress', 'wheel', 'mousedown'];
   const isTrusted = find(G.Event.prototype, 'isTrusted');
   const evType = find(G.Event.prototype, 'type').get;
   function countInput(e) {

@@ -313,9 +313,24 @@ pub enum BackendError {
     /// The browser did not answer in time.
     #[error("timed out after {0:?}")]
     Timeout(Duration),
-    /// The tab's renderer process crashed or was killed.
-    #[error("the page's renderer process went away")]
-    RendererGone,
+    /// The tab's renderer process crashed, ran out of memory or was killed; the text is the
+    /// browser's reason (its own words, never the page's). Reload the tab to get a new one.
+    #[error("the page's renderer process died: {0}; reload the tab to continue")]
+    RendererGone(String),
+    /// A JavaScript dialog (alert, confirm, prompt, leave-page) holds the tab: the page runs
+    /// nothing until it is answered. Refused before anything was sent.
+    #[error(
+        "a JavaScript {kind} dialog is open in this tab and holds the page until it is answered: use \
+         browser_act with action \"dialog\" (`accept`: true for OK/Leave, false for Cancel/Stay; \
+         `text` answers a prompt). Its message:{}",
+        Untrusted(.message)
+    )]
+    DialogOpen {
+        /// `alert`, `confirm`, `prompt` or `leave page`.
+        kind: String,
+        /// The page's message (page-chosen text).
+        message: String,
+    },
     /// Input was dispatched but its effect could not be confirmed.
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
@@ -342,6 +357,7 @@ impl BackendError {
                 | BackendError::ElementRefused(_)
                 | BackendError::StaleWalk { .. }
                 | BackendError::VaultRefused(_)
+                | BackendError::DialogOpen { .. }
         )
     }
 }
@@ -485,6 +501,34 @@ pub trait Backend: Send + Sync + 'static {
         let _ = (id, entry, targets);
         Err(vault_not_available())
     }
+    /// Answers the JavaScript dialog open in the tab (OK/Leave when `accept`, with `text` for
+    /// a prompt) and says which kind it was.
+    async fn answer_dialog(&self, id: TabId, accept: bool, text: Option<String>) -> BackendResult<String> {
+        let _ = (id, accept, text);
+        Err(BackendError::InvalidInput("no dialog is open in this tab".into()))
+    }
+    /// The downloads of this run, oldest first.
+    async fn downloads(&self) -> BackendResult<Vec<DownloadInfo>> {
+        Ok(Vec::new())
+    }
+}
+
+/// One download, as the agent sees it. The agent never chooses where it goes: always the
+/// human's download directory, under a name the browser made safe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DownloadInfo {
+    /// The file name in the download directory (derived from a page-chosen name).
+    pub name: String,
+    /// Bytes written so far.
+    pub received: u64,
+    /// The size, when the server said.
+    pub total: Option<u64>,
+    /// The MIME type the server sent (page-chosen).
+    pub mime: String,
+    /// `in progress`, `complete`, `cancelled`, or `failed: <reason>` (the browser's words).
+    pub state: String,
+    /// The tab it came from.
+    pub tab: TabId,
 }
 
 /// The error the default vault methods return: the browser was built or started without one.

@@ -415,7 +415,7 @@ async fn fill_form_fills_the_other_fields_after_a_refused_one() {
         "the field after the refused one was not filled"
     );
     // A failure after input was sent still stops the form there.
-    fake.state.lock().unwrap().fail_after_send = Some(BackendError::RendererGone);
+    fake.state.lock().unwrap().fail_after_send = Some(BackendError::RendererGone("it crashed".into()));
     let snap = text(&call(&client, "browser_snapshot", json!({"full": true})).await);
     let email = ref_on(&snap, "Email");
     let agree = ref_on(&snap, "I agree");

@@ -94,7 +94,7 @@ async fn an_error_after_input_was_sent_is_outcome_unknown_and_not_retried() {
     let client = pipe_client(fake.clone()).await;
     let snap = text(&call(&client, "browser_snapshot", json!({})).await);
     let apples = ref_for(&snap, "Remove apples");
-    fake.state.lock().unwrap().fail_after_send = Some(BackendError::RendererGone);
+    fake.state.lock().unwrap().fail_after_send = Some(BackendError::RendererGone("it crashed".into()));
     let r = call(&client, "browser_act", json!({"action": "click", "ref": apples})).await;
     let t = text(&r);
     assert_eq!(r.is_error, Some(true), "{t}");

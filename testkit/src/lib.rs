@@ -34,4 +34,4 @@ pub use procs::{tagged_pids, unique_tag, wait_exit};
 #[cfg(feature = "browser")]
 pub use sandbox::{browser_command, is_root, sandbox_args};
 #[cfg(feature = "browser")]
-pub use server::Server;
+pub use server::{Attachment, Server, Spec};

@@ -4,6 +4,52 @@ use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+/// What a [`Server`] serves.
+#[derive(Default)]
+pub struct Spec {
+    /// The loopback address to bind (default `127.0.0.1`).
+    pub ip: String,
+    /// URL path → HTML body.
+    pub routes: HashMap<String, String>,
+    /// URL path → `Location` (302).
+    pub redirects: HashMap<String, String>,
+    /// URL path → a file download (`Content-Disposition: attachment`).
+    pub attachments: HashMap<String, Attachment>,
+    /// Files under this directory for other paths.
+    pub dir: Option<PathBuf>,
+}
+
+/// A download the server streams: `len` bytes of `x`, optionally slowly.
+#[derive(Clone)]
+pub struct Attachment {
+    /// The file name the server suggests (page-chosen, so tests use hostile ones too).
+    pub name: String,
+    pub len: u64,
+    /// Pause after every 64 KiB chunk (a download that can be cancelled half-way).
+    pub delay_per_chunk: std::time::Duration,
+}
+
+/// A body of `left` bytes of `x`, produced in 64 KiB chunks with a pause after each.
+struct Slow {
+    left: u64,
+    delay: std::time::Duration,
+}
+
+impl std::io::Read for Slow {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Ok(0);
+        }
+        let n = buf.len().min(64 * 1024).min(self.left as usize);
+        buf[..n].fill(b'x');
+        self.left -= n as u64;
+        if !self.delay.is_zero() {
+            std::thread::sleep(self.delay);
+        }
+        Ok(n)
+    }
+}
+
 /// A static HTTP server on 127.0.0.1: in-memory routes first, then files under an optional
 /// directory, else 404. Every body is served as `text/html` (fixtures and saved pages are
 /// HTML; anything else a page references should fail fast, as it does for the corpus).
@@ -31,6 +77,29 @@ impl Server {
         redirects: HashMap<String, String>,
         dir: Option<PathBuf>,
     ) -> Server {
+        Server::spawn(Spec {
+            ip: ip.to_string(),
+            routes,
+            redirects,
+            dir,
+            ..Spec::default()
+        })
+    }
+
+    /// Starts a server described by `spec`.
+    pub fn spawn(spec: Spec) -> Server {
+        let Spec {
+            ip,
+            routes,
+            redirects,
+            dir,
+            attachments,
+        } = spec;
+        let ip = if ip.is_empty() {
+            "127.0.0.1".to_string()
+        } else {
+            ip
+        };
         let server = Arc::new(tiny_http::Server::http(format!("{ip}:0")).expect("bind a loopback port"));
         let port = server.server_addr().to_ip().expect("an IP listener").port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -41,7 +110,26 @@ impl Server {
                 l.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
                     .expect("static header");
-                if let Some(to) = redirects.get(&path) {
+                if let Some(a) = attachments.get(&path) {
+                    let cd = format!("attachment; filename=\"{}\"", a.name);
+                    let headers = vec![
+                        tiny_http::Header::from_bytes("Content-Type", "application/octet-stream")
+                            .expect("static header"),
+                        tiny_http::Header::from_bytes("Content-Disposition", cd.as_bytes())
+                            .expect("a header"),
+                    ];
+                    let body = Slow {
+                        left: a.len,
+                        delay: a.delay_per_chunk,
+                    };
+                    let _ = req.respond(tiny_http::Response::new(
+                        tiny_http::StatusCode(200),
+                        headers,
+                        body,
+                        Some(a.len as usize),
+                        None,
+                    ));
+                } else if let Some(to) = redirects.get(&path) {
                     let loc =
                         tiny_http::Header::from_bytes("Location", to.as_bytes()).expect("a Location header");
                     let _ = req.respond(tiny_http::Response::empty(302).with_header(loc));

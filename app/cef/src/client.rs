@@ -227,6 +227,9 @@ impl Client {
         let download = unsafe {
             RcBox::<cef_download_handler_t, Data>::new(
                 |h| {
+                    // CEF's C++ side treats a missing `can_download` as "no": every download
+                    // would be cancelled silently.
+                    h.can_download = Some(can_download);
                     h.on_before_download = Some(on_before_download);
                     h.on_download_updated = Some(on_download_updated);
                 },
@@ -788,6 +791,17 @@ extern "C" fn on_before_unload_dialog(
 extern "C" fn on_reset_dialog_state(this: *mut cef_jsdialog_handler_t, b: *mut cef_browser_t) {
     let Some(b) = adopt!(Browser, b) else { return };
     shared(this).ui.get().on_reset_dialogs(b.id());
+}
+
+extern "C" fn can_download(
+    _this: *mut cef_download_handler_t,
+    b: *mut cef_browser_t,
+    _url: *const cef_string_t,
+    _method: *const cef_string_t,
+) -> c_int {
+    let _b = adopt!(Browser, b);
+    // Where it goes is decided in on_before_download (always the download directory).
+    1
 }
 
 extern "C" fn on_before_download(

@@ -74,8 +74,6 @@ pub struct Download {
     /// CEF's id.
     pub id: u32,
     pub tab: TabId,
-    /// The name the page or server suggested (page-chosen text).
-    pub suggested: String,
     /// Where it ends up once complete (only then does the name exist).
     pub path: PathBuf,
     /// Where it is written meanwhile.
@@ -482,7 +480,6 @@ pub(super) fn before_download(
         st.downloads.push(Download {
             id: item.id,
             tab: id,
-            suggested: item.suggested_name.clone(),
             path,
             part,
             mime: item.mime_type.clone(),

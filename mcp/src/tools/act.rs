@@ -16,7 +16,8 @@ what changed (a diff against your last observation). Actions: `click` a `ref` (`
 true` presses Enter after; `clear` a field; `hover` a `ref`; `scroll` by `dx`/`dy` pixels (at \
 `ref`, or the viewport), or bring `ref` into view; `key` presses `key` such as \"Enter\", \
 \"Escape\", \"Control+a\" (after focusing `ref` if given); `select` picks `values` of a \
-<select>. For several actions in one call pass `steps` (1–25, same fields): they run in \
+<select>; `dialog` answers the page's open JavaScript dialog (`accept`: true = OK/Leave, false = \
+Cancel/Stay; `text` for a prompt). For several actions in one call pass `steps` (1–25, same fields): they run in \
 order, stop at the first failure, and one diff answers for all. A ref that is gone is refused \
 with what replaced it; an action that failed after its input was sent is reported as OUTCOME \
 UNKNOWN and never retried.";
@@ -35,6 +36,7 @@ pub enum ActAction {
     Scroll,
     Key,
     Select,
+    Dialog,
 }
 
 impl ActAction {
@@ -47,6 +49,7 @@ impl ActAction {
             ActAction::Scroll => "scroll",
             ActAction::Key => "key",
             ActAction::Select => "select",
+            ActAction::Dialog => "dialog",
         }
     }
 }
@@ -86,6 +89,8 @@ pub struct Step {
     pub button: Option<ButtonArg>,
     /// Clicks for `click`: 1 (default) or 2 for a double click.
     pub count: Option<u8>,
+    /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
+    pub accept: Option<bool>,
 }
 
 /// Arguments of `browser_act`: either one action's fields at the top level, or `steps`.
@@ -116,6 +121,8 @@ pub struct ActArgs {
     pub button: Option<ButtonArg>,
     /// Clicks for `click`: 1 (default) or 2 for a double click.
     pub count: Option<u8>,
+    /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
+    pub accept: Option<bool>,
     /// Several actions (1 to 25), each an object with the same fields as a single action
     /// (`action`, `ref`, `text`, …); run in order, stopping at the first failure.
     // Listed as plain objects: repeating every field's schema here would double this tool's
@@ -145,6 +152,7 @@ impl ActArgs {
                 dy: self.dy,
                 button: self.button,
                 count: self.count,
+                accept: self.accept,
             }]),
         }
     }
@@ -285,6 +293,20 @@ impl Aperture {
                     .await
                     .map_err(after_send)?;
                 Ok(format!("clicked {r}"))
+            }
+            ActAction::Dialog => {
+                let Some(accept) = s.accept else {
+                    return Err(StepFail::Refused(
+                        "dialog needs `accept` (true for OK/Leave, false for Cancel/Stay)".into(),
+                    ));
+                };
+                let kind = call(be.answer_dialog(id, accept, s.text.clone()), CALL_TIMEOUT)
+                    .await
+                    .map_err(after_send)?;
+                Ok(format!(
+                    "answered the {kind} dialog with {}",
+                    if accept { "OK" } else { "Cancel" }
+                ))
             }
             ActAction::Hover => {
                 let r = need_ref()?;
@@ -519,7 +541,7 @@ mod tests {
     #[test]
     fn errors_after_send_are_unknown_unless_nothing_was_sent() {
         assert!(matches!(
-            after_send(BackendError::RendererGone),
+            after_send(BackendError::RendererGone("it crashed".into())),
             StepFail::Unknown(_)
         ));
         assert!(matches!(
@@ -535,7 +557,7 @@ mod tests {
             StepFail::Refused(_)
         ));
         assert!(matches!(
-            before_send(BackendError::RendererGone),
+            before_send(BackendError::RendererGone("it crashed".into())),
             StepFail::Failed(_)
         ));
         // A select with no matching option: the walker refused before touching the page.

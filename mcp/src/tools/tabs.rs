@@ -15,8 +15,9 @@ with its id, whether you or the human opened it, and its title and URL. `open` o
 (optionally at `url`, in identity `container`), makes it your current tab, and with a `url` \
 answers with its first snapshot. `select` brings \
 tab `tab` to the front and makes it your current tab: you may attach to and act in a tab the \
-human opened. `close` closes tab `tab`, and is refused for tabs you did not open. Other tools \
-act on your current tab unless given `tab`.";
+human opened. `close` closes tab `tab`, and is refused for tabs you did not open. `downloads` \
+lists this run's downloads (name, size, type, state); they always go to the human's download \
+directory. Other tools act on your current tab unless given `tab`.";
 
 /// What `browser_tabs` should do.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -26,6 +27,7 @@ pub enum TabsAction {
     Open,
     Close,
     Select,
+    Downloads,
 }
 
 /// Arguments of `browser_tabs`.
@@ -67,6 +69,7 @@ impl Aperture {
     async fn tabs(&self, args: TabsArgs) -> Reply {
         match args.action {
             TabsAction::List => self.list_tabs().await,
+            TabsAction::Downloads => self.list_downloads().await,
             TabsAction::Open => {
                 if let Some(url) = &args.url
                     && let Err(why) = super::navigate::url_allowed(url)
@@ -143,6 +146,37 @@ impl Aperture {
             Ok(obs) => r.observation(&obs),
             Err(e) => r.say("it could not be observed yet:").backend_error(&e),
         }
+    }
+
+    async fn list_downloads(&self) -> Reply {
+        let list = match call(self.backend().downloads(), CALL_TIMEOUT).await {
+            Ok(l) => l,
+            Err(e) => return Reply::failed(&e),
+        };
+        if list.is_empty() {
+            return Reply::new().say("no downloads in this run");
+        }
+        let mut r = Reply::new().say(format!(
+            "{} download(s), into the human's download directory:",
+            list.len()
+        ));
+        for (i, d) in list.iter().enumerate() {
+            let size = match d.total {
+                Some(t) if d.state == "in progress" => format!("{} of {} bytes", d.received, t),
+                Some(t) => format!("{t} bytes"),
+                None => format!("{} bytes so far", d.received),
+            };
+            // The state is the browser's words; the name and type came from the page.
+            r = r
+                .say(format!(
+                    "download {} (from tab {}): {}, {size}; file name and type:",
+                    i + 1,
+                    d.tab,
+                    d.state
+                ))
+                .page(&format!("{}\n{}\n", d.name, d.mime));
+        }
+        r
     }
 
     async fn list_tabs(&self) -> Reply {
