@@ -373,7 +373,18 @@ impl Chrome {
             self.page_focused = false;
         }
         self.route_keyboard(ctx, &mut raw, model);
-        let output = ctx.run_ui(raw, |ui| self.ui(ui, model));
+        let mut output = ctx.run_ui(raw, |ui| self.ui(ui, model));
+        // "Copy link address", "Copy": the chrome puts the text on the clipboard the way egui
+        // does its own copies (the runner hands them to the system clipboard), and still
+        // reports the command.
+        for c in &self.commands {
+            if let UiCommand::CopyText { text } = c {
+                output
+                    .platform_output
+                    .commands
+                    .push(egui::OutputCommand::CopyText(text.clone()));
+            }
+        }
         (output, std::mem::take(&mut self.commands))
     }
 

@@ -29,6 +29,8 @@ struct Harness {
     texts: Vec<String>,
     /// Textured meshes drawn in the last frame: (texture, bounding rect).
     images: Vec<(egui::TextureId, Rect)>,
+    /// Text the chrome asked egui to copy to the clipboard.
+    copied: Vec<String>,
 }
 
 fn container(id: &str, name: &str) -> ContainerInfo {
@@ -106,6 +108,7 @@ impl Harness {
             ime: false,
             texts: Vec::new(),
             images: Vec::new(),
+            copied: Vec::new(),
         };
         // Two frames so every control has a laid-out rect.
         h.frame(vec![]);
@@ -133,6 +136,11 @@ impl Harness {
             .any(|(id, _)| *id != egui::TextureId::default());
         out.textures_delta.clear();
         self.cursor = out.platform_output.cursor_icon;
+        for c in &out.platform_output.commands {
+            if let egui::OutputCommand::CopyText(t) = c {
+                self.copied.push(t.clone());
+            }
+        }
         self.ime = out.platform_output.ime.is_some();
         self.texts.clear();
         self.images.clear();
@@ -586,6 +594,7 @@ fn resize_reports_page_area_and_scale_once() {
         ime: false,
         texts: Vec::new(),
         images: Vec::new(),
+        copied: Vec::new(),
     };
     let first = h.frame(vec![]);
     let resize: Vec<_> = first
@@ -1174,6 +1183,8 @@ fn link_context_menu_opens_in_new_and_container_tabs_and_copies() {
             UiCommand::CloseContextMenu
         ]
     );
+    // And the text is on its way to the system clipboard (the runner hands egui's copies to it).
+    assert_eq!(h.copied.last().map(String::as_str), Some("https://example.com/a"));
     h.model.context_menu = None;
     h.frame(vec![]);
     open_menu(&mut h, link);
