@@ -75,14 +75,8 @@ pub fn check_sandbox(no_sandbox: bool) -> Result<()> {
              Run aperture as an ordinary user, or pass --no-sandbox to run without the sandbox \
              (page exploits then run with root's rights)"
         ),
-        (_, true) => {
-            eprintln!(
-                "aperture: the renderer sandbox is OFF (--no-sandbox{}): a compromised page runs with this user's rights",
-                if root { ", running as root" } else { "" }
-            );
-            Ok(())
-        }
-        (false, false) => Ok(()),
+        // Said once Chromium is about to start (`init`), so an earlier error stays one line.
+        _ => Ok(()),
     }
 }
 
@@ -99,6 +93,12 @@ pub fn init(dir: &Path, opts: &Options) -> Result<(Arc<Pump>, Receiver<Job>)> {
     // Children find the runtime the same way we did: the default, or the environment (which
     // `--cef-dir` sets by re-executing; see main).
     cef::load(dir)?;
+    if !opts.sandbox {
+        eprintln!(
+            "aperture: the renderer sandbox is OFF (--no-sandbox{}): a compromised page runs with this user's rights",
+            if effective_uid() == Some(0) { ", running as root" } else { "" }
+        );
+    }
     let (pump, rx) = Pump::new();
     let app = app(opts.headless, &opts.extra_switches, Some(pump.clone()));
     if cef::execute_process(&app).is_some() {
