@@ -43,6 +43,10 @@ const CHROME_HEIGHT: u32 = 80;
 /// What `main` hands the headed loop.
 pub struct Config {
     pub url: String,
+    /// The human named a page to open (else the session is restored alone).
+    pub url_given: bool,
+    /// Where `session.json` lives.
+    pub profile: PathBuf,
     /// `--container NAME` for the first tab (created if new, as the human's own flag may).
     pub container: Option<String>,
     pub containers: Containers,
@@ -94,7 +98,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         max_work_interval: Some(MAX_PUMP_IDLE),
         ..Default::default()
     };
-    let host = Headed {
+    let mut host = Headed {
         actor: actor.clone(),
         model: model.clone(),
         waker: waker.clone(),
@@ -120,9 +124,16 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         done: cfg.done.clone(),
         last_mouse: (0, 0),
         asks: crate::asks::Mirror::default(),
+        profile: cfg.profile.clone(),
+        closed_tabs: Vec::new(),
+        session_saved: None,
+        session_due: None,
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
     };
-    host.open_first(cfg.url, cfg.container);
+    let restored = host.restore_session();
+    if cfg.url_given || !restored {
+        host.open_first(cfg.url, cfg.container);
+    }
     aperture_ui::run(event_loop, options, model, host).map_err(|e| anyhow::anyhow!("the window: {e}"))
 }
 
@@ -130,6 +141,12 @@ struct Headed {
     actor: Actor,
     /// Page requests (dialogs, menus, downloads …) mirrored into the model.
     asks: crate::asks::Mirror,
+    profile: PathBuf,
+    /// The human's recently closed tabs (Ctrl+Shift+T), most recent last.
+    closed_tabs: Vec<crate::session::SavedTab>,
+    /// The session as last written, and when the next write is due.
+    session_saved: Option<crate::session::Session>,
+    session_due: Option<Instant>,
     model: Arc<Mutex<ChromeModel>>,
     waker: UiWaker,
     rx: Receiver<Job>,
@@ -226,7 +243,17 @@ impl Headed {
 
     fn select(&mut self, id: TabId) {
         self.active = Some(id);
-        self.actor.with(|st| st.active = Some(id));
+        let pending = self.actor.with(|st| {
+            st.active = Some(id);
+            st.tabs.get_mut(&id).and_then(|t| t.pending_url.take())
+        });
+        // A restored tab loads its page the first time it is shown.
+        if let Some(url) = pending
+            && let Some(f) = self.actor.browser(id).and_then(|b| b.main_frame())
+        {
+            self.created.insert(id, url.clone());
+            f.load_url(&url);
+        }
         self.fit(id);
         if let Some(h) = self.actor.host(id) {
             // A tab that was in the background may have no current frame to show.
@@ -321,8 +348,9 @@ impl Headed {
                             },
                             colour: Rgb(0x8f, 0x8f, 0x9d),
                         });
-                    let url = match self.created.get(&id) {
-                        Some(u) if t.url.is_empty() => u.clone(),
+                    let url = match (&t.pending_url, self.created.get(&id)) {
+                        (Some(p), _) => p.clone(),
+                        (None, Some(u)) if t.url.is_empty() => u.clone(),
                         _ => t.url.clone(),
                     };
                     TabView {
@@ -418,7 +446,136 @@ impl Headed {
     fn begin_close(&mut self) {
         if self.closing.is_none() {
             self.closing = Some(Instant::now());
+            // Before the tabs go: this is the session the next start restores.
+            self.save_session(true);
             self.actor.begin_shutdown();
+        }
+    }
+
+    /// Restores the last session's tabs (only the front one loads now; the others when
+    /// first shown). False when there was nothing to restore.
+    fn restore_session(&mut self) -> bool {
+        use crate::session::Loaded;
+        let s = match crate::session::load(&self.profile) {
+            Loaded::None => return false,
+            Loaded::MovedAside(p, why) => {
+                let n = format!("The saved tabs could not be read ({why}); the file was kept at {}", p.display());
+                eprintln!("aperture: {n}");
+                self.actor.with(|st| st.notices.push(n));
+                return false;
+            }
+            Loaded::Found(s) => s,
+        };
+        self.closed_tabs = s.closed.clone();
+        if s.tabs.is_empty() {
+            return false;
+        }
+        if !s.clean_exit {
+            self.actor.with(|st| {
+                st.notices
+                    .push("Aperture did not quit cleanly last time; your tabs were restored".into())
+            });
+        }
+        let (containers, page, h) = (self.containers.clone(), self.page, self.actor.handle());
+        let active = s.active.unwrap_or(0).min(s.tabs.len() - 1);
+        let tabs = s.tabs;
+        self.rt.spawn(async move {
+            // One after the other, so the strip keeps the saved order.
+            for (i, t) in tabs.into_iter().enumerate() {
+                let ctx = match containers.context(&t.container, false).await {
+                    Ok(c) => c,
+                    // A container deleted since: the tab comes back in the default one.
+                    Err(_) => match containers.context(&containers.default_id(), false).await {
+                        Ok(c) => c,
+                        Err(e) => {
+                            eprintln!("aperture: could not restore a tab: {e}");
+                            continue;
+                        }
+                    },
+                };
+                let (ctx, name) = ctx;
+                let front = i == active;
+                let opts = TabOptions {
+                    size: (page.0, page.1),
+                    scale: page.2,
+                    meta: crate::browser::state::TabMeta {
+                        container: name,
+                        ..Default::default()
+                    },
+                    context: Some(ctx),
+                };
+                let r = h
+                    .on_ui(move |a| {
+                        let first = if front { t.url.as_str() } else { "about:blank" };
+                        let id = a.create_browser(first, opts)?;
+                        a.with(|st| {
+                            if let Some(rec) = st.tabs.get_mut(&id) {
+                                if !front {
+                                    rec.pending_url = Some(t.url.clone());
+                                    rec.title = t.title.clone();
+                                }
+                            }
+                            if front {
+                                st.active = Some(id);
+                            }
+                        });
+                        Ok::<_, crate::tab::TabError>(id)
+                    })
+                    .await;
+                if let Ok(Err(e)) | Err(e) = r.map(|r| r.map(|_| ())) {
+                    eprintln!("aperture: could not restore a tab: {e}");
+                }
+            }
+        });
+        true
+    }
+
+    /// The human's tabs as they are now.
+    fn current_session(&self) -> crate::session::Session {
+        self.actor.with(|st| {
+            let mut s = crate::session::Session::default();
+            for id in &st.order {
+                let Some(t) = st.tabs.get(id) else { continue };
+                if t.meta.opened_by_agent {
+                    continue; // The agent's tabs are its working state, not the human's session.
+                }
+                let url = t.pending_url.clone().unwrap_or_else(|| t.url.clone());
+                if url.is_empty() {
+                    continue;
+                }
+                if st.active == Some(*id) {
+                    s.active = Some(s.tabs.len());
+                }
+                s.tabs.push(crate::session::SavedTab {
+                    url,
+                    title: t.title.clone(),
+                    container: t.meta.container.clone(),
+                });
+            }
+            s.closed = self.closed_tabs.clone();
+            s
+        })
+    }
+
+    /// Writes the session when it changed (debounced), or now with `clean` on quit.
+    fn save_session(&mut self, clean: bool) {
+        let mut s = self.current_session();
+        if !clean && self.session_saved.as_ref() == Some(&s) {
+            self.session_due = None;
+            return;
+        }
+        if !clean {
+            let due = *self.session_due.get_or_insert_with(|| Instant::now() + SAVE_DEBOUNCE);
+            if due > Instant::now() {
+                return;
+            }
+        }
+        self.session_due = None;
+        self.session_saved = Some(s.clone());
+        s.clean_exit = clean;
+        tracing::debug!(tabs = s.tabs.len(), clean, "saving the session");
+        if let Err(e) = crate::session::save(&self.profile, &s) {
+            tracing::warn!("could not save the session: {e}");
         }
     }
 
@@ -550,6 +707,18 @@ impl Host for Headed {
                 }
             }
             UiCommand::CloseTab { tab } => {
+                let saved = self.actor.with(|st| {
+                    st.tabs.get(&tab).map(|t| crate::session::SavedTab {
+                        url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+                        title: t.title.clone(),
+                        container: t.meta.container.clone(),
+                    })
+                });
+                if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
+                    self.closed_tabs.push(s);
+                    let over = self.closed_tabs.len().saturating_sub(crate::session::CLOSED_KEEP);
+                    self.closed_tabs.drain(..over);
+                }
                 if let Some(h) = self.actor.host(tab) {
                     h.close(true);
                 }
@@ -638,6 +807,9 @@ impl Host for Headed {
         if self.save_due.is_some_and(|t| t <= Instant::now()) {
             self.save_now();
         }
+        if self.closing.is_none() {
+            self.save_session(false);
+        }
         if self.done.load(Ordering::SeqCst) {
             self.begin_close();
         }
@@ -651,6 +823,9 @@ impl Host for Headed {
         // Wake again when CEF asked to (the runner keeps the earliest deadline).
         let mut next = self.actor.pump().next_timeout(MAX_PUMP_IDLE);
         if let Some(t) = self.save_due {
+            next = next.min(t.saturating_duration_since(Instant::now()));
+        }
+        if let Some(t) = self.session_due {
             next = next.min(t.saturating_duration_since(Instant::now()));
         }
         self.waker.schedule_work(next);

@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod session;
 mod asks;
 mod backend;
 mod browser;
@@ -321,6 +322,7 @@ fn run(cli: Cli) -> Result<i32> {
     let code = Arc::new(std::sync::atomic::AtomicI32::new(0));
     {
         let done = done.clone();
+        let session_profile = (!cli.headless && !one_shot).then(|| profile.clone());
         rt.spawn(async move {
             use tokio::signal::unix::{SignalKind, signal};
             let (mut int, mut term) = match (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
@@ -330,6 +332,9 @@ fn run(cli: Cli) -> Result<i32> {
             };
             tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
             tracing::info!("signal received: shutting down");
+            if let Some(p) = &session_profile {
+                session::mark_clean(p);
+            }
             done.store(true, Ordering::SeqCst);
         });
     }
@@ -398,6 +403,8 @@ fn run(cli: Cli) -> Result<i32> {
                 });
             })?;
             let cfg = headed::Config {
+                url_given: cli.url.is_some(),
+                profile: profile.clone(),
                 url,
                 container: cli.container.clone(),
                 containers: containers.clone(),

@@ -876,3 +876,76 @@ async fn take_over_refuses_the_agent_until_hand_back() {
     let _ = c.cancel().await;
     drop(app);
 }
+
+/// Ends a run but keeps its profile for the next launch (a restart test).
+fn end_keeping_profile(mut app: App, crash: bool) {
+    if crash {
+        let _ = app.child.kill(); // SIGKILL: no chance to write anything on the way out.
+        let _ = app.child.wait();
+    } else {
+        assert!(app.terminate().success(), "a clean quit");
+    }
+    for p in common::tagged_pids(&app.tag) {
+        let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
+    }
+    // Not dropped: Drop would delete the profile the next run restores from.
+    std::mem::forget(app);
+}
+
+fn session_tabs(dir: &Path) -> serde_json::Value {
+    let p = dir.join("profile/session.json");
+    serde_json::from_slice(&std::fs::read(&p).unwrap_or_default()).unwrap_or(serde_json::Value::Null)
+}
+
+#[test]
+fn tabs_come_back_after_a_quit_and_after_a_crash() {
+    if !can_run("tabs_come_back") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s = fixture();
+    let dir = scratch("session");
+    let (page, popup) = (s.url("/page.html"), s.url("/popup.html"));
+
+    // Run 1: the human's page, then a second tab handed over by another launch (as a click
+    // on a link in another app would), which comes to the front.
+    let app = launch(dir.clone(), &[page.as_str()], None);
+    wait_for(&app, MAGENTA, 90, "session run 1 page");
+    let second = aperture_testkit::browser_command(common::exe())
+        .arg("--profile")
+        .arg(dir.join("profile"))
+        .arg(&popup)
+        .env(cef_sys_build::ENV_DIR, common::cef_dir())
+        .output()
+        .expect("second launch");
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    wait_for(&app, YELLOW, 90, "session run 1 second tab");
+    std::thread::sleep(Duration::from_millis(1500)); // the session write is debounced
+    end_keeping_profile(app, false);
+    let saved = session_tabs(&dir);
+    assert_eq!(saved["clean_exit"], true, "{saved}");
+    let urls: Vec<&str> = saved["tabs"].as_array().unwrap().iter().map(|t| t["url"].as_str().unwrap()).collect();
+    assert_eq!(urls, vec![page.as_str(), popup.as_str()], "{saved}");
+    assert_eq!(saved["active"], 1, "{saved}");
+
+    // Run 2, no URL: both tabs are back, the front one (the yellow page) loaded and shown,
+    // the other not loaded until shown (lazy).
+    let hits_before = s.requests().iter().filter(|p| *p == "/page.html").count();
+    let app = launch(dir.clone(), &[], None);
+    wait_for(&app, YELLOW, 90, "session run 2 front tab");
+    std::thread::sleep(Duration::from_millis(1500));
+    let hits_after = s.requests().iter().filter(|p| *p == "/page.html").count();
+    assert_eq!(hits_before, hits_after, "the background tab must not load at start");
+    let saved = session_tabs(&dir);
+    assert_eq!(saved["clean_exit"], false, "running: not clean yet: {saved}");
+    assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");
+
+    // A crash (SIGKILL) loses nothing: run 3 restores the same tabs.
+    end_keeping_profile(app, true);
+    let app = launch(dir.clone(), &[], None);
+    wait_for(&app, YELLOW, 90, "session run 3 after a crash");
+    std::thread::sleep(Duration::from_millis(1500));
+    let saved = session_tabs(&dir);
+    assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");
+    drop(app);
+}

@@ -82,6 +82,8 @@ pub trait ClientHandler: 'static {
     fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]);
     /// The page entered or left element fullscreen (the Fullscreen API).
     fn on_fullscreen(&self, id: BrowserId, fullscreen: bool);
+    /// Find-in-page results: `active` of `count` matches (`last`: no more updates coming).
+    fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool);
 }
 
 /// Decides, on CEF's IO thread, whether a network request is cancelled.
@@ -126,6 +128,7 @@ struct Handlers {
     menu: *mut cef_context_menu_handler_t,
     dialog: *mut cef_dialog_handler_t,
     permission: *mut cef_permission_handler_t,
+    find: *mut cef_find_handler_t,
 }
 // SAFETY: immortal CEF handler objects with atomic reference counts; only add_ref is called
 // on them from here, which CEF allows on any thread.
@@ -255,6 +258,9 @@ impl Client {
                 sh,
             )
         };
+        let find = unsafe {
+            RcBox::<cef_find_handler_t, Data>::new(|h| h.on_find_result = Some(on_find_result), sh)
+        };
         // The handler objects point at `sh`, and `sh` names them: set once they all exist.
         let _ = sh.handlers.set(Handlers {
             life,
@@ -268,6 +274,7 @@ impl Client {
             menu,
             dialog,
             permission,
+            find,
         });
         let client = unsafe {
             RcBox::<cef_client_t, Data>::new(
@@ -282,6 +289,7 @@ impl Client {
                     c.get_context_menu_handler = Some(client_menu);
                     c.get_dialog_handler = Some(client_dialog);
                     c.get_permission_handler = Some(client_permission);
+                    c.get_find_handler = Some(client_find);
                     c.on_process_message_received = Some(on_process_message_received);
                 },
                 sh,
@@ -321,6 +329,7 @@ getter!(client_download, download, cef_download_handler_t);
 getter!(client_menu, menu, cef_context_menu_handler_t);
 getter!(client_dialog, dialog, cef_dialog_handler_t);
 getter!(client_permission, permission, cef_permission_handler_t);
+getter!(client_find, find, cef_find_handler_t);
 
 /// Adopts the references CEF passed with a callback's arguments, so they are released when the
 /// callback returns.
@@ -966,4 +975,17 @@ extern "C" fn on_dismiss_permission_prompt(
 extern "C" fn on_fullscreen_mode_change(this: *mut cef_display_handler_t, b: *mut cef_browser_t, on: c_int) {
     let Some(b) = adopt!(Browser, b) else { return };
     shared(this).ui.get().on_fullscreen(b.id(), on != 0);
+}
+
+extern "C" fn on_find_result(
+    this: *mut cef_find_handler_t,
+    b: *mut cef_browser_t,
+    _identifier: c_int,
+    count: c_int,
+    _rect: *const cef_rect_t,
+    active: c_int,
+    last: c_int,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_find_result(b.id(), count, active, last != 0);
 }

@@ -141,6 +141,14 @@ impl Frame {
     }
 }
 
+/// A zoom step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoomStep {
+    In,
+    Out,
+    Reset,
+}
+
 /// Editing commands of a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EditOp {
@@ -183,6 +191,36 @@ impl BrowserHost {
         let u = CefStr::new(url);
         // SAFETY: a live host; CEF copies the string.
         unsafe { call!(self.start_download(u.as_ptr())) }
+    }
+    /// Finds `text` in the page (`find_next`: continue the current search), highlighting
+    /// matches; results arrive through `ClientHandler::on_find_result`.
+    pub fn find(&self, text: &str, forward: bool, match_case: bool, find_next: bool) {
+        let t = CefStr::new(text);
+        // SAFETY: a live host; CEF copies the string.
+        unsafe { call!(self.find(t.as_ptr(), forward as i32, match_case as i32, find_next as i32)) }
+    }
+    pub fn stop_finding(&self, clear_selection: bool) {
+        // SAFETY: a live host.
+        unsafe { call!(self.stop_finding(clear_selection as i32)) }
+    }
+    /// Chrome's zoom steps (in, out, reset), remembered per host by Chromium's profile.
+    pub fn zoom(&self, step: ZoomStep) {
+        debug_assert_ui();
+        let c = match step {
+            ZoomStep::In => cef_zoom_command_t::CEF_ZOOM_COMMAND_IN,
+            ZoomStep::Out => cef_zoom_command_t::CEF_ZOOM_COMMAND_OUT,
+            ZoomStep::Reset => cef_zoom_command_t::CEF_ZOOM_COMMAND_RESET,
+        };
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.zoom(c)) }
+    }
+    /// The zoom as a percentage (100 = none).
+    pub fn zoom_percent(&self) -> u32 {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        let level = unsafe { call!(self.get_zoom_level()) };
+        // Chromium's zoom level is log base 1.2 of the factor.
+        (1.2f64.powf(level) * 100.0).round() as u32
     }
     /// Leaves the page's element fullscreen (Escape).
     pub fn exit_fullscreen(&self) {

@@ -262,6 +262,15 @@ impl cef::ClientHandler for Handler {
         super::page::popup_size(&self.0, tab_id(id), (x, y, w, h));
     }
 
+    fn on_find_result(&self, id: BrowserId, count: i32, active: i32, _last: bool) {
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&tab_id(id)) {
+                t.asks.find = Some((active.max(0) as u32, count.max(0) as u32));
+                st.events.push(Event::Refresh);
+            }
+        });
+    }
+
     fn on_fullscreen(&self, id: BrowserId, fullscreen: bool) {
         self.0.with(|st| {
             if let Some(t) = st.tabs.get_mut(&tab_id(id)) {

@@ -58,6 +58,8 @@ pub struct TabAsks {
     pub popup: PopupWidget,
     /// The page put an element in fullscreen (the Fullscreen API).
     pub fullscreen: bool,
+    /// The last find-in-page result: (active match, matches).
+    pub find: Option<(u32, u32)>,
 }
 
 /// Where a download stands.

@@ -73,6 +73,9 @@ pub struct TabRec {
     pub refused_page: Option<RefusedPage>,
     /// What the page asked of the browser and is waiting on (see `browser::page`).
     pub asks: super::page::TabAsks,
+    /// A restored tab's page, loaded when the tab is first shown (a restored session of many
+    /// tabs does not load them all at start).
+    pub pending_url: Option<String>,
 }
 
 impl TabRec {
@@ -187,6 +190,7 @@ impl State {
                 meta,
                 refused_page: None,
                 asks: Default::default(),
+                pending_url: None,
             },
         );
     }
