@@ -459,7 +459,10 @@ impl Headed {
         let s = match crate::session::load(&self.profile) {
             Loaded::None => return false,
             Loaded::MovedAside(p, why) => {
-                let n = format!("The saved tabs could not be read ({why}); the file was kept at {}", p.display());
+                let n = format!(
+                    "The saved tabs could not be read ({why}); the file was kept at {}",
+                    p.display()
+                );
                 eprintln!("aperture: {n}");
                 self.actor.with(|st| st.notices.push(n));
                 return false;
@@ -565,7 +568,9 @@ impl Headed {
             return;
         }
         if !clean {
-            let due = *self.session_due.get_or_insert_with(|| Instant::now() + SAVE_DEBOUNCE);
+            let due = *self
+                .session_due
+                .get_or_insert_with(|| Instant::now() + SAVE_DEBOUNCE);
             if due > Instant::now() {
                 return;
             }

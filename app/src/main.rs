@@ -4,7 +4,6 @@
 
 #![forbid(unsafe_code)]
 
-mod session;
 mod asks;
 mod backend;
 mod browser;
@@ -16,6 +15,7 @@ mod keys;
 mod privacy;
 mod runtime;
 mod script;
+mod session;
 mod tab;
 mod theme;
 mod vault;

@@ -96,7 +96,11 @@ pub fn init(dir: &Path, opts: &Options) -> Result<(Arc<Pump>, Receiver<Job>)> {
     if !opts.sandbox {
         eprintln!(
             "aperture: the renderer sandbox is OFF (--no-sandbox{}): a compromised page runs with this user's rights",
-            if effective_uid() == Some(0) { ", running as root" } else { "" }
+            if effective_uid() == Some(0) {
+                ", running as root"
+            } else {
+                ""
+            }
         );
     }
     let (pump, rx) = Pump::new();

@@ -918,13 +918,22 @@ fn tabs_come_back_after_a_quit_and_after_a_crash() {
         .env(cef_sys_build::ENV_DIR, common::cef_dir())
         .output()
         .expect("second launch");
-    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stderr));
+    assert!(
+        second.status.success(),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
     wait_for(&app, YELLOW, 90, "session run 1 second tab");
     std::thread::sleep(Duration::from_millis(1500)); // the session write is debounced
     end_keeping_profile(app, false);
     let saved = session_tabs(&dir);
     assert_eq!(saved["clean_exit"], true, "{saved}");
-    let urls: Vec<&str> = saved["tabs"].as_array().unwrap().iter().map(|t| t["url"].as_str().unwrap()).collect();
+    let urls: Vec<&str> = saved["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["url"].as_str().unwrap())
+        .collect();
     assert_eq!(urls, vec![page.as_str(), popup.as_str()], "{saved}");
     assert_eq!(saved["active"], 1, "{saved}");
 
@@ -935,7 +944,10 @@ fn tabs_come_back_after_a_quit_and_after_a_crash() {
     wait_for(&app, YELLOW, 90, "session run 2 front tab");
     std::thread::sleep(Duration::from_millis(1500));
     let hits_after = s.requests().iter().filter(|p| *p == "/page.html").count();
-    assert_eq!(hits_before, hits_after, "the background tab must not load at start");
+    assert_eq!(
+        hits_before, hits_after,
+        "the background tab must not load at start"
+    );
     let saved = session_tabs(&dir);
     assert_eq!(saved["clean_exit"], false, "running: not clean yet: {saved}");
     assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");

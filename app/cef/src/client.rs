@@ -987,5 +987,8 @@ extern "C" fn on_find_result(
     last: c_int,
 ) {
     let Some(b) = adopt!(Browser, b) else { return };
-    shared(this).ui.get().on_find_result(b.id(), count, active, last != 0);
+    shared(this)
+        .ui
+        .get()
+        .on_find_result(b.id(), count, active, last != 0);
 }

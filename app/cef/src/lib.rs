@@ -44,5 +44,6 @@ pub use runtime::{
     shutdown,
 };
 pub use types::{
-    Browser, BrowserHost, BrowserId, DevToolsRegistration, EditOp, Frame, RequestContext, ZoomStep, create_browser,
+    Browser, BrowserHost, BrowserId, DevToolsRegistration, EditOp, Frame, RequestContext, ZoomStep,
+    create_browser,
 };
