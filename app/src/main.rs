@@ -54,9 +54,14 @@ struct Cli {
     /// Viewport size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     size: (i32, i32),
-    /// Serve MCP over streamable HTTP on 127.0.0.1:PORT (0 = don't).
-    #[arg(long, value_name = "PORT", default_value_t = aperture_mcp::DEFAULT_PORT)]
-    mcp_port: u16,
+    /// Serve MCP over streamable HTTP on 127.0.0.1:PORT (0 = don't). Default: the port this
+    /// profile used last, else 8817, else a free one (remembered for next time).
+    #[arg(long, value_name = "PORT")]
+    mcp_port: Option<u16>,
+    /// Issue a new MCP bearer token (the profile keeps its token across launches, so an agent
+    /// host registered once keeps working; use this when it may have leaked).
+    #[arg(long)]
+    mcp_new_token: bool,
     /// Serve MCP over stdin/stdout instead of HTTP (for hosts that only speak stdio).
     #[arg(long)]
     mcp_stdio: bool,
@@ -165,10 +170,9 @@ fn main() {
     }
     if args.get(1).is_some_and(|a| a == "mcp") {
         args.remove(1);
-        args = args
-            .into_iter()
-            .map(|a| if a == "--stdio" { "--mcp-stdio".into() } else { a })
-            .collect();
+        // Stdio is what `aperture mcp` is for; `--stdio` is accepted as hosts spell it.
+        args.retain(|a| a != "--stdio");
+        args.push("--mcp-stdio".into());
         args.push("--headless".into());
     }
     let cli = Cli::parse_from(args);
@@ -212,6 +216,11 @@ fn run(cli: Cli) -> Result<i32> {
         Ok(l) => l,
         Err(instance::Busy::HeldBy(pid)) => {
             let who = pid.map_or("another aperture".to_string(), |p| format!("aperture (pid {p})"));
+            if cli.mcp_stdio && !one_shot {
+                // `aperture mcp` from a stdio-only host: reach the browser the human is
+                // already using rather than a second one (which the profile lock forbids).
+                return bridge_to_running(&profile, &who);
+            }
             if !cli.headless && !one_shot {
                 // A second windowed launch opens its page in the running window, as desktop
                 // browsers do.
@@ -247,18 +256,18 @@ fn run(cli: Cli) -> Result<i32> {
         extra_switches: chromium_switches(&cli.chromium_switch)?,
         sandbox: !cli.no_sandbox,
     };
+    if cli.mcp_stdio && !one_shot {
+        eprintln!(
+            "aperture: no browser is running on the profile {}; starting a headless one for this MCP session",
+            profile.display()
+        );
+    }
     // The port is taken before Chromium starts, so a busy one is a single clear message and
     // not a browser running without its agent.
-    let listener = match (!one_shot && !cli.mcp_stdio && cli.mcp_port != 0).then_some(cli.mcp_port) {
-        Some(port) => Some(
-            std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port)).map_err(|e| {
-                anyhow::anyhow!(
-                    "the MCP port 127.0.0.1:{port} is not available ({e}); another browser may be \
-                     serving there: pick another with --mcp-port, or 0 for none"
-                )
-            })?,
-        ),
-        None => None,
+    let listener = if one_shot || cli.mcp_stdio || cli.mcp_port == Some(0) {
+        None
+    } else {
+        Some(mcp_listener(&profile, cli.mcp_port)?)
     };
     let blocker = if cli.no_block {
         tracing::info!("tracker blocking off (--no-block)");
@@ -365,8 +374,9 @@ fn run(cli: Cli) -> Result<i32> {
         // the agent out.
         {
             let (done, code, stdio) = (done.clone(), code.clone(), cli.mcp_stdio);
+            let (profile, new_token) = (profile.clone(), cli.mcp_new_token);
             rt.spawn(async move {
-                let r = serve_mcp(backend, listener, stdio).await;
+                let r = serve_mcp(backend, listener, stdio, &profile, new_token).await;
                 finish(&code, r.map(|()| 0));
                 // A stdio session ends when the host closes the channel; an HTTP server that
                 // stopped leaves the browser without its agent, which is worth exiting on.
@@ -505,11 +515,70 @@ async fn open_handed_over(h: &browser::Handle, containers: &privacy::Containers,
     Ok(())
 }
 
+/// Binds the profile's MCP port: the one asked for (a busy one is an error), else the one
+/// the profile used last or 8817, falling back to a free port that is then remembered.
+fn mcp_listener(profile: &std::path::Path, asked: Option<u16>) -> Result<std::net::TcpListener> {
+    let bind = |port: u16| std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port));
+    if let Some(port) = asked {
+        return bind(port).map_err(|e| {
+            anyhow::anyhow!(
+                "the MCP port 127.0.0.1:{port} is not available ({e}); another browser may be \
+                 serving there: pick another with --mcp-port, or 0 for none"
+            )
+        });
+    }
+    let remembered = aperture_mcp::config::read_profile_endpoint(profile)
+        .unwrap_or_else(|e| {
+            tracing::warn!("ignoring the profile's MCP endpoint file: {e}");
+            None
+        })
+        .map(|e| e.port);
+    let want = remembered.unwrap_or(aperture_mcp::DEFAULT_PORT);
+    match bind(want) {
+        Ok(l) => Ok(l),
+        Err(e) => {
+            let l = bind(0).context("binding a loopback port for MCP")?;
+            let got = l.local_addr()?.port();
+            eprintln!(
+                "aperture: 127.0.0.1:{want} is taken ({e}); this profile's MCP listener moves to port {got}"
+            );
+            Ok(l)
+        }
+    }
+}
+
+/// `aperture mcp` while a browser runs on the profile: bridges stdio to its listener.
+fn bridge_to_running(profile: &std::path::Path, who: &str) -> Result<i32> {
+    let e = aperture_mcp::config::read_profile_endpoint(profile)?.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{who} runs on the profile {} without an MCP listener (started with --mcp-port 0?); \
+             restart it with one",
+            profile.display()
+        )
+    })?;
+    eprintln!(
+        "aperture: bridging MCP on stdio to the browser already running on this profile ({who}) at {}",
+        e.url
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(aperture_mcp::bridge::bridge_stdio(
+        aperture_mcp::bridge::BridgeTarget {
+            url: e.url,
+            token: e.token,
+        },
+    ))?;
+    Ok(0)
+}
+
 /// Serves MCP on stdio, or on the listener taken at start-up, until it ends.
 async fn serve_mcp(
     backend: Arc<dyn aperture_mcp::backend::Backend>,
     listener: Option<std::net::TcpListener>,
     stdio: bool,
+    profile: &std::path::Path,
+    new_token: bool,
 ) -> Result<()> {
     if stdio {
         eprintln!("aperture: serving MCP on stdio");
@@ -520,14 +589,39 @@ async fn serve_mcp(
         std::future::pending::<()>().await;
         return Ok(());
     };
-    let server =
-        aperture_mcp::serve_http_on(listener, aperture_mcp::HttpConfig::default().token, backend).await?;
-    match server.write_mcp_json() {
-        Ok(p) => eprintln!("aperture: MCP config written to {}", p.display()),
+    use aperture_mcp::config;
+    // The profile's token, so a host registered once keeps working after a restart.
+    let token = config::read_profile_endpoint(profile)
+        .ok()
+        .flatten()
+        .filter(|e| !new_token && e.token.len() >= 32)
+        .map(|e| aperture_mcp::Token::from_string(e.token))
+        .unwrap_or_else(aperture_mcp::Token::generate);
+    let server = aperture_mcp::serve_http_on(listener, token, backend).await?;
+    if let Err(e) = config::write_profile_endpoint(profile, server.addr(), server.token()) {
+        eprintln!(
+            "aperture: could not record the MCP endpoint in the profile ({e}); `aperture mcp` cannot bridge to this browser"
+        );
+    }
+    let name = config::server_name_for(profile, default_profile().as_deref());
+    match config::config_dir()
+        .ok_or_else(|| std::io::Error::other("neither XDG_CONFIG_HOME nor HOME is set"))
+        .and_then(|d| config::write_mcp_json_entry(&d, &name, server.addr(), server.token()))
+    {
+        Ok(p) => eprintln!("aperture: MCP config written to {} (entry {name:?})", p.display()),
         Err(e) => eprintln!("aperture: could not write mcp.json: {e}"),
     }
-    // The one line a person pastes into their agent host.
-    println!("{}", server.claude_add_line());
+    let profile_arg = if name == config::SERVER_NAME {
+        String::new()
+    } else {
+        format!(" --profile {}", profile.display())
+    };
+    eprintln!("aperture: register once for stdio hosts: claude mcp add {name} -- aperture mcp{profile_arg}");
+    // The one line a person pastes into an HTTP agent host.
+    println!(
+        "{}",
+        server.claude_add_line().replacen(config::SERVER_NAME, &name, 1)
+    );
     server.wait().await?;
     Ok(())
 }

@@ -12,8 +12,9 @@ use base64::Engine as _;
 use rand::RngCore;
 use subtle::ConstantTimeEq;
 
-/// A bearer token. Regenerated at every launch so a token that leaked into a log or a shell
-/// history dies with the process that issued it.
+/// A bearer token. The browser keeps one per profile (0600, see
+/// `config::ProfileEndpoint`) so an agent host registered once keeps working across restarts;
+/// `--mcp-new-token` (or deleting the file) issues a new one when a token may have leaked.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
 

@@ -51,6 +51,112 @@ pub fn write_mcp_json(addr: SocketAddr, token: &Token) -> io::Result<PathBuf> {
     write_mcp_json_in(&dir, addr, token)
 }
 
+/// The name a profile's entry has in `mcp.json`: `aperture` for the default profile,
+/// `aperture-<dir name>` for any other, so two browsers on two profiles keep an entry each.
+pub fn server_name_for(profile: &Path, default_profile: Option<&Path>) -> String {
+    if default_profile.is_some_and(|d| d == profile) {
+        return SERVER_NAME.to_string();
+    }
+    let base: String = profile
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    if base.is_empty() {
+        SERVER_NAME.to_string()
+    } else {
+        format!("{SERVER_NAME}-{base}")
+    }
+}
+
+/// Sets one server's entry in `dir/mcp.json`, keeping every other entry (another profile's
+/// browser, or servers the human added by hand). A file that is not JSON is kept aside as
+/// `mcp.json.damaged` rather than overwritten silently.
+pub fn write_mcp_json_entry(dir: &Path, name: &str, addr: SocketAddr, token: &Token) -> io::Result<PathBuf> {
+    let path = dir.join("mcp.json");
+    let mut doc = match std::fs::read(&path) {
+        Ok(b) => match serde_json::from_slice::<serde_json::Value>(&b) {
+            Ok(v) if v.is_object() => v,
+            _ => {
+                std::fs::rename(&path, dir.join("mcp.json.damaged"))?;
+                serde_json::json!({})
+            }
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(e) => return Err(e),
+    };
+    let entry = mcp_json(addr, token)["mcpServers"][SERVER_NAME].clone();
+    let servers = doc
+        .as_object_mut()
+        .expect("object")
+        .entry("mcpServers")
+        .or_insert_with(|| serde_json::json!({}));
+    if !servers.is_object() {
+        *servers = serde_json::json!({});
+    }
+    servers
+        .as_object_mut()
+        .expect("object")
+        .insert(name.to_string(), entry);
+    let mut body = serde_json::to_vec_pretty(&doc).map_err(io::Error::other)?;
+    body.push(b'\n');
+    aperture_common::fs::write_atomic(&path, &body)?;
+    Ok(path)
+}
+
+/// What a profile remembers about its MCP listener (`<profile>/mcp-endpoint.json`, 0600):
+/// the port and token it used last, so a host registered once keeps working after a restart,
+/// and so `aperture mcp` can bridge stdio to the browser running there. Deleting the file
+/// makes the next launch choose a new token.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProfileEndpoint {
+    /// `http://127.0.0.1:PORT/mcp`.
+    pub url: String,
+    /// The port (kept apart from `url` so a launch can ask for it again).
+    pub port: u16,
+    /// The bearer token.
+    pub token: String,
+}
+
+/// The file [`ProfileEndpoint`] lives in.
+pub fn profile_endpoint_path(profile: &Path) -> PathBuf {
+    profile.join("mcp-endpoint.json")
+}
+
+/// Reads a profile's [`ProfileEndpoint`]; `Ok(None)` when it has none yet.
+pub fn read_profile_endpoint(profile: &Path) -> io::Result<Option<ProfileEndpoint>> {
+    match std::fs::read(profile_endpoint_path(profile)) {
+        Ok(b) => serde_json::from_slice(&b)
+            .map(Some)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("mcp-endpoint.json: {e}"))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Records the listener of this launch in the profile (0600, atomic).
+pub fn write_profile_endpoint(profile: &Path, addr: SocketAddr, token: &Token) -> io::Result<PathBuf> {
+    let e = ProfileEndpoint {
+        url: endpoint_url(addr),
+        port: addr.port(),
+        token: token.expose().to_string(),
+    };
+    let path = profile_endpoint_path(profile);
+    let mut body = serde_json::to_vec_pretty(&e).map_err(io::Error::other)?;
+    body.push(b'\n');
+    aperture_common::fs::write_atomic(&path, &body)?;
+    Ok(path)
+}
+
 /// Writes `mcp.json` into `dir` (created 0700 if missing) and returns its path.
 ///
 /// The file holds a live credential, so it goes through [`aperture_common::fs::write_atomic`]:
@@ -80,6 +186,55 @@ mod tests {
             "claude mcp add --transport http aperture http://127.0.0.1:8817/mcp \
              -H \"Authorization: Bearer abc\""
         );
+    }
+
+    #[test]
+    fn each_profile_keeps_its_own_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let a: SocketAddr = "127.0.0.1:8817".parse().unwrap();
+        let b: SocketAddr = "127.0.0.1:40001".parse().unwrap();
+        let def = Path::new("/home/u/.local/share/aperture/profiles/default");
+        let work = Path::new("/tmp/work profile");
+        assert_eq!(server_name_for(def, Some(def)), "aperture");
+        let name = server_name_for(work, Some(def));
+        assert_eq!(name, "aperture-work-profile");
+        // A server the human added by hand survives too.
+        fs::write(
+            dir.path().join("mcp.json"),
+            r#"{"mcpServers":{"other":{"command":"x"}}}"#,
+        )
+        .unwrap();
+        write_mcp_json_entry(dir.path(), "aperture", a, &Token::from_string("one")).unwrap();
+        let p = write_mcp_json_entry(dir.path(), &name, b, &Token::from_string("two")).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&fs::read(&p).unwrap()).unwrap();
+        assert_eq!(
+            v["mcpServers"]["aperture"]["headers"]["Authorization"],
+            "Bearer one"
+        );
+        assert_eq!(v["mcpServers"][&name]["url"], "http://127.0.0.1:40001/mcp");
+        assert_eq!(v["mcpServers"]["other"]["command"], "x");
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        // Not JSON: kept aside, not lost.
+        fs::write(&p, b"{oops").unwrap();
+        write_mcp_json_entry(dir.path(), "aperture", a, &Token::from_string("three")).unwrap();
+        assert_eq!(fs::read(dir.path().join("mcp.json.damaged")).unwrap(), b"{oops");
+    }
+
+    #[test]
+    fn the_profile_remembers_port_and_token() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read_profile_endpoint(dir.path()).unwrap(), None);
+        let a: SocketAddr = "127.0.0.1:40002".parse().unwrap();
+        let p = write_profile_endpoint(dir.path(), a, &Token::from_string("tok")).unwrap();
+        assert_eq!(fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
+        let e = read_profile_endpoint(dir.path()).unwrap().unwrap();
+        assert_eq!(
+            (e.port, e.token.as_str(), e.url.as_str()),
+            (40002, "tok", "http://127.0.0.1:40002/mcp")
+        );
+        fs::write(&p, b"nonsense").unwrap();
+        let err = read_profile_endpoint(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("mcp-endpoint.json"), "{err}");
     }
 
     #[test]

@@ -52,7 +52,13 @@ impl Endpoint {
 pub fn read_endpoint(config_home: &Path) -> Option<Endpoint> {
     let bytes = std::fs::read(mcp_json_path(config_home)).ok()?;
     let v: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    let server = &v["mcpServers"]["aperture"];
+    // `aperture` for the default profile, `aperture-<dir>` for the others (tests use their
+    // own config home, so there is one entry).
+    let server = v["mcpServers"]
+        .as_object()?
+        .iter()
+        .find(|(k, _)| k.starts_with("aperture"))
+        .map(|(_, s)| s)?;
     let token = server["headers"]["Authorization"]
         .as_str()?
         .strip_prefix("Bearer ")?;

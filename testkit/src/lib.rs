@@ -30,7 +30,7 @@ mod server;
 #[cfg(feature = "browser")]
 pub use launch::{Endpoint, Launch, McpBrowser, cef_dir, mcp_json_path, read_endpoint, wait_endpoint};
 #[cfg(feature = "browser")]
-pub use procs::{tagged_pids, unique_tag, wait_exit};
+pub use procs::{kill_tagged, tagged_pids, unique_tag, wait_exit};
 #[cfg(feature = "browser")]
 pub use sandbox::{browser_command, is_root, sandbox_args};
 #[cfg(feature = "browser")]

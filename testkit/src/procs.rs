@@ -52,7 +52,7 @@ pub fn tagged_pids(tag: &str) -> Vec<u32> {
 }
 
 /// SIGKILLs every process tagged `tag` (what is left of a browser after a test).
-pub(crate) fn kill_tagged(tag: &str) {
+pub fn kill_tagged(tag: &str) {
     for p in tagged_pids(tag) {
         let _ = std::process::Command::new("kill")
             .arg("-9")
