@@ -126,6 +126,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         asks: crate::asks::Mirror::default(),
         profile: cfg.profile.clone(),
         closed_tabs: Vec::new(),
+        private_seen: false,
         session_saved: None,
         session_due: None,
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
@@ -144,6 +145,8 @@ struct Headed {
     profile: PathBuf,
     /// The human's recently closed tabs (Ctrl+Shift+T), most recent last.
     closed_tabs: Vec<crate::session::SavedTab>,
+    /// A private tab was open: when none is left, the private session ends.
+    private_seen: bool,
     /// The session as last written, and when the next write is due.
     session_saved: Option<crate::session::Session>,
     session_due: Option<Instant>,
@@ -379,6 +382,14 @@ impl Headed {
         for id in first_seen {
             self.fit(id);
         }
+        // The private session ends with its last tab: its cookies and storage go with it.
+        let private_open = self.actor.with(|st| st.tabs.values().any(|t| t.meta.private()));
+        if private_open {
+            self.private_seen = true;
+        } else if self.private_seen {
+            self.private_seen = false;
+            self.containers.end_private();
+        }
         let ids: HashSet<TabId> = self.order.iter().copied().collect();
         self.was_loading.retain(|id, _| ids.contains(id));
         self.created.retain(|id, _| ids.contains(id));
@@ -539,8 +550,10 @@ impl Headed {
             let mut s = crate::session::Session::default();
             for id in &st.order {
                 let Some(t) = st.tabs.get(id) else { continue };
-                if t.meta.opened_by_agent {
-                    continue; // The agent's tabs are its working state, not the human's session.
+                if t.meta.opened_by_agent || t.meta.private() {
+                    // The agent's tabs are its working state, not the human's session; private
+                    // tabs leave no trace.
+                    continue;
                 }
                 let url = t.pending_url.clone().unwrap_or_else(|| t.url.clone());
                 if url.is_empty() {
@@ -713,11 +726,14 @@ impl Host for Headed {
             }
             UiCommand::CloseTab { tab } => {
                 let saved = self.actor.with(|st| {
-                    st.tabs.get(&tab).map(|t| crate::session::SavedTab {
-                        url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
-                        title: t.title.clone(),
-                        container: t.meta.container.clone(),
-                    })
+                    st.tabs
+                        .get(&tab)
+                        .filter(|t| !t.meta.private())
+                        .map(|t| crate::session::SavedTab {
+                            url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+                            title: t.title.clone(),
+                            container: t.meta.container.clone(),
+                        })
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
                     self.closed_tabs.push(s);

@@ -119,6 +119,10 @@ pub fn registry(profile: &Path) -> Result<Arc<Mutex<ContainerRegistry>>, String>
         .map_err(|e| e.to_string())
 }
 
+/// The private container's key and the name its tabs carry (never a registry id: those are
+/// `c-…`). Private tabs keep nothing: no disk storage, no history, no session entry.
+pub const PRIVATE: &str = aperture_privacy::PRIVATE_NAME;
+
 /// The profile's containers: the registry on disk and the request contexts made so far.
 /// Shared by the window, the agent's backend and the debug script.
 #[derive(Clone)]
@@ -140,20 +144,25 @@ impl Containers {
     /// The request context of a container (created on first use, with its own cache path, and
     /// only handed out once CEF says it is initialized — browsers created earlier come back
     /// NULL).
+    ///
+    /// `cache_path: None` is the private container: Chromium keeps everything in memory.
     async fn context_for(
         &self,
-        id: &ContainerId,
-        cache_path: PathBuf,
+        key: &str,
+        cache_path: Option<PathBuf>,
     ) -> Result<cef::RequestContext, String> {
-        if let Some(c) = self.ready(id.as_str()) {
+        if let Some(c) = self.ready(key) {
             return Ok(c);
         }
         let (tx, rx) = oneshot::channel::<()>();
         let ctx = self
             .h
             .on_ui(move |_| -> Result<cef::RequestContext, String> {
-                std::fs::create_dir_all(&cache_path)
-                    .map_err(|e| format!("creating {}: {e}", cache_path.display()))?;
+                if let Some(p) = &cache_path {
+                    aperture_common::fs::create_private_dir_all(p)
+                        .map_err(|e| format!("creating {}: {e}", p.display()))?;
+                }
+                let cache_path = cache_path.unwrap_or_default();
                 let done = Box::new(move || {
                     let _ = tx.send(());
                 });
@@ -169,8 +178,24 @@ impl Containers {
         self.ready
             .lock()
             .expect("ctx")
-            .insert(id.as_str().to_string(), ctx.clone());
+            .insert(key.to_string(), ctx.clone());
         Ok(ctx)
+    }
+
+    /// The private container's request context: one in-memory context shared by every
+    /// private tab until the last of them closes ([`Containers::end_private`]), so a new
+    /// private session starts with no cookies, storage or cache.
+    pub async fn private_context(&self) -> Result<cef::RequestContext, String> {
+        self.context_for(PRIVATE, None).await
+    }
+
+    /// Forgets the private context once no private tab is left: Chromium frees its
+    /// in-memory storage with the last reference.
+    pub fn end_private(&self) {
+        let gone = self.ready.lock().expect("ctx").remove(PRIVATE);
+        if gone.is_some() {
+            tracing::info!("the private session ended; its cookies and storage are gone");
+        }
     }
 
     /// The id of the profile's default container (where the human's tabs open).
@@ -198,6 +223,9 @@ impl Containers {
     /// the human's own flags and the debug script may do) and returns its request context and
     /// name.
     pub async fn context(&self, which: &str, create: bool) -> Result<(cef::RequestContext, String), String> {
+        if which.eq_ignore_ascii_case(PRIVATE) {
+            return Ok((self.private_context().await?, PRIVATE.to_string()));
+        }
         let (id, name, path) = {
             let mut r = self.registry.lock().expect("registry");
             let found = ContainerId::parse(which)
@@ -221,6 +249,6 @@ impl Containers {
             let path = r.cache_path(&c.id);
             (c.id, c.name, path)
         };
-        Ok((self.context_for(&id, path).await?, name))
+        Ok((self.context_for(id.as_str(), Some(path)).await?, name))
     }
 }

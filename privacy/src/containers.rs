@@ -209,6 +209,10 @@ pub enum ContainerError {
     /// Empty, too long, or contains control characters.
     #[error("invalid container name {0:?}: 1–64 printable characters")]
     InvalidName(String),
+    /// "Private" names the browser's private tabs, which keep nothing on disk; a saved
+    /// container by that name would be mistaken for them.
+    #[error("the name {0:?} is reserved for private tabs")]
+    ReservedName(String),
     /// A site binding must be a host name like `example.com`.
     #[error("invalid site {0:?}: give a host name such as example.com")]
     InvalidSite(String),
@@ -557,10 +561,16 @@ fn find_mut<'a>(s: &'a mut Store, id: &ContainerId) -> Result<&'a mut Container,
         .ok_or_else(|| ContainerError::NoSuchContainer(id.clone()))
 }
 
+/// The name of the browser's private (in-memory, never recorded) tabs.
+pub const PRIVATE_NAME: &str = "Private";
+
 fn valid_name(name: &str) -> Result<String, ContainerError> {
     let n = name.trim();
     if n.is_empty() || n.chars().count() > MAX_NAME_CHARS || n.chars().any(char::is_control) {
         return Err(ContainerError::InvalidName(name.chars().take(80).collect()));
+    }
+    if n.eq_ignore_ascii_case(PRIVATE_NAME) {
+        return Err(ContainerError::ReservedName(n.to_string()));
     }
     Ok(n.to_string())
 }
@@ -708,6 +718,10 @@ mod tests {
         assert!(matches!(
             r.create(&"x".repeat(65), Colour::Grey),
             Err(ContainerError::InvalidName(_))
+        ));
+        assert!(matches!(
+            r.create(" private ", Colour::Grey),
+            Err(ContainerError::ReservedName(_))
         ));
         let id = r.create("Bank", Colour::Green).unwrap();
         assert!(

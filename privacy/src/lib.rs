@@ -29,7 +29,7 @@ pub use blocking::{
 };
 pub use containers::{
     AgentContainers, Colour, Container, ContainerError, ContainerId, ContainerRegistry, ContainerSummary,
-    FingerprintSeed,
+    FingerprintSeed, PRIVATE_NAME,
 };
 pub use lists::{FilterList, ListError, ListSet, ProvisionOptions};
 pub use policy::{AddressRule, AllowHostError, CheckedUrl, NameRule, NavigationPolicy, PolicyError};

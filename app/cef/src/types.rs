@@ -222,6 +222,13 @@ impl BrowserHost {
         // Chromium's zoom level is log base 1.2 of the factor.
         (1.2f64.powf(level) * 100.0).round() as u32
     }
+    /// Sets the zoom to a percentage (a remembered per-site zoom).
+    pub fn set_zoom_percent(&self, percent: f64) {
+        debug_assert_ui();
+        let level = (percent.clamp(25.0, 500.0) / 100.0).ln() / 1.2f64.ln();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.set_zoom_level(level)) }
+    }
     /// Leaves the page's element fullscreen (Escape).
     pub fn exit_fullscreen(&self) {
         debug_assert_ui();

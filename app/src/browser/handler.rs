@@ -262,10 +262,14 @@ impl cef::ClientHandler for Handler {
         super::page::popup_size(&self.0, tab_id(id), (x, y, w, h));
     }
 
-    fn on_find_result(&self, id: BrowserId, count: i32, active: i32, _last: bool) {
+    fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool) {
         self.0.with(|st| {
             if let Some(t) = st.tabs.get_mut(&tab_id(id)) {
-                t.asks.find = Some((active.max(0) as u32, count.max(0) as u32));
+                // CEF reports the count first and the active match later; keep what we knew.
+                let (a0, c0, _) = t.asks.find.unwrap_or_default();
+                let active = if active > 0 { active as u32 } else { a0 };
+                let count = if count >= 0 { count as u32 } else { c0 };
+                t.asks.find = Some((active, count, last));
                 st.events.push(Event::Refresh);
             }
         });

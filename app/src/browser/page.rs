@@ -58,8 +58,9 @@ pub struct TabAsks {
     pub popup: PopupWidget,
     /// The page put an element in fullscreen (the Fullscreen API).
     pub fullscreen: bool,
-    /// The last find-in-page result: (active match, matches).
-    pub find: Option<(u32, u32)>,
+    /// The last find-in-page result: (active match, matches, CEF's last update for this
+    /// search).
+    pub find: Option<(u32, u32, bool)>,
 }
 
 /// Where a download stands.

@@ -100,6 +100,12 @@ pub struct TabMeta {
 }
 
 impl TabMeta {
+    /// A private tab: in-memory storage, and nothing about it is recorded (history, session,
+    /// closed tabs).
+    pub fn private(&self) -> bool {
+        self.container == crate::privacy::PRIVATE
+    }
+
     /// Every navigation of this tab passes the agent-navigation policy: the agent opened,
     /// acted on or read it, and the human has not taken it over. Human tabs the agent never
     /// touched browse freely.
