@@ -312,6 +312,7 @@ impl Headed {
                 id: c.id.to_string(),
                 name: c.name.clone(),
                 colour: hex_rgb(c.colour.rgb()),
+                ..Default::default()
             })
             .collect();
         let default_container = self
@@ -350,6 +351,7 @@ impl Headed {
                                 t.meta.container.clone()
                             },
                             colour: Rgb(0x8f, 0x8f, 0x9d),
+                            ..Default::default()
                         });
                     let url = match (&t.pending_url, self.created.get(&id)) {
                         (Some(p), _) => p.clone(),
@@ -367,6 +369,7 @@ impl Headed {
                         agent_driving: t.meta.opened_by_agent || t.meta.agent_touched,
                         human_driving: t.meta.human_driving,
                         theme: dark::site_key(&t.url).map(|s| policies.mode_for_site(&s)),
+                        ..Default::default()
                     }
                 })
                 .collect();

@@ -61,16 +61,19 @@ fn containers() -> Vec<ContainerInfo> {
             id: "personal".into(),
             name: "Personal".into(),
             colour: Rgb(0x37, 0x7D, 0xF0),
+            ..ContainerInfo::default()
         },
         ContainerInfo {
             id: "work".into(),
             name: "Work".into(),
             colour: Rgb(0xF0, 0x8C, 0x00),
+            ..ContainerInfo::default()
         },
         ContainerInfo {
             id: "banking".into(),
             name: "Banking".into(),
             colour: Rgb(0x2E, 0xA0, 0x43),
+            ..ContainerInfo::default()
         },
     ]
 }
@@ -87,6 +90,7 @@ fn tab(id: u64, title: &str, url: &str, container: &ContainerInfo) -> TabView {
         agent_driving: false,
         human_driving: false,
         theme: Some(ThemeMode::Auto),
+        ..TabView::default()
     }
 }
 

@@ -215,6 +215,109 @@ pub enum UiCommand {
     },
     /// The notice bar's close button.
     DismissNotice,
+    /// Find in the tab's page (CEF `Find`); results come back in
+    /// [`crate::model::TabView::find`].
+    Find {
+        /// The tab.
+        tab: TabId,
+        /// What to find (never empty; an emptied field sends [`UiCommand::StopFind`]).
+        text: String,
+        /// Search forward (next) or backward (previous).
+        forward: bool,
+        /// `false`: the text changed, start a new search; `true`: go to the next/previous
+        /// match of the current one.
+        find_next: bool,
+    },
+    /// The find bar closed or its text was emptied: stop finding and clear the highlights
+    /// (CEF `StopFinding(true)`); clear [`crate::model::TabView::find`].
+    StopFind {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Zoom the tab's page one step (Ctrl+plus / minus / 0, Ctrl+wheel, the omnibox chip).
+    Zoom {
+        /// The tab.
+        tab: TabId,
+        /// Which way.
+        step: ZoomStep,
+    },
+    /// Ctrl+Shift+T: reopen the most recently closed tab.
+    ReopenClosedTab,
+    /// The human dragged a tab to a new place in the strip.
+    MoveTab {
+        /// The tab.
+        tab: TabId,
+        /// Its index in the strip afterwards (0 = first).
+        to: usize,
+    },
+    /// Ctrl+Shift+N or "New private tab": a tab in a private container.
+    NewPrivateTab,
+    /// Ctrl+D or the omnibox star: bookmark the tab's page, or remove its bookmark when it
+    /// has one ([`crate::model::TabView::bookmarked`]).
+    ToggleBookmark {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Open a URL the human picked from bookmarks or history.
+    OpenUrl {
+        /// The URL.
+        url: String,
+        /// `false`: in the active tab (or a new tab when there is none); `true` (middle
+        /// click, Ctrl+click): in a new background tab next to the active one, in its
+        /// container.
+        new_tab: bool,
+    },
+    /// Show or hide the bookmarks bar (Ctrl+Shift+B); persisted in
+    /// `settings.show_bookmarks_bar` by [`crate::settings::Settings::apply`].
+    SetBookmarksBar(bool),
+    /// Import an HTML bookmarks export (Chrome, Firefox, …). Report the outcome in
+    /// [`crate::model::ChromeModel::notice`].
+    ImportBookmarks {
+        /// The file, absolute (a leading `~` is already expanded).
+        path: std::path::PathBuf,
+    },
+    /// Remove a bookmark or a folder (with its contents).
+    RemoveBookmark {
+        /// [`crate::model::BookmarkNode::id`].
+        id: i64,
+    },
+    /// The history panel wants rows matching `text` (empty = the most recent); answer in
+    /// [`crate::model::ChromeModel::history`]. Sent when the panel opens and as the human
+    /// types in its search box.
+    HistoryQuery {
+        /// The search text.
+        text: String,
+    },
+    /// Delete one history entry.
+    HistoryDelete {
+        /// [`crate::model::HistoryRow::id`].
+        id: i64,
+    },
+    /// "Clear browsing history": delete every visit at or after `since_ms` (ms since the
+    /// Unix epoch), or all of it when `None`.
+    HistoryClear {
+        /// Start of the range; `None` = all time.
+        since_ms: Option<i64>,
+    },
+    /// The human edited the omnibox; answer with [`crate::model::ChromeModel::suggestions`]
+    /// and [`crate::model::ChromeModel::inline_completion`] for this text.
+    OmniboxInput {
+        /// The tab whose omnibox it is.
+        tab: TabId,
+        /// What the human has typed (without any inline completion).
+        text: String,
+    },
+}
+
+/// A page zoom step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZoomStep {
+    /// Larger (Ctrl+plus, Ctrl+wheel away).
+    In,
+    /// Smaller (Ctrl+minus, Ctrl+wheel towards).
+    Out,
+    /// Back to 100 % (Ctrl+0, the omnibox's zoom chip).
+    Reset,
 }
 
 /// Editing commands a page's focused frame understands.

@@ -165,11 +165,11 @@ mod runner;
 pub mod settings;
 
 pub use chrome::Chrome;
-pub use command::{EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand};
+pub use command::{EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep};
 pub use model::{
-    ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView, DownloadState,
-    DownloadView, FileChooserMode, FileChooserView, PageFrame, PermissionView, PopupView, Rgb, TabId,
-    TabView,
+    BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
+    DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, PageFrame,
+    PermissionView, PopupView, Rgb, SuggestionView, TabId, TabView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

@@ -19,7 +19,7 @@ pub use aperture_common::TabId;
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 /// An identity container the human can open a tab in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ContainerInfo {
     /// Stable id, sent back in [`crate::UiCommand::NewTab`].
     pub id: String,
@@ -27,6 +27,9 @@ pub struct ContainerInfo {
     pub name: String,
     /// Badge colour.
     pub colour: Rgb,
+    /// A private container (in-memory storage, no history): its tabs are drawn dark with a
+    /// mask and "Private", so the human always knows which tabs leave no trace.
+    pub private: bool,
 }
 
 /// One tab as the chrome shows it.
@@ -52,6 +55,96 @@ pub struct TabView {
     pub human_driving: bool,
     /// Effective dark-mode policy for this tab's site, if it has one.
     pub theme: Option<ThemeMode>,
+    /// The last find-in-page result for this tab (CEF `OnFindResult`), while the find bar
+    /// searches; `None` before the first result.
+    pub find: Option<FindView>,
+    /// Page zoom in percent; 100 (or 0, unknown) is the default and shows no chip.
+    pub zoom_percent: u32,
+    /// The tab's URL is bookmarked (the omnibox star is filled).
+    pub bookmarked: bool,
+}
+
+/// Every field has a neutral value so the app can build a view with `..Default::default()`;
+/// the id is `TabId(0)` only as a placeholder and must be set.
+impl Default for TabView {
+    fn default() -> Self {
+        TabView {
+            id: TabId(0),
+            title: String::new(),
+            url: String::new(),
+            loading: false,
+            can_go_back: false,
+            can_go_forward: false,
+            container: ContainerInfo::default(),
+            agent_driving: false,
+            human_driving: false,
+            theme: None,
+            find: None,
+            zoom_percent: 100,
+            bookmarked: false,
+        }
+    }
+}
+
+/// A find-in-page result as CEF reports it (`CefFindHandler::OnFindResult`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FindView {
+    /// The text these results are for; the bar shows a count only while it matches what is
+    /// typed, so a late result for an older text is never shown as current.
+    pub text: String,
+    /// 1-based ordinal of the highlighted match (0 while none is).
+    pub active: i32,
+    /// Number of matches found so far.
+    pub count: i32,
+    /// CEF's `finalUpdate`: the count is complete ("No results" needs it).
+    pub final_update: bool,
+}
+
+/// One node of the human's bookmarks: a bookmark (with a URL) or a folder.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct BookmarkNode {
+    /// Chosen by the app (the database row); echoed in
+    /// [`crate::UiCommand::RemoveBookmark`].
+    pub id: i64,
+    /// Title; empty shows the URL.
+    pub title: String,
+    /// The bookmark's URL; `None` for a folder.
+    pub url: Option<String>,
+    /// A folder's contents, in display order (empty for a bookmark).
+    pub children: Vec<BookmarkNode>,
+}
+
+impl BookmarkNode {
+    /// Whether this is a folder.
+    pub fn is_folder(&self) -> bool {
+        self.url.is_none()
+    }
+}
+
+/// One history entry as the history panel lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HistoryRow {
+    /// Chosen by the app; echoed in [`crate::UiCommand::HistoryDelete`].
+    pub id: i64,
+    /// The visited URL.
+    pub url: String,
+    /// The page's title (may be empty).
+    pub title: String,
+    /// When, in milliseconds since the Unix epoch (UTC); the panel groups by local day.
+    pub visited_at_ms: i64,
+    /// Name of the container the visit was in.
+    pub container: String,
+}
+
+/// One omnibox suggestion (history or bookmark) for what the human is typing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SuggestionView {
+    /// The URL it navigates to.
+    pub url: String,
+    /// The page's title (may be empty).
+    pub title: String,
+    /// It is a bookmark (drawn with a star).
+    pub bookmark: bool,
 }
 
 /// The active tab's last painted frame, exactly as CEF's `OnPaint` hands it
@@ -161,6 +254,18 @@ pub struct ChromeModel {
     pub fullscreen: bool,
     /// A transient one-line notice ("Saved PDF to …", "Popup blocked").
     pub notice: Option<String>,
+    /// The human's bookmarks: the roots, in display order. The toolbar's bookmarks menu shows
+    /// them all; the bookmarks bar shows the children of the first root folder.
+    pub bookmarks: Vec<BookmarkNode>,
+    /// Show the bookmarks bar under the toolbar (mirror `settings.show_bookmarks_bar`).
+    pub show_bookmarks_bar: bool,
+    /// Rows for the history panel, answering the last [`crate::UiCommand::HistoryQuery`].
+    pub history: Vec<HistoryRow>,
+    /// Suggestions for the last [`crate::UiCommand::OmniboxInput`], best first.
+    pub suggestions: Vec<SuggestionView>,
+    /// The whole text the omnibox input completes to ("git" → "github.com/"); shown selected
+    /// after the caret while it extends what was typed.
+    pub inline_completion: Option<String>,
 }
 
 /// Which JavaScript dialog a page opened.

@@ -56,6 +56,25 @@ pub fn resolve_input_with(input: &str, search_template: &str) -> Option<String> 
     }
 }
 
+/// What the omnibox shows for `typed` given the app's inline completion (the whole text the
+/// input completes to): `typed` exactly as the human typed it, followed by the rest of
+/// `completion`. `None` when the completion doesn't extend `typed` (case-insensitively), e.g.
+/// because it answers an older input.
+pub fn inline_completion(typed: &str, completion: &str) -> Option<String> {
+    if typed.is_empty() {
+        return None;
+    }
+    let mut rest = completion.chars();
+    for t in typed.chars() {
+        let c = rest.next()?;
+        if !t.to_lowercase().eq(c.to_lowercase()) {
+            return None;
+        }
+    }
+    let rest: String = rest.collect();
+    (!rest.is_empty()).then(|| format!("{typed}{rest}"))
+}
+
 /// Build the search URL for `query`.
 pub fn search_url(query: &str, template: &str) -> String {
     template.replace("{}", &form_encode(query.trim()))
@@ -210,6 +229,28 @@ mod tests {
     fn blank_is_none() {
         assert_eq!(resolve_input("   "), None);
         assert_eq!(resolve_input(""), None);
+    }
+
+    #[test]
+    fn inline_completion_keeps_what_was_typed() {
+        assert_eq!(
+            inline_completion("git", "github.com/").as_deref(),
+            Some("github.com/")
+        );
+        // The human's capitals stay; only the rest comes from the completion.
+        assert_eq!(
+            inline_completion("GitH", "github.com/").as_deref(),
+            Some("GitHub.com/")
+        );
+        assert_eq!(
+            inline_completion("ünï", "üNïcode.example").as_deref(),
+            Some("ünïcode.example")
+        );
+        // Nothing to add, or a completion for some other input.
+        assert_eq!(inline_completion("github.com/", "github.com/"), None);
+        assert_eq!(inline_completion("gix", "github.com/"), None);
+        assert_eq!(inline_completion("github.com/x", "github.com/"), None);
+        assert_eq!(inline_completion("", "github.com/"), None);
     }
 
     #[test]

@@ -37,6 +37,8 @@ pub struct Settings {
     pub theme: ThemeSettings,
     /// Search URL template (`{}` = query); `None` uses the built-in default.
     pub search_template: Option<String>,
+    /// Show the bookmarks bar under the toolbar (Ctrl+Shift+B).
+    pub show_bookmarks_bar: bool,
 }
 
 impl Default for Settings {
@@ -47,6 +49,7 @@ impl Default for Settings {
             last_container: None,
             theme: ThemeSettings::default(),
             search_template: None,
+            show_bookmarks_bar: false,
         }
     }
 }
@@ -62,6 +65,7 @@ impl Settings {
             UiCommand::SetTheme { site, mode } => self.theme.policies.set(site, *mode),
             UiCommand::SetDarkFilter { options } => self.theme.filter = *options,
             UiCommand::NewTab { container } => self.last_container = Some(container.clone()),
+            UiCommand::SetBookmarksBar(show) => self.show_bookmarks_bar = *show,
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
                 self.window = WindowSettings {
                     width: *width,
@@ -468,6 +472,27 @@ mod tests {
             }
         }));
         assert!(!st.apply(&UiCommand::OpenVault));
+        assert!(
+            !st.apply(&UiCommand::NewPrivateTab),
+            "a private tab is not the last container"
+        );
+        assert_eq!(st.last_container.as_deref(), Some("work"));
+    }
+
+    #[test]
+    fn bookmarks_bar_is_remembered() {
+        let (_d, s) = store();
+        let mut st = Settings::default();
+        assert!(!st.show_bookmarks_bar);
+        assert!(st.apply(&UiCommand::SetBookmarksBar(true)));
+        assert!(!st.apply(&UiCommand::SetBookmarksBar(true)));
+        s.save(&st).unwrap();
+        assert!(s.load().unwrap().settings.show_bookmarks_bar);
+        assert!(st.apply(&UiCommand::SetBookmarksBar(false)));
+        assert!(!st.show_bookmarks_bar);
+        // Files from before the field load with the bar off.
+        fs::write(s.path(), r#"{"version":1}"#).unwrap();
+        assert!(!s.load().unwrap().settings.show_bookmarks_bar);
     }
 
     #[test]

@@ -182,6 +182,7 @@ fn model() -> ChromeModel {
         id: "work".into(),
         name: "Work".into(),
         colour: Rgb(0xF0, 0x8C, 0x00),
+        ..ContainerInfo::default()
     };
     let tab = |id, title: &str, agent| TabView {
         id: TabId(id),
@@ -194,6 +195,7 @@ fn model() -> ChromeModel {
         agent_driving: agent,
         human_driving: false,
         theme: Some(ThemeMode::Auto),
+        ..TabView::default()
     };
     ChromeModel {
         tabs: vec![tab(1, "First", false), tab(2, "Agent's tab", true)],

@@ -240,6 +240,7 @@ fn model() -> ChromeModel {
         id: "work".into(),
         name: "Work".into(),
         colour: Rgb(0xF0, 0x8C, 0x00),
+        ..ContainerInfo::default()
     };
     ChromeModel {
         tabs: vec![TabView {
@@ -253,6 +254,7 @@ fn model() -> ChromeModel {
             agent_driving: false,
             human_driving: false,
             theme: None,
+            ..TabView::default()
         }],
         active: Some(TabId(1)),
         containers: vec![c],
