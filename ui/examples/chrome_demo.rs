@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::{
-    ChromeModel, ContainerInfo, CursorShape, Host, PageFrame, PageInput, Rgb, RunOptions, TabId, TabView,
-    UiCommand, UiWaker, WindowSpec, WindowUi, egui,
+    BookmarkNode, ChromeModel, ContainerInfo, CursorShape, FindView, Host, PageFrame, PageInput, Rgb,
+    RunOptions, SuggestionView, TabId, TabView, UiCommand, UiWaker, WindowSpec, WindowUi, ZoomStep, egui,
 };
 
 /// Stand-in for the vault window: its own OS window and egui context.
@@ -245,6 +245,65 @@ impl Host for Demo {
                 Box::new(VaultDemo { revealed: false }),
             )),
             UiCommand::CloseRequested => self.waker.quit(),
+            // Issue 13's memory UI, faked just enough to look at.
+            UiCommand::ToggleBookmark { tab } => self.with_tab(tab, |t| t.bookmarked = !t.bookmarked),
+            UiCommand::SetBookmarksBar(show) => self.model.lock().unwrap().show_bookmarks_bar = show,
+            UiCommand::Zoom { tab, step } => self.with_tab(tab, |t| {
+                t.zoom_percent = match step {
+                    ZoomStep::In => (t.zoom_percent + 10).min(500),
+                    ZoomStep::Out => t.zoom_percent.saturating_sub(10).max(25),
+                    ZoomStep::Reset => 100,
+                }
+            }),
+            UiCommand::Find { tab, text, .. } => self.with_tab(tab, |t| {
+                let count = t.title.to_lowercase().matches(&text.to_lowercase()).count() as i32;
+                t.find = Some(FindView {
+                    text,
+                    active: count.min(1),
+                    count,
+                    final_update: true,
+                });
+            }),
+            UiCommand::StopFind { tab } => self.with_tab(tab, |t| t.find = None),
+            UiCommand::MoveTab { tab, to } => {
+                let mut m = self.model.lock().unwrap();
+                if let Some(from) = m.tabs.iter().position(|t| t.id == tab) {
+                    let t = m.tabs.remove(from);
+                    let to = to.min(m.tabs.len());
+                    m.tabs.insert(to, t);
+                }
+            }
+            UiCommand::NewPrivateTab => {
+                let mut m = self.model.lock().unwrap();
+                let c = ContainerInfo {
+                    id: "private".into(),
+                    name: "Private".into(),
+                    colour: Rgb(0x8F, 0x5C, 0xD8),
+                    private: true,
+                };
+                self.next_id += 1;
+                m.tabs.push(tab(self.next_id, "", "", &c));
+                m.active = Some(TabId(self.next_id));
+                repaint_page = true;
+            }
+            UiCommand::OmniboxInput { text, .. } => {
+                let mut m = self.model.lock().unwrap();
+                let typed = text.to_lowercase();
+                m.suggestions = m
+                    .tabs
+                    .iter()
+                    .filter(|t| !typed.is_empty() && t.url.to_lowercase().contains(&typed))
+                    .map(|t| SuggestionView {
+                        url: t.url.clone(),
+                        title: t.title.clone(),
+                        bookmark: t.bookmarked,
+                    })
+                    .collect();
+                m.inline_completion = m.tabs.iter().find_map(|t| {
+                    let bare = t.url.split_once("://").map_or(t.url.as_str(), |(_, r)| r);
+                    bare.to_lowercase().starts_with(&typed).then(|| bare.to_string())
+                });
+            }
             _ => {}
         }
         if repaint_page {
@@ -287,6 +346,31 @@ fn main() -> Result<(), aperture_ui::UiError> {
         cursor: CursorShape::Default,
         ime_caret: None,
         dark_filter: Default::default(),
+        bookmarks: vec![BookmarkNode {
+            id: 1,
+            title: "Bookmarks bar".into(),
+            url: None,
+            children: vec![
+                BookmarkNode {
+                    id: 2,
+                    title: "Example".into(),
+                    url: Some("https://example.com/".into()),
+                    children: vec![],
+                },
+                BookmarkNode {
+                    id: 3,
+                    title: "Reading".into(),
+                    url: None,
+                    children: vec![BookmarkNode {
+                        id: 4,
+                        title: "The Rust book".into(),
+                        url: Some("https://doc.rust-lang.org/book/".into()),
+                        children: vec![],
+                    }],
+                },
+            ],
+        }],
+        show_bookmarks_bar: true,
         ..Default::default()
     };
     let model = Arc::new(Mutex::new(model));

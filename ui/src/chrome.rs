@@ -1,6 +1,8 @@
 //! The browser chrome: tab strip, toolbar, omnibox, the page area and what
 //! is drawn over it when a page asks (`overlays`: dialogs, context menu,
-//! downloads, permissions, file chooser, notices).
+//! downloads, permissions, file chooser, notices), and the browser's memory
+//! (`find`: the find bar; `bookmarks`: menu, bar, import; `history`: the
+//! history panel; `suggest`: the omnibox's suggestions and inline completion).
 //!
 //! [`Chrome::run`] is one egui frame: it reads the [`ChromeModel`], draws,
 //! and returns the [`UiCommand`]s the human's input produced. It owns only
@@ -15,14 +17,18 @@ use egui::{
     vec2,
 };
 
-use crate::command::{MouseButton, PageInput, UiCommand};
+use crate::command::{MouseButton, PageInput, UiCommand, ZoomStep};
 use crate::dark::{FilterOptions, ThemeMode, site_key};
 use crate::keys;
 use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
 use crate::omnibox::resolve_input;
 
+mod bookmarks;
 mod file_picker;
+mod find;
+mod history;
 mod overlays;
+mod suggest;
 
 pub use file_picker::file_entry_control;
 
@@ -40,6 +46,13 @@ const TAB_MIN_WIDTH: f32 = 64.0;
 const AGENT_COLOUR: Color32 = Color32::from_rgb(0xE8, 0x8A, 0x1A);
 /// Colour of the "you are driving" mark.
 const HUMAN_COLOUR: Color32 = Color32::from_rgb(0x2E, 0xA0, 0x43);
+/// Private tabs: dark whatever the theme, so they never pass for ordinary ones.
+const PRIVATE_BG: Color32 = Color32::from_rgb(0x24, 0x1B, 0x33);
+const PRIVATE_HOVER: Color32 = Color32::from_rgb(0x33, 0x26, 0x48);
+const PRIVATE_ACTIVE: Color32 = Color32::from_rgb(0x45, 0x2F, 0x66);
+const PRIVATE_ACCENT: Color32 = Color32::from_rgb(0xB9, 0x8C, 0xF5);
+/// The filled star of a bookmarked page.
+const STAR_COLOUR: Color32 = Color32::from_rgb(0xF2, 0xB7, 0x05);
 
 /// Names of controls whose last-drawn rectangle [`Chrome::control_rect`]
 /// reports; tests use them to click without knowing the layout.
@@ -146,6 +159,69 @@ pub mod controls {
     pub const NOTICE: &str = "notice";
     /// The notice bar's close button.
     pub const NOTICE_CLOSE: &str = "notice:close";
+    /// The find bar (while open for the active tab).
+    pub const FIND: &str = "find";
+    /// The find bar's text field.
+    pub const FIND_FIELD: &str = "find:field";
+    /// The find bar's "N of M" / "No results" (while it shows one).
+    pub const FIND_STATUS: &str = "find:status";
+    /// The find bar's previous-match button.
+    pub const FIND_PREV: &str = "find:prev";
+    /// The find bar's next-match button.
+    pub const FIND_NEXT: &str = "find:next";
+    /// The find bar's close button.
+    pub const FIND_CLOSE: &str = "find:close";
+    /// The omnibox's zoom chip ("110 %"; only while the zoom isn't 100 %).
+    pub const ZOOM: &str = "zoom";
+    /// The omnibox's bookmark star.
+    pub const STAR: &str = "star";
+    /// The omnibox's "Private" chip (active tab in a private container).
+    pub const PRIVATE: &str = "private";
+    /// "New private tab" in the new-tab menu.
+    pub const NEW_PRIVATE_TAB: &str = "new_private_tab";
+    /// The toolbar's bookmarks menu button.
+    pub const BOOKMARKS: &str = "bookmarks";
+    /// Bookmarks menu: "Bookmark this tab" / "Remove bookmark".
+    pub const BOOKMARK_THIS: &str = "bookmarks:this";
+    /// Bookmarks menu: "Show bookmarks bar".
+    pub const BOOKMARKS_BAR_TOGGLE: &str = "bookmarks:bar";
+    /// Bookmarks menu: "Import bookmarks from HTML file…".
+    pub const BOOKMARKS_IMPORT: &str = "bookmarks:import";
+    /// The bookmarks bar (while shown).
+    pub const BOOKMARKS_BAR: &str = "bookmarks_bar";
+    /// The actions popup of a right-clicked bookmark (while open).
+    pub const BOOKMARK_ACTIONS: &str = "bookmark_actions";
+    /// Bookmark actions: Open.
+    pub const BOOKMARK_OPEN: &str = "bookmark_actions:open";
+    /// Bookmark actions: Open in new tab.
+    pub const BOOKMARK_OPEN_NEW: &str = "bookmark_actions:open_new";
+    /// Bookmark actions: Remove.
+    pub const BOOKMARK_REMOVE: &str = "bookmark_actions:remove";
+    /// The import dialog (while open).
+    pub const IMPORT: &str = "import";
+    /// The import dialog's path field.
+    pub const IMPORT_PATH: &str = "import:path";
+    /// The import dialog's Import button.
+    pub const IMPORT_OK: &str = "import:ok";
+    /// The import dialog's Cancel button.
+    pub const IMPORT_CANCEL: &str = "import:cancel";
+    /// The toolbar's history button.
+    pub const HISTORY_BUTTON: &str = "history_button";
+    /// The history panel (while open).
+    pub const HISTORY: &str = "history";
+    /// The history panel's search field.
+    pub const HISTORY_SEARCH: &str = "history:search";
+    /// The history panel's close button.
+    pub const HISTORY_CLOSE: &str = "history:close";
+    /// "Clear browsing history…" (opens the range choice).
+    pub const HISTORY_CLEAR: &str = "history:clear";
+    /// The range choice's Clear button.
+    pub const HISTORY_CLEAR_OK: &str = "history:clear:ok";
+    /// The range choice's Cancel button.
+    pub const HISTORY_CLEAR_CANCEL: &str = "history:clear:cancel";
+    /// The omnibox's suggestion dropdown (while open); rows are
+    /// [`super::suggestion_control`].
+    pub const SUGGESTIONS: &str = "suggestions";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -179,6 +255,40 @@ pub fn download_control(action: &str, id: u32) -> String {
 pub fn context_container_control(container: &str) -> String {
     format!("ctx:container:{container}")
 }
+
+/// Id of a bookmark or folder in the open bookmarks menu (and its open submenus) for
+/// [`Chrome::control_rect`].
+pub fn bookmark_control(id: i64) -> String {
+    format!("bookmark:{id}")
+}
+
+/// Id of a bookmark or folder on the bookmarks bar (or in a bar folder's open menu) for
+/// [`Chrome::control_rect`].
+pub fn bookmark_bar_control(id: i64) -> String {
+    format!("bookmark_bar:{id}")
+}
+
+/// Id of a history row (its clickable area) in the open history panel.
+pub fn history_row_control(id: i64) -> String {
+    format!("history:row:{id}")
+}
+
+/// Id of a history row's delete button in the open history panel.
+pub fn history_delete_control(id: i64) -> String {
+    format!("history:delete:{id}")
+}
+
+/// Id of a range in the history panel's "Clear browsing history" choice.
+pub fn history_range_control(range: ClearRange) -> String {
+    format!("history:range:{}", range.key())
+}
+
+/// Id of the `index`th row of the omnibox's suggestion dropdown.
+pub fn suggestion_control(index: usize) -> String {
+    format!("suggestion:{index}")
+}
+
+pub use history::ClearRange;
 
 /// A page frame the renderer uploaded itself (see
 /// [`Chrome::set_external_page_texture`]).
@@ -259,6 +369,30 @@ pub struct Chrome {
     answered_chooser: Option<(TabId, u64)>,
     /// The notice the human closed (hidden until the app changes it).
     dismissed_notice: Option<String>,
+    /// Open find bars by tab: each tab keeps its own until closed.
+    find_bars: HashMap<TabId, find::FindBar>,
+    /// The last text searched for, prefilled in a newly opened find bar.
+    last_find: String,
+    /// Ctrl+wheel over the page, in wheel lines not yet turned into zoom steps (a touchpad
+    /// sends fractions of one).
+    zoom_wheel: f32,
+    /// The tab being dragged along the strip.
+    tab_drag: Option<TabId>,
+    /// The actions popup of a right-clicked bookmark.
+    bookmark_actions: Option<bookmarks::Actions>,
+    /// The "Import bookmarks" dialog.
+    import_dialog: Option<bookmarks::ImportDialog>,
+    /// The history panel, while open.
+    history: Option<history::HistoryPanel>,
+    /// What the human typed into the omnibox, without the inline completion shown after it.
+    omnibox_typed: String,
+    /// No inline completion until the next typed character (after a deletion or Escape), so
+    /// Backspace removes the completion instead of getting it back at once.
+    inline_suppressed: bool,
+    /// The suggestion picked with the arrow keys (the omnibox shows its URL).
+    suggestion: Option<usize>,
+    /// Escape closed the suggestions; they stay closed until the next edit.
+    suggestions_dismissed: bool,
 }
 
 /// What the toolbar's downloads button shows (see
@@ -315,6 +449,17 @@ impl Chrome {
             file_picker: None,
             answered_chooser: None,
             dismissed_notice: None,
+            find_bars: HashMap::new(),
+            last_find: String::new(),
+            zoom_wheel: 0.0,
+            tab_drag: None,
+            bookmark_actions: None,
+            import_dialog: None,
+            history: None,
+            omnibox_typed: String::new(),
+            inline_suppressed: false,
+            suggestion: None,
+            suggestions_dismissed: false,
         }
     }
 
@@ -368,6 +513,7 @@ impl Chrome {
         // scaling the whole chrome.
         ctx.options_mut(|o| o.zoom_with_keyboard = false);
         self.sync_overlays(model);
+        self.sync_memory(model);
         if self.page_modal(model) {
             // A tab-modal sheet owns the page's keyboard until it's answered.
             self.page_focused = false;
@@ -416,8 +562,9 @@ impl Chrome {
                     pressed: true,
                     modifiers,
                     ..
-                } if self.overlay_key(ctx, *key, *modifiers, model)
-                    || self.shortcut(*key, *modifiers, model) =>
+                } if self.memory_key(ctx, *key, *modifiers, model)
+                    || self.overlay_key(ctx, *key, *modifiers, model)
+                    || self.shortcut(ctx, *key, *modifiers, model) =>
                 {
                     self.swallowed_keys.push(*key);
                 }
@@ -473,15 +620,75 @@ impl Chrome {
         }
     }
 
+    /// Keys the find bar, the omnibox's suggestions and the bookmark and history views take
+    /// before the overlays and the shortcuts. `true` if used.
+    fn memory_key(&mut self, ctx: &Context, key: Key, m: egui::Modifiers, model: &ChromeModel) -> bool {
+        if self.find_key(ctx, key, m, model) {
+            return true;
+        }
+        if !m.any() && self.suggestion_key(ctx, key, model) {
+            return true;
+        }
+        if key == Key::Escape && !m.any() {
+            if self.import_dialog.is_some() {
+                self.import_dialog = None;
+                return true;
+            }
+            if self.bookmark_actions.is_some() {
+                self.bookmark_actions = None;
+                return true;
+            }
+            if self.history_search_focused(ctx) {
+                self.close_history(ctx);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Drop UI state whose tab is gone.
+    fn sync_memory(&mut self, model: &ChromeModel) {
+        self.find_bars
+            .retain(|tab, _| model.tabs.iter().any(|t| t.id == *tab));
+        if self
+            .tab_drag
+            .is_some_and(|d| !model.tabs.iter().any(|t| t.id == d))
+        {
+            self.tab_drag = None;
+        }
+    }
+
+    /// The find bar, a bookmark's actions and the import dialog.
+    fn memory_overlays(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        let ctx = ui.ctx().clone();
+        if let Some(tab) = model.active_tab()
+            && self.find_bars.contains_key(&tab.id)
+        {
+            self.find_bar(&ctx, tab);
+        }
+        if self.bookmark_actions.is_some() {
+            self.bookmark_actions_popup(ui);
+        }
+        if self.import_dialog.is_some() {
+            self.import_dialog(&ctx);
+        }
+    }
+
     /// Handle a browser shortcut; `true` if it was one.
-    fn shortcut(&mut self, key: Key, m: egui::Modifiers, model: &ChromeModel) -> bool {
+    fn shortcut(&mut self, ctx: &Context, key: Key, m: egui::Modifiers, model: &ChromeModel) -> bool {
         let active = model.active;
         // egui-winit sets both `ctrl` and `command` for Ctrl on Linux;
         // accept either so synthetic input needn't mimic that.
         let ctrl = m.command || m.ctrl;
         let ctrl_only = ctrl && !m.alt && !m.shift;
+        let ctrl_shift = ctrl && m.shift && !m.alt;
         let alt_only = m.alt && !ctrl && !m.shift;
         let none = !m.any();
+        let zoom = |this: &mut Self, step| {
+            if let Some(tab) = active {
+                this.emit(UiCommand::Zoom { tab, step });
+            }
+        };
         match key {
             Key::L if ctrl_only => {
                 self.focus_omnibox = true;
@@ -530,9 +737,62 @@ impl Chrome {
             Key::Tab if ctrl && !m.alt => {
                 self.cycle_tab(model, if m.shift { -1 } else { 1 });
             }
+            Key::PageDown if ctrl_only => self.cycle_tab(model, 1),
+            Key::PageUp if ctrl_only => self.cycle_tab(model, -1),
+            Key::Num1 | Key::Num2 | Key::Num3 | Key::Num4 | Key::Num5 | Key::Num6 | Key::Num7 | Key::Num8
+                if ctrl_only =>
+            {
+                let n = keys::windows_key_code(key) as usize - 0x31;
+                if let Some(t) = model.tabs.get(n) {
+                    self.select_tab(model, t.id);
+                }
+            }
+            Key::Num9 if ctrl_only => {
+                if let Some(t) = model.tabs.last() {
+                    self.select_tab(model, t.id);
+                }
+            }
+            Key::T if ctrl_shift => self.emit(UiCommand::ReopenClosedTab),
+            Key::N if ctrl_shift => {
+                self.emit(UiCommand::NewPrivateTab);
+                self.focus_omnibox = true;
+                self.set_page_focus(false);
+            }
+            Key::F if ctrl_only => {
+                if let Some(tab) = active {
+                    self.open_find(tab);
+                }
+            }
+            Key::F3 if !ctrl && !m.alt => {
+                if let Some(tab) = active {
+                    self.find_again(tab, !m.shift);
+                }
+            }
+            Key::G if ctrl && !m.alt => {
+                if let Some(tab) = active {
+                    self.find_again(tab, !m.shift);
+                }
+            }
+            // Ctrl+plus is Ctrl+Shift+= on most layouts; numpad plus arrives as Plus too.
+            Key::Plus | Key::Equals if ctrl && !m.alt => zoom(self, ZoomStep::In),
+            Key::Minus if ctrl_only => zoom(self, ZoomStep::Out),
+            Key::Num0 if ctrl_only => zoom(self, ZoomStep::Reset),
+            Key::D if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::ToggleBookmark { tab });
+                }
+            }
+            Key::B if ctrl_shift => self.emit(UiCommand::SetBookmarksBar(!model.show_bookmarks_bar)),
+            Key::H if ctrl_only => self.toggle_history(ctx),
             _ => return false,
         }
         true
+    }
+
+    fn select_tab(&mut self, model: &ChromeModel, tab: TabId) {
+        if model.active != Some(tab) {
+            self.emit(UiCommand::SelectTab { tab });
+        }
     }
 
     fn cycle_tab(&mut self, model: &ChromeModel, step: isize) {
@@ -598,9 +858,13 @@ impl Chrome {
         // Fullscreen: the page fills the window, no tab strip or toolbar.
         if !model.fullscreen {
             self.chrome_panels(ui, model, active);
+            if self.history.is_some() {
+                self.history_panel(ui, model);
+            }
         }
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
         self.overlays(ui, model);
+        self.memory_overlays(ui, model);
 
         // An egui widget took keyboard focus (omnibox click, Tab inside the
         // chrome): the page no longer has it.
@@ -626,13 +890,22 @@ impl Chrome {
                     .inner_margin(egui::Margin::symmetric(6, 4)),
             )
             .show(ui, |ui| self.toolbar(ui, active, model));
+        if model.show_bookmarks_bar {
+            egui::Panel::top("aperture_bookmarks_bar")
+                .frame(
+                    egui::Frame::new()
+                        .fill(ui.visuals().panel_fill)
+                        .inner_margin(egui::Margin::symmetric(6, 2)),
+                )
+                .show(ui, |ui| self.bookmarks_bar(ui, model));
+        }
     }
 
     fn sync_omnibox(&mut self, model: &ChromeModel) {
         let current = model.active_tab().map(|t| (t.id, t.url.clone()));
         let switched_tab = current.as_ref().map(|c| c.0) != self.omnibox_source.as_ref().map(|s| s.0);
         if switched_tab {
-            self.omnibox_editing = false;
+            self.end_omnibox_edit();
         }
         if !self.omnibox_editing && current != self.omnibox_source {
             self.omnibox_text = current.as_ref().map(|c| c.1.clone()).unwrap_or_default();
@@ -656,15 +929,67 @@ impl Chrome {
                         for tab in &model.tabs {
                             self.tab(ui, tab, model.active == Some(tab.id), width);
                         }
+                        self.tab_drag(ui, model);
                     });
                 });
             self.new_tab_button(ui, model);
         });
     }
 
+    /// Where a dragged tab would land: its index once moved, from the pointer's x among the
+    /// other tabs' centres.
+    fn drag_target(&self, model: &ChromeModel, dragged: TabId, x: f32) -> usize {
+        model
+            .tabs
+            .iter()
+            .filter(|t| t.id != dragged)
+            .filter_map(|t| self.rects.get(&tab_control(t.id)))
+            .filter(|r| r.center().x < x)
+            .count()
+    }
+
+    /// A tab being dragged: mark where it would land, and move it there on release.
+    fn tab_drag(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        let Some(dragged) = self.tab_drag else { return };
+        let Some(from) = model.tabs.iter().position(|t| t.id == dragged) else {
+            self.tab_drag = None;
+            return;
+        };
+        let (pos, down) = ui.input(|i| (i.pointer.interact_pos(), i.pointer.primary_down()));
+        let Some(pos) = pos else { return };
+        let to = self.drag_target(model, dragged, pos.x);
+        if !down {
+            self.tab_drag = None;
+            if to != from {
+                self.emit(UiCommand::MoveTab { tab: dragged, to });
+            }
+            return;
+        }
+        ui.ctx().set_cursor_icon(CursorIcon::Grabbing);
+        let others: Vec<Rect> = model
+            .tabs
+            .iter()
+            .filter(|t| t.id != dragged)
+            .filter_map(|t| self.rects.get(&tab_control(t.id)).copied())
+            .collect();
+        let x = match (others.get(to), others.last()) {
+            (Some(r), _) => r.min.x - 2.0,
+            (None, Some(r)) => r.max.x + 2.0,
+            (None, None) => return,
+        };
+        let y = others[0].y_range();
+        ui.painter()
+            .vline(x, y, egui::Stroke::new(3.0, ui.visuals().selection.bg_fill));
+    }
+
     fn tab(&mut self, ui: &mut Ui, tab: &TabView, active: bool, width: f32) {
-        let (rect, resp) = ui.allocate_exact_size(vec2(width, TAB_HEIGHT), Sense::click());
+        let (rect, resp) = ui.allocate_exact_size(vec2(width, TAB_HEIGHT), Sense::click_and_drag());
         self.rects.insert(tab_control(tab.id), rect);
+        if resp.drag_started_by(PointerButton::Primary) {
+            self.tab_drag = Some(tab.id);
+        }
+        let private = tab.container.private;
+        let dragging = self.tab_drag == Some(tab.id);
         if active && self.scrolled_to != Some(tab.id) {
             // Bring a newly active tab into view once; later the human may
             // scroll the strip freely.
@@ -672,15 +997,29 @@ impl Chrome {
             ui.scroll_to_rect_animation(rect, None, egui::style::ScrollAnimation::none());
         }
         let visuals = ui.visuals().clone();
-        let fill = if active {
-            visuals.panel_fill
-        } else if resp.hovered() {
-            visuals.widgets.hovered.weak_bg_fill
-        } else {
-            visuals.faint_bg_color
+        let fill = match (private, active, resp.hovered()) {
+            (true, true, _) => PRIVATE_ACTIVE,
+            (true, false, true) => PRIVATE_HOVER,
+            (true, false, false) => PRIVATE_BG,
+            (false, true, _) => visuals.panel_fill,
+            (false, false, true) => visuals.widgets.hovered.weak_bg_fill,
+            (false, false, false) => visuals.faint_bg_color,
         };
         let painter = ui.painter_at(rect);
+        // The dragged tab stays in place, faded, while a marker shows where it will land.
+        let mut painter = painter;
+        if dragging {
+            painter.multiply_opacity(0.5);
+        }
         painter.rect_filled(rect, CornerRadius::same(6), fill);
+        if private && active {
+            painter.rect_stroke(
+                rect.shrink(0.5),
+                CornerRadius::same(6),
+                egui::Stroke::new(1.0, PRIVATE_ACCENT),
+                egui::StrokeKind::Inside,
+            );
+        }
         // Container colour as a top stripe: visible at a glance on every tab.
         let stripe = Rect::from_min_size(rect.min, vec2(rect.width(), 3.0));
         painter.rect_filled(
@@ -716,6 +1055,16 @@ impl Chrome {
         } else {
             None
         };
+        if private {
+            painter.text(
+                pos2(x, mid),
+                Align2::LEFT_CENTER,
+                "🕶",
+                FontId::proportional(14.0),
+                PRIVATE_ACCENT,
+            );
+            x += 20.0;
+        }
         if let Some((label, colour, _)) = mark {
             let galley =
                 painter.layout_no_wrap(label.to_string(), FontId::proportional(10.0), Color32::WHITE);
@@ -740,10 +1089,10 @@ impl Chrome {
         } else {
             tab.title.as_str()
         };
-        let text_color = if active {
-            visuals.strong_text_color()
-        } else {
-            visuals.text_color()
+        let text_color = match (private, active) {
+            (true, _) => Color32::from_gray(0xF0),
+            (false, true) => visuals.strong_text_color(),
+            (false, false) => visuals.text_color(),
         };
         let clipped = painter.with_clip_rect(text_clip);
         clipped.text(
@@ -753,12 +1102,20 @@ impl Chrome {
             FontId::proportional(13.0),
             text_color,
         );
+        let (second, second_colour) = if private {
+            ("Private".to_string(), PRIVATE_ACCENT)
+        } else {
+            (
+                tab.container.name.clone(),
+                readable_on(rgb(tab.container.colour), fill),
+            )
+        };
         clipped.text(
             pos2(x, mid + 1.0),
             Align2::LEFT_TOP,
-            &tab.container.name,
+            second,
             FontId::proportional(10.0),
-            readable_on(rgb(tab.container.colour), fill),
+            second_colour,
         );
 
         let close_rect = Rect::from_center_size(
@@ -766,21 +1123,32 @@ impl Chrome {
             Vec2::splat(close_size),
         );
         self.rects.insert(tab_close_control(tab.id), close_rect);
+        let close_label = RichText::new("×").size(14.0);
+        let close_label = if private {
+            close_label.color(text_color)
+        } else {
+            close_label
+        };
         let close = ui
-            .put(
-                close_rect,
-                egui::Button::new(RichText::new("×").size(14.0)).frame(false),
-            )
+            .put(close_rect, egui::Button::new(close_label).frame(false))
             .on_hover_text("Close tab (Ctrl+W)");
 
+        let container = if private {
+            format!(
+                "{} · Private: no history, nothing kept after its last tab closes",
+                tab.container.name
+            )
+        } else {
+            tab.container.name.clone()
+        };
         let hover = match mark {
-            Some((_, _, why)) => format!("{title}\n{} · {why}", tab.container.name),
-            None => format!("{title}\n{}", tab.container.name),
+            Some((_, _, why)) => format!("{title}\n{container} · {why}"),
+            None => format!("{title}\n{container}"),
         };
         let resp = resp.on_hover_text(hover);
         if close.clicked() || resp.middle_clicked() {
             self.emit(UiCommand::CloseTab { tab: tab.id });
-        } else if resp.clicked() && !active {
+        } else if resp.clicked() && !active && !dragging {
             self.emit(UiCommand::SelectTab { tab: tab.id });
         }
     }
@@ -803,6 +1171,23 @@ impl Chrome {
                     self.page_focused = false;
                     ui.close();
                 }
+            }
+            ui.separator();
+            let private = ui
+                .button(
+                    RichText::new("🕶 New private tab")
+                        .color(readable_on(PRIVATE_ACCENT, ui.visuals().panel_fill)),
+                )
+                .on_hover_text(
+                    "Ctrl+Shift+N · no history; cookies and storage are forgotten when its last tab closes",
+                );
+            self.rects
+                .insert(controls::NEW_PRIVATE_TAB.to_string(), private.rect);
+            if private.clicked() {
+                self.emit(UiCommand::NewPrivateTab);
+                self.focus_omnibox = true;
+                self.page_focused = false;
+                ui.close();
             }
         });
         self.rects
@@ -857,6 +1242,15 @@ impl Chrome {
             // Right-to-left so the omnibox takes whatever the buttons leave.
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
                 self.downloads_button(ui, model);
+                self.bookmarks_menu(ui, active, model);
+                let history = ui
+                    .add(egui::Button::new(RichText::new("🕘").size(15.0)).min_size(vec2(30.0, 26.0)))
+                    .on_hover_text("History (Ctrl+H)");
+                self.rects
+                    .insert(controls::HISTORY_BUTTON.to_string(), history.rect);
+                if history.clicked() {
+                    self.toggle_history(ui.ctx());
+                }
                 let vault = ui
                     .add(egui::Button::new(RichText::new("🔑 Vault").size(13.0)).min_size(vec2(0.0, 26.0)))
                     .on_hover_text("Open the password vault (a separate window the agent cannot reach)");
@@ -868,7 +1262,7 @@ impl Chrome {
                 if let Some(tab) = active {
                     self.drive_button(ui, tab);
                 }
-                self.omnibox(ui, id);
+                self.omnibox(ui, active, model);
             });
         });
     }
@@ -939,7 +1333,8 @@ impl Chrome {
         }
     }
 
-    fn omnibox(&mut self, ui: &mut Ui, tab: Option<TabId>) {
+    fn omnibox(&mut self, ui: &mut Ui, active: Option<&TabView>, model: &ChromeModel) {
+        let tab = active.map(|t| t.id);
         let id = omnibox_id();
         let ctx = ui.ctx().clone();
         let select_all = |ctx: &Context, text: &str| {
@@ -968,17 +1363,59 @@ impl Chrome {
                 ctx.request_repaint();
             }
         }
+        self.apply_inline_completion(&ctx, model);
+        // Decided before the field runs: a click on a suggestion takes the field's focus in
+        // the same frame, and the dropdown must still be there to take the click.
+        let dropdown = self.dropdown_open(&ctx, model);
+
+        // Chips inside the field's ends: "Private" on the left, zoom and the star on the right.
+        let private = active.is_some_and(|t| t.container.private);
+        let zoom = active
+            .map(|t| t.zoom_percent)
+            .filter(|z| *z != 0 && *z != 100)
+            .map(|z| format!("{z} %"));
+        let chip_font = FontId::proportional(11.5);
+        let text_width = |ui: &Ui, text: &str| {
+            ui.painter()
+                .layout_no_wrap(text.to_string(), chip_font.clone(), Color32::WHITE)
+                .size()
+                .x
+        };
+        let private_label = "🕶 Private";
+        let private_w = if private {
+            text_width(ui, private_label) + 14.0
+        } else {
+            0.0
+        };
+        let zoom_w = zoom.as_ref().map_or(0.0, |z| text_width(ui, z) + 14.0);
+        let star_w = if tab.is_some() { 26.0 } else { 0.0 };
+        let margin = egui::Margin {
+            left: (8.0 + private_w).min(120.0) as i8,
+            right: (6.0 + star_w + zoom_w).min(120.0) as i8,
+            top: 5,
+            bottom: 5,
+        };
         let out = ui.add_enabled_ui(tab.is_some(), |ui| {
             egui::TextEdit::singleline(&mut self.omnibox_text)
                 .id(id)
                 .hint_text("Search or enter address")
                 .font(FontId::proportional(14.0))
-                .margin(vec2(8.0, 5.0))
+                .margin(margin)
                 .desired_width(ui.available_width())
                 .show(ui)
         });
         let resp = out.inner.response;
         self.rects.insert(controls::OMNIBOX.to_string(), resp.rect);
+        if let Some(t) = active {
+            self.omnibox_chips(
+                ui,
+                resp.rect,
+                t,
+                private.then_some(private_label),
+                zoom,
+                chip_font,
+            );
+        }
         if resp.gained_focus() && (resp.clicked() || ctx.input(|i| i.pointer.any_down())) {
             self.select_on_release = true;
         }
@@ -986,9 +1423,27 @@ impl Chrome {
             self.page_focused = false;
             if resp.changed() {
                 self.omnibox_editing = true;
+                self.omnibox_typed_changed(ui, tab);
             }
         }
-        if resp.lost_focus() {
+        let picked = if dropdown {
+            self.suggestions_dropdown(&ctx, resp.rect, model)
+        } else {
+            None
+        };
+        if let (Some(tab), Some(s)) = (tab, picked) {
+            // A click on a suggestion: it is where the human is going.
+            let url = resolve_input(&s.url).unwrap_or_else(|| s.url.clone());
+            self.emit(UiCommand::Navigate {
+                tab,
+                input: s.url.clone(),
+                url: url.clone(),
+            });
+            self.omnibox_text = url;
+            self.page_focused = true;
+            ctx.memory_mut(|m| m.surrender_focus(id));
+            self.end_omnibox_edit();
+        } else if resp.lost_focus() {
             let enter = ui.input(|i| i.key_pressed(Key::Enter));
             if enter && let (Some(tab), Some(url)) = (tab, resolve_input(&self.omnibox_text)) {
                 self.emit(UiCommand::Navigate {
@@ -1005,7 +1460,93 @@ impl Chrome {
                 // Escape or clicking away abandons the edit.
                 self.omnibox_text = url.clone();
             }
-            self.omnibox_editing = false;
+            self.end_omnibox_edit();
+        }
+    }
+
+    /// The chips drawn over the omnibox's ends: "Private" (left), the zoom level and the
+    /// bookmark star (right). Added after the field, so they take the clicks over it.
+    fn omnibox_chips(
+        &mut self,
+        ui: &mut Ui,
+        field: Rect,
+        tab: &TabView,
+        private: Option<&str>,
+        zoom: Option<String>,
+        font: FontId,
+    ) {
+        let star_rect = Rect::from_center_size(pos2(field.max.x - 17.0, field.center().y), vec2(24.0, 22.0));
+        let (star, colour, hint) = if tab.bookmarked {
+            ("★", STAR_COLOUR, "Remove this page's bookmark (Ctrl+D)")
+        } else {
+            ("☆", ui.visuals().weak_text_color(), "Bookmark this page (Ctrl+D)")
+        };
+        let star = ui
+            .put(
+                star_rect,
+                egui::Button::new(RichText::new(star).size(16.0).color(colour)).frame(false),
+            )
+            .on_hover_text(hint);
+        self.rects.insert(controls::STAR.to_string(), star.rect);
+        if star.clicked() {
+            self.emit(UiCommand::ToggleBookmark { tab: tab.id });
+        }
+        if let Some(z) = zoom {
+            let w = ui
+                .painter()
+                .layout_no_wrap(z.clone(), font.clone(), Color32::WHITE)
+                .size()
+                .x
+                + 12.0;
+            let r = Rect::from_min_max(
+                pos2(star_rect.min.x - 2.0 - w, field.center().y - 10.0),
+                pos2(star_rect.min.x - 2.0, field.center().y + 10.0),
+            );
+            let chip = ui
+                .interact(r, Id::unique("aperture_zoom_chip"), Sense::click())
+                .on_hover_text("Page zoom · click to reset to 100 % (Ctrl+0)");
+            let fill = if chip.hovered() {
+                ui.visuals().widgets.hovered.bg_fill
+            } else {
+                ui.visuals().widgets.inactive.bg_fill
+            };
+            ui.painter().rect_filled(r, CornerRadius::same(10), fill);
+            ui.painter().text(
+                r.center(),
+                Align2::CENTER_CENTER,
+                z,
+                font.clone(),
+                ui.visuals().text_color(),
+            );
+            self.rects.insert(controls::ZOOM.to_string(), chip.rect);
+            if chip.clicked() {
+                self.emit(UiCommand::Zoom {
+                    tab: tab.id,
+                    step: ZoomStep::Reset,
+                });
+            }
+        }
+        if let Some(label) = private {
+            let galley = ui
+                .painter()
+                .layout_no_wrap(label.to_string(), font, Color32::WHITE);
+            let r = Rect::from_min_size(
+                pos2(field.min.x + 4.0, field.center().y - 10.0),
+                vec2(galley.size().x + 10.0, 20.0),
+            );
+            let resp = ui
+                .interact(r, Id::unique("aperture_private_chip"), Sense::hover())
+                .on_hover_text(
+                    "Private tab: no history; its cookies and storage are forgotten when its last tab closes",
+                );
+            ui.painter()
+                .rect_filled(r, CornerRadius::same(10), PRIVATE_ACTIVE);
+            ui.painter().galley(
+                pos2(r.min.x + 5.0, r.center().y - galley.size().y / 2.0),
+                galley,
+                Color32::WHITE,
+            );
+            self.rects.insert(controls::PRIVATE.to_string(), resp.rect);
         }
     }
 
@@ -1140,6 +1681,27 @@ impl Chrome {
         self.rects.insert(controls::POPUP.to_string(), shown);
     }
 
+    /// Turn Ctrl+wheel lines into zoom steps, one per whole line (a wheel notch); a touchpad's
+    /// fractions add up, and turning back starts over.
+    fn wheel_zoom(&mut self, tab: Option<TabId>, lines: f32) {
+        let Some(tab) = tab.filter(|_| lines != 0.0) else {
+            return;
+        };
+        if lines.signum() != self.zoom_wheel.signum() {
+            self.zoom_wheel = 0.0;
+        }
+        self.zoom_wheel += lines;
+        while self.zoom_wheel.abs() >= 1.0 {
+            let step = if self.zoom_wheel > 0.0 {
+                ZoomStep::In
+            } else {
+                ZoomStep::Out
+            };
+            self.zoom_wheel -= self.zoom_wheel.signum();
+            self.emit(UiCommand::Zoom { tab, step });
+        }
+    }
+
     /// Add the buttons currently held inside the page.
     fn with_buttons(&self, mut m: crate::command::Modifiers) -> crate::command::Modifiers {
         m.left_button = self.captured.contains(&MouseButton::Left);
@@ -1269,6 +1831,17 @@ impl Chrome {
                     let Some(pos) = hover.filter(|p| over_page(*p)) else {
                         continue;
                     };
+                    if modifiers.ctrl || modifiers.command {
+                        // Ctrl+wheel zooms the page, as in every browser; the page never
+                        // sees it.
+                        let lines = match unit {
+                            egui::MouseWheelUnit::Point => delta.y / WHEEL_LINE_DIP,
+                            egui::MouseWheelUnit::Line => delta.y,
+                            egui::MouseWheelUnit::Page => delta.y * 3.0,
+                        };
+                        self.wheel_zoom(tab, lines);
+                        continue;
+                    }
                     let scale = match unit {
                         egui::MouseWheelUnit::Point => 1.0,
                         egui::MouseWheelUnit::Line => WHEEL_LINE_DIP,
