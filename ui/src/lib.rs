@@ -76,8 +76,9 @@
 //!   `WasResized`. Paint buffers then arrive at `DIP × scale` pixels and are
 //!   drawn 1:1. Page input coordinates are DIP relative to the page area.
 //! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), all
-//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P, Ctrl+Tab, Alt+←/→,
-//!   F5, F11, and Escape while fullscreen or while an overlay below is up)
+//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P/F/G/D/H, Ctrl+Shift+T/N/B,
+//!   Ctrl+Tab, Ctrl+PgUp/PgDn, Ctrl+1…9, Ctrl+plus/minus/0, Alt+←/→, F3, F5,
+//!   F11, and Escape while fullscreen or while an overlay below is up)
 //!   go to the page as [`PageInput`] with Windows VK and X11 keycodes;
 //!   send [`KeyInput::character`] as a `KEYEVENT_CHAR` after the key-down
 //!   and [`PageInput::Text`] chars as `KEYEVENT_CHAR`s.
@@ -122,6 +123,37 @@
 //!     `Resize` follows); F11 → `ToggleFullscreen`, Escape →
 //!     `ExitFullscreen`; Ctrl+P → `Print`; [`ChromeModel::notice`] → a bar
 //!     along the page's bottom whose × sends `DismissNotice`.
+//! * **The browser's memory** (issue 13). Plain data in the model, commands
+//!   back; the chrome keeps only what is being typed.
+//!   - Find: Ctrl+F opens a bar for the active tab (per tab, under the
+//!     toolbar at the page's right). Typing sends `Find { find_next: false }`,
+//!     Enter / Shift+Enter / F3 / Ctrl+G and the arrows `find_next: true`;
+//!     Escape, ×, or emptying the field send `StopFind`. Put CEF's
+//!     `OnFindResult` in [`TabView::find`] (with the text searched).
+//!   - Zoom: Ctrl+plus/=/minus/0 and Ctrl+wheel over the page send
+//!     `Zoom { step: ZoomStep }`; show [`TabView::zoom_percent`] (a chip in
+//!     the omnibox when not 100, whose click sends `ZoomStep::Reset`).
+//!   - Tabs: `ReopenClosedTab` (Ctrl+Shift+T), `MoveTab { tab, to }` (drag in
+//!     the strip; `to` is the index afterwards), `NewPrivateTab`
+//!     (Ctrl+Shift+N, the "+" menu). Tabs whose [`ContainerInfo::private`] is
+//!     set are drawn dark with a mask and "Private".
+//!   - Bookmarks: `ToggleBookmark` (Ctrl+D, the omnibox star, filled when
+//!     [`TabView::bookmarked`]), the toolbar menu of
+//!     [`ChromeModel::bookmarks`] and the bar (the first root folder's
+//!     children, shown while [`ChromeModel::show_bookmarks_bar`];
+//!     Ctrl+Shift+B sends `SetBookmarksBar`, which
+//!     [`settings::Settings::apply`] persists). Clicks send `OpenUrl`
+//!     (`new_tab` on middle or Ctrl+click); right-click offers
+//!     `RemoveBookmark`; "Import bookmarks…" sends `ImportBookmarks { path }`
+//!     (answer in [`ChromeModel::notice`]).
+//!   - History: Ctrl+H toggles a side panel that sends `HistoryQuery` when
+//!     it opens and as the human searches; show [`ChromeModel::history`].
+//!     Rows send `OpenUrl` and `HistoryDelete`; "Clear browsing history…"
+//!     sends `HistoryClear { since_ms }` (`None` = all time).
+//!   - Omnibox: every edit sends `OmniboxInput { tab, text }`; answer with
+//!     [`ChromeModel::suggestions`] and [`ChromeModel::inline_completion`]
+//!     (the whole text it completes to). Choosing a suggestion sends the
+//!     usual `Navigate`.
 //! * **Dark mode per tab** (all in [`dark`], no egui): on every navigation
 //!   send [`dark::emulated_media_call`] with the human's preference
 //!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the
