@@ -175,8 +175,7 @@ impl Parser {
                     if self.stack.is_empty() && heading.is_none() {
                         self.stack.push((None, Vec::new()));
                     } else if self.stack.len() >= MAX_DEPTH {
-                        self.pending = heading;
-                        self.settle_pending();
+                        // Too deep: the heading is dropped and its list joins the parent's.
                         self.stack.push((None, Vec::new()));
                     } else {
                         if self.stack.is_empty() {
@@ -369,11 +368,14 @@ fn read_attrs(s: &str, mut at: usize) -> (Vec<(String, String)>, usize) {
             if at < b.len() && matches!(b[at], b'"' | b'\'') {
                 let quote = b[at];
                 let start = at + 1;
-                // An unterminated quote ends at the tag's end rather than swallowing the file.
-                let end = s[start..]
+                // Values may hold `>` (a data: URL), but exports put one entry per line: a
+                // quote not closed on its line ends at the tag's end instead of swallowing
+                // the entries after it.
+                let line = s[start..].find('\n').map_or(s.len(), |i| start + i);
+                let end = s[start..line]
                     .find(quote as char)
-                    .or_else(|| s[start..].find('>'))
-                    .map_or(s.len(), |i| start + i);
+                    .or_else(|| s[start..line].find('>'))
+                    .map_or(line, |i| start + i);
                 value = decode(&s[start..end]);
                 at = if end < s.len() && b[end] == quote {
                     end + 1
@@ -529,4 +531,66 @@ fn add_items(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_handles_named_numeric_and_broken_references() {
+        assert_eq!(
+            decode("a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#x27; &#8212;"),
+            "a & b <c> \"d\" 'e' —"
+        );
+        assert_eq!(decode("AT&T &amp"), "AT&T &amp");
+        assert_eq!(decode("&#xZZ; &#1114112; &;"), "&#xZZ; &#1114112; &;");
+        assert_eq!(decode("no refs"), "no refs");
+    }
+
+    #[test]
+    fn add_dates_in_seconds_milliseconds_or_microseconds() {
+        assert_eq!(parse_date("1700000000"), Some(1_700_000_000_000));
+        assert_eq!(parse_date("1700000000123"), Some(1_700_000_000_123));
+        assert_eq!(parse_date("1700000000123456"), Some(1_700_000_000_123));
+        assert_eq!(parse_date("0"), None);
+        assert_eq!(parse_date("soon"), None);
+    }
+
+    #[test]
+    fn tokens_skip_doctype_and_comments_and_read_attributes() {
+        let toks: Vec<Token<'_>> = Tokens {
+            s: "<!DOCTYPE x><!-- <A> --><a HREF=\"u?a=1&amp;b\" x=y flag q='it''s'>T</A><",
+            at: 0,
+        }
+        .collect();
+        assert_eq!(
+            toks,
+            [
+                Token::Open {
+                    name: "A".into(),
+                    attrs: vec![
+                        ("HREF".into(), "u?a=1&b".into()),
+                        ("X".into(), "y".into()),
+                        ("FLAG".into(), String::new()),
+                        ("Q".into(), "it".into()),
+                        ("'S'".into(), String::new()),
+                    ]
+                },
+                Token::Text("T"),
+                Token::Close("A".into()),
+                Token::Text("<"),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unterminated_quote_ends_at_the_tag_not_the_file() {
+        let f = parse(
+            "<DL>\n<DT><A HREF=\"https://a.example/>A</A>\n<DT><A HREF=\"https://b.example/\">B</A>\n</DL>",
+        )
+        .unwrap();
+        assert_eq!(f.items.len(), 2);
+        assert!(matches!(&f.items[1], Entry::Link { href: Some(h), .. } if h == "https://b.example/"));
+    }
 }
