@@ -54,6 +54,8 @@ pub struct Config {
     pub themes: Arc<Themes>,
     /// Set by signals or by the MCP server ending: close the window.
     pub done: Arc<AtomicBool>,
+    /// History and bookmarks (`None` when the database could not be opened).
+    pub places: Option<aperture_places::Places>,
 }
 
 /// Runs the window until it closes (or `done`), on the main thread, after `runtime::init`.
@@ -126,6 +128,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         asks: crate::asks::Mirror::default(),
         profile: cfg.profile.clone(),
         closed_tabs: Vec::new(),
+        memory: crate::memory::Memory::new(cfg.places.clone()),
         private_seen: false,
         session_saved: None,
         session_due: None,
@@ -145,6 +148,8 @@ struct Headed {
     profile: PathBuf,
     /// The human's recently closed tabs (Ctrl+Shift+T), most recent last.
     closed_tabs: Vec<crate::session::SavedTab>,
+    /// Bookmarks, history view, suggestions, find, zoom.
+    memory: crate::memory::Memory,
     /// A private tab was open: when none is left, the private session ends.
     private_seen: bool,
     /// The session as last written, and when the next write is due.
@@ -351,7 +356,7 @@ impl Headed {
                                 t.meta.container.clone()
                             },
                             colour: Rgb(0x8f, 0x8f, 0x9d),
-                            ..Default::default()
+                            private: t.meta.private(),
                         });
                     let url = match (&t.pending_url, self.created.get(&id)) {
                         (Some(p), _) => p.clone(),
@@ -385,6 +390,8 @@ impl Headed {
         for id in first_seen {
             self.fit(id);
         }
+        let urls: Vec<(TabId, String)> = tabs.iter().map(|t| (t.id, t.url.clone())).collect();
+        self.memory.track_zoom(&self.actor, &urls);
         // The private session ends with its last tab: its cookies and storage go with it.
         let private_open = self.actor.with(|st| st.tabs.values().any(|t| t.meta.private()));
         if private_open {
@@ -417,6 +424,11 @@ impl Headed {
             changed = true;
         }
         changed |= crate::asks::mirror(&self.actor, self.active, &mut m, &mut self.asks);
+        changed |= self.memory.mirror(&self.actor, &mut m);
+        if m.show_bookmarks_bar != self.settings.show_bookmarks_bar {
+            m.show_bookmarks_bar = self.settings.show_bookmarks_bar;
+            changed = true;
+        }
         if let Some((id, seq, f)) = frame {
             self.generation += 1;
             // The model wants `Arc<[u8]>`; one copy per paint of the visible tab only.
@@ -687,7 +699,7 @@ impl Host for Headed {
             page: self.page,
             download_dir: self.actor.services().page.download_dir.clone(),
         };
-        if crate::asks::apply(&cx, &mut self.asks, &cmd) {
+        if crate::asks::apply(&cx, &mut self.asks, &cmd) || self.memory.apply(&self.actor, &cmd) {
             self.sync_model();
             return;
         }
@@ -756,6 +768,7 @@ impl Host for Headed {
                         // What we knew about the previous document no longer applies.
                         t.document_at = None;
                         t.status = 0;
+                        t.meta.typed_nav = true;
                     }
                 });
                 if let Some(f) = b.main_frame() {
@@ -808,6 +821,46 @@ impl Host for Headed {
                 self.replan_all(None);
             }
             UiCommand::CloseRequested => self.begin_close(),
+            UiCommand::ReopenClosedTab => {
+                if let Some(t) = self.closed_tabs.pop() {
+                    let container = if t.container.is_empty() {
+                        self.containers.default_id()
+                    } else {
+                        t.container
+                    };
+                    self.spawn_human_tab(t.url, container, false);
+                }
+            }
+            UiCommand::NewPrivateTab => {
+                self.spawn_human_tab("about:blank".into(), crate::privacy::PRIVATE.into(), false);
+            }
+            UiCommand::OpenUrl { url, new_tab } => {
+                let container = self
+                    .active
+                    .and_then(|a| {
+                        self.actor
+                            .with(|st| st.tabs.get(&a).map(|t| t.meta.container.clone()))
+                    })
+                    .filter(|c| !c.is_empty())
+                    .unwrap_or_else(|| self.containers.default_id());
+                match (new_tab, self.active) {
+                    (false, Some(tab)) => self.apply(UiCommand::Navigate {
+                        tab,
+                        input: url.clone(),
+                        url,
+                    }),
+                    _ => self.spawn_human_tab(url, container, false),
+                }
+            }
+            UiCommand::MoveTab { tab, to } => {
+                self.actor.with(|st| {
+                    if let Some(from) = st.order.iter().position(|t| *t == tab) {
+                        let id = st.order.remove(from);
+                        let to = to.min(st.order.len());
+                        st.order.insert(to, id);
+                    }
+                });
+            }
             // Page requests were handled by `asks::apply` above.
             _ => {}
         }

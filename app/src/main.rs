@@ -12,6 +12,7 @@ mod headed;
 mod imaging;
 mod instance;
 mod keys;
+mod memory;
 mod privacy;
 mod runtime;
 mod script;
@@ -323,6 +324,24 @@ fn run(cli: Cli) -> Result<i32> {
     );
     let h = actor.handle();
     let containers = privacy::Containers::new(registry, h.clone());
+    // History and bookmarks: every navigation of a non-private tab, the agent's included.
+    let places = if one_shot {
+        None
+    } else {
+        match aperture_places::Places::open(&profile) {
+            Ok(p) => {
+                if let Some(r) = p.recovery() {
+                    eprintln!("aperture: the history database was damaged and a new one was started: {r}");
+                }
+                memory::record_history(&actor, p.clone());
+                Some(p)
+            }
+            Err(e) => {
+                eprintln!("aperture: history and bookmarks are off: {e}");
+                None
+            }
+        }
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -420,6 +439,7 @@ fn run(cli: Cli) -> Result<i32> {
                 containers: containers.clone(),
                 themes: themes.clone(),
                 done: done.clone(),
+                places: places.clone(),
             };
             if let Err(e) = headed::run(cfg, &actor, rx, &rt) {
                 finish(&code, Err(e));
@@ -427,6 +447,12 @@ fn run(cli: Cli) -> Result<i32> {
         }
     }
     containers.release();
+    // The history writer finishes what is queued before the process ends.
+    if let Some(p) = places
+        && let Err(e) = p.flush()
+    {
+        eprintln!("aperture: the last history entries were not saved: {e}");
+    }
     drop(actor);
     runtime::shutdown(&pump);
     drop(lock);

@@ -961,3 +961,67 @@ fn tabs_come_back_after_a_quit_and_after_a_crash() {
     assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");
     drop(app);
 }
+
+/// A page whose block is magenta at 100 % and yellow once the page is zoomed in (browser zoom
+/// changes `devicePixelRatio`, and the page hears about it as a resize).
+const ZOOMED: &str = r#"<!doctype html><html><head><title>Zoom probe</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px"></div>
+<script>
+function paint() {
+  document.getElementById("b").style.background =
+    devicePixelRatio > 1.05 ? "rgb(250,210,0)" : "rgb(230,20,140)";
+}
+addEventListener("resize", paint); paint(); setInterval(paint, 200);
+</script></body></html>"#;
+
+#[test]
+fn ctrl_d_bookmarks_and_ctrl_plus_zoom_is_remembered_per_site_across_a_restart() {
+    if !can_run("bookmarks_and_zoom") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s = Server::start(
+        HashMap::from([("/zoom.html".to_string(), ZOOMED.to_string())]),
+        None,
+    );
+    let dir = scratch("memory");
+    let page = s.url("/zoom.html");
+
+    let app = launch(dir.clone(), &["--mcp-port", "0", page.as_str()], None);
+    wait_for(&app, MAGENTA, 90, "zoom probe at 100 %");
+    xdo(&["windowfocus", "--sync", &app.window]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["key", "--clearmodifiers", "ctrl+d"]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["key", "--clearmodifiers", "ctrl+equal"]);
+    wait_for(&app, YELLOW, 90, "zoomed in with ctrl+=");
+    std::thread::sleep(Duration::from_millis(1000));
+    end_keeping_profile(app, false);
+
+    let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
+    assert!(
+        places.is_bookmarked(&page).unwrap().is_some(),
+        "ctrl+d did not bookmark {page}"
+    );
+    let zoom = places.zoom_for("127.0.0.1").unwrap();
+    assert!(
+        zoom.is_some_and(|z| z > 100.0),
+        "the zoom was not remembered: {zoom:?}"
+    );
+    let visits = places.search("zoom.html", None, 10, 0).unwrap();
+    assert!(!visits.is_empty(), "the visit was not in history");
+    drop(places);
+
+    // Run 2: the site's zoom is applied when the page loads again.
+    let app = launch(dir.clone(), &["--mcp-port", "0", page.as_str()], None);
+    wait_for(&app, YELLOW, 90, "remembered zoom after a restart");
+    // Ctrl+0 resets it, and the reset is remembered too.
+    xdo(&["windowfocus", "--sync", &app.window]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["key", "--clearmodifiers", "ctrl+0"]);
+    wait_for(&app, MAGENTA, 90, "zoom reset with ctrl+0");
+    std::thread::sleep(Duration::from_millis(1000));
+    end_keeping_profile(app, false);
+    let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
+    assert_eq!(places.zoom_for("127.0.0.1").unwrap(), None);
+}

@@ -40,6 +40,11 @@ pub enum Event {
         url: String,
         background: bool,
     },
+    /// A tab's main frame shows a new address (a committed navigation, or a same-document
+    /// one such as `history.pushState`).
+    Address { id: TabId, url: String },
+    /// A tab's page has a new title.
+    Title { id: TabId, title: String },
 }
 
 /// CEF's browser ids become tab ids here and nowhere else.

@@ -97,6 +97,9 @@ pub struct TabMeta {
     pub agent_touched: bool,
     /// The agent read or acted on this tab at least once (it is attached to it).
     pub agent_attached: bool,
+    /// The human typed (or picked in the omnibox) the address now loading: history counts
+    /// typed visits higher.
+    pub typed_nav: bool,
 }
 
 impl TabMeta {
@@ -388,13 +391,17 @@ impl State {
             if t.refused_page.as_ref().is_some_and(|r| r.url != url) {
                 t.refused_page = None;
             }
+            if t.url != url {
+                self.events.push(super::Event::Address { id, url: url.clone() });
+            }
             t.url = url;
         }
     }
 
     pub fn title(&mut self, id: TabId, title: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
-            t.title = title;
+            t.title = title.clone();
+            self.events.push(super::Event::Title { id, title });
         }
         self.events.push(super::Event::Refresh);
     }

@@ -1,0 +1,95 @@
+//! The browser's memory on disk: history in `<profile>/places.sqlite` records the human's
+//! and the agent's navigations, per container, never a private tab's, and survives the
+//! browser being killed.
+
+use aperture_testkit::mcp::{call, text};
+use aperture_testkit::{Launch, Server};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+fn bin() -> std::path::PathBuf {
+    std::env::var_os("APERTURE_BIN")
+        .map(Into::into)
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_aperture").into())
+}
+
+fn pages() -> Server {
+    let mut routes = HashMap::new();
+    for (path, title) in [
+        ("/first", "First page"),
+        ("/second", "Second page"),
+        ("/secret", "Secret page"),
+    ] {
+        routes.insert(
+            path.to_string(),
+            format!("<!doctype html><title>{title}</title><h1>{title}</h1>"),
+        );
+    }
+    Server::start(routes, None)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_records_human_and_agent_navigations_but_never_private_tabs() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let server = pages();
+    let browser = Launch::new(bin())
+        .profile(&profile)
+        .arg(server.url("/first"))
+        .start()
+        .await;
+    let c = browser.connect().await;
+    // The agent opens a tab of its own, and a private one.
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/second")}),
+    )
+    .await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/secret"), "container": "Private"}),
+    )
+    .await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+
+    // Reads go through the places API on the same file while the browser runs (WAL); wait
+    // for the writer thread to have committed the titles.
+    let places = aperture_places::Places::open(&profile).expect("open places.sqlite");
+    let t = Instant::now();
+    let entries = loop {
+        let e = places.search("", None, 100, 0).unwrap();
+        let titled = e.iter().filter(|e| !e.title.is_empty()).count();
+        if titled >= 2 || t.elapsed() > Duration::from_secs(20) {
+            break e;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let urls: Vec<&str> = entries.iter().map(|e| e.url.as_str()).collect();
+    assert!(urls.iter().any(|u| u.ends_with("/first")), "{urls:?}");
+    assert!(urls.iter().any(|u| u.ends_with("/second")), "{urls:?}");
+    assert!(
+        !urls.iter().any(|u| u.contains("/secret")),
+        "a private tab was recorded: {urls:?}"
+    );
+    let first = entries.iter().find(|e| e.url.ends_with("/first")).unwrap();
+    assert_eq!(first.title, "First page");
+    // The human's tab is in their default container; the agent's own tab has none.
+    assert_eq!(first.container, "Personal");
+    drop(places);
+
+    // Killed, not quit: what was committed stays.
+    drop(c);
+    drop(browser);
+    let places = aperture_places::Places::open(&profile).expect("reopen places.sqlite");
+    assert!(places.recovery().is_none());
+    let again = places.search("second", None, 10, 0).unwrap();
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0].title, "Second page");
+    // Suggestions come from it.
+    let s = places.suggest("127.0.0.1", None, 5).unwrap();
+    assert!(s.iter().any(|s| s.url.ends_with("/first")), "{s:?}");
+}
