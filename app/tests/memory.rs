@@ -93,3 +93,85 @@ async fn history_records_human_and_agent_navigations_but_never_private_tabs() {
     let s = places.suggest("127.0.0.1", None, 5).unwrap();
     assert!(s.iter().any(|s| s.url.ends_with("/first")), "{s:?}");
 }
+
+/// Every file under `dir` that contains `needle`.
+fn files_containing(dir: &std::path::Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut hits = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else { continue };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(b) = std::fs::read(&p)
+                && b.windows(needle.len()).any(|w| w == needle.as_bytes())
+            {
+                hits.push(p);
+            }
+        }
+    }
+    hits
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_private_tab_leaves_nothing_on_disk() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let page = "<!doctype html><title>Private probe</title><script>\
+        const m = new URLSearchParams(location.search).get('m');\
+        document.cookie = 'probe=' + m + '; max-age=86400';\
+        localStorage.setItem('probe', m);\
+        document.title = 'stored ' + m;</script>";
+    let server = Server::start(HashMap::from([("/p".to_string(), page.to_string())]), None);
+    let browser = Launch::new(bin()).profile(&profile).start().await;
+    let c = browser.connect().await;
+    let secret = "privmarker7f3a9c";
+    let normal = "normmarker51d2e8";
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url(&format!("/p?m={secret}")), "container": "Private"}),
+    )
+    .await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+    let listed = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+    assert!(listed.contains("Private"), "{listed}");
+    // The same page in an ordinary tab, as the control: its traces do reach the disk.
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url(&format!("/p?m={normal}"))}),
+    )
+    .await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // Close the private tab (its id is in the list: the line that says Private).
+    let id = listed
+        .lines()
+        .find(|l| l.contains("\"Private\""))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .map(|n| n.trim_end_matches(':').to_string())
+        .unwrap_or_else(|| panic!("no private tab line in {listed}"));
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "close", "tab": id.parse::<u64>().unwrap()}),
+    )
+    .await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let t = Instant::now();
+    while files_containing(&profile, normal).is_empty() && t.elapsed() < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    assert!(
+        !files_containing(&profile, normal).is_empty(),
+        "the control left no trace: the check is blind"
+    );
+    let leaked = files_containing(&profile, secret);
+    assert!(
+        leaked.is_empty(),
+        "the private tab left traces on disk: {leaked:?}"
+    );
+}
