@@ -129,6 +129,7 @@ pub mod agent;
 pub mod error;
 pub mod file;
 pub mod fill;
+pub mod import;
 pub mod kdf;
 pub mod origin;
 pub mod passgen;
@@ -145,6 +146,7 @@ pub use agent::{
 };
 pub use error::{AgentError, FillError, VaultError};
 pub use fill::{AttachmentData, FillSecret, Filler, ProfileApproval, ProfileFill};
+pub use import::{CsvFormat, CsvImport, ImportError, ImportOutcome, RowProblem};
 pub use kdf::KdfParams;
 pub use origin::{Origin, Site};
 pub use passgen::PasswordPolicy;
@@ -156,4 +158,7 @@ pub use secret::SecretString;
 pub use state::{AttachmentId, AuditEvent, EntryId, FillTarget};
 pub use taint::{REDACTION_MARKER, SiteTaint, TaintSet};
 pub use totp::{Totp, TotpAlgorithm, TotpError};
-pub use vault::{AttachmentInfo, EntryInfo, MAX_ATTACHMENT_BYTES, NewEntry, Revealed, Vault};
+pub use vault::{
+    AttachmentInfo, DeletedEntry, EntryEdit, EntryInfo, Generated, MAX_ATTACHMENT_BYTES, NewEntry, Revealed,
+    TotpEdit, Vault,
+};

@@ -15,6 +15,7 @@ use crate::agent::AgentView;
 use crate::error::VaultError;
 use crate::file::{self, random_bytes};
 use crate::fill::Filler;
+use crate::import::{CsvImport, ImportOutcome};
 use crate::kdf::KdfParams;
 use crate::origin::Origin;
 use crate::passgen::PasswordPolicy;
@@ -89,6 +90,76 @@ impl Revealed {
 impl std::fmt::Debug for Revealed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Revealed(<redacted>)")
+    }
+}
+
+/// A whole-entry edit for [`Vault::update_entry`].
+#[derive(Debug)]
+pub struct EntryEdit<'a> {
+    /// The page the entry is for; the entry is (re)bound to its site.
+    pub origin: &'a Origin,
+    /// Label.
+    pub label: &'a str,
+    /// Username.
+    pub username: &'a str,
+    /// A new password, or `None` to keep the current one.
+    pub password: Option<SecretString>,
+    /// What to do with the two-factor seed.
+    pub totp: TotpEdit,
+}
+
+/// The two-factor part of an [`EntryEdit`].
+#[derive(Debug)]
+pub enum TotpEdit {
+    /// Leave it as it is (the seed is never shown, so an edit form cannot round-trip it).
+    Keep,
+    /// Remove it.
+    Remove,
+    /// Replace it.
+    Set(Totp),
+}
+
+/// An entry [`Vault::take_entry`] removed, kept for undo. Its secrets are wiped when it is
+/// dropped; `Debug` shows nothing of it.
+pub struct DeletedEntry(Entry);
+
+impl DeletedEntry {
+    /// The entry's id.
+    pub fn id(&self) -> &EntryId {
+        &self.0.id
+    }
+    /// The entry's label, to say what an undo would bring back.
+    pub fn label(&self) -> &str {
+        &self.0.label
+    }
+}
+
+impl std::fmt::Debug for DeletedEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DeletedEntry({})", self.0.id)
+    }
+}
+
+/// A password from [`Vault::generate_for_human`].
+pub struct Generated {
+    password: SecretString,
+    entropy_bits: f64,
+}
+
+impl Generated {
+    /// The password, to put into the entry being edited.
+    pub fn password(&self) -> &str {
+        self.password.expose()
+    }
+    /// log2 of the number of equally likely passwords the policy produces.
+    pub fn entropy_bits(&self) -> f64 {
+        self.entropy_bits
+    }
+}
+
+impl std::fmt::Debug for Generated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Generated(<redacted>, {:.0} bits)", self.entropy_bits)
     }
 }
 
@@ -392,6 +463,105 @@ impl Vault {
         })
     }
 
+    /// Replaces an entry's site, label, username and (when given) password and two-factor seed
+    /// in one save, so an edit lands whole or not at all. Moving an entry to another site voids
+    /// nothing explicitly: a grant already issued names the old site, and redemption checks
+    /// the entry is still bound to it.
+    pub fn update_entry(&self, id: &EntryId, edit: EntryEdit<'_>) -> Result<(), VaultError> {
+        self.with_entry(id, |e| {
+            e.site = edit.origin.site();
+            e.origin = edit.origin.to_string();
+            e.label = edit.label.to_owned();
+            e.username = SecretString::new(edit.username);
+            if let Some(p) = edit.password {
+                e.password = p;
+            }
+            match edit.totp {
+                TotpEdit::Keep => {}
+                TotpEdit::Remove => e.totp = None,
+                TotpEdit::Set(t) => e.totp = Some(t),
+            }
+        })
+    }
+
+    /// Deletes an entry and hands it back whole, for the vault window's undo. The returned
+    /// value holds the entry's secrets (wiped on drop); [`Vault::restore_entry`] puts it back
+    /// under the same id.
+    pub fn take_entry(&self, id: &EntryId) -> Result<DeletedEntry, VaultError> {
+        state::lock(&self.shared).mutate(|p| {
+            let i = p
+                .entries
+                .iter()
+                .position(|e| &e.id == id)
+                .ok_or(VaultError::NotFound)?;
+            Ok(DeletedEntry(p.entries.remove(i)))
+        })
+    }
+
+    /// Puts back an entry [`Vault::take_entry`] removed, with its id, secrets and dates.
+    pub fn restore_entry(&self, deleted: DeletedEntry) -> Result<EntryId, VaultError> {
+        let DeletedEntry(entry) = deleted;
+        let id = entry.id.clone();
+        state::lock(&self.shared).mutate(|p| {
+            // Restoring twice (or over an entry re-added since) must not make two of it.
+            if p.entries.iter().any(|e| e.id == entry.id) {
+                return Err(VaultError::Policy("that entry is already in the vault"));
+            }
+            p.entries.push(entry);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Saves every login of a parsed export in one vault write: all of them or, if the write
+    /// fails, none. Logins already saved (same site, username and password), and repeats
+    /// within the file, are counted and skipped. See [`crate::import`].
+    pub fn import_logins(&self, import: CsvImport) -> Result<ImportOutcome, VaultError> {
+        let now = unix_now();
+        state::lock(&self.shared).mutate(|p| {
+            let mut out = ImportOutcome {
+                added: 0,
+                duplicates: 0,
+            };
+            for l in import.logins {
+                let site = l.origin.site();
+                let dup = p
+                    .entries
+                    .iter()
+                    .any(|e| e.site == site && e.username.expose() == l.username && e.password == l.password);
+                if dup {
+                    out.duplicates += 1;
+                    continue;
+                }
+                p.entries.push(Entry {
+                    id: EntryId::random(),
+                    site,
+                    origin: l.origin.to_string(),
+                    label: l.label,
+                    username: SecretString::new(l.username),
+                    password: l.password,
+                    totp: l.totp,
+                    notes: l.notes,
+                    created: now,
+                    updated: now,
+                });
+                out.added += 1;
+            }
+            Ok(out)
+        })
+    }
+
+    /// A new random password for the vault window's generator, where the human puts it into
+    /// an entry they are editing. The agent's counterpart only ever saves what it generates
+    /// ([`crate::AgentView::generate_password`]); this is on the human's handle alone.
+    pub fn generate_for_human(&self, policy: &PasswordPolicy) -> Result<Generated, VaultError> {
+        let g = policy.generate()?;
+        Ok(Generated {
+            password: g.password,
+            entropy_bits: g.entropy_bits,
+        })
+    }
+
     /// Every entry, for the vault window.
     pub fn entries(&self) -> Result<Vec<EntryInfo>, VaultError> {
         let g = state::lock(&self.shared);
@@ -592,4 +762,152 @@ pub(crate) fn open_attachment(key: &[u8; 32], id: &AttachmentId, blob: &[u8]) ->
             },
         )
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_vault(tag: &str) -> (PathBuf, Vault) {
+        let dir = std::env::temp_dir().join(format!("apv-edit-{tag}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let v = Vault::create_with_params(dir.join("v.vault"), "pw", KdfParams::insecure_fast_for_tests())
+            .unwrap();
+        (dir, v)
+    }
+
+    fn add(v: &Vault, url: &str, user: &str, pw: &str) -> EntryId {
+        v.add_entry(NewEntry {
+            origin: &Origin::parse(url).unwrap(),
+            label: "L",
+            username: user,
+            password: pw.into(),
+            totp: None,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn an_edit_is_one_save_and_can_rebind_the_site() {
+        let (dir, v) = temp_vault("update");
+        let id = add(&v, "https://old.example.com/login", "ada", "pw-old");
+        v.set_totp(&id, Some(Totp::from_base32("JBSWY3DPEHPK3PXP").unwrap()))
+            .unwrap();
+        let g0 = v.generation().unwrap();
+        let new_origin = Origin::parse("https://accounts.new.example.org/").unwrap();
+        v.update_entry(
+            &id,
+            EntryEdit {
+                origin: &new_origin,
+                label: "Renamed",
+                username: "ada2",
+                password: None,
+                totp: TotpEdit::Keep,
+            },
+        )
+        .unwrap();
+        assert_eq!(v.generation().unwrap(), g0 + 1);
+        let e = &v.entries().unwrap()[0];
+        assert_eq!(
+            (e.site.as_str(), e.label.as_str(), e.username.as_str(), e.has_totp),
+            ("https://example.org", "Renamed", "ada2", true)
+        );
+        assert_eq!(
+            v.reveal_for_human(&id).unwrap().password(),
+            "pw-old",
+            "None keeps it"
+        );
+        v.update_entry(
+            &id,
+            EntryEdit {
+                origin: &new_origin,
+                label: "Renamed",
+                username: "ada2",
+                password: Some("pw-new".into()),
+                totp: TotpEdit::Remove,
+            },
+        )
+        .unwrap();
+        assert_eq!(v.reveal_for_human(&id).unwrap().password(), "pw-new");
+        assert!(!v.entries().unwrap()[0].has_totp);
+        // The agent sees it on the new site only.
+        let agent = v.agent_view();
+        assert!(
+            agent
+                .entries_for_origin(&Origin::parse("https://old.example.com").unwrap())
+                .unwrap()
+                .is_empty()
+        );
+        assert_eq!(agent.entries_for_origin(&new_origin).unwrap().len(), 1);
+        let missing = EntryId::random();
+        assert!(matches!(
+            v.update_entry(
+                &missing,
+                EntryEdit {
+                    origin: &new_origin,
+                    label: "x",
+                    username: "",
+                    password: None,
+                    totp: TotpEdit::Keep
+                }
+            ),
+            Err(VaultError::NotFound)
+        ));
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn take_and_restore_bring_back_the_same_entry_once() {
+        let (dir, v) = temp_vault("undo");
+        let keep = add(&v, "https://a.example.com", "ada", "pw-a");
+        let id = add(&v, "https://b.example.com", "bob", "pw-b");
+        let before = v.entries().unwrap();
+        let taken = v.take_entry(&id).unwrap();
+        assert_eq!(taken.id(), &id);
+        assert_eq!(format!("{taken:?}"), format!("DeletedEntry({id})"));
+        assert_eq!(v.entries().unwrap().len(), 1);
+        // Deleted is deleted on disk too: a fresh open does not have it.
+        let reopened = Vault::open_unlocked(v.path(), "pw").unwrap();
+        assert!(reopened.entries().unwrap().iter().all(|e| e.id != id));
+        drop(reopened);
+        assert_eq!(v.restore_entry(taken).unwrap(), id);
+        let mut after = v.entries().unwrap();
+        after.sort_by(|a, b| a.id.cmp(&b.id));
+        let mut before = before;
+        before.sort_by(|a, b| a.id.cmp(&b.id));
+        assert_eq!(after, before, "same id, fields and dates");
+        assert_eq!(v.reveal_for_human(&id).unwrap().password(), "pw-b");
+        assert!(matches!(
+            v.take_entry(&EntryId::random()),
+            Err(VaultError::NotFound)
+        ));
+        // A second restore of the same entry (a stale undo) is refused, not duplicated.
+        let taken = v.take_entry(&keep).unwrap();
+        let DeletedEntry(e) = &taken;
+        let copy = DeletedEntry(e.clone());
+        v.restore_entry(taken).unwrap();
+        assert!(v.restore_entry(copy).is_err());
+        assert_eq!(v.entries().unwrap().len(), 2);
+        fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn the_human_generator_follows_the_policy() {
+        let (dir, v) = temp_vault("gen");
+        let p = PasswordPolicy {
+            length: 32,
+            symbols: false,
+            ..Default::default()
+        };
+        let a = v.generate_for_human(&p).unwrap();
+        let b = v.generate_for_human(&p).unwrap();
+        assert_eq!(a.password().chars().count(), 32);
+        assert!(a.password().chars().all(|c| c.is_ascii_alphanumeric()));
+        assert_ne!(a.password(), b.password());
+        assert!((a.entropy_bits() - p.entropy_bits().unwrap()).abs() < 1e-9);
+        assert!(!format!("{a:?}").contains(a.password()));
+        assert!(v.entries().unwrap().is_empty(), "generating saves nothing");
+        fs::remove_dir_all(&dir).ok();
+    }
 }

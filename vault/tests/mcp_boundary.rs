@@ -25,6 +25,16 @@ const FORBIDDEN: &[&str] = &[
     "add_attachment",
     "open_unlocked",
     "unlock",
+    // The vault window's (human-side) editing, undo, import and generator.
+    "DeletedEntry",
+    "EntryEdit",
+    "Generated",
+    "CsvImport",
+    "update_entry",
+    "take_entry",
+    "restore_entry",
+    "import_logins",
+    "generate_for_human",
 ];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
