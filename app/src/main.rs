@@ -8,6 +8,7 @@ mod asks;
 mod backend;
 mod browser;
 mod chromelog;
+mod cli;
 mod headed;
 mod imaging;
 mod instance;
@@ -119,6 +120,21 @@ fn parse_size(s: &str) -> Result<(i32, i32), String> {
 
 /// `$XDG_DATA_HOME/aperture/profiles/default`; with neither XDG_DATA_HOME nor HOME set there
 /// is no sensible place, and the browser says so instead of using the working directory.
+/// The first argument that is neither a flag nor a flag's value (`--profile DIR`).
+fn first_word(args: &[String]) -> Option<&str> {
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--profile" => {
+                it.next();
+            }
+            "--json" | "--no-sandbox" => {}
+            _ => return Some(a),
+        }
+    }
+    None
+}
+
 fn default_profile() -> Option<PathBuf> {
     aperture_common::xdg::data_dir().map(|d| d.join("profiles").join("default"))
 }
@@ -168,6 +184,13 @@ fn main() {
     // `aperture vault …` is the human's vault CLI; it needs no Chromium.
     if args.get(1).is_some_and(|a| a == "vault") {
         std::process::exit(vault::cli_main(&args[2..], default_profile()));
+    }
+    // `aperture open URL`, `aperture snapshot`, …: the tools from a shell. The verb may follow
+    // the CLI's own flags (`--profile DIR`, `--json`, `--no-sandbox`).
+    if let Some(verb) = first_word(&args[1..])
+        && cli::is_verb(verb)
+    {
+        std::process::exit(cli::main(&args[1..], default_profile()));
     }
     if args.get(1).is_some_and(|a| a == "mcp") {
         args.remove(1);

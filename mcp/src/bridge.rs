@@ -281,7 +281,7 @@ fn event_end(buf: &[u8]) -> Option<(usize, usize)> {
     }
 }
 
-fn root_cause(e: &reqwest::Error) -> String {
+pub(crate) fn root_cause(e: &reqwest::Error) -> String {
     let mut cause: &dyn std::error::Error = e;
     while let Some(next) = cause.source() {
         cause = next;

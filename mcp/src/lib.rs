@@ -26,6 +26,7 @@ macro_rules! envelope_rule {
 pub mod auth;
 pub mod backend;
 pub mod bridge;
+pub mod client;
 pub mod config;
 pub mod engine_glue;
 pub mod http;

@@ -1,0 +1,392 @@
+//! The command-line mirror of the MCP tools, for shell scripts and people:
+//! `aperture open URL`, `aperture snapshot`, `aperture click e12`, … Each verb is one tool call
+//! to the browser running on the profile (a headless one is started when none runs), in an
+//! MCP session kept between invocations so snapshots stay diffs. Exit codes: 0 done, 1 the
+//! tool refused or failed, 2 usage, 3 the browser is unreachable.
+
+use aperture_mcp::bridge::BridgeTarget;
+use aperture_mcp::client::{CliClient, ClientError};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+/// The verbs, with their arguments, for `aperture help` and usage errors.
+pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
+  open URL                 load URL in the current tab
+  snapshot [--full]        what the page shows (a diff after the first time)
+  click REF                click an element by ref (e.g. e12)
+  type REF TEXT [--submit] type into a field
+  fill REF=VALUE...        fill several fields
+  select REF VALUE...      choose options of a <select>
+  key KEY                  press a key (Enter, Tab, Control+a, …)
+  read [REF...]            the page's text, or the elements'
+  tabs                     list tabs
+  back | forward | reload  history navigation
+  screenshot OUT.png       save a screenshot of the visible page
+  console                  the page's console messages
+  quit                     stop the browser running on the profile
+exit codes: 0 done, 1 the tool refused or failed, 2 usage, 3 browser unreachable";
+
+/// The verbs this module handles (anything else is the browser's own command line).
+pub fn is_verb(s: &str) -> bool {
+    matches!(
+        s,
+        "open"
+            | "snapshot"
+            | "click"
+            | "type"
+            | "fill"
+            | "select"
+            | "key"
+            | "read"
+            | "tabs"
+            | "back"
+            | "forward"
+            | "reload"
+            | "screenshot"
+            | "console"
+            | "quit"
+    )
+}
+
+/// A parsed invocation.
+#[derive(Debug, PartialEq)]
+struct Invocation {
+    profile: Option<PathBuf>,
+    json: bool,
+    /// Passed on to a headless browser this command starts.
+    no_sandbox: bool,
+    verb: String,
+    args: Vec<String>,
+}
+
+fn parse(argv: &[String]) -> Result<Invocation, String> {
+    let mut profile = None;
+    let mut json = false;
+    let mut no_sandbox = false;
+    let mut rest = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--profile" => profile = Some(PathBuf::from(it.next().ok_or("--profile needs a directory")?)),
+            "--json" => json = true,
+            "--no-sandbox" => no_sandbox = true,
+            _ => rest.push(a.clone()),
+        }
+    }
+    if rest.is_empty() {
+        return Err("no verb".into());
+    }
+    let verb = rest.remove(0);
+    Ok(Invocation {
+        profile,
+        json,
+        no_sandbox,
+        verb,
+        args: rest,
+    })
+}
+
+/// The tool call a verb makes, or a usage error.
+fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), String> {
+    let one = |what: &str| -> Result<String, String> {
+        match args {
+            [a] => Ok(a.clone()),
+            _ => Err(format!("{verb} takes one {what}")),
+        }
+    };
+    Ok(match verb {
+        "open" => ("browser_navigate", json!({"action": "goto", "url": one("URL")?})),
+        "back" | "forward" | "reload" if args.is_empty() => ("browser_navigate", json!({"action": verb})),
+        "snapshot" => match args {
+            [] => ("browser_snapshot", json!({})),
+            [f] if f == "--full" => ("browser_snapshot", json!({"full": true})),
+            _ => return Err("snapshot takes only --full".into()),
+        },
+        "click" => ("browser_act", json!({"action": "click", "ref": one("ref")?})),
+        "type" => {
+            let submit = args.iter().any(|a| a == "--submit");
+            let rest: Vec<&String> = args.iter().filter(|a| *a != "--submit").collect();
+            let [target, text] = rest.as_slice() else {
+                return Err("type takes REF TEXT [--submit]".into());
+            };
+            (
+                "browser_act",
+                json!({"action": "type", "ref": target, "text": text, "submit": submit}),
+            )
+        }
+        "fill" => {
+            if args.is_empty() {
+                return Err("fill takes REF=VALUE pairs".into());
+            }
+            let fields = args
+                .iter()
+                .map(|a| {
+                    a.split_once('=')
+                        .map(|(r, v)| json!({"ref": r, "value": v}))
+                        .ok_or_else(|| format!("{a:?} is not REF=VALUE"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            ("browser_fill_form", json!({"fields": fields}))
+        }
+        "select" => match args {
+            [target, values @ ..] if !values.is_empty() => (
+                "browser_act",
+                json!({"action": "select", "ref": target, "values": values}),
+            ),
+            _ => return Err("select takes REF VALUE...".into()),
+        },
+        "key" => ("browser_act", json!({"action": "key", "key": one("key")?})),
+        "read" => ("browser_read", json!({"refs": args})),
+        "tabs" if args.is_empty() => ("browser_tabs", json!({"action": "list"})),
+        "screenshot" => {
+            one("output file")?;
+            ("browser_capture", json!({}))
+        }
+        "console" if args.is_empty() => ("browser_console", json!({})),
+        _ => return Err(format!("{verb}: unexpected arguments")),
+    })
+}
+
+/// Runs the CLI; returns the exit code.
+pub fn main(argv: &[String], default_profile: Option<PathBuf>) -> i32 {
+    let inv = match parse(argv) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!("aperture: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    let Some(profile) = inv.profile.clone().or(default_profile) else {
+        eprintln!("aperture: no profile directory: set HOME or XDG_DATA_HOME, or pass --profile DIR");
+        return 2;
+    };
+    if inv.verb == "quit" {
+        return quit(&profile);
+    }
+    let (tool, args) = match tool_call(&inv.verb, &inv.args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("aperture: {e}\n{USAGE}");
+            return 2;
+        }
+    };
+    let target = match running_or_start(&profile, inv.no_sandbox) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("aperture: {e}");
+            return 3;
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("aperture: {e}");
+            return 3;
+        }
+    };
+    let mut client = CliClient::new(target, profile.join("cli-session.json"));
+    let answer = rt.block_on(async {
+        let a = client.call(tool, args.clone()).await?;
+        // `open` in a browser with no tab yet (just started, or all closed) opens one.
+        if inv.verb == "open" && a.is_error && a.text.starts_with("there is no tab") {
+            return client
+                .call("browser_tabs", json!({"action": "open", "url": args["url"]}))
+                .await;
+        }
+        Ok(a)
+    });
+    let answer = match answer {
+        Ok(a) => a,
+        Err(e @ ClientError::Unreachable { .. }) => {
+            eprintln!("aperture: {e}");
+            return 3;
+        }
+        Err(e) => {
+            eprintln!("aperture: {e}");
+            return 1;
+        }
+    };
+    if inv.json {
+        println!("{}", answer.raw);
+    } else if !answer.text.is_empty() {
+        println!("{}", answer.text);
+    }
+    if inv.verb == "screenshot" && !answer.is_error {
+        use base64::Engine as _;
+        let out = &inv.args[0];
+        let Some((_, data)) = answer.images.first() else {
+            eprintln!("aperture: the browser sent no image");
+            return 1;
+        };
+        let bytes = match base64::engine::general_purpose::STANDARD.decode(data) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("aperture: the image was not base64: {e}");
+                return 1;
+            }
+        };
+        if let Err(e) = std::fs::write(out, bytes) {
+            eprintln!("aperture: could not write {out}: {e}");
+            return 1;
+        }
+        if !inv.json {
+            println!("saved {out}");
+        }
+    }
+    if answer.is_error { 1 } else { 0 }
+}
+
+/// The endpoint of the browser running on `profile`, starting a headless one when none runs.
+fn running_or_start(profile: &Path, no_sandbox: bool) -> Result<BridgeTarget, String> {
+    match crate::instance::lock(profile).map_err(|e| format!("{e:#}"))? {
+        Err(crate::instance::Busy::HeldBy(_)) => {
+            let e = aperture_mcp::config::read_profile_endpoint(profile)
+                .map_err(|e| e.to_string())?
+                .ok_or(
+                    "the browser running on this profile has no MCP listener (started with --mcp-port 0?)",
+                )?;
+            Ok(BridgeTarget {
+                url: e.url,
+                token: e.token,
+            })
+        }
+        Ok(lock) => {
+            drop(lock);
+            start_headless(profile, no_sandbox)
+        }
+    }
+}
+
+/// Starts `aperture --headless` on the profile, detached from this process, and waits for it
+/// to publish its endpoint.
+fn start_headless(profile: &Path, no_sandbox: bool) -> Result<BridgeTarget, String> {
+    use std::os::unix::process::CommandExt as _;
+    let exe = std::env::current_exe().map_err(|e| format!("finding this executable: {e}"))?;
+    let log = profile.join("headless.log");
+    let log_file = aperture_common::fs::create_private_dir_all(profile)
+        .and_then(|()| std::fs::File::create(&log))
+        .map_err(|e| format!("creating {}: {e}", log.display()))?;
+    let started = SystemTime::now();
+    let mut cmd = std::process::Command::new(exe);
+    if no_sandbox {
+        cmd.arg("--no-sandbox");
+    }
+    let mut child = cmd
+        .arg("--headless")
+        .arg("--profile")
+        .arg(profile)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log_file)
+        // Its own process group: the browser outlives this command and its terminal's ^C.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("starting a headless browser: {e}"))?;
+    eprintln!(
+        "aperture: no browser was running on {}; started a headless one (pid {}, log {})",
+        profile.display(),
+        child.id(),
+        log.display()
+    );
+    let t = Instant::now();
+    let path = aperture_mcp::config::profile_endpoint_path(profile);
+    while t.elapsed() < Duration::from_secs(90) {
+        let fresh = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|m| m >= started);
+        if fresh && let Ok(Some(e)) = aperture_mcp::config::read_profile_endpoint(profile) {
+            return Ok(BridgeTarget {
+                url: e.url,
+                token: e.token,
+            });
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let why = std::fs::read_to_string(&log).unwrap_or_default();
+            return Err(format!("the headless browser exited ({status}): {}", why.trim()));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    Err(format!(
+        "the headless browser did not start listening within 90 s; see {}",
+        log.display()
+    ))
+}
+
+/// Stops the browser running on the profile (SIGTERM: it saves its session and closes).
+fn quit(profile: &Path) -> i32 {
+    match crate::instance::lock(profile) {
+        Ok(Err(crate::instance::Busy::HeldBy(Some(pid)))) => {
+            let ok = std::process::Command::new("kill")
+                .arg(pid.to_string())
+                .status()
+                .is_ok_and(|s| s.success());
+            if ok {
+                println!("asked the browser (pid {pid}) to quit");
+                0
+            } else {
+                eprintln!("aperture: could not signal pid {pid}");
+                1
+            }
+        }
+        Ok(Err(_)) => {
+            eprintln!("aperture: the profile is in use, but by which process is unknown");
+            1
+        }
+        Ok(Ok(_)) => {
+            println!("no browser is running on {}", profile.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("aperture: {e:#}");
+            3
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &[&str]) -> Vec<String> {
+        s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn verbs_map_to_tool_calls() {
+        assert_eq!(
+            tool_call("open", &v(&["https://example.org/"])).unwrap(),
+            (
+                "browser_navigate",
+                json!({"action": "goto", "url": "https://example.org/"})
+            )
+        );
+        assert_eq!(
+            tool_call("type", &v(&["e3", "hello world", "--submit"])).unwrap(),
+            (
+                "browser_act",
+                json!({"action": "type", "ref": "e3", "text": "hello world", "submit": true})
+            )
+        );
+        assert_eq!(
+            tool_call("fill", &v(&["e1=a=b", "e2="])).unwrap().1,
+            json!({"fields": [{"ref": "e1", "value": "a=b"}, {"ref": "e2", "value": ""}]})
+        );
+        assert_eq!(
+            tool_call("snapshot", &v(&["--full"])).unwrap().1,
+            json!({"full": true})
+        );
+        assert_eq!(tool_call("back", &[]).unwrap().1, json!({"action": "back"}));
+    }
+
+    #[test]
+    fn bad_usage_is_an_error_not_a_call() {
+        assert!(tool_call("click", &[]).is_err());
+        assert!(tool_call("fill", &v(&["e1"])).is_err());
+        assert!(tool_call("select", &v(&["e1"])).is_err());
+        assert!(tool_call("tabs", &v(&["x"])).is_err());
+        assert!(parse(&v(&["--json"])).is_err());
+        let i = parse(&v(&["--profile", "/p", "--json", "click", "e2"])).unwrap();
+        assert_eq!((i.json, i.verb.as_str(), i.args.len()), (true, "click", 1));
+    }
+}
