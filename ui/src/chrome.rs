@@ -2,7 +2,8 @@
 //! is drawn over it when a page asks (`overlays`: dialogs, context menu,
 //! downloads, permissions, file chooser, notices), and the browser's memory
 //! (`find`: the find bar; `bookmarks`: menu, bar, import; `history`: the
-//! history panel; `suggest`: the omnibox's suggestions and inline completion).
+//! history panel; `suggest`: the omnibox's suggestions and inline completion), the main menu
+//! and the settings view (`settings_view`).
 //!
 //! [`Chrome::run`] is one egui frame: it reads the [`ChromeModel`], draws,
 //! and returns the [`UiCommand`]s the human's input produced. It owns only
@@ -21,16 +22,18 @@ use crate::command::{MouseButton, PageInput, UiCommand, ZoomStep};
 use crate::dark::{FilterOptions, ThemeMode, site_key};
 use crate::keys;
 use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
-use crate::omnibox::resolve_input;
+use crate::omnibox::{SearchEngine, resolve_input_with};
 
 mod bookmarks;
 mod file_picker;
 mod find;
 mod history;
 mod overlays;
+mod settings_view;
 mod suggest;
 
 pub use file_picker::file_entry_control;
+pub use settings_view::{MIN_MCP_PORT, SettingsSection, typed_port, typed_site};
 
 /// DIP per wheel "line": what Chromium's GTK port scrolls per notch.
 const WHEEL_LINE_DIP: f32 = 40.0;
@@ -222,6 +225,62 @@ pub mod controls {
     /// The omnibox's suggestion dropdown (while open); rows are
     /// [`super::suggestion_control`].
     pub const SUGGESTIONS: &str = "suggestions";
+    /// The main menu's button (the strip's right end).
+    pub const MAIN_MENU: &str = "main_menu";
+    /// Main menu: "New private tab".
+    pub const MAIN_MENU_PRIVATE: &str = "main_menu:private";
+    /// Main menu: "History".
+    pub const MAIN_MENU_HISTORY: &str = "main_menu:history";
+    /// Main menu: "Settings".
+    pub const MAIN_MENU_SETTINGS: &str = "main_menu:settings";
+    /// The settings view (while open); its section tabs are
+    /// [`super::settings_section_control`].
+    pub const SETTINGS: &str = "settings";
+    /// The settings view's close button.
+    pub const SETTINGS_CLOSE: &str = "settings:close";
+    /// General: the custom search template's field (while "Custom" is chosen); the engines'
+    /// radio buttons are [`super::search_engine_control`].
+    pub const SETTINGS_CUSTOM_TEMPLATE: &str = "settings:custom";
+    /// General: the custom template's "Use".
+    pub const SETTINGS_CUSTOM_USE: &str = "settings:custom:use";
+    /// General: the default container's drop-down (rows:
+    /// [`super::settings_container_control`]).
+    pub const SETTINGS_CONTAINER: &str = "settings:container";
+    /// General: the download folder's field.
+    pub const SETTINGS_DOWNLOAD_DIR: &str = "settings:download";
+    /// General: the download folder's "Save".
+    pub const SETTINGS_DOWNLOAD_SAVE: &str = "settings:download:save";
+    /// Appearance: the brightness slider.
+    pub const SETTINGS_BRIGHTNESS: &str = "settings:brightness";
+    /// Appearance: the contrast slider.
+    pub const SETTINGS_CONTRAST: &str = "settings:contrast";
+    /// Privacy: the time range drop-down of "Clear browsing data" (rows:
+    /// [`super::clear_range_control`]).
+    pub const SETTINGS_CLEAR_RANGE: &str = "settings:clear:range";
+    /// Privacy: the containers drop-down of "Clear browsing data" (rows:
+    /// [`super::clear_container_control`]).
+    pub const SETTINGS_CLEAR_CONTAINER: &str = "settings:clear:container";
+    /// Privacy: "Browsing history".
+    pub const SETTINGS_CLEAR_HISTORY: &str = "settings:clear:history";
+    /// Privacy: "Cookies".
+    pub const SETTINGS_CLEAR_COOKIES: &str = "settings:clear:cookies";
+    /// Privacy: "Cached images and files".
+    pub const SETTINGS_CLEAR_CACHE: &str = "settings:clear:cache";
+    /// Privacy: "Clear data".
+    pub const SETTINGS_CLEAR_OK: &str = "settings:clear:ok";
+    /// Privacy: "Block trackers and ads on every site".
+    pub const SETTINGS_BLOCKING: &str = "settings:blocking";
+    /// Privacy: "Block trackers on <the active tab's site>".
+    pub const SETTINGS_SITE_BLOCKING: &str = "settings:blocking:site";
+    /// Privacy: the new exception's site field (exceptions' remove buttons are
+    /// [`super::blocking_exception_control`]).
+    pub const SETTINGS_EXCEPTION_SITE: &str = "settings:exception";
+    /// Privacy: the button adding the typed exception.
+    pub const SETTINGS_EXCEPTION_ADD: &str = "settings:exception:add";
+    /// Agent: the MCP port's field.
+    pub const SETTINGS_MCP_PORT: &str = "settings:mcp_port";
+    /// Agent: the MCP port's "Save".
+    pub const SETTINGS_MCP_SAVE: &str = "settings:mcp_port:save";
 }
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
@@ -289,6 +348,51 @@ pub fn suggestion_control(index: usize) -> String {
 }
 
 pub use history::ClearRange;
+
+/// Id of a section's tab in the open settings view.
+pub fn settings_section_control(section: SettingsSection) -> String {
+    format!("settings:section:{}", section.key())
+}
+
+/// Id of a search engine's radio button in the settings view (any custom template: "Custom").
+pub fn search_engine_control(engine: &SearchEngine) -> String {
+    format!("settings:engine:{}", settings_view::engine_key(engine))
+}
+
+/// Id of a container in the open default-container drop-down of the settings view.
+pub fn settings_container_control(container: &str) -> String {
+    format!("settings:container:{container}")
+}
+
+/// Id of a colour-scheme choice (`None` = follow the system) in the settings view.
+pub fn color_scheme_control(scheme: Option<crate::dark::ColorScheme>) -> String {
+    format!("settings:scheme:{}", settings_view::scheme_key(scheme))
+}
+
+/// Id of a default dark-mode policy's radio button in the settings view.
+pub fn dark_default_control(mode: ThemeMode) -> String {
+    format!("settings:dark:{}", mode.label().to_ascii_lowercase())
+}
+
+/// Id of a site's "Forget" (its own dark-mode choice) in the settings view.
+pub fn dark_site_forget_control(site: &str) -> String {
+    format!("settings:dark_site:{site}")
+}
+
+/// Id of a range in the open time-range drop-down of "Clear browsing data".
+pub fn clear_range_control(range: ClearRange) -> String {
+    format!("settings:clear:range:{}", range.key())
+}
+
+/// Id of a container (`None` = all) in the open containers drop-down of "Clear browsing data".
+pub fn clear_container_control(container: Option<&str>) -> String {
+    format!("settings:clear:container:{}", container.unwrap_or("*"))
+}
+
+/// Id of a blocking exception's remove button in the settings view.
+pub fn blocking_exception_control(site: &str) -> String {
+    format!("settings:exception:{site}")
+}
 
 /// A page frame the renderer uploaded itself (see
 /// [`Chrome::set_external_page_texture`]).
@@ -384,6 +488,8 @@ pub struct Chrome {
     import_dialog: Option<bookmarks::ImportDialog>,
     /// The history panel, while open.
     history: Option<history::HistoryPanel>,
+    /// The settings view, while open.
+    settings: Option<settings_view::SettingsPanel>,
     /// What the human typed into the omnibox, without the inline completion shown after it.
     omnibox_typed: String,
     /// No inline completion until the next typed character (after a deletion or Escape), so
@@ -456,6 +562,7 @@ impl Chrome {
             bookmark_actions: None,
             import_dialog: None,
             history: None,
+            settings: None,
             omnibox_typed: String::new(),
             inline_suppressed: false,
             suggestion: None,
@@ -642,6 +749,10 @@ impl Chrome {
                 self.close_history(ctx);
                 return true;
             }
+            if self.settings_field_focused(ctx) {
+                self.close_settings(ctx);
+                return true;
+            }
         }
         false
     }
@@ -784,6 +895,7 @@ impl Chrome {
             }
             Key::B if ctrl_shift => self.emit(UiCommand::SetBookmarksBar(!model.show_bookmarks_bar)),
             Key::H if ctrl_only => self.toggle_history(ctx),
+            Key::Comma if ctrl_only => self.toggle_settings(ctx),
             _ => return false,
         }
         true
@@ -861,6 +973,9 @@ impl Chrome {
             if self.history.is_some() {
                 self.history_panel(ui, model);
             }
+            if self.settings.is_some() {
+                self.settings_panel(ui, model);
+            }
         }
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
         self.overlays(ui, model);
@@ -915,7 +1030,8 @@ impl Chrome {
 
     fn tab_strip(&mut self, ui: &mut Ui, model: &ChromeModel) {
         let n = model.tabs.len().max(1) as f32;
-        let room = ui.available_width() - 44.0;
+        // Room for "+" and the main menu at the strip's right end.
+        let room = ui.available_width() - 80.0;
         // Shrink tabs to fit like every browser does; past the minimum the
         // strip scrolls rather than pushing "+" off-screen.
         let width = (room / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
@@ -933,7 +1049,41 @@ impl Chrome {
                     });
                 });
             self.new_tab_button(ui, model);
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| self.main_menu(ui));
         });
+    }
+
+    /// The main menu (☰ at the strip's right end): private tab, history, settings.
+    fn main_menu(&mut self, ui: &mut Ui) {
+        let menu = ui.menu_button(RichText::new(" ☰ ").size(16.0), |ui| {
+            let private = ui.button("🕶 New private tab    Ctrl+Shift+N");
+            let history = ui.button("🕘 History    Ctrl+H");
+            ui.separator();
+            let settings = ui.button("⚙ Settings    Ctrl+,");
+            self.rects
+                .insert(controls::MAIN_MENU_PRIVATE.to_string(), private.rect);
+            self.rects
+                .insert(controls::MAIN_MENU_HISTORY.to_string(), history.rect);
+            self.rects
+                .insert(controls::MAIN_MENU_SETTINGS.to_string(), settings.rect);
+            if private.clicked() {
+                self.emit(UiCommand::NewPrivateTab);
+                self.focus_omnibox = true;
+                self.page_focused = false;
+                ui.close();
+            } else if history.clicked() {
+                self.toggle_history(ui.ctx());
+                ui.close();
+            } else if settings.clicked() {
+                if self.settings.is_none() {
+                    self.toggle_settings(ui.ctx());
+                }
+                ui.close();
+            }
+        });
+        self.rects
+            .insert(controls::MAIN_MENU.to_string(), menu.response.rect);
+        menu.response.on_hover_text("Menu");
     }
 
     /// Where a dragged tab would land: its index once moved, from the pointer's x among the
@@ -1433,7 +1583,8 @@ impl Chrome {
         };
         if let (Some(tab), Some(s)) = (tab, picked) {
             // A click on a suggestion: it is where the human is going.
-            let url = resolve_input(&s.url).unwrap_or_else(|| s.url.clone());
+            let url = resolve_input_with(&s.url, &model.settings.values.search_template())
+                .unwrap_or_else(|| s.url.clone());
             self.emit(UiCommand::Navigate {
                 tab,
                 input: s.url.clone(),
@@ -1445,7 +1596,9 @@ impl Chrome {
             self.end_omnibox_edit();
         } else if resp.lost_focus() {
             let enter = ui.input(|i| i.key_pressed(Key::Enter));
-            if enter && let (Some(tab), Some(url)) = (tab, resolve_input(&self.omnibox_text)) {
+            let template = model.settings.values.search_template();
+            if enter && let (Some(tab), Some(url)) = (tab, resolve_input_with(&self.omnibox_text, &template))
+            {
                 self.emit(UiCommand::Navigate {
                     tab,
                     input: self.omnibox_text.trim().to_string(),

@@ -5,8 +5,9 @@
 //! which keeps every state change on one code path that the agent's MCP
 //! actions share.
 
-use crate::dark::{FilterOptions, ThemeMode};
+use crate::dark::{ColorScheme, FilterOptions, ThemeMode};
 use crate::model::TabId;
+use crate::omnibox::SearchEngine;
 
 /// A request from the chrome to the application.
 #[derive(Debug, Clone, PartialEq)]
@@ -307,6 +308,61 @@ pub enum UiCommand {
         /// What the human has typed (without any inline completion).
         text: String,
     },
+    /// The settings view: search with this engine from now on (a custom one's template has
+    /// passed [`crate::omnibox::check_template`]). Persisted by
+    /// [`crate::settings::Settings::apply`].
+    SetSearchEngine(SearchEngine),
+    /// The settings view: make this container the profile's default (the first tab, pages
+    /// handed over from other launches, and the next Ctrl+T).
+    SetDefaultContainer {
+        /// Container id (from [`crate::model::ContainerInfo::id`]).
+        container: String,
+    },
+    /// The settings view: save downloads here from the next one on (absolute; a leading `~`
+    /// is already expanded).
+    SetDownloadDir(std::path::PathBuf),
+    /// The settings view: the colour scheme pages are told the human prefers; `None` follows
+    /// the system ([`UiCommand::SystemTheme`]). Persisted in `settings.theme.prefer`.
+    SetColorScheme(Option<ColorScheme>),
+    /// The settings view: the dark-mode policy of sites without their own choice.
+    SetDarkDefault(ThemeMode),
+    /// The settings view: block trackers on every site without an exception, or on none.
+    SetBlocking(bool),
+    /// The settings view: block trackers on one site or not (choosing the default removes the
+    /// exception). Takes effect for the site's next requests (a reload shows it).
+    SetSiteBlocking {
+        /// Site key ([`crate::dark::site_key`]).
+        site: String,
+        /// Block (`true`) or allow (`false`) its trackers.
+        block: bool,
+    },
+    /// The settings view's "Clear browsing data".
+    ClearBrowsingData(ClearData),
+    /// The settings view: serve MCP on this loopback port from the next start.
+    SetMcpPort(u16),
+}
+
+/// What "Clear browsing data" removes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClearData {
+    /// History from this time on (ms since the Unix epoch); `None` = all time. Chromium offers
+    /// no time range for cookies and cache, which always go whole.
+    pub since_ms: Option<i64>,
+    /// One container (its [`crate::model::ContainerInfo::id`]), or every container when `None`.
+    pub container: Option<String>,
+    /// Browsing history (the places database).
+    pub history: bool,
+    /// Cookies (Chromium's, of the container's request context).
+    pub cookies: bool,
+    /// Cached files (Chromium's HTTP cache of the container's request context).
+    pub cache: bool,
+}
+
+impl ClearData {
+    /// Whether anything at all was chosen.
+    pub fn any(&self) -> bool {
+        self.history || self.cookies || self.cache
+    }
 }
 
 /// A page zoom step.

@@ -76,7 +76,7 @@
 //!   `WasResized`. Paint buffers then arrive at `DIP × scale` pixels and are
 //!   drawn 1:1. Page input coordinates are DIP relative to the page area.
 //! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), all
-//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P/F/G/D/H, Ctrl+Shift+T/N/B,
+//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P/F/G/D/H, Ctrl+comma, Ctrl+Shift+T/N/B,
 //!   Ctrl+Tab, Ctrl+PgUp/PgDn, Ctrl+1…9, Ctrl+plus/minus/0, Alt+←/→, F3, F5,
 //!   F11, and Escape while fullscreen or while an overlay below is up)
 //!   go to the page as [`PageInput`] with Windows VK and X11 keycodes;
@@ -154,6 +154,14 @@
 //!     [`ChromeModel::suggestions`] and [`ChromeModel::inline_completion`]
 //!     (the whole text it completes to). Choosing a suggestion sends the
 //!     usual `Navigate`.
+//! * **Settings** (issue 13). Ctrl+, or the main menu (☰ at the strip's right end) opens a
+//!   side panel drawn from [`ChromeModel::settings`] (fill [`SettingsView`] from the
+//!   settings and what the app knows: default container, download folder, whether blocking
+//!   runs, the MCP port). Its choices are commands that [`settings::Settings::apply`]
+//!   persists (`SetSearchEngine`, `SetDefaultContainer`, `SetDownloadDir`, `SetColorScheme`,
+//!   `SetDarkDefault`, `SetDarkFilter`, `SetTheme`, `SetBlocking`, `SetSiteBlocking`) and the
+//!   app applies, plus `ClearBrowsingData` and `SetMcpPort`, which are the app's alone. The
+//!   omnibox searches with [`settings::Settings::search_template`] of the model's values.
 //! * **Dark mode per tab** (all in [`dark`], no egui): on every navigation
 //!   send [`dark::emulated_media_call`] with the human's preference
 //!   ([`UiCommand::SystemTheme`], or `settings.theme.prefer`); measure the
@@ -197,11 +205,11 @@ mod runner;
 pub mod settings;
 
 pub use chrome::Chrome;
-pub use command::{EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep};
+pub use command::{ClearData, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep};
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
     DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, PageFrame,
-    PermissionView, PopupView, Rgb, SuggestionView, TabId, TabView,
+    PermissionView, PopupView, Rgb, SettingsView, SuggestionView, TabId, TabView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

@@ -266,6 +266,28 @@ pub struct ChromeModel {
     /// The whole text the omnibox input completes to ("git" → "github.com/"); shown selected
     /// after the caret while it extends what was typed.
     pub inline_completion: Option<String>,
+    /// What the settings view shows, and the search engine the omnibox uses.
+    pub settings: SettingsView,
+}
+
+/// The settings view's data: the saved settings and what the app knows beyond them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SettingsView {
+    /// The settings as the app holds them (its copy of `settings.json`). The omnibox searches
+    /// with [`crate::settings::Settings::search_template`].
+    pub values: crate::settings::Settings,
+    /// The profile's default container ([`ContainerInfo::id`]).
+    pub default_container: Option<String>,
+    /// Where the next download goes (`--download-dir`, the setting, or the XDG directory);
+    /// `None` when there is none (HOME unset).
+    pub download_dir: Option<PathBuf>,
+    /// Tracker blocking runs in this session (it doesn't with `--no-block` or without filter
+    /// lists; the view then says so instead of offering switches that do nothing).
+    pub blocking_available: bool,
+    /// The MCP port the browser will listen on at its next start (the profile's).
+    pub mcp_port: Option<u16>,
+    /// Where agents reach the browser now (`http://127.0.0.1:PORT/mcp`), when known.
+    pub mcp_url: Option<String>,
 }
 
 /// Which JavaScript dialog a page opened.

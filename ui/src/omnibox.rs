@@ -1,8 +1,105 @@
-//! Turning what the human typed into the omnibox into a URL to load.
+//! Turning what the human typed into the omnibox into a URL to load, and the search engines
+//! it can search with.
 
-/// Search engine used when the input isn't a URL. `{}` is replaced by the
-/// form-encoded query.
-pub const DEFAULT_SEARCH_TEMPLATE: &str = "https://duckduckgo.com/?q={}";
+use serde::{Deserialize, Serialize};
+
+/// Search engine used when the input isn't a URL and the human chose none. `%s` is replaced
+/// by the form-encoded query.
+pub const DEFAULT_SEARCH_TEMPLATE: &str = "https://duckduckgo.com/?q=%s";
+
+/// Where the query goes in a search URL template (`https://example.com/?q=%s`), as in Chrome
+/// and Firefox. `{}` is accepted too: templates saved before the settings view used it.
+pub const QUERY_PLACEHOLDER: &str = "%s";
+const LEGACY_PLACEHOLDER: &str = "{}";
+
+/// The search engine the omnibox searches with.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SearchEngine {
+    /// DuckDuckGo (the default).
+    #[default]
+    DuckDuckGo,
+    /// Google.
+    Google,
+    /// Bing.
+    Bing,
+    /// Startpage.
+    Startpage,
+    /// A URL template of the human's, with `%s` where the query goes (see [`check_template`]).
+    Custom(String),
+}
+
+impl SearchEngine {
+    /// The engines offered by name, in the order the settings view lists them.
+    pub const BUILT_IN: [SearchEngine; 4] = [
+        SearchEngine::DuckDuckGo,
+        SearchEngine::Google,
+        SearchEngine::Bing,
+        SearchEngine::Startpage,
+    ];
+
+    /// As the settings view names it.
+    pub fn name(&self) -> &str {
+        match self {
+            SearchEngine::DuckDuckGo => "DuckDuckGo",
+            SearchEngine::Google => "Google",
+            SearchEngine::Bing => "Bing",
+            SearchEngine::Startpage => "Startpage",
+            SearchEngine::Custom(_) => "Custom",
+        }
+    }
+
+    /// Its search URL template (`%s` = the query).
+    pub fn template(&self) -> &str {
+        match self {
+            SearchEngine::DuckDuckGo => DEFAULT_SEARCH_TEMPLATE,
+            SearchEngine::Google => "https://www.google.com/search?q=%s",
+            SearchEngine::Bing => "https://www.bing.com/search?q=%s",
+            SearchEngine::Startpage => "https://www.startpage.com/sp/search?query=%s",
+            SearchEngine::Custom(t) => t,
+        }
+    }
+}
+
+/// Why a custom search template can't be used, in words for the settings view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    /// Not an `http://` or `https://` URL.
+    #[error("the template must start with https:// or http://")]
+    Scheme,
+    /// No host after the scheme.
+    #[error("the template has no host name")]
+    NoHost,
+    /// Nowhere to put the query.
+    #[error("put %s where the search terms go")]
+    NoPlaceholder,
+    /// Spaces or control characters, which no search URL has.
+    #[error("the template contains spaces")]
+    Whitespace,
+}
+
+/// Checks a custom search URL template: an `http(s)` URL with a host and `%s` where the query
+/// goes.
+pub fn check_template(template: &str) -> Result<(), TemplateError> {
+    let t = template.trim();
+    let rest = t
+        .strip_prefix("https://")
+        .or_else(|| t.strip_prefix("http://"))
+        .ok_or(TemplateError::Scheme)?;
+    if t.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(TemplateError::Whitespace);
+    }
+    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let host = &rest[..host_end];
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    if host.is_empty() || host.starts_with(':') || host.starts_with('%') {
+        return Err(TemplateError::NoHost);
+    }
+    if !t.contains(QUERY_PLACEHOLDER) && !t.contains(LEGACY_PLACEHOLDER) {
+        return Err(TemplateError::NoPlaceholder);
+    }
+    Ok(())
+}
 
 /// Schemes kept exactly as typed. A closed list because `host:port` and
 /// `scheme:rest` are otherwise ambiguous (`localhost:8000`).
@@ -75,9 +172,14 @@ pub fn inline_completion(typed: &str, completion: &str) -> Option<String> {
     (!rest.is_empty()).then(|| format!("{typed}{rest}"))
 }
 
-/// Build the search URL for `query`.
+/// Build the search URL for `query`: every `%s` (or legacy `{}`) of `template` becomes the
+/// form-encoded query.
 pub fn search_url(query: &str, template: &str) -> String {
-    template.replace("{}", &form_encode(query.trim()))
+    let q = form_encode(query.trim());
+    template
+        .trim()
+        .replace(QUERY_PLACEHOLDER, &q)
+        .replace(LEGACY_PLACEHOLDER, &q)
 }
 
 /// The scheme if `text` starts with `scheme:`.
@@ -259,5 +361,77 @@ mod tests {
             resolve_input_with("a b", "https://search.example/?s={}&x=1").unwrap(),
             "https://search.example/?s=a+b&x=1"
         );
+        assert_eq!(
+            resolve_input_with("a b", "https://search.example/?s=%s&x=1").unwrap(),
+            "https://search.example/?s=a+b&x=1"
+        );
+        // A query with a literal "%s" in it is encoded before it goes in, so it is not
+        // substituted again.
+        assert_eq!(
+            resolve_input_with("100%s off", "http://127.0.0.1:8080/find?q=%s").unwrap(),
+            "http://127.0.0.1:8080/find?q=100%25s+off"
+        );
+        // URLs stay URLs whatever the engine.
+        assert_eq!(
+            resolve_input_with("example.com", "https://search.example/?s=%s").unwrap(),
+            "https://example.com"
+        );
+    }
+
+    #[test]
+    fn built_in_engines_search_where_their_names_say() {
+        for (engine, start) in [
+            (SearchEngine::DuckDuckGo, "https://duckduckgo.com/?q="),
+            (SearchEngine::Google, "https://www.google.com/search?q="),
+            (SearchEngine::Bing, "https://www.bing.com/search?q="),
+            (
+                SearchEngine::Startpage,
+                "https://www.startpage.com/sp/search?query=",
+            ),
+        ] {
+            assert_eq!(check_template(engine.template()), Ok(()), "{engine:?}");
+            assert_eq!(
+                resolve_input_with("rust egui", engine.template()).unwrap(),
+                format!("{start}rust+egui")
+            );
+        }
+        assert_eq!(SearchEngine::default().template(), DEFAULT_SEARCH_TEMPLATE);
+    }
+
+    #[test]
+    fn custom_templates_are_checked() {
+        assert_eq!(check_template("https://s.example/?q=%s"), Ok(()));
+        assert_eq!(check_template("  http://127.0.0.1:8080/search?q=%s "), Ok(()));
+        assert_eq!(check_template("https://s.example/?q={}"), Ok(()));
+        assert_eq!(check_template("s.example/?q=%s"), Err(TemplateError::Scheme));
+        assert_eq!(
+            check_template("ftp://s.example/?q=%s"),
+            Err(TemplateError::Scheme)
+        );
+        assert_eq!(check_template("https:///?q=%s"), Err(TemplateError::NoHost));
+        assert_eq!(check_template("https://%s"), Err(TemplateError::NoHost));
+        assert_eq!(
+            check_template("https://s.example/?q="),
+            Err(TemplateError::NoPlaceholder)
+        );
+        assert_eq!(
+            check_template("https://s.example/?q=%s and more"),
+            Err(TemplateError::Whitespace)
+        );
+        assert_eq!(check_template(""), Err(TemplateError::Scheme));
+    }
+
+    #[test]
+    fn engines_are_saved_by_name() {
+        assert_eq!(
+            serde_json::to_string(&SearchEngine::DuckDuckGo).unwrap(),
+            r#""duckduckgo""#
+        );
+        assert_eq!(
+            serde_json::to_string(&SearchEngine::Custom("https://s.example/?q=%s".into())).unwrap(),
+            r#"{"custom":"https://s.example/?q=%s"}"#
+        );
+        let back: SearchEngine = serde_json::from_str(r#""startpage""#).unwrap();
+        assert_eq!(back, SearchEngine::Startpage);
     }
 }

@@ -8,6 +8,7 @@
 //! `settings.json.corrupt-<UTC timestamp>` before defaults replace it, so a
 //! bug or a hand-edit typo never silently destroys the human's choices.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::command::UiCommand;
 use crate::dark::{ColorScheme, FilterOptions, SitePolicies};
+use crate::omnibox::{DEFAULT_SEARCH_TEMPLATE, SearchEngine, check_template};
 
 /// File name inside the config dir's `aperture/` folder.
 pub const SETTINGS_FILE: &str = "settings.json";
@@ -35,10 +37,18 @@ pub struct Settings {
     pub last_container: Option<String>,
     /// Dark-mode settings.
     pub theme: ThemeSettings,
-    /// Search URL template (`{}` = query); `None` uses the built-in default.
+    /// Search URL template (`{}` or `%s` = query) from files written before
+    /// [`Settings::search_engine`]; used only while that is unset. Choosing an engine clears it.
     pub search_template: Option<String>,
     /// Show the bookmarks bar under the toolbar (Ctrl+Shift+B).
     pub show_bookmarks_bar: bool,
+    /// The omnibox's search engine; `None` is DuckDuckGo (see [`Settings::search_engine`]).
+    pub search_engine: Option<SearchEngine>,
+    /// Where downloads go; `None` is the XDG download directory. `--download-dir` wins over
+    /// it for one run.
+    pub download_dir: Option<PathBuf>,
+    /// Tracker blocking, on or off, with per-site exceptions.
+    pub blocking: BlockingSettings,
 }
 
 impl Default for Settings {
@@ -50,6 +60,9 @@ impl Default for Settings {
             theme: ThemeSettings::default(),
             search_template: None,
             show_bookmarks_bar: false,
+            search_engine: None,
+            download_dir: None,
+            blocking: BlockingSettings::default(),
         }
     }
 }
@@ -66,6 +79,21 @@ impl Settings {
             UiCommand::SetDarkFilter { options } => self.theme.filter = *options,
             UiCommand::NewTab { container } => self.last_container = Some(container.clone()),
             UiCommand::SetBookmarksBar(show) => self.show_bookmarks_bar = *show,
+            // A template that can't search is refused here too, whatever sent it.
+            UiCommand::SetSearchEngine(SearchEngine::Custom(t)) if check_template(t).is_err() => {}
+            UiCommand::SetSearchEngine(engine) => {
+                self.search_engine = Some(match engine {
+                    SearchEngine::Custom(t) => SearchEngine::Custom(t.trim().to_string()),
+                    e => e.clone(),
+                });
+                self.search_template = None;
+            }
+            UiCommand::SetDefaultContainer { container } => self.last_container = Some(container.clone()),
+            UiCommand::SetDownloadDir(dir) if dir.is_absolute() => self.download_dir = Some(dir.clone()),
+            UiCommand::SetColorScheme(prefer) => self.theme.prefer = *prefer,
+            UiCommand::SetDarkDefault(mode) => self.theme.policies.default = *mode,
+            UiCommand::SetBlocking(on) => self.blocking.enabled = *on,
+            UiCommand::SetSiteBlocking { site, block } => self.blocking.set(site, *block),
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
                 self.window = WindowSettings {
                     width: *width,
@@ -75,6 +103,65 @@ impl Settings {
             _ => {}
         }
         *self != before
+    }
+
+    /// The search engine the omnibox uses: the chosen one, else a template from an older
+    /// file (as a custom engine, when it can search), else DuckDuckGo.
+    pub fn search_engine(&self) -> SearchEngine {
+        if let Some(e) = &self.search_engine {
+            return e.clone();
+        }
+        match &self.search_template {
+            Some(t) if check_template(t).is_ok() => SearchEngine::Custom(t.trim().to_string()),
+            _ => SearchEngine::default(),
+        }
+    }
+
+    /// The template of [`Settings::search_engine`], for [`crate::omnibox::resolve_input_with`].
+    pub fn search_template(&self) -> String {
+        match self.search_engine() {
+            SearchEngine::Custom(t) if check_template(&t).is_ok() => t,
+            SearchEngine::Custom(_) => DEFAULT_SEARCH_TEMPLATE.to_string(),
+            e => e.template().to_string(),
+        }
+    }
+}
+
+/// Tracker blocking: the default for every site, and the sites the human set otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BlockingSettings {
+    /// Block trackers on sites without an exception.
+    pub enabled: bool,
+    /// Per-site choices (`true` = block), keyed by [`crate::dark::site_key`]; only sites whose
+    /// choice differs from [`BlockingSettings::enabled`] when it was made. A `BTreeMap` so the
+    /// file diffs stably.
+    pub sites: BTreeMap<String, bool>,
+}
+
+impl Default for BlockingSettings {
+    fn default() -> Self {
+        BlockingSettings {
+            enabled: true,
+            sites: BTreeMap::new(),
+        }
+    }
+}
+
+impl BlockingSettings {
+    /// Whether requests made by pages of `site` are checked against the filter lists.
+    pub fn blocks_on(&self, site: &str) -> bool {
+        self.sites.get(site).copied().unwrap_or(self.enabled)
+    }
+
+    /// Records a site's choice. Choosing the default removes the exception, so the file only
+    /// lists real exceptions.
+    pub fn set(&mut self, site: &str, block: bool) {
+        if block == self.enabled {
+            self.sites.remove(site);
+        } else {
+            self.sites.insert(site.to_string(), block);
+        }
     }
 }
 
@@ -493,6 +580,133 @@ mod tests {
         // Files from before the field load with the bar off.
         fs::write(s.path(), r#"{"version":1}"#).unwrap();
         assert!(!s.load().unwrap().settings.show_bookmarks_bar);
+    }
+
+    #[test]
+    fn settings_view_choices_are_remembered() {
+        let (_d, s) = store();
+        let mut st = Settings::default();
+        let custom = SearchEngine::Custom("http://127.0.0.1:8080/find?q=%s".into());
+        assert!(st.apply(&UiCommand::SetSearchEngine(custom.clone())));
+        assert!(!st.apply(&UiCommand::SetSearchEngine(custom.clone())));
+        assert!(st.apply(&UiCommand::SetDownloadDir("/data/dl".into())));
+        assert!(st.apply(&UiCommand::SetColorScheme(Some(ColorScheme::Dark))));
+        assert!(st.apply(&UiCommand::SetDarkDefault(ThemeMode::On)));
+        assert!(st.apply(&UiCommand::SetSiteBlocking {
+            site: "news.example".into(),
+            block: false
+        }));
+        assert!(st.apply(&UiCommand::SetDefaultContainer {
+            container: "c-work".into()
+        }));
+        s.save(&st).unwrap();
+        let back = s.load().unwrap();
+        assert!(back.recovered.is_none());
+        let back = back.settings;
+        assert_eq!(back, st);
+        assert_eq!(back.search_engine(), custom);
+        assert_eq!(back.search_template(), "http://127.0.0.1:8080/find?q=%s");
+        assert_eq!(back.download_dir.as_deref(), Some(Path::new("/data/dl")));
+        assert_eq!(back.theme.prefer, Some(ColorScheme::Dark));
+        assert_eq!(back.theme.policies.default, ThemeMode::On);
+        assert!(!back.blocking.blocks_on("news.example"));
+        assert!(back.blocking.blocks_on("other.example"));
+        assert_eq!(back.last_container.as_deref(), Some("c-work"));
+        // Back to a named engine.
+        assert!(st.apply(&UiCommand::SetSearchEngine(SearchEngine::Startpage)));
+        s.save(&st).unwrap();
+        let text = fs::read_to_string(s.path()).unwrap();
+        assert!(text.contains(r#""search_engine": "startpage""#), "{text}");
+        assert_eq!(
+            s.load().unwrap().settings.search_engine(),
+            SearchEngine::Startpage
+        );
+    }
+
+    #[test]
+    fn new_fields_missing_from_an_old_file_take_their_defaults() {
+        let (_d, s) = store();
+        fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        // A file as the build before the settings view wrote it.
+        fs::write(
+            s.path(),
+            r#"{"version":1,"window":{"width":900,"height":700},"last_container":"work",
+               "theme":{"policies":{"default":"auto","sites":{"a.example":"on"}},
+                        "filter":{"brightness":0.9,"contrast":1.0},"prefer":null},
+               "search_template":null,"show_bookmarks_bar":true}"#,
+        )
+        .unwrap();
+        let l = s.load().unwrap();
+        assert!(l.recovered.is_none(), "{:?}", l.recovered);
+        let st = l.settings;
+        assert_eq!(st.window.width, 900);
+        assert!(st.show_bookmarks_bar);
+        assert_eq!(st.search_engine, None);
+        assert_eq!(st.search_engine(), SearchEngine::DuckDuckGo);
+        assert_eq!(st.search_template(), DEFAULT_SEARCH_TEMPLATE);
+        assert_eq!(st.download_dir, None);
+        assert_eq!(st.blocking, BlockingSettings::default());
+        assert!(st.blocking.enabled && st.blocking.blocks_on("a.example"));
+        // A hand-written template from before keeps searching there, as a custom engine.
+        fs::write(s.path(), r#"{"search_template":"https://s.example/?q={}"}"#).unwrap();
+        let st = s.load().unwrap().settings;
+        assert_eq!(
+            st.search_engine(),
+            SearchEngine::Custom("https://s.example/?q={}".into())
+        );
+        assert_eq!(
+            crate::omnibox::resolve_input_with("a b", &st.search_template()).unwrap(),
+            "https://s.example/?q=a+b"
+        );
+        // One that cannot search is ignored, not fatal.
+        fs::write(s.path(), r#"{"search_template":"not a url"}"#).unwrap();
+        let l = s.load().unwrap();
+        assert!(l.recovered.is_none());
+        assert_eq!(l.settings.search_template(), DEFAULT_SEARCH_TEMPLATE);
+    }
+
+    #[test]
+    fn a_corrupt_file_with_the_new_fields_is_kept_aside_too() {
+        let (_d, s) = store();
+        fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        for bad in [
+            r#"{"search_engine":"altavista"}"#,
+            r#"{"blocking":{"sites":{"a.example":"sometimes"}}}"#,
+            r#"{"download_dir":42}"#,
+        ] {
+            fs::write(s.path(), bad).unwrap();
+            let l = s.load().unwrap();
+            let Some(SettingsError::Corrupt { backup, .. }) = &l.recovered else {
+                panic!("{bad} was not reported: {:?}", l.recovered)
+            };
+            assert_eq!(fs::read_to_string(backup).unwrap(), bad);
+            assert_eq!(l.settings, Settings::default());
+        }
+    }
+
+    #[test]
+    fn invalid_choices_change_nothing() {
+        let mut st = Settings::default();
+        assert!(!st.apply(&UiCommand::SetSearchEngine(SearchEngine::Custom(
+            "https://s.example/".into()
+        ))));
+        assert!(!st.apply(&UiCommand::SetDownloadDir("relative/dir".into())));
+        assert_eq!(st, Settings::default());
+    }
+
+    #[test]
+    fn blocking_exceptions_are_only_the_differences() {
+        let mut b = BlockingSettings::default();
+        b.set("a.example", false);
+        b.set("b.example", true);
+        assert_eq!(b.sites.len(), 1, "{b:?}");
+        assert!(!b.blocks_on("a.example") && b.blocks_on("b.example"));
+        b.set("a.example", true);
+        assert!(b.sites.is_empty());
+        // With blocking off, an exception turns it on for one site.
+        b.enabled = false;
+        b.set("shop.example", true);
+        assert!(b.blocks_on("shop.example") && !b.blocks_on("c.example"));
     }
 
     #[test]

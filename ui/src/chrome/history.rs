@@ -139,6 +139,8 @@ impl Chrome {
             self.close_history(ctx);
             return;
         }
+        // The settings view shares the panel's side.
+        self.close_settings(ctx);
         self.history = Some(HistoryPanel {
             query: String::new(),
             focus: true,
