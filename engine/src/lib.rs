@@ -23,6 +23,7 @@ mod session;
 pub mod text;
 
 pub use key::is_generated_id;
+pub use model::Mode;
 pub use session::{
     CHURN_DEMOTE_AT, CHURN_QUIET_RESTORE, CHURN_WINDOW, MAX_DIFFS_PER_SNAPSHOT, Observation, PROMOTED_CAP,
     RESET_CHANGE_FRACTION, RESET_MIN_ELEMENTS, RefError, TabSession, Timing,

@@ -4,7 +4,7 @@
 
 use crate::key::{H, is_generated_id};
 use crate::record::{NodeRecord, Tri, Walk};
-use crate::text::{has_visible, mask_clock, opt_visible};
+use crate::text::{STRING_CAP, has_visible, mask_clock, opt_visible};
 use rustc_hash::FxHashMap;
 
 /// Deepest rendered level. Indentation is two spaces per level, so a page nesting thousands of
@@ -118,6 +118,12 @@ const CONTAINERS: &[&str] = &[
 
 const HEADINGS: [&str; 6] = ["h1", "h2", "h3", "h4", "h5", "h6"];
 
+/// Options of a select shown on its line; the rest are counted.
+pub(crate) const OPTIONS_SHOWN: usize = 12;
+
+/// Names at least this long may have been cut by the walker (its cap is 160 characters).
+const NAME_CAP_SEEN: usize = 150;
+
 /// HTML input types worth showing (they change what a value may be).
 pub(crate) const SHOWN_INPUT_TYPES: &[&str] = &[
     "color",
@@ -224,10 +230,28 @@ fn ob(b: Option<bool>) -> u64 {
     }
 }
 
+/// How a tab is observed: what its snapshots leave out. Part of the stream's state: a change
+/// of mode is announced with a FULL SNAPSHOT, and every diff after it is in the new mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mode {
+    /// Show link URLs (`href="…"`). Off by default: they were a third of a snapshot's tokens,
+    /// and reading a link's ref gives its URL.
+    pub urls: bool,
+    /// Actionable elements only, with the landmarks around them and the heading before them.
+    pub interactive: bool,
+    /// Approximate budget of a snapshot's body in tokens (0: none). Past it, the model is cut
+    /// in document order and a note says what was left out.
+    pub max_tokens: u32,
+}
+
+/// Line flag: the element's name is not shown (its rendered children say the same words).
+pub(crate) const HIDE_NAME: u8 = 1;
+
 /// Hash of everything the rendered line of `r` depends on (the line itself is only formatted
 /// when it is about to be shown). Raw fields, so a difference invisible after cleaning may
-/// cause a harmless restatement, but a visible difference can never be missed.
-pub(crate) fn line_hash(r: &NodeRecord, refn: u32) -> u64 {
+/// cause a harmless restatement, but a visible difference can never be missed. `urls` is the
+/// mode's: an href that is not shown cannot change a line. `flags` are the model's line flags.
+pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64 {
     let s = &r.state;
     let bits = tri(s.checked)
         | tri(s.pressed) << 2
@@ -246,11 +270,24 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32) -> u64 {
         .os(s.value.as_deref())
         .os(r.input_type.as_deref())
         .os(r.placeholder.as_deref())
-        .os(r.href.as_deref())
+        .os(r.href.as_deref().filter(|_| urls))
         .os(Some(r.tag.as_str()))
         .u(bits)
         .u(refn as u64)
+        .u(flags as u64)
+        .u(options_hash(r))
         .f()
+}
+
+fn options_hash(r: &NodeRecord) -> u64 {
+    if r.options.is_empty() && r.more_options == 0 {
+        return 0;
+    }
+    let mut h = H::new(14).u(r.more_options as u64);
+    for o in &r.options {
+        h = h.s(&o.label).u(o.selected as u64);
+    }
+    h.f()
 }
 
 /// Positional-family bookkeeping that must outlive one walk: the membership signature each
@@ -288,6 +325,8 @@ pub(crate) struct RefInfo {
     pub death: Option<(Death, String)>,
     /// The element's rendered line when it died (page-derived: fenced before it is shown).
     pub was: String,
+    /// Walk index in the last walk while on the page (shown in the model or not).
+    pub widx: Option<u32>,
 }
 
 /// Key → ref map for one tab. Refs are never reused for a different key: a number that once
@@ -308,6 +347,7 @@ impl Registry {
             node: None,
             death: None,
             was: String::new(),
+            widx: None,
         });
         let r = self.info.len() as u32;
         self.by_key.insert(key, r);
@@ -353,10 +393,50 @@ pub(crate) struct Model {
     pub refn: Vec<u32>,
     /// The key depends on a positional family (an ordinal of indistinguishable siblings).
     pub positional: Vec<bool>,
+    /// Line flags ([`HIDE_NAME`]) of each rendered node.
+    pub flags: Vec<u8>,
     /// Bitset over ref numbers present in this model (a ref names exactly one key, so this
-    /// answers "is this element still on the page" without a key index).
+    /// answers "is this element in the agent's model" without a key index).
     ref_bits: Vec<u64>,
+    /// Bitset over ref numbers of every actionable element of the walk, shown or not (a mode
+    /// or a budget can leave some out of the model; they are still on the page).
+    page_bits: Vec<u64>,
+    /// Bitset over refs whose key depends on a positional family.
+    pos_bits: Vec<u64>,
+    /// Ref of each walk node (0 for none), shown or not.
+    pub wref: Vec<u32>,
     pub origin: String,
+    /// The mode the model was built in.
+    pub mode: Mode,
+    /// Sentences: walk index of a line's element (or of a text span folded into one) → its
+    /// members' walk indices, in order.
+    pub inl: FxHashMap<u32, Vec<u32>>,
+    /// (model node, ref) of every member with a ref, by node then order in the line.
+    pub inl_refs: Vec<(u32, u32)>,
+    /// What the budget cut left out, when it cut.
+    pub cut: Option<Cut>,
+}
+
+/// What a [`Mode::max_tokens`] cut left out of a model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Cut {
+    /// Elements that would have been shown.
+    pub elements: usize,
+    /// Of those, the ones with refs.
+    pub refs: usize,
+}
+
+fn set_bit(bits: &mut Vec<u64>, r: u32) {
+    let r = r as usize;
+    if bits.len() <= r / 64 {
+        bits.resize(r / 64 + 1, 0);
+    }
+    bits[r / 64] |= 1u64 << (r % 64);
+}
+
+fn get_bit(bits: &[u64], r: u32) -> bool {
+    let r = r as usize;
+    r != 0 && bits.get(r / 64).is_some_and(|w| w & (1u64 << (r % 64)) != 0)
 }
 
 impl Model {
@@ -374,17 +454,40 @@ impl Model {
     }
 
     pub fn refs(&self) -> usize {
-        self.refn.iter().filter(|r| **r != 0).count()
+        self.refn.iter().filter(|r| **r != 0).count() + self.inl_refs.len()
+    }
+
+    /// Refs of the members of model nodes `from..to`'s lines.
+    pub fn inline_refs(&self, from: u32, to: u32) -> impl Iterator<Item = u32> + '_ {
+        let a = self.inl_refs.partition_point(|&(m, _)| m < from);
+        self.inl_refs[a..]
+            .iter()
+            .take_while(move |&&(m, _)| m < to)
+            .map(|&(_, r)| r)
+    }
+
+    /// Every ref in the model: nodes' and members'.
+    pub fn all_refs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.refn
+            .iter()
+            .copied()
+            .filter(|r| *r != 0)
+            .chain(self.inl_refs.iter().map(|&(_, r)| r))
     }
 
     /// True when ref `r` names an element of this model.
     pub fn has_ref(&self, r: u32) -> bool {
-        let r = r as usize;
-        r != 0
-            && self
-                .ref_bits
-                .get(r / 64)
-                .is_some_and(|w| w & (1u64 << (r % 64)) != 0)
+        get_bit(&self.ref_bits, r)
+    }
+
+    /// True when ref `r` was issued under a positional family (its key is an ordinal).
+    pub fn positional_ref(&self, r: u32) -> bool {
+        get_bit(&self.pos_bits, r)
+    }
+
+    /// True when ref `r` names an element of the walk, shown in the model or not.
+    pub fn on_page(&self, r: u32) -> bool {
+        get_bit(&self.page_bits, r)
     }
 
     /// Model indices of the wanted keys that are present. One pass over the model; used for
@@ -438,6 +541,15 @@ pub(crate) struct Scratch {
     /// Line hash (without the ref) of kept nodes, computed while the record is in cache.
     lh: Vec<u64>,
     act: Vec<bool>,
+    show: Vec<bool>,
+    show_below: Vec<bool>,
+    count: Vec<u32>,
+    member: Vec<bool>,
+    all_ok: Vec<bool>,
+    folds: Vec<bool>,
+    wend: Vec<u32>,
+    flag: Vec<u8>,
+    wkey: Vec<u64>,
     /// base key → index into `ginfo`. Kept small (12-byte entries): this table is probed once
     /// per element and its cache misses were a quarter of the build.
     groups: FxHashMap<u64, u32>,
@@ -456,6 +568,7 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
 /// `prev` (the previous model of the same document) only speeds up ref lookup.
 pub(crate) fn build(
     walk: &Walk,
+    mode: Mode,
     fam: &mut Families,
     reg: &mut Registry,
     sc: &mut Scratch,
@@ -499,8 +612,12 @@ pub(crate) fn build(
     let kept_below = reset(&mut sc.kept_below, n, false);
     let act_below = reset(&mut sc.act_below, n, false);
     let label = reset(&mut sc.label, n, NONE);
+    let wend = reset(&mut sc.wend, n, 0);
     for i in (0..n).rev() {
         let r = &nodes[i];
+        if wend[i] == 0 {
+            wend[i] = i as u32 + 1;
+        }
         let own_text = r.visible && opt_visible(&r.text);
         // A container is told apart by the first thing it says: its first text, or the name of
         // its first named non-container (a row's link, a card's heading).
@@ -508,13 +625,34 @@ pub(crate) fn build(
             label[i] = i as u32;
         }
         let p = par[i];
-        let content = opt_visible(&r.name) || own_text || opt_visible(&r.state.value);
-        let redundant = content
-            && !r.actionable
-            && role[i].is_none()
-            && !kept_below[i]
-            && !opt_visible(&r.state.value)
-            && is_echo(nodes, par, i);
+        let content =
+            opt_visible(&r.name) || own_text || opt_visible(&r.state.value) || !r.options.is_empty();
+        let echo_of = match role[i] {
+            None => r.text.as_deref().or(r.name.as_deref()),
+            // An image inside a link or button that the control is named after.
+            Some("img") => r.name.as_deref(),
+            _ => None,
+        };
+        // A <label> whose words (its own and its children's) the control's name says is left
+        // out with what it holds, controls excepted.
+        let label_echo = !r.actionable && names_its_control(nodes, wend, i);
+        if label_echo {
+            let mut below = false;
+            for j in i + 1..wend[i] as usize {
+                if nodes[j].actionable {
+                    below |= keep[j];
+                } else {
+                    keep[j] = false;
+                }
+            }
+            kept_below[i] = below;
+        }
+        let redundant = label_echo
+            || (content
+                && !r.actionable
+                && !kept_below[i]
+                && !opt_visible(&r.state.value)
+                && echo_of.is_some_and(|t| is_echo(nodes, par, i, t)));
         let k = r.visible
             && (r.actionable
                 || (content && !redundant)
@@ -528,6 +666,96 @@ pub(crate) fn build(
             if label[i] != NONE {
                 label[p] = label[i];
             }
+            wend[p] = wend[p].max(wend[i]).max(p as u32 + 1);
+        }
+    }
+
+    // What the mode shows of what is worth rendering. Interactive: the actionable elements,
+    // the landmarks that hold them, and for each the heading it comes after.
+    let show = reset(&mut sc.show, n, false);
+    let show_below = reset(&mut sc.show_below, n, false);
+    if mode.interactive {
+        let mut heading = NONE;
+        let needed = &mut sc.flag;
+        needed.clear();
+        needed.resize(n, 0);
+        for i in 0..n {
+            if keep[i] && role[i].is_some_and(is_heading) {
+                heading = i as u32;
+            } else if keep[i] && nodes[i].actionable && heading != NONE {
+                needed[heading as usize] = 1;
+                heading = NONE;
+            }
+        }
+        for i in (0..n).rev() {
+            let r = &nodes[i];
+            let sh = keep[i]
+                && (r.actionable || needed[i] == 1 || (show_below[i] && role[i].is_some_and(is_landmark)));
+            show[i] = sh;
+            if par[i] != NONE {
+                show_below[par[i] as usize] |= sh || show_below[i];
+            }
+        }
+    } else {
+        show.copy_from_slice(keep);
+        for i in (0..n).rev() {
+            if par[i] != NONE {
+                show_below[par[i] as usize] |= show[i] || show_below[i];
+            }
+        }
+    }
+    // A list item (or group) with nothing of its own to say and one shown child is that child.
+    {
+        let up = &mut sc.near;
+        up.clear();
+        up.resize(n, NONE);
+        let count = &mut sc.count;
+        count.clear();
+        count.resize(n, 0);
+        for i in 0..n {
+            let p = par[i];
+            up[i] = match p {
+                NONE => NONE,
+                p if show[p as usize] => p,
+                p => up[p as usize],
+            };
+            if show[i] && up[i] != NONE {
+                count[up[i] as usize] += 1;
+            }
+        }
+        for i in 0..n {
+            let r = &nodes[i];
+            if show[i]
+                && count[i] == 1
+                && matches!(role[i], Some("listitem" | "group"))
+                && !r.actionable
+                && !opt_visible(&r.name)
+                && !opt_visible(&r.text)
+            {
+                show[i] = false;
+            }
+        }
+        // Recompute what is shown below: elision moved children up, it did not remove any.
+        show_below.iter_mut().for_each(|b| *b = false);
+        for i in (0..n).rev() {
+            if par[i] != NONE {
+                show_below[par[i] as usize] |= show[i] || show_below[i];
+            }
+        }
+    }
+    // A container whose name only repeats what its shown descendants say (a list item named
+    // after the links in it, a heading around its one link) is shown without it.
+    let flag = reset(&mut sc.flag, n, 0);
+    for i in 0..n {
+        let r = &nodes[i];
+        if show[i]
+            && show_below[i]
+            && !r.actionable
+            && role[i].is_some()
+            && opt_visible(&r.name)
+            && name_repeats_content(nodes, par, wend, show, i)
+        {
+            flag[i] |= HIDE_NAME;
         }
     }
 
@@ -553,7 +781,7 @@ pub(crate) fn build(
     for (i, r) in nodes.iter().enumerate() {
         let act = r.visible && r.actionable;
         if keep[i] {
-            lh[i] = line_hash(r, 0);
+            lh[i] = line_hash(r, 0, mode.urls, flag[i]);
             actv[i] = r.actionable;
         }
         let frame = r.frame as u64;
@@ -674,22 +902,95 @@ pub(crate) fn build(
         };
     }
 
+    // The budget: shown nodes in document order until their estimated cost passes it.
+    let mut cut: Option<Cut> = None;
+    if mode.max_tokens > 0 {
+        let budget = mode.max_tokens as usize * 4;
+        let mut used = 0usize;
+        for i in 0..n {
+            if !show[i] {
+                continue;
+            }
+            if let Some(c) = cut.as_mut() {
+                show[i] = false;
+                c.elements += 1;
+                c.refs += usize::from(actv[i]);
+                continue;
+            }
+            used += line_cost(&nodes[i], mode.urls);
+            if used > budget {
+                show[i] = false;
+                cut = Some(Cut {
+                    elements: 1,
+                    refs: usize::from(actv[i]),
+                });
+            }
+        }
+    }
+
+    // Sentences: an element with text of its own whose shown children all sit inline in that
+    // text, and have nothing shown below them (or are plain text spans that fold their own), is
+    // one line, its children in their places in it ("members"), not lines of their own.
+    let member = reset(&mut sc.member, n, false);
+    let mut inl: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    {
+        let up = &mut sc.near;
+        up.clear();
+        up.resize(n, NONE);
+        for i in 0..n {
+            up[i] = match par[i] {
+                NONE => NONE,
+                p if show[p as usize] => p,
+                p => up[p as usize],
+            };
+        }
+        let kids = reset(&mut sc.count, n, 0);
+        let all_ok = reset(&mut sc.all_ok, n, true);
+        let folds = reset(&mut sc.folds, n, false);
+        for i in (0..n).rev() {
+            if !show[i] {
+                continue;
+            }
+            let r = &nodes[i];
+            let has_text = r.visible && opt_visible(&r.text);
+            folds[i] = kids[i] > 0 && all_ok[i] && has_text && !r.actionable && r.options.is_empty();
+            let h = up[i];
+            if h == NONE {
+                continue;
+            }
+            let plain = role[i].is_none() && !r.actionable;
+            let ok = r.at.is_some()
+                && (kids[i] == 0 || (folds[i] && plain))
+                && inline_chain(nodes, par, i, h as usize);
+            kids[h as usize] += 1;
+            all_ok[h as usize] &= ok;
+        }
+        for i in 0..n {
+            if show[i] && up[i] != NONE && folds[up[i] as usize] {
+                member[i] = true;
+                inl.entry(up[i]).or_default().push(i as u32);
+            }
+        }
+    }
+
     // The rendered tree.
     let mut m = Model {
         origin: origin_of(&walk.url).to_owned(),
+        mode,
+        cut,
         ..Model::default()
     };
-    let kept = keep.iter().filter(|k| **k).count();
-    m.rec.reserve(kept);
-    m.parent.reserve(kept);
-    m.depth.reserve(kept);
+    let shown = show.iter().filter(|k| **k).count();
+    m.rec.reserve(shown);
+    m.parent.reserve(shown);
+    m.depth.reserve(shown);
     let near = reset(&mut sc.near, n, NONE);
     for i in 0..n {
         let up = match par[i] {
             NONE => NONE,
             p => near[p as usize],
         };
-        if keep[i] {
+        if show[i] && !member[i] {
             let mi = m.rec.len() as u32;
             // Past the depth cap, elements become children of the deepest allowed ancestor
             // (still in document order, so subtrees stay contiguous).
@@ -744,19 +1045,21 @@ pub(crate) fn build(
     }
     m.end = (0..k).map(|mi| mi as u32 + size[mi]).collect();
 
-    m.key.reserve(k);
-    m.hash.reserve(k);
-    m.refn.reserve(k);
-    m.positional.reserve(k);
-    // Keys are unique within a walk by construction (ordinals); a 64-bit collision is still
-    // resolved deterministically instead of trusted away. Suspects come from the same bitset
-    // trick as the bases.
-    let bits = (k * 16).next_power_of_two().clamp(1 << 12, 1 << 24);
+    // Keys of every node worth rendering (shown or not: a ref is issued for every actionable
+    // element, so one the mode or the budget leaves out can still be shown by a view and
+    // acted on). Keys are unique within a walk by construction (ordinals); a 64-bit collision
+    // is still resolved deterministically instead of trusted away. Suspects come from the same
+    // bitset trick as the bases.
+    let kept = keep.iter().filter(|k| **k).count();
+    let bits = (kept * 16).next_power_of_two().clamp(1 << 12, 1 << 24);
     let mask = bits - 1;
     let seen = reset(&mut sc.seen, bits / 64, 0u64);
     let dup = reset(&mut sc.dup, bits / 64, 0u64);
-    for &i in &m.rec {
-        let bit = (fkey[i as usize] as usize) & mask;
+    for i in 0..n {
+        if !keep[i] {
+            continue;
+        }
+        let bit = (fkey[i] as usize) & mask;
         let (w, b) = (bit / 64, 1u64 << (bit % 64));
         if seen[w] & b != 0 {
             dup[w] |= b;
@@ -766,12 +1069,11 @@ pub(crate) fn build(
     }
     let suspects = &mut sc.suspects;
     suspects.clear();
-    // Most elements sit where they sat last time (give or take a shift), and the previous
-    // model has their ref at hand: that is a sequential read instead of a probe of the
-    // registry. `delta` tracks the current shift.
-    let mut delta: isize = 0;
-    for mi in 0..k {
-        let i = m.rec[mi] as usize;
+    let wkey = reset(&mut sc.wkey, n, 0);
+    for i in 0..n {
+        if !keep[i] {
+            continue;
+        }
         let mut key = fkey[i];
         let bit = (key as usize) & mask;
         if dup[bit / 64] & (1u64 << (bit % 64)) != 0 {
@@ -779,52 +1081,283 @@ pub(crate) fn build(
                 key = H::new(8).u(key).f();
             }
         }
-        let refn = if !actv[i] {
-            0
-        } else {
-            let guess = mi as isize + delta;
-            let hit = prev.and_then(|p| {
-                let g = usize::try_from(guess).ok()?;
-                (p.key.get(g) == Some(&key) && p.refn[g] != 0).then(|| p.refn[g])
-            });
-            match hit {
-                Some(r) => r,
-                None => {
-                    let r = reg.ref_for(key);
-                    if prev.is_some()
-                        && let Some(node) = reg.get(r).and_then(|info| info.node)
-                    {
-                        delta = node as isize - mi as isize;
-                    }
-                    r
+        wkey[i] = key;
+    }
+    m.key.reserve(k);
+    m.hash.reserve(k);
+    m.refn.reserve(k);
+    m.positional.reserve(k);
+    m.flags.reserve(k);
+    m.wref = vec![0; n];
+    // Refs first, for every node worth rendering. Most elements sit where they sat last time
+    // (give or take a shift), and the previous model has their ref at hand: that is a
+    // sequential read instead of a probe of the registry. `delta` tracks the current shift.
+    let mut delta: isize = 0;
+    let mut mi = 0usize;
+    for i in 0..n {
+        if !keep[i] {
+            continue;
+        }
+        let key = wkey[i];
+        let shown_at = (show[i] && !member[i]).then_some(mi);
+        if shown_at.is_some() {
+            mi += 1;
+        }
+        if !actv[i] {
+            continue;
+        }
+        let hit = shown_at.and_then(|mi| {
+            let g = usize::try_from(mi as isize + delta).ok()?;
+            let p = prev?;
+            (p.key.get(g) == Some(&key) && p.refn[g] != 0).then(|| p.refn[g])
+        });
+        let refn = match hit {
+            Some(r) => r,
+            None => {
+                let r = reg.ref_for(key);
+                if let (Some(mi), Some(_)) = (shown_at, prev)
+                    && let Some(node) = reg.get(r).and_then(|info| info.node)
+                {
+                    delta = node as isize - mi as isize;
                 }
+                r
             }
         };
-        if refn != 0 {
-            let r = refn as usize;
-            if m.ref_bits.len() <= r / 64 {
-                m.ref_bits.resize(r / 64 + 1, 0);
-            }
-            m.ref_bits[r / 64] |= 1u64 << (r % 64);
+        m.wref[i] = refn;
+        set_bit(&mut m.page_bits, refn);
+        if posmix[i] != 0 {
+            set_bit(&mut m.pos_bits, refn);
         }
-        m.key.push(key);
-        m.refn.push(refn);
-        m.positional.push(posmix[i] != 0);
-        m.hash.push(if refn == 0 {
+        if show[i] {
+            set_bit(&mut m.ref_bits, refn);
+        }
+    }
+    // Then the model's nodes: a sentence's line hash covers its members, their places and refs.
+    for (mi, &i) in m.rec.iter().enumerate() {
+        let i = i as usize;
+        let refn = m.wref[i];
+        let mut h = if refn == 0 {
             lh[i]
         } else {
             H::new(13).u(lh[i]).u(refn as u64).f()
-        });
+        };
+        if let Some(ms) = inl.get(&(i as u32)) {
+            let mut refs = Vec::new();
+            h = member_hash(h, ms, &inl, nodes, lh, &m.wref, &mut refs);
+            m.inl_refs.extend(refs.into_iter().map(|r| (mi as u32, r)));
+        }
+        m.key.push(wkey[i]);
+        m.refn.push(refn);
+        m.flags.push(flag[i]);
+        m.positional.push(posmix[i] != 0);
+        m.hash.push(h);
     }
+    m.inl = inl;
     m
+}
+
+/// Folds the members of a sentence (and theirs) into its line hash; collects their refs in
+/// order.
+fn member_hash(
+    mut h: u64,
+    ms: &[u32],
+    inl: &FxHashMap<u32, Vec<u32>>,
+    nodes: &[NodeRecord],
+    lh: &[u64],
+    wref: &[u32],
+    refs: &mut Vec<u32>,
+) -> u64 {
+    for &c in ms {
+        let c = c as usize;
+        h = H::new(15)
+            .u(h)
+            .u(lh[c])
+            .u(nodes[c].at.unwrap_or(0) as u64)
+            .u(nodes[c].pad as u64)
+            .u(wref[c] as u64)
+            .f();
+        if wref[c] != 0 {
+            refs.push(wref[c]);
+        }
+        if let Some(sub) = inl.get(&(c as u32)) {
+            // Nesting is part of the line: the same members in a span read differently.
+            h = member_hash(H::new(17).u(h).f(), sub, inl, nodes, lh, wref, refs);
+            h = H::new(18).u(h).f();
+        }
+    }
+    h
+}
+
+/// True when nothing between walk node `i` and its shown ancestor `h` has text of its own:
+/// `i`'s place (`at`) is then a place in `h`'s text.
+fn inline_chain(nodes: &[NodeRecord], par: &[u32], i: usize, h: usize) -> bool {
+    let mut p = par[i];
+    while p != NONE && p as usize != h {
+        let r = &nodes[p as usize];
+        if r.visible && opt_visible(&r.text) {
+            return false;
+        }
+        p = par[p as usize];
+    }
+    p as usize == h
+}
+
+/// Estimated rendered size of a record's line in bytes (about four to a token): what the
+/// budget is counted in. Strings are capped as rendering caps them.
+fn line_cost(r: &NodeRecord, urls: bool) -> usize {
+    let cap = |s: &Option<String>| s.as_deref().map_or(0, |s| s.len().min(STRING_CAP * 2) + 3);
+    let mut c = 10 + cap(&r.name) + cap(&r.text) + cap(&r.state.value) + cap(&r.placeholder);
+    if urls {
+        c += cap(&r.href);
+    }
+    for o in r.options.iter().take(OPTIONS_SHOWN) {
+        c += o.label.len().min(STRING_CAP) + 3;
+    }
+    c
+}
+
+fn is_heading(role: &str) -> bool {
+    HEADINGS.contains(&role) || role == "heading"
+}
+
+/// Landmarks (and dialogs): the regions an interactive snapshot keeps around what it lists.
+fn is_landmark(role: &str) -> bool {
+    matches!(
+        role,
+        "banner"
+            | "navigation"
+            | "main"
+            | "contentinfo"
+            | "complementary"
+            | "search"
+            | "form"
+            | "region"
+            | "dialog"
+            | "alertdialog"
+    )
+}
+
+/// Letters and digits of `s`, lower-cased: how names are compared when deciding that one
+/// repeats another (punctuation and spacing differ between a name and the texts it came from).
+fn squash(s: &str, out: &mut String) {
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// True when the name of walk node `i` says nothing its own text and its shown descendants do
+/// not: their names (or texts), each in its place in the text (`at`) or after it, spell it.
+fn name_repeats_content(nodes: &[NodeRecord], par: &[u32], wend: &[u32], show: &[bool], i: usize) -> bool {
+    let r = &nodes[i];
+    let mut want = String::new();
+    squash(r.name.as_deref().unwrap_or(""), &mut want);
+    if want.is_empty() {
+        return false;
+    }
+    // A name at the walker's cap is compared as a prefix.
+    let capped = r
+        .name
+        .as_deref()
+        .is_some_and(|n| n.chars().count() >= NAME_CAP_SEEN);
+    let text = if r.visible {
+        r.text.as_deref().unwrap_or("")
+    } else {
+        ""
+    };
+    let chars = text.chars().count();
+    let mut parts: Vec<(usize, String)> = Vec::new();
+    let mut total = 0usize;
+    let end = wend[i] as usize;
+    let mut j = i + 1;
+    let mut visited = 0;
+    while j < end && total <= want.len() + 8 {
+        visited += 1;
+        if visited > 256 {
+            return false;
+        }
+        let c = &nodes[j];
+        if show[j] && c.visible {
+            let place = match c.at {
+                Some(a) if inline_chain(nodes, par, j, i) => (a as usize).min(chars),
+                _ => usize::MAX,
+            };
+            let mut got = String::new();
+            match c.name.as_deref().filter(|n| has_visible(n)) {
+                Some(name) => {
+                    squash(name, &mut got);
+                    total += got.len();
+                    parts.push((place, got));
+                    j = wend[j] as usize;
+                    continue;
+                }
+                None => {
+                    if let Some(t) = c.text.as_deref() {
+                        squash(t, &mut got);
+                    }
+                }
+            }
+            total += got.len();
+            parts.push((place, got));
+        }
+        j += 1;
+    }
+    parts.sort_by_key(|p| p.0);
+    let mut got = String::new();
+    let mut pos = 0usize;
+    let mut it = text.chars();
+    for (place, p) in parts {
+        while pos < place.min(chars) {
+            if let Some(ch) = it.next() {
+                squash(ch.encode_utf8(&mut [0; 4]), &mut got);
+            }
+            pos += 1;
+        }
+        got.push_str(&p);
+    }
+    for ch in it {
+        squash(ch.encode_utf8(&mut [0; 4]), &mut got);
+    }
+    if capped {
+        got.starts_with(&want) || want.starts_with(&got) && got.len() * 10 >= want.len() * 9
+    } else {
+        got == want
+    }
+}
+
+/// A `<label>` whose words (its text and its descendants') are all in the name of the control
+/// it labels: the control's line says them.
+fn names_its_control(nodes: &[NodeRecord], wend: &[u32], i: usize) -> bool {
+    let r = &nodes[i];
+    let Some(c) = r.label_for.and_then(|c| nodes.get(c as usize)) else {
+        return false;
+    };
+    if !c.visible {
+        return false;
+    }
+    let mut a = String::new();
+    let end = (wend[i] as usize).min(i + 64);
+    for (j, d) in nodes.iter().enumerate().take(end).skip(i) {
+        if j > i && d.actionable {
+            continue;
+        }
+        if let Some(t) = d.text.as_deref().or(d.name.as_deref().filter(|_| j > i)) {
+            squash(t, &mut a);
+        }
+    }
+    let mut b = String::new();
+    squash(c.name.as_deref().unwrap_or(""), &mut b);
+    !a.is_empty() && b.contains(&a)
 }
 
 /// A plain text node whose text its parent or grandparent already says in its name (the span
 /// inside `<button><span>Save</span></button>`): rendering it would say everything twice.
-fn is_echo(nodes: &[NodeRecord], par: &[u32], i: usize) -> bool {
-    let Some(t) = nodes[i].text.as_deref().map(str::trim).filter(|t| !t.is_empty()) else {
+fn is_echo(nodes: &[NodeRecord], par: &[u32], i: usize, t: &str) -> bool {
+    let t = t.trim();
+    if t.is_empty() {
         return false;
-    };
+    }
     let mut p = par[i];
     for _ in 0..2 {
         if p == NONE {
@@ -874,8 +1407,15 @@ mod debug_tests {
     fn row_keys_follow_their_label_not_their_position() {
         let (mut f, mut r) = (Families::default(), Registry::default());
         let mut sc = Scratch::default();
-        let a = build(&rows(&[0, 1, 2]), &mut f, &mut r, &mut sc, None);
-        let b = build(&rows(&[2, 0, 1]), &mut f, &mut r, &mut sc, Some(&a));
+        let a = build(&rows(&[0, 1, 2]), Mode::default(), &mut f, &mut r, &mut sc, None);
+        let b = build(
+            &rows(&[2, 0, 1]),
+            Mode::default(),
+            &mut f,
+            &mut r,
+            &mut sc,
+            Some(&a),
+        );
         let ka: std::collections::BTreeSet<u64> = a.key.iter().copied().collect();
         let kb: std::collections::BTreeSet<u64> = b.key.iter().copied().collect();
         assert_eq!(ka, kb);

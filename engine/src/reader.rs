@@ -20,14 +20,25 @@ pub struct Line {
     pub name: Option<String>,
     /// Text: after `: ` on a role line, or the whole of a bare quoted line.
     pub text: Option<String>,
-    /// Flags (`disabled` → value `None`) and `key=value` attributes, in order.
+    /// Flags (`disabled` → value `None`) and `key=value` attributes, in order. A select's
+    /// `options=[…]` is kept as one attribute whose value restates the list.
     pub attrs: Vec<(String, Option<String>)>,
+    /// Elements inline in the text (`"Read the" [e4 link "docs"] "first."`), each with the
+    /// number of quoted text segments before it. Their refs are the line's too.
+    pub inline: Vec<(usize, Line)>,
 }
 
 impl Line {
     /// Marked `live`: the engine does not keep this element's values current.
     pub fn is_live(&self) -> bool {
         self.attrs.iter().any(|(k, v)| k == "live" && v.is_none())
+    }
+
+    /// Every ref on the line: its own, then its inline elements'.
+    pub fn all_refs(&self) -> impl Iterator<Item = u32> + '_ {
+        self.refn
+            .into_iter()
+            .chain(self.inline.iter().filter_map(|(_, l)| l.refn))
     }
 
     /// An attribute value (`value`, `href`, …).
@@ -93,6 +104,8 @@ pub struct Stats {
     pub changes: usize,
     /// Refs announced gone (diffs and full snapshots).
     pub gone: usize,
+    /// Views read (they change nothing).
+    pub views: usize,
 }
 
 /// The reader: its rebuilt model and the state it names.
@@ -108,6 +121,8 @@ pub struct StreamReader {
     pub seq: Option<(u32, u32)>,
     /// What has been applied so far.
     pub stats: Stats,
+    /// The lines of the last VIEW read, `(depth, line)` from its top.
+    pub last_view: Vec<(usize, Line)>,
 }
 
 fn parse_seq(s: &str) -> Option<(u32, u32)> {
@@ -128,6 +143,12 @@ enum Tok {
     Bare(String),
     Quoted(String),
     Colon,
+    /// `[`: an inline element or an option list starts.
+    Open,
+    /// `]`.
+    Close,
+    /// `*`: the next option is selected.
+    Star,
 }
 
 fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
@@ -141,6 +162,21 @@ fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
             ':' => {
                 it.next();
                 out.push(Tok::Colon);
+            }
+            '[' => {
+                it.next();
+                out.push(Tok::Open);
+            }
+            ']' => {
+                it.next();
+                out.push(Tok::Close);
+            }
+            '*' => {
+                it.next();
+                if it.peek() != Some(&'"') {
+                    return syn(format!("`*` not before a quoted option in {s:?}"));
+                }
+                out.push(Tok::Star);
             }
             '"' => {
                 it.next();
@@ -158,7 +194,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
                     }
                 }
                 // Something must separate a quoted string from what follows.
-                if it.peek().is_some_and(|c| !matches!(c, ' ' | ':')) {
+                if it.peek().is_some_and(|c| !matches!(c, ' ' | ':' | ']')) {
                     return syn(format!("junk after quote in {s:?}"));
                 }
                 out.push(Tok::Quoted(q));
@@ -166,7 +202,7 @@ fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
             _ => {
                 let mut w = String::new();
                 while let Some(&ch) = it.peek() {
-                    if ch == ' ' || ch == ':' {
+                    if matches!(ch, ' ' | ':' | '[' | ']') {
                         break;
                     }
                     if ch == '"' {
@@ -195,59 +231,166 @@ fn bare_ok(w: &str) -> bool {
 pub fn parse_line(s: &str) -> Result<Line, ReadError> {
     let toks = lex(s)?;
     let mut i = 0;
+    let line = parse_element(&toks, &mut i, s, false)?;
+    if i != toks.len() {
+        return syn(format!("unexpected {:?} in {s:?}", toks[i]));
+    }
+    Ok(line)
+}
+
+/// One element from `toks[*i]`: the whole line, or (`inline`) one between `[` and `]`, which
+/// has a role, at most one quoted text and no inline elements of its own.
+fn parse_element(toks: &[Tok], i: &mut usize, s: &str, inline: bool) -> Result<Line, ReadError> {
     let mut line = Line::default();
-    if let Some(Tok::Bare(w)) = toks.first()
+    if let Some(Tok::Bare(w)) = toks.get(*i)
         && let Some(r) = parse_ref(w)
     {
         line.refn = Some(r);
-        i = 1;
+        *i += 1;
     }
-    match toks.get(i) {
-        Some(Tok::Quoted(t)) => {
-            line.text = Some(t.clone());
-            i += 1;
-        }
+    match toks.get(*i) {
+        Some(Tok::Quoted(_) | Tok::Open) if !inline => parse_text(toks, i, &mut line, s)?,
         Some(Tok::Bare(role)) if bare_ok(role) && !role.contains('=') && parse_ref(role).is_none() => {
             line.role = Some(role.clone());
-            i += 1;
-            if let Some(Tok::Quoted(n)) = toks.get(i) {
+            *i += 1;
+            // `ROLE "A" "B"…` or `ROLE [e4 …]…`: a text of several segments, no name.
+            let sentence = matches!(toks.get(*i), Some(Tok::Open))
+                || (matches!(toks.get(*i), Some(Tok::Quoted(_)))
+                    && matches!(toks.get(*i + 1), Some(Tok::Quoted(_) | Tok::Open)));
+            if sentence && !inline {
+                parse_text(toks, i, &mut line, s)?;
+            } else if let Some(Tok::Quoted(n)) = toks.get(*i) {
                 line.name = Some(n.clone());
-                i += 1;
+                *i += 1;
             }
-            if let Some(Tok::Colon) = toks.get(i) {
-                i += 1;
-                match toks.get(i) {
-                    Some(Tok::Quoted(t)) => {
+            if let Some(Tok::Colon) = toks.get(*i) {
+                *i += 1;
+                match toks.get(*i) {
+                    Some(Tok::Quoted(t)) if inline => {
                         line.text = Some(t.clone());
-                        i += 1;
+                        *i += 1;
                     }
+                    Some(Tok::Quoted(_) | Tok::Open) if !inline => parse_text(toks, i, &mut line, s)?,
                     _ => return syn(format!("`:` not followed by a quoted text in {s:?}")),
                 }
             }
         }
         _ => return syn(format!("no head in {s:?}")),
     }
-    while i < toks.len() {
-        match &toks[i] {
+    while *i < toks.len() {
+        match &toks[*i] {
+            Tok::Close if inline => break,
+            Tok::Bare(w) if w == "options=" => {
+                *i += 1;
+                let v = parse_options(toks, i, s)?;
+                line.attrs.push(("options".to_owned(), Some(v)));
+            }
             Tok::Bare(w) if w.ends_with('=') => {
-                let Some(Tok::Quoted(v)) = toks.get(i + 1) else {
+                let Some(Tok::Quoted(v)) = toks.get(*i + 1) else {
                     return syn(format!("{w} without a quoted value in {s:?}"));
                 };
                 line.attrs
                     .push((w.trim_end_matches('=').to_owned(), Some(v.clone())));
-                i += 2;
+                *i += 2;
             }
             Tok::Bare(w) if bare_ok(w) => {
                 match w.split_once('=') {
                     Some((k, v)) => line.attrs.push((k.to_owned(), Some(v.to_owned()))),
                     None => line.attrs.push((w.clone(), None)),
                 }
-                i += 1;
+                *i += 1;
             }
             t => return syn(format!("unexpected {t:?} in {s:?}")),
         }
     }
     Ok(line)
+}
+
+/// A text: quoted segments and `[…]` inline elements, at least one segment, in order.
+fn parse_text(toks: &[Tok], i: &mut usize, line: &mut Line, s: &str) -> Result<(), ReadError> {
+    let mut segs: Vec<String> = Vec::new();
+    loop {
+        match toks.get(*i) {
+            Some(Tok::Quoted(t)) => {
+                segs.push(t.clone());
+                *i += 1;
+            }
+            Some(Tok::Open) => {
+                *i += 1;
+                let el = parse_element(toks, i, s, true)?;
+                if toks.get(*i) != Some(&Tok::Close) {
+                    return syn(format!("inline element not closed in {s:?}"));
+                }
+                *i += 1;
+                if el.role.is_none() {
+                    return syn(format!("inline element without a role in {s:?}"));
+                }
+                line.inline.push((segs.len(), el));
+            }
+            _ => break,
+        }
+    }
+    if segs.is_empty() && line.inline.is_empty() {
+        return syn(format!("empty text in {s:?}"));
+    }
+    if !segs.is_empty() {
+        line.text = Some(segs.join(" "));
+    }
+    Ok(())
+}
+
+/// `[*"A" "B" +3]` after `options=`: returns it restated in canonical form.
+fn parse_options(toks: &[Tok], i: &mut usize, s: &str) -> Result<String, ReadError> {
+    if toks.get(*i) != Some(&Tok::Open) {
+        return syn(format!("options= without a list in {s:?}"));
+    }
+    *i += 1;
+    let mut out = String::from("[");
+    let mut items = 0;
+    loop {
+        let star = toks.get(*i) == Some(&Tok::Star);
+        if star {
+            *i += 1;
+        }
+        match toks.get(*i) {
+            Some(Tok::Quoted(q)) => {
+                if items > 0 {
+                    out.push(' ');
+                }
+                if star {
+                    out.push('*');
+                }
+                out.push_str(&format!("{q:?}"));
+                items += 1;
+                *i += 1;
+            }
+            _ if star => return syn(format!("`*` without an option in {s:?}")),
+            Some(Tok::Bare(w))
+                if w.strip_prefix('+')
+                    .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+            {
+                if items > 0 {
+                    out.push(' ');
+                }
+                out.push_str(w);
+                items += 1;
+                *i += 1;
+                if toks.get(*i) != Some(&Tok::Close) {
+                    return syn(format!("a count must end an option list in {s:?}"));
+                }
+            }
+            Some(Tok::Close) => {
+                *i += 1;
+                break;
+            }
+            t => return syn(format!("unexpected {t:?} in an option list in {s:?}")),
+        }
+    }
+    if items == 0 {
+        return syn(format!("empty option list in {s:?}"));
+    }
+    out.push(']');
+    Ok(out)
 }
 
 /// An address: a ref and/or 1-based child positions.
@@ -353,6 +496,8 @@ impl StreamReader {
             self.apply_full(rest, text)
         } else if let Some(rest) = first.strip_prefix("diff from ") {
             self.apply_diff(rest, text)
+        } else if let Some(rest) = first.strip_prefix("VIEW of ") {
+            self.apply_view(rest, text)
         } else if let Some(rest) = first.strip_prefix("no change since ") {
             let s = parse_seq(rest.trim()).ok_or_else(|| ReadError::Syntax(first.to_owned()))?;
             if self.seq != Some(s) {
@@ -371,13 +516,74 @@ impl StreamReader {
         }
     }
 
-    fn refs_now(&self) -> BTreeSet<u32> {
-        let mut s = BTreeSet::new();
-        self.walk(|_, n| {
-            if let Some(r) = n.line.refn {
-                s.insert(r);
+    /// A VIEW: one part of the page, for reading; the model and its state do not change.
+    fn apply_view(&mut self, header: &str, text: &str) -> Result<(), ReadError> {
+        let mut w = header.split(' ');
+        let (Some(r), Some("at"), Some(seq)) = (
+            w.next().and_then(parse_ref),
+            w.next(),
+            w.next().and_then(parse_seq),
+        ) else {
+            return syn(format!("bad view header {header:?}"));
+        };
+        if self.seq != Some(seq) {
+            return Err(ReadError::Seq(format!(
+                "view at {seq:?} but reader is at {:?}",
+                self.seq
+            )));
+        }
+        let (before, body, after) = envelope_lines(text)?;
+        let Some(body) = body else {
+            return syn("view without envelope");
+        };
+        if before.len() != 1 || after.iter().any(|l| !l.is_empty() && !l.starts_with("note: ")) {
+            return syn("harness lines around a view's envelope");
+        }
+        let mut lines = Vec::new();
+        let mut prev = 0usize;
+        for (k, l) in body.iter().enumerate() {
+            let (d, s) = depth_of(l)?;
+            if (k == 0 && d != 0) || (k > 0 && (d == 0 || d > prev + 1)) {
+                return syn(format!("bad indentation in a view at {l:?}"));
+            }
+            prev = d;
+            lines.push((d, parse_line(s)?));
+        }
+        let _ = r;
+        self.last_view = lines;
+        self.stats.views += 1;
+        Ok(())
+    }
+
+    /// The subtree of the line carrying ref `r` (as a node's own ref), `(depth, line)` from its
+    /// top, as in [`StreamReader::outline`].
+    pub fn subtree(&self, r: u32) -> Option<Vec<(usize, Line)>> {
+        let mut found = None;
+        self.walk(|d, n| {
+            if found.is_none() && n.line.refn == Some(r) {
+                found = Some(d);
             }
         });
+        let d0 = found?;
+        let mut out = Vec::new();
+        let mut inside = false;
+        self.walk(|d, n| {
+            if inside && d <= d0 {
+                inside = false;
+            }
+            if !inside && out.is_empty() && n.line.refn == Some(r) {
+                inside = true;
+            }
+            if inside {
+                out.push((d - d0, n.line.clone()));
+            }
+        });
+        Some(out)
+    }
+
+    fn refs_now(&self) -> BTreeSet<u32> {
+        let mut s = BTreeSet::new();
+        self.walk(|_, n| s.extend(n.line.all_refs()));
         s
     }
 
@@ -397,12 +603,17 @@ impl StreamReader {
         v
     }
 
-    /// Ref → line for every ref in the model.
+    /// Ref → line for every ref in the model (an inline element's ref → its own line).
     pub fn refs(&self) -> BTreeMap<u32, Line> {
         let mut m = BTreeMap::new();
         self.walk(|_, n| {
             if let Some(r) = n.line.refn {
                 m.insert(r, n.line.clone());
+            }
+            for (_, l) in &n.line.inline {
+                if let Some(r) = l.refn {
+                    m.insert(r, l.clone());
+                }
             }
         });
         m
@@ -587,10 +798,11 @@ impl StreamReader {
             }
             m
         };
-        let prev_refs: BTreeSet<u32> = refmap.keys().copied().collect();
+        let prev_refs = self.refs_now();
         let mut announced: Vec<u32> = Vec::new();
         let mut removes: Vec<usize> = Vec::new();
         let mut replace_gone: Vec<(usize, Vec<u32>)> = Vec::new();
+        let mut restate_gone: Vec<usize> = Vec::new();
         for l in before.iter().skip(1) {
             let (op, rest) = split_word(l);
             let (a, tail) = split_word(rest);
@@ -604,6 +816,8 @@ impl StreamReader {
             match op {
                 "-" => removes.push(node),
                 "=" if !gone.is_empty() => replace_gone.push((node, gone.clone())),
+                // A restated line that no longer carries these refs (its sentence lost them).
+                "~" if !gone.is_empty() => restate_gone.push(node),
                 _ => return syn(format!("bad harness line {l:?}")),
             }
             announced.extend(gone);
@@ -721,6 +935,16 @@ impl StreamReader {
                 return syn("replace gone list without a replacement");
             }
         }
+        for node in &restate_gone {
+            let restated = cops.iter().any(|c| match c {
+                COp::Change(n, _) => n == node,
+                COp::Insert(_, items) => items.iter().any(|(n, l)| *n == Some(*node) && l.is_some()),
+                _ => false,
+            });
+            if !restated {
+                return syn("restated gone list without a restatement");
+            }
+        }
         for c in &cops {
             if let COp::Insert(_, items) = c {
                 for (node, line) in items {
@@ -800,10 +1024,10 @@ impl StreamReader {
         let mut seen = BTreeSet::new();
         let mut dup = None;
         self.walk(|_, n| {
-            if let Some(r) = n.line.refn
-                && !seen.insert(r)
-            {
-                dup = Some(r);
+            for r in n.line.all_refs() {
+                if !seen.insert(r) {
+                    dup = Some(r);
+                }
             }
         });
         if let Some(r) = dup {

@@ -30,6 +30,23 @@ pub struct Walk {
     pub truncated: bool,
     /// Elements the walker had to skip because inspecting them threw.
     pub errors: u32,
+    /// Milliseconds since the document last changed (a DOM mutation seen by the walker's
+    /// observer, or its creation), when the walker tracks it. A navigation's observation can
+    /// wait for this to pass a quiet window, so client-rendered apps are seen rendered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dom_quiet_ms: Option<u64>,
+}
+
+/// One option of a `<select>`, as the walker lists it on the select's record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SelectOption {
+    /// The option's label as shown (its `label` attribute, else its text).
+    #[serde(rename = "l")]
+    pub label: String,
+    /// Currently selected.
+    #[serde(rename = "s", skip_serializing_if = "std::ops::Not::not")]
+    pub selected: bool,
 }
 
 /// The top-level viewport in CSS pixels.
@@ -101,7 +118,8 @@ pub struct NodeRecord {
     /// Explicit `role` attribute, else the implicit ARIA role of the tag.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<String>,
-    /// Accessible name (aria-labelledby, aria-label, label, alt, title, placeholder, text).
+    /// Accessible name, computed as Chromium's accessibility tree does (aria-labelledby,
+    /// aria-label, labels, alt, SVG title, content through the flat tree, title, placeholder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// `id` attribute, as authored (the engine decides whether it is framework-generated).
@@ -131,7 +149,8 @@ pub struct NodeRecord {
     pub bounds: Rect,
     /// Rendered, non-zero area, not `visibility:hidden`, not `opacity:0`.
     pub visible: bool,
-    /// The agent can act on it (link, button, control, `[onclick]`, role widget, contenteditable).
+    /// The agent can act on it (link, button, control, `[onclick]`, role widget, contenteditable,
+    /// or made clickable by script: see `scripted`).
     pub actionable: bool,
     pub focusable: bool,
     pub editable: bool,
@@ -148,9 +167,36 @@ pub struct NodeRecord {
     /// membership changed when its size did not (one identical row removed, another added).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<u64>,
+    /// A `<label>`: the index of the reported control it labels. The engine leaves out a label
+    /// whose words the control's name already says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_for: Option<u32>,
+    /// A `<select>`: its options in order, at most the walker's cap (the selected ones are
+    /// always among them); `more_options` counts the ones left out.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<SelectOption>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_options: u32,
+    /// Laid out inline inside its parent's own text: the character (code point) offset in the
+    /// parent's `text` where this element's words belong. Absent when the parent has no own
+    /// text or this element starts a block of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<u32>,
+    /// With `at`: the element's own text began (bit 0) or ended (bit 1) with white space, so
+    /// it reads into its parent's sentence with a space on that side.
+    #[serde(skip_serializing_if = "is_zero8")]
+    pub pad: u8,
+    /// Made actionable by the page's script (a click, mousedown, pointerdown or dblclick
+    /// listener, or a `cursor: pointer` region) rather than by what the element is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub scripted: bool,
 }
 
 fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_zero8(v: &u8) -> bool {
     *v == 0
 }
 

@@ -11,13 +11,30 @@
 //! (`checked`, `disabled`, `live`…) or `key=value` with an engine-controlled bare value
 //! (`type=email`, `checked=mixed`) or a quoted page value (`value="…"`, `href="…"`).
 
-use crate::model::{Model, SHOWN_INPUT_TYPES, role_token};
+use crate::model::{HIDE_NAME, Model, OPTIONS_SHOWN, SHOWN_INPUT_TYPES, role_token};
 use crate::record::{NodeRecord, Tri, Walk};
 use crate::text::{STRING_CAP, clean, has_visible, push_quoted};
 use std::fmt::Write as _;
 
 fn vis(s: &Option<String>) -> Option<&str> {
     s.as_deref().filter(|s| has_visible(s))
+}
+
+/// What a line's rendering depends on besides its record: the page's origin (same-origin
+/// hrefs drop it) and whether the mode shows URLs at all.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Style<'a> {
+    pub origin: &'a str,
+    pub urls: bool,
+}
+
+impl Model {
+    pub(crate) fn style(&self) -> Style<'_> {
+        Style {
+            origin: &self.origin,
+            urls: self.mode.urls,
+        }
+    }
 }
 
 /// Appends `e{n} ` for a ref.
@@ -27,48 +44,73 @@ pub(crate) fn push_ref(out: &mut String, refn: u32) {
     }
 }
 
-/// Appends the line of `r` without its ref.
-pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, origin: &str) {
-    push_line_parts(out, r, live, origin, true);
+/// Appends the line of `r` without its ref. `flags` are the model's line flags.
+pub(crate) fn push_line_rest(out: &mut String, r: &NodeRecord, live: bool, st: Style, flags: u8) {
+    push_line_parts(out, r, live, st, flags, true, None);
 }
+
+/// A sentence's members, to render in place of its text: the model (refs, styles, nested
+/// members), the walk, and the walk index of the sentence's element.
+type Members<'a> = (&'a Model, &'a Walk, u32);
 
 /// Appends what a `live` line still promises to keep current: its role word (`"` for a bare
 /// quoted line) and every attribute except `value`. `live` only exempts the element's values
 /// (name, text, value), so a demoted element whose fixed part changed must still be reported.
-pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, origin: &str) {
-    push_line_parts(out, r, false, origin, false);
+pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, st: Style) {
+    push_line_parts(out, r, false, st, 0, false, None);
 }
 
 /// One formatter for both: the fixed part can never disagree with the line it is part of.
-fn push_line_parts(out: &mut String, r: &NodeRecord, live: bool, origin: &str, values: bool) {
+fn push_line_parts(
+    out: &mut String,
+    r: &NodeRecord,
+    live: bool,
+    st: Style,
+    flags: u8,
+    values: bool,
+    members: Option<Members>,
+) {
     let role = role_token(r).or(if r.actionable { Some("clickable") } else { None });
-    let name = vis(&r.name);
+    let name = vis(&r.name).filter(|_| flags & HIDE_NAME == 0);
     let text = vis(&r.text);
-    match role {
-        None => match text.or(name) {
+    match (role, members) {
+        (None, Some((model, walk, w))) if values => push_sentence(out, model, walk, w),
+        (None, _) => match text.or(name) {
             Some(t) if values => push_quoted(out, t),
             Some(_) => out.push('"'),
             None => out.push_str("generic"),
         },
-        Some(role) => {
+        (Some(role), _) => {
             out.push_str(role);
             if values && let Some(n) = name {
                 out.push(' ');
                 push_quoted(out, n);
             }
-            if values
+            if values && let Some((model, walk, w)) = members {
+                out.push_str(if name.is_some() { ": " } else { " " });
+                push_sentence(out, model, walk, w);
+            } else if values
                 && let Some(t) = text
                 && name.is_none_or(|n| clean(n, STRING_CAP) != clean(t, STRING_CAP))
             {
-                out.push_str(": ");
+                // Text alone follows the role as a name would; text beside a name, after `:`.
+                out.push_str(if name.is_some() { ": " } else { " " });
                 push_quoted(out, t);
             }
         }
     }
     let s = &r.state;
-    if values && let Some(v) = vis(&s.value) {
+    // A select's options say what is selected; a button's value is usually its name.
+    let value = vis(&s.value).filter(|v| {
+        r.options.is_empty()
+            && !(role == Some("button") && name.is_some_and(|n| clean(n, STRING_CAP) == clean(v, STRING_CAP)))
+    });
+    if values && let Some(v) = value {
         out.push_str(" value=");
         push_quoted(out, v);
+    }
+    if values && (!r.options.is_empty() || r.more_options > 0) {
+        push_options(out, r);
     }
     for (word, t) in [("checked", s.checked), ("pressed", s.pressed)] {
         match t {
@@ -117,32 +159,174 @@ fn push_line_parts(out: &mut String, r: &NodeRecord, live: bool, origin: &str, v
         out.push_str(" placeholder=");
         push_quoted(out, p);
     }
-    if role == Some("link")
+    if st.urls
+        && role == Some("link")
         && let Some(h) = vis(&r.href)
     {
-        // Same-origin links lose their origin: it is in the url line already, and it is the
-        // bulk of most hrefs.
-        let h = h.trim();
-        let short = if !origin.is_empty() && h.starts_with(origin) && h[origin.len()..].starts_with('/') {
-            &h[origin.len()..]
-        } else {
-            h
-        };
         out.push_str(" href=");
-        push_quoted(out, short);
+        push_quoted(out, short_href(h, st.origin));
     }
     if live {
         out.push_str(" live");
     }
 }
 
+/// A same-origin URL without its origin: it is in the url line already, and it is the bulk
+/// of most hrefs.
+pub(crate) fn short_href<'a>(h: &'a str, origin: &str) -> &'a str {
+    let h = h.trim();
+    if !origin.is_empty() && h.starts_with(origin) && h[origin.len()..].starts_with('/') {
+        &h[origin.len()..]
+    } else {
+        h
+    }
+}
+
+/// ` options=["A" *"B" "C" +40]`: the first [`OPTIONS_SHOWN`] options and every selected one
+/// (marked `*`), in order, then how many more there are.
+fn push_options(out: &mut String, r: &NodeRecord) {
+    out.push_str(" options=[");
+    let mut shown = 0usize;
+    for (k, o) in r.options.iter().enumerate() {
+        if k >= OPTIONS_SHOWN && !o.selected {
+            continue;
+        }
+        if shown > 0 {
+            out.push(' ');
+        }
+        if o.selected {
+            out.push('*');
+        }
+        push_quoted(out, &o.label);
+        shown += 1;
+    }
+    let more = r.options.len() - shown + r.more_options as usize;
+    if more > 0 {
+        if shown > 0 {
+            out.push(' ');
+        }
+        let _ = write!(out, "+{more}");
+    }
+    out.push(']');
+}
+
 /// Appends the full line of model node `m` (ref included), no indentation or newline.
 pub(crate) fn push_line(out: &mut String, model: &Model, walk: &Walk, m: u32, live: bool) {
+    push_ref(out, model.refn[m as usize]);
+    push_node_rest(out, model, walk, m, live);
+}
+
+/// Appends the line of model node `m` without its ref (a sentence with its members).
+pub(crate) fn push_node_rest(out: &mut String, model: &Model, walk: &Walk, m: u32, live: bool) {
     let mi = m as usize;
-    push_ref(out, model.refn[mi]);
-    if let Some(r) = walk.nodes.get(model.rec[mi] as usize) {
-        push_line_rest(out, r, live, &model.origin);
+    let w = model.rec[mi];
+    if let Some(r) = walk.nodes.get(w as usize) {
+        let members = model.inl.contains_key(&w).then_some((model, walk, w));
+        push_line_parts(out, r, live, model.style(), model.flags[mi], true, members);
     }
+}
+
+/// A sentence being written: quoted text segments and `[…]` members, one space apart.
+struct Sentence<'a> {
+    out: &'a mut String,
+    cur: String,
+    first: bool,
+    /// Characters of text still allowed (the sentence's text is capped as a text is).
+    left: usize,
+    /// Text was cut.
+    cut: bool,
+}
+
+impl Sentence<'_> {
+    fn sep(&mut self) {
+        if !self.first {
+            self.out.push(' ');
+        }
+        self.first = false;
+    }
+
+    fn flush(&mut self) {
+        if has_visible(&self.cur) {
+            if self.left == 0 {
+                // Past the cap: one mark that text was left out, then members only.
+                if !self.cut {
+                    self.sep();
+                    self.out.push_str("\"…\"");
+                    self.cut = true;
+                }
+            } else {
+                let c = clean(&self.cur, self.left);
+                if c.ends_with('…') {
+                    self.left = 0;
+                    self.cut = true;
+                } else {
+                    self.left = self.left.saturating_sub(c.chars().count());
+                }
+                self.sep();
+                push_quoted(self.out, &c);
+            }
+        }
+        self.cur.clear();
+    }
+}
+
+/// Appends the text of walk node `w` with its members in their places: `"Read the" [e4 link
+/// "docs"] "first."`. A plain text member (no role, no ref) reads as part of the text.
+fn push_sentence(out: &mut String, model: &Model, walk: &Walk, w: u32) {
+    let mut s = Sentence {
+        out,
+        cur: String::new(),
+        first: true,
+        left: STRING_CAP,
+        cut: false,
+    };
+    sentence_of(&mut s, model, walk, w);
+    s.flush();
+    if s.first {
+        // Nothing visible at all: still a text, so the line parses as one.
+        s.out.push_str("\"\"");
+    }
+}
+
+fn sentence_of(s: &mut Sentence, model: &Model, walk: &Walk, w: u32) {
+    let Some(r) = walk.nodes.get(w as usize) else {
+        return;
+    };
+    let text = r.text.as_deref().unwrap_or("");
+    let bounds: Vec<usize> = text.char_indices().map(|(b, _)| b).chain([text.len()]).collect();
+    let chars = bounds.len() - 1;
+    let mut pos = 0usize;
+    for &c in model.inl.get(&w).map(Vec::as_slice).unwrap_or(&[]) {
+        let Some(cr) = walk.nodes.get(c as usize) else {
+            continue;
+        };
+        let at = (cr.at.unwrap_or(0) as usize).clamp(pos, chars);
+        s.cur.push_str(&text[bounds[pos]..bounds[at]]);
+        pos = at;
+        let refn = model.wref.get(c as usize).copied().unwrap_or(0);
+        if refn == 0 && role_token(cr).is_none() && !cr.actionable {
+            // Plain text: read in place, with any members of its own.
+            if cr.pad & 1 != 0 {
+                s.cur.push(' ');
+            }
+            if model.inl.contains_key(&c) {
+                sentence_of(s, model, walk, c);
+            } else if let Some(t) = cr.text.as_deref().or(cr.name.as_deref()) {
+                s.cur.push_str(t);
+            }
+            if cr.pad & 2 != 0 {
+                s.cur.push(' ');
+            }
+            continue;
+        }
+        s.flush();
+        s.sep();
+        s.out.push('[');
+        push_ref(s.out, refn);
+        push_line_rest(s.out, cr, false, model.style(), 0);
+        s.out.push(']');
+    }
+    s.cur.push_str(&text[bounds[pos]..]);
 }
 
 /// Appends `2 * depth` spaces.

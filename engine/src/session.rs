@@ -2,10 +2,11 @@
 
 use crate::diff::{Anchor, Item, Op, reconcile, weight};
 use crate::envelope;
-use crate::model::{Death, Families, Model, NONE, Registry, Scratch, build};
+use crate::model::{Death, Families, Mode, Model, NONE, Registry, Scratch, build};
 use crate::record::{NodeRecord, Walk};
 use crate::render::{
-    indent, push_full_body, push_line, push_line_fixed, push_line_rest, push_page_lines, push_subtree,
+    Style, indent, push_full_body, push_line, push_line_fixed, push_line_rest, push_node_rest,
+    push_page_lines, push_ref, push_subtree,
 };
 use crate::text::{STRING_CAP, clean, mask_clock, opt_visible};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -179,23 +180,41 @@ pub struct TabSession {
     churn: FxHashMap<u64, Churn>,
     promoted: VecDeque<u64>,
     promoted_set: FxHashSet<u64>,
+    mode: Mode,
+    /// The mode changed since the last observation: the next one is a full snapshot.
+    mode_changed: bool,
 }
 
-fn masked_hash(r: &NodeRecord) -> u64 {
+fn masked_hash(r: &NodeRecord, urls: bool, flags: u8) -> u64 {
     let m = |s: &Option<String>| s.as_deref().map(|s| mask_clock(s).into_owned());
     let mut c = r.clone();
     c.name = m(&r.name);
     c.text = m(&r.text);
     c.state.value = m(&r.state.value);
     c.placeholder = m(&r.placeholder);
-    crate::model::line_hash(&c, 0)
+    crate::model::line_hash(&c, 0, urls, flags)
+}
+
+/// [`masked_hash`] of model node `m`'s line. A sentence is hashed as it reads, masked as a
+/// whole: a clock can span its members' text and its own.
+fn masked_node_hash(model: &Model, walk: &Walk, m: u32) -> u64 {
+    let w = model.rec[m as usize];
+    let Some(r) = walk.nodes.get(w as usize) else {
+        return 0;
+    };
+    if !model.inl.contains_key(&w) {
+        return masked_hash(r, model.mode.urls, model.flags[m as usize]);
+    }
+    let mut line = String::new();
+    push_node_rest(&mut line, model, walk, m, false);
+    crate::key::H::new(16).s(&mask_clock(&line)).f()
 }
 
 /// True when the part of the line `live` does not exempt differs between two records.
-fn fixed_part_changed(or: &NodeRecord, nr: &NodeRecord, old_origin: &str, origin: &str) -> bool {
+fn fixed_part_changed(or: &NodeRecord, nr: &NodeRecord, old: Style, new: Style) -> bool {
     let (mut a, mut b) = (String::new(), String::new());
-    push_line_fixed(&mut a, or, old_origin);
-    push_line_fixed(&mut b, nr, origin);
+    push_line_fixed(&mut a, or, old);
+    push_line_fixed(&mut b, nr, new);
     a != b
 }
 
@@ -208,6 +227,7 @@ enum Reason {
     LargeChange,
     Resync,
     Origin,
+    Mode,
 }
 
 impl Reason {
@@ -219,6 +239,7 @@ impl Reason {
             Reason::LargeChange => "large change",
             Reason::Resync => "resync",
             Reason::Origin => "origin changed",
+            Reason::Mode => "mode changed",
         }
     }
 }
@@ -251,8 +272,10 @@ impl TabSession {
             (_, true, _) => Some(Reason::Navigated),
             (None, _, _) => Some(Reason::First),
             (_, _, true) => Some(Reason::Requested),
+            _ if self.mode_changed => Some(Reason::Mode),
             _ => None,
         };
+        self.mode_changed = false;
         let prev = if navigated {
             if let Some(p) = &prev {
                 self.retire_all(p);
@@ -264,6 +287,7 @@ impl TabSession {
         let t0 = std::time::Instant::now();
         let model = build(
             walk,
+            self.mode,
             &mut self.fam,
             &mut self.reg,
             &mut self.scratch,
@@ -310,7 +334,7 @@ impl TabSession {
             }
         }
         let t_diff = t0.elapsed();
-        let died = self.settle(prev.as_ref(), &model, walk, reason.is_some());
+        let (died, left) = self.settle(prev.as_ref(), &model);
         let obs = match (reason, diff_text) {
             (None, Some((text, refs, ops))) => Observation {
                 text,
@@ -324,7 +348,7 @@ impl TabSession {
                 let r = r.unwrap_or(Reason::Requested);
                 self.epoch += 1;
                 self.minor = 0;
-                let text = self.render_full_text(&model, walk, &live, r, &died);
+                let text = self.render_full_text(&model, walk, &live, r, &left);
                 Observation {
                     text,
                     full: true,
@@ -370,8 +394,91 @@ impl TabSession {
             "FULL SNAPSHOT {} (re-read) — replaces all earlier page state\n{}{}",
             self.seq(),
             envelope::fence(&body),
-            truncation_note(&l.walk)
+            notes(&l.walk, &l.model)
         ))
+    }
+
+    /// A VIEW of the part of the page under ref `r` (its element and everything in it), as
+    /// the last observation saw it, in full whatever the mode: actionable-only mode, a budget
+    /// or the sentence its element sits in do not shorten it (a sentence is shown whole). The
+    /// agent's page state does not change: no diff is based on a view. `max_tokens` (0: none)
+    /// cuts it, with a note.
+    pub fn render_view(&mut self, r: &str, max_tokens: u32) -> Result<String, RefError> {
+        self.resolve(r)?;
+        let w = parse_ref(r)
+            .and_then(|n| self.reg.get(n))
+            .and_then(|i| i.widx)
+            .ok_or_else(|| RefError::Unknown(r.trim().to_owned()))?;
+        let Some(l) = self.last.as_ref() else {
+            return Err(RefError::Unknown(r.trim().to_owned()));
+        };
+        let mode = Mode {
+            urls: self.mode.urls,
+            interactive: false,
+            max_tokens: 0,
+        };
+        // The same walk under another mode: every ref it shows was issued with the last
+        // observation (refs go to every actionable element, shown or not), so this issues none.
+        let model = build(
+            &l.walk,
+            mode,
+            &mut self.fam,
+            &mut self.reg,
+            &mut self.scratch,
+            None,
+        );
+        let mut at = vec![NONE; l.walk.nodes.len()];
+        for (m, &i) in model.rec.iter().enumerate() {
+            at[i as usize] = m as u32;
+        }
+        for (&host, ms) in &model.inl {
+            for &c in ms {
+                at[c as usize] = at[host as usize];
+            }
+        }
+        // The element's own line, else the nearest line that holds it.
+        let mut x = w;
+        let m = loop {
+            match at.get(x as usize) {
+                Some(&m) if m != NONE => break Some(m),
+                _ => {}
+            }
+            match l.walk.nodes.get(x as usize).and_then(|n| n.parent) {
+                Some(p) => x = p,
+                None => break None,
+            }
+        };
+        let mut body = String::new();
+        let mut left_out = (0usize, 0usize);
+        if let Some(m) = m {
+            let d0 = model.depth[m as usize];
+            let budget = max_tokens as usize * 4;
+            for k in m..model.end[m as usize] {
+                if budget > 0 && body.len() > budget {
+                    left_out.0 += 1;
+                    left_out.1 +=
+                        usize::from(model.refn[k as usize] != 0) + model.inline_refs(k, k + 1).count();
+                    continue;
+                }
+                indent(&mut body, model.depth[k as usize] - d0);
+                push_line(&mut body, &model, &l.walk, k, false);
+                body.push('\n');
+            }
+        }
+        let mut out = format!(
+            "VIEW of {} at {} — one part of the page, as it is now; your page state is unchanged\n{}",
+            r.trim(),
+            self.seq(),
+            envelope::fence(&body)
+        );
+        if left_out.0 > 0 {
+            let _ = write!(
+                out,
+                "\nnote: cut at max_tokens={max_tokens}: {} more lines ({} refs) of this part are left out",
+                left_out.0, left_out.1
+            );
+        }
+        Ok(out)
     }
 
     /// Resolves a ref (`e42`) to its element's record in the last observed walk. A ref whose
@@ -381,13 +488,8 @@ impl TabSession {
         let n = parse_ref(r).ok_or_else(|| RefError::Malformed(r.to_owned()))?;
         let name = format!("e{n}");
         let info = self.reg.get(n).ok_or_else(|| RefError::Unknown(name.clone()))?;
-        if let (Some(node), Some(l)) = (info.node, &self.last) {
-            let rec = l
-                .model
-                .rec
-                .get(node as usize)
-                .and_then(|&i| l.walk.nodes.get(i as usize));
-            return rec.ok_or(RefError::Unknown(name));
+        if let (Some(w), Some(l)) = (info.widx, &self.last) {
+            return l.walk.nodes.get(w as usize).ok_or(RefError::Unknown(name));
         }
         let (why, at) = info
             .death
@@ -423,20 +525,36 @@ impl TabSession {
     /// characters, at most `max_chars` characters. The text is page content: fence it.
     pub fn read_text(&self, r: &str, max_chars: usize) -> Result<String, RefError> {
         self.resolve(r)?;
-        let (Some(l), Some(n)) = (
+        let (Some(l), Some(w)) = (
             &self.last,
-            parse_ref(r).and_then(|n| self.reg.get(n)).and_then(|i| i.node),
+            parse_ref(r).and_then(|n| self.reg.get(n)).and_then(|i| i.widx),
         ) else {
             return Err(RefError::Unknown(r.to_owned()));
         };
-        let start = l.model.rec[n as usize] as usize;
-        Ok(subtree_text(&l.walk, start, max_chars))
+        Ok(subtree_text(&l.walk, w as usize, max_chars))
     }
 
     /// Overrides [`MAX_DIFFS_PER_SNAPSHOT`] for this session (benchmarks measure the diff path
     /// without the periodic resync; a measurement of the threshold itself would use it too).
     pub fn set_max_diffs(&mut self, n: u32) {
         self.max_diffs = n;
+    }
+
+    /// Sets how the tab is observed. A different mode makes the next observation a FULL
+    /// SNAPSHOT (`mode changed`), so the agent's model and the engine's agree on what is in
+    /// it. Returns true when the mode changed.
+    pub fn set_mode(&mut self, mode: Mode) -> bool {
+        if mode == self.mode {
+            return false;
+        }
+        self.mode = mode;
+        self.mode_changed = true;
+        true
+    }
+
+    /// The mode the tab is observed in.
+    pub fn mode(&self) -> Mode {
+        self.mode
     }
 
     /// Number of refs issued in this tab so far (live or dead).
@@ -493,7 +611,7 @@ impl TabSession {
                 kept.push(op);
                 continue;
             };
-            if !promoted && masked_hash(or) == masked_hash(nr) {
+            if !promoted && masked_node_hash(&p.model, &p.walk, o) == masked_node_hash(model, walk, n) {
                 continue;
             }
             let c = self.churn.entry(key).or_default();
@@ -507,7 +625,10 @@ impl TabSession {
                 // current, and nothing else. A change of its role or flags (a live checkbox
                 // toggling, a live line turned into another kind of line) is still reported;
                 // its line is restated whole, still marked live.
-                if fixed_part_changed(or, nr, &p.model.origin, &model.origin) {
+                // So is a change of the refs in its sentence: a ref must never come or go unsaid.
+                if fixed_part_changed(or, nr, p.model.style(), model.style())
+                    || !p.model.inline_refs(o, o + 1).eq(model.inline_refs(n, n + 1))
+                {
                     kept.push(op);
                 }
             } else {
@@ -557,59 +678,69 @@ impl TabSession {
         *ops = kept;
     }
 
-    /// Records deaths and current positions of refs. Returns the refs that died.
-    fn settle(&mut self, prev: Option<&Last>, model: &Model, walk: &Walk, _full: bool) -> Vec<u32> {
+    /// Records deaths and current positions of refs. Returns the refs that died (left the
+    /// page) and the refs that left the agent's model (died, or no longer shown by the mode
+    /// or the budget).
+    fn settle(&mut self, prev: Option<&Last>, model: &Model) -> (Vec<u32>, Vec<u32>) {
         let mut died = Vec::new();
+        let mut left = Vec::new();
         if let Some(p) = prev {
-            for o in 0..p.model.len() {
-                let r = p.model.refn[o];
-                if r == 0 || model.has_ref(r) {
+            for (w, &r) in p.model.wref.iter().enumerate() {
+                if r == 0 || model.on_page(r) {
                     continue;
                 }
-                let mut was = String::new();
-                push_line(&mut was, &p.model, &p.walk, o as u32, false);
-                let why = if p.model.positional[o] {
+                let was = was_line(p, w, r);
+                let why = if p.model.positional_ref(r) {
                     Death::Positional
                 } else {
                     Death::Gone
                 };
-                if why == Death::Positional {
-                    self.reg.forget_key(p.model.key[o]);
+                if why == Death::Positional
+                    && let Some(key) = self.reg.get(r).map(|i| i.key)
+                {
+                    self.reg.forget_key(key);
                 }
                 if let Some(i) = self.reg.get_mut(r) {
                     i.node = None;
+                    i.widx = None;
                     i.death = Some((why, String::new()));
                     i.was = was;
                 }
                 died.push(r);
             }
+            left.extend(p.model.all_refs().filter(|&r| !model.has_ref(r)));
         }
-        let _ = walk;
-        for n in 0..model.len() {
-            let r = model.refn[n];
+        for (w, &r) in model.wref.iter().enumerate() {
             if r != 0
                 && let Some(i) = self.reg.get_mut(r)
             {
-                i.node = Some(n as u32);
+                i.widx = Some(w as u32);
+                i.node = None;
                 i.death = None;
             }
         }
-        died
+        for (m, &r) in model.refn.iter().enumerate() {
+            if r != 0
+                && let Some(i) = self.reg.get_mut(r)
+            {
+                i.node = Some(m as u32);
+            }
+        }
+        (died, left)
     }
 
     /// Navigation: every live ref dies with the document, keys and families are forgotten, and
     /// noise bookkeeping restarts.
     fn retire_all(&mut self, p: &Last) {
         let at = format!("#{}.0", self.epoch + 1);
-        for o in 0..p.model.len() {
-            let r = p.model.refn[o];
+        for (w, &r) in p.model.wref.iter().enumerate() {
             if r == 0 {
                 continue;
             }
-            let mut was = String::new();
-            push_line(&mut was, &p.model, &p.walk, o as u32, false);
+            let was = was_line(p, w, r);
             if let Some(i) = self.reg.get_mut(r) {
                 i.node = None;
+                i.widx = None;
                 i.death = Some((Death::Navigated, at.clone()));
                 i.was = was;
             }
@@ -640,7 +771,7 @@ impl TabSession {
             out.push_str("\ngone:");
             push_refs(&mut out, died);
         }
-        out.push_str(truncation_note(walk));
+        out.push_str(&notes(walk, model));
         out
     }
 
@@ -662,16 +793,38 @@ impl TabSession {
         if p.walk.url != walk.url || p.walk.title != walk.title {
             push_page_lines(&mut body, walk);
         }
+        // Refs of old subtree `o` (its sentences' members included) that the new model lacks.
         let gone = |o: u32| -> Vec<u32> {
-            (o..old.end[o as usize])
-                .filter(|&k| old.refn[k as usize] != 0 && !model.has_ref(old.refn[k as usize]))
+            let end = old.end[o as usize];
+            let mut g: Vec<u32> = (o..end)
                 .map(|k| old.refn[k as usize])
-                .collect()
+                .filter(|&r| r != 0)
+                .chain(old.inline_refs(o, end))
+                .filter(|&r| !model.has_ref(r))
+                .collect();
+            g.sort_unstable();
+            g
+        };
+        // Refs a restated line drops: members of old line `o` the new model lacks.
+        let dropped = |o: u32| -> Vec<u32> {
+            let mut g: Vec<u32> = old.inline_refs(o, o + 1).filter(|&r| !model.has_ref(r)).collect();
+            g.sort_unstable();
+            g
         };
         let count_refs = |n: u32| {
-            (n..model.end[n as usize])
-                .filter(|&k| model.refn[k as usize] != 0)
-                .count()
+            let end = model.end[n as usize];
+            (n..end).filter(|&k| model.refn[k as usize] != 0).count() + model.inline_refs(n, end).count()
+        };
+        // `~ ADDR gone: …` for a restated line that dropped members' refs.
+        let restated = |harness: &mut String, o: u32| {
+            let g = dropped(o);
+            if !g.is_empty() {
+                harness.push_str("~ ");
+                push_addr(harness, old, o);
+                harness.push_str(" gone:");
+                push_refs(harness, &g);
+                harness.push('\n');
+            }
         };
         let lv = |m: u32| live[m as usize];
         for op in ops {
@@ -721,6 +874,7 @@ impl TabSession {
                                 refs += count_refs(n);
                             }
                             Item::Moved(o, n) => {
+                                restated(&mut harness, o);
                                 indent(&mut body, 1);
                                 body.push_str("> ");
                                 refs += push_target(&mut body, old, model, walk, o, n, lv(n));
@@ -730,6 +884,7 @@ impl TabSession {
                     }
                 }
                 Op::Change(o, n) => {
+                    restated(&mut harness, *o);
                     body.push_str("~ ");
                     refs += push_target(&mut body, old, model, walk, *o, *n, lv(*n));
                     body.push('\n');
@@ -761,10 +916,8 @@ fn push_target(
 ) -> usize {
     push_addr(out, old, o);
     out.push(' ');
-    if let Some(r) = walk.nodes.get(model.rec[n as usize] as usize) {
-        push_line_rest(out, r, live, &model.origin);
-    }
-    usize::from(old.refn[o as usize] != 0)
+    push_node_rest(out, model, walk, n, live);
+    usize::from(old.refn[o as usize] != 0) + model.inline_refs(n, n + 1).count()
 }
 
 /// The old-state address of `o`: its ref, or the nearest ref'd ancestor (or the top) followed by
@@ -801,12 +954,31 @@ fn push_refs(out: &mut String, refs: &[u32]) {
     }
 }
 
-fn truncation_note(walk: &Walk) -> &'static str {
-    if walk.truncated {
-        "\nnote: the page has more elements than were walked; this model is incomplete"
-    } else {
-        ""
+/// The line of ref `r` (walk node `w` of `p`), as it was last shown or would have been.
+fn was_line(p: &Last, w: usize, r: u32) -> String {
+    let mut was = String::new();
+    push_ref(&mut was, r);
+    if let Some(rec) = p.walk.nodes.get(w) {
+        push_line_rest(&mut was, rec, false, p.model.style(), 0);
     }
+    was
+}
+
+/// Harness notes after a full snapshot's envelope: a truncated walk, a budget cut.
+fn notes(walk: &Walk, model: &Model) -> String {
+    let mut out = String::new();
+    if walk.truncated {
+        out.push_str("\nnote: the page has more elements than were walked; this model is incomplete");
+    }
+    if let Some(c) = model.cut {
+        let _ = write!(
+            out,
+            "\nnote: cut at max_tokens={}: the last {} elements of the page ({} with refs) are left out of this model and its diffs; \
+             browser_snapshot with a larger max_tokens, or with ref= for one part, shows them",
+            model.mode.max_tokens, c.elements, c.refs
+        );
+    }
+    out
 }
 
 /// Cleaned text of walk node `start` and its visible descendants, capped at `max` characters.

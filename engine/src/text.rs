@@ -213,6 +213,9 @@ fn clock_at(b: &[u8], i: usize, preceded_by_in: bool) -> Option<usize> {
         while j < b.len() && b[j].is_ascii_digit() {
             j += 1;
         }
+        if let Some(end) = progress_at(b, j) {
+            return Some(end);
+        }
         // hh:mm[:ss][.fff][ am|pm], and durations such as 104:05.
         if j + 2 < b.len() && b[j] == b':' && b[j + 1].is_ascii_digit() && b[j + 2].is_ascii_digit() {
             j += 3;
@@ -269,6 +272,42 @@ fn clock_at(b: &[u8], i: usize, preceded_by_in: bool) -> Option<usize> {
     None
 }
 
+/// Progress and countdown shapes after a number ending at `j`: a percentage (`42%`,
+/// `42.5 %`) or a count of a time unit out of another (`599 / 600sec`, `3/10 min`). Returns
+/// the span's end.
+fn progress_at(b: &[u8], j: usize) -> Option<usize> {
+    let mut d = j;
+    if d + 1 < b.len() && matches!(b[d], b'.' | b',') && b[d + 1].is_ascii_digit() {
+        d += 1;
+        while d < b.len() && b[d].is_ascii_digit() {
+            d += 1;
+        }
+    }
+    let k = skip_spaces(b, d);
+    if k < b.len() && b[k] == b'%' {
+        return Some(k + 1);
+    }
+    if k < b.len() && b[k] == b'/' {
+        let k2 = skip_spaces(b, k + 1);
+        let mut e = k2;
+        while e < b.len() && b[e].is_ascii_digit() {
+            e += 1;
+        }
+        if e == k2 {
+            return None;
+        }
+        let unit = word_at(b, skip_spaces(b, e));
+        if unit.1 > unit.0
+            && boundary(b, unit.1)
+            && (SECOND_UNITS.iter().any(|u| eq_ci(b, unit, u))
+                || LONG_UNITS.iter().any(|u| eq_ci(b, unit, u)))
+        {
+            return Some(unit.1);
+        }
+    }
+    None
+}
+
 /// A cheap over-approximation of "contains a clock-shaped span": `d:dd`, a number followed by
 /// a unit letter, or one of the words every digit-less pattern has. Runs on every element's
 /// name, so it must reject ordinary text ("Story 5: …", "12 points") in one pass.
@@ -286,7 +325,7 @@ fn may_have_clock(b: &[u8]) -> bool {
                 return true;
             }
             let k = if j < n && b[j] == b' ' { j + 1 } else { j };
-            if k < n && b"smhdwySMHDWY".contains(&b[k]) {
+            if k < n && (b"smhdwySMHDWY".contains(&b[k]) || matches!(b[k], b'%' | b'/' | b'.' | b',')) {
                 return true;
             }
             i = j;
@@ -419,6 +458,11 @@ mod tests {
             ("posted just now", "posted a minute ago"),
             ("starts in 3 hours", "starts in 2 hours"),
             ("elapsed 104:05.21", "elapsed 104:06.02"),
+            // Countdowns and progress.
+            ("599 / 600sec", "598 / 600sec"),
+            ("Uploading 42%", "Uploading 43 %"),
+            ("done 42.5%", "done 99.9%"),
+            ("3/10 min left", "4/10 min left"),
         ] {
             assert_eq!(mask_clock(a), mask_clock(b), "{a} vs {b}");
             assert_ne!(mask_clock(a), a);
@@ -427,6 +471,8 @@ mod tests {
             ("3 items", "4 items"),
             ("Status: Sent", "Status: Failed"),
             ("5 m away", "6 m away"),
+            ("Page 3 / 10", "Page 4 / 10"),
+            ("3.5 stars", "4.5 stars"),
         ] {
             assert_ne!(mask_clock(a), mask_clock(b), "{a} vs {b}");
         }

@@ -219,10 +219,12 @@
   for (const r of ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox', 'slider',
     'spinbutton', 'treeitem', 'gridcell', 'listbox', 'scrollbar']) WIDGET[r] = true;
+  // Roles named from their content (ARIA 1.2, as Chromium applies it). A list item or a label
+  // is not: its words are its text and its children's, said once.
   const NAME_FROM_CONTENT = obj();
   for (const r of ['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'option', 'switch', 'checkbox', 'radio', 'treeitem', 'cell', 'columnheader', 'rowheader',
-    'gridcell', 'label', 'listitem', 'caption', 'term']) NAME_FROM_CONTENT[r] = true;
+    'gridcell', 'row', 'tooltip']) NAME_FROM_CONTENT[r] = true;
   const SEMANTIC = obj();
   for (const t of ['form', 'table', 'tr', 'td', 'th', 'ul', 'ol', 'li', 'nav', 'main', 'header',
     'footer', 'aside', 'section', 'article', 'dialog', 'fieldset', 'label', 'iframe', 'h1', 'h2',
@@ -262,6 +264,149 @@
     return IMPLICIT[tag] || null;
   }
 
+  // ---- Names: accessible names as Chromium's accessibility tree computes them ---------------
+  //
+  // Through the flat tree (a host's shadow content, a slot's assigned nodes), with a space
+  // around every block-level element (a list item's words do not run into the next one's),
+  // skipping what the accessibility tree skips (display:none, visibility:hidden, aria-hidden)
+  // except where aria-labelledby points at it, and taking an image's alt, an SVG's <title>, a
+  // control's value and a `title` where the content has nothing.
+  const getRootNode = method(NodeP, 'getRootNode');
+  const fragById = method(G.DocumentFragment.prototype, 'getElementById');
+  const assignedNodes = method(G.HTMLSlotElement.prototype, 'assignedNodes');
+  const firstElChild = getter(ElP, 'firstElementChild'), nextElSibling = getter(ElP, 'nextElementSibling');
+  const selIndex = getter(G.HTMLSelectElement.prototype, 'selectedIndex');
+  function flatKids(n) {
+    const out = arr();
+    if (apply(g.nodeType, n, []) === 1) {
+      const sr = safe(g.shadowRoot, n, null);
+      if (sr) n = sr;
+      else if (kindOf(n, apply(g.localName, n, [])) === 'slot') {
+        const flat = obj(); flat.flatten = true;
+        const as = apply(assignedNodes, n, [flat]);
+        if (as.length) { for (let i = 0; i < as.length; i++) out[out.length] = as[i]; return out; }
+      }
+    }
+    for (let c = apply(g.firstChild, n, []); c; c = apply(g.nextSibling, c, [])) out[out.length] = c;
+    return out;
+  }
+  function byId(el, id) {
+    const root = apply(getRootNode, el, []);
+    if (apply(g.nodeType, root, []) === 11) return apply(fragById, root, [id]);
+    return apply(m.getElementById, root, [id]);
+  }
+  function styleOf(el) {
+    const doc = apply(g.ownerDocument, el, []);
+    const view = (doc && apply(g.defaultView, doc, [])) || G;
+    return apply(m.getComputedStyle, view, [el]);
+  }
+  // Hidden from the accessibility tree: not rendered, invisible, or aria-hidden.
+  function axHidden(el, cs) {
+    if (attr(el, 'aria-hidden') === 'true') return true;
+    const d = apply(m.getPropertyValue, cs, ['display']);
+    if (d === 'none') return true;
+    const v = apply(m.getPropertyValue, cs, ['visibility']);
+    return v === 'hidden' || v === 'collapse';
+  }
+  function isBlock(cs) {
+    const d = apply(m.getPropertyValue, cs, ['display']);
+    return !(d === 'contents' || (d.length >= 6 && apply(strSlice, d, [0, 6]) === 'inline'));
+  }
+  // A name-building context: the parts so far and their length, and the elements already on
+  // the path (aria-labelledby may point in circles).
+  function nameCtx() { const c = obj(); c.parts = arr(); c.len = 0; return c; }
+  function put(c, s) { if (s) { c.parts[c.parts.length] = s; c.len += s.length; } }
+  function joined(c) { return collapse(apply(arrJoin, c.parts, ['']), NAME_CAP); }
+  // The embedded value of a control met inside another element's content.
+  function controlValue(el, tag, role) {
+    if (tag === 'input') {
+      const t = lower(apply(g.inputType, el, []) || 'text');
+      if (t === 'checkbox' || t === 'radio' || t === 'hidden' || t === 'file' || t === 'password') return null;
+      if (t === 'submit' || t === 'button' || t === 'reset' || t === 'image') return null;
+      return apply(g.inputValue, el, []);
+    }
+    if (tag === 'textarea') return apply(g.textareaValue, el, []);
+    if (tag === 'select') {
+      const i = apply(selIndex, el, []);
+      if (i < 0) return '';
+      const o = apply(m.collectionItem, apply(g.selectOptions, el, []), [i]);
+      return o ? apply(g.optionLabel, o, []) : '';
+    }
+    if (role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'slider' || role === 'spinbutton') {
+      const v = attr(el, 'aria-valuetext') || attr(el, 'aria-valuenow');
+      if (v) return v;
+      if (role === 'textbox' || role === 'searchbox') return apply(g.textContent, el, []);
+    }
+    return null;
+  }
+  // Text of an SVG's <title> child.
+  function svgTitle(el) {
+    for (let c = apply(firstElChild, el, []); c; c = apply(nextElSibling, c, [])) {
+      if (apply(g.localName, c, []) === 'title' && apply(g.namespaceURI, c, []) === SVG_NS) return apply(g.textContent, c, []);
+    }
+    return '';
+  }
+  // What `el` contributes to a name computed from its ancestor's content (accname's recursion).
+  function contentOf(n, c, skip, depth) {
+    if (c.len > NAME_CAP * 2 || depth > 40) return;
+    const nt = apply(g.nodeType, n, []);
+    if (nt === 3) { put(c, apply(g.nodeValue, n, [])); return; }
+    if (nt !== 1 || n === skip) return;
+    const ln = apply(g.localName, n, []), tag = kindOf(n, ln);
+    if (SKIP[tag]) return;
+    const cs = styleOf(n);
+    if (axHidden(n, cs)) return;
+    if (tag === 'br') { put(c, ' '); return; }
+    const block = isBlock(cs);
+    if (block) put(c, ' ');
+    const before = c.len;
+    const al = attr(n, 'aria-label');
+    const role = roleOf(n, tag);
+    const v = controlValue(n, tag, role);
+    if (al && collapse(al, 8)) put(c, al);
+    else if (v !== null) put(c, v);
+    else if (tag === 'img' || tag === 'area' || (tag === 'input' && lower(apply(g.inputType, n, []) || '') === 'image')) put(c, attr(n, 'alt') || '');
+    else if (ln === 'svg' && apply(g.namespaceURI, n, []) === SVG_NS) put(c, svgTitle(n));
+    else {
+      const kids = flatKids(n);
+      for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
+    }
+    if (c.len === before) {
+      // Nothing inside: the tooltip is what a user hovering it would read.
+      const ti = attr(n, 'title');
+      if (ti) put(c, ti);
+    }
+    if (block) put(c, ' ');
+  }
+  function nameFromContent(el, skip) {
+    const c = nameCtx();
+    const kids = flatKids(el);
+    for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, 0);
+    return joined(c);
+  }
+  // aria-labelledby's referenced elements: their own names (aria-label) or content, hidden or
+  // not, but not followed any further.
+  function labelledBy(el, by) {
+    const ids = apply(strSplit, by, [' ']), c = nameCtx();
+    for (let i = 0; i < ids.length; i++) {
+      if (!ids[i]) continue;
+      const t = byId(el, ids[i]);
+      if (!t) continue;
+      if (c.parts.length) put(c, ' ');
+      const al = attr(t, 'aria-label');
+      if (al && collapse(al, 8)) { put(c, al); continue; }
+      const kids = flatKids(t);
+      for (let k = 0; k < kids.length; k++) {
+        const kid = kids[k];
+        // The referenced element itself may be hidden; what is hidden inside it is not read.
+        if (apply(g.nodeType, kid, []) === 1 && axHidden(kid, styleOf(kid))) continue;
+        contentOf(kid, c, null, 1);
+      }
+    }
+    return joined(c);
+  }
+
+  // The names of a form control's <label>s, read from their content without the control.
   function labelsText(el, tag) {
     let labels = null;
     if (tag === 'input') labels = apply(g.inputLabels, el, []);
@@ -269,24 +414,20 @@
     else if (tag === 'textarea') labels = apply(g.textareaLabels, el, []);
     if (!labels) return '';
     const n = apply(g.nodeListLength, labels, []), parts = arr();
-    for (let i = 0; i < n; i++) parts[parts.length] = collapse(apply(g.textContent, apply(m.nodeListItem, labels, [i]), []), NAME_CAP);
+    for (let i = 0; i < n; i++) parts[parts.length] = nameFromContent(apply(m.nodeListItem, labels, [i]), el);
     return collapse(apply(arrJoin, parts, [' ']), NAME_CAP);
   }
 
+  // The accessible name of `el` (whose kind is `tag` and role `role`); `doc` is unused and kept
+  // for callers' sake (ids are looked up in the element's own tree).
   function nameOf(el, tag, role, doc) {
     const by = attr(el, 'aria-labelledby');
     if (by) {
-      const ids = apply(strSplit, by, [' ']), parts = arr();
-      for (let i = 0; i < ids.length; i++) {
-        if (!ids[i]) continue;
-        const t = apply(m.getElementById, doc, [ids[i]]);
-        if (t) parts[parts.length] = collapse(apply(g.textContent, t, []), NAME_CAP);
-      }
-      const joined = collapse(apply(arrJoin, parts, [' ']), NAME_CAP);
-      if (joined) return joined;
+      const l = labelledBy(el, by);
+      if (l) return l;
     }
     const label = attr(el, 'aria-label');
-    if (label) return collapse(label, NAME_CAP);
+    if (label && collapse(label, NAME_CAP)) return collapse(label, NAME_CAP);
     if (tag === 'input' || tag === 'select' || tag === 'textarea') {
       const t = tag === 'input' ? lower(apply(g.inputType, el, []) || '') : '';
       if (t === 'submit' || t === 'button' || t === 'reset') {
@@ -294,40 +435,181 @@
         if (v) return collapse(v, NAME_CAP);
         return t === 'reset' ? 'Reset' : (t === 'submit' ? 'Submit' : '');
       }
+      if (t === 'image') {
+        const alt = attr(el, 'alt') || apply(g.inputValue, el, []);
+        return collapse(alt || 'Submit', NAME_CAP);
+      }
       const l = labelsText(el, tag);
       if (l) return l;
-      const ph = attr(el, 'placeholder');
-      if (ph) return collapse(ph, NAME_CAP);
       const ti = attr(el, 'title');
-      return ti ? collapse(ti, NAME_CAP) : '';
+      if (ti) return collapse(ti, NAME_CAP);
+      const ph = attr(el, 'placeholder');
+      return ph ? collapse(ph, NAME_CAP) : '';
     }
     if (tag === 'img' || tag === 'area') {
       const alt = attr(el, 'alt');
       if (alt) return collapse(alt, NAME_CAP);
     }
-    if (role && NAME_FROM_CONTENT[role]) {
-      const t = collapse(apply(g.textContent, el, []), NAME_CAP);
+    if (tag === 'svg' && apply(g.namespaceURI, el, []) === SVG_NS) {
+      const t = collapse(svgTitle(el), NAME_CAP);
       if (t) return t;
-      // An icon button named only by its image.
-      if (role === 'button' || role === 'link') {
-        const ti = attr(el, 'title');
-        if (ti) return collapse(ti, NAME_CAP);
+    }
+    if (tag === 'fieldset' || tag === 'figure' || tag === 'table') {
+      const want = tag === 'fieldset' ? 'legend' : tag === 'figure' ? 'figcaption' : 'caption';
+      for (let c = apply(firstElChild, el, []); c; c = apply(nextElSibling, c, [])) {
+        if (apply(g.localName, c, []) === want) { const t = nameFromContent(c, null); if (t) return t; break; }
       }
+    }
+    if (role && NAME_FROM_CONTENT[role]) {
+      const t = nameFromContent(el, null);
+      if (t) return t;
     }
     const ti = attr(el, 'title');
     return ti ? collapse(ti, NAME_CAP) : '';
   }
 
+  // The element's own text: its text children in the flat tree (a host's shadow content stands
+  // for its light children, a slot's assigned nodes for its own), whitespace-collapsed. Each
+  // element child gets, in `marks`, the offset (in code points) of the own text where it
+  // sits, so an inline link keeps its place in its sentence.
+  const MapCtor = G.Map, MapP = MapCtor.prototype;
+  const mapGet = MapP.get, mapSet = MapP.set, mapHas = MapP.has;
+  // The marks of the latest ownText call (null when the element has no element children),
+  // and whether its text began (1) and ended (2) with white space: an inline element's text
+  // reads into its parent's sentence with or without a space on each side.
+  let marks = null, pads = 0;
   function ownText(el) {
-    const parts = arr();
-    let total = 0;
-    for (let c = apply(g.firstChild, el, []); c && total < TEXT_CAP; c = apply(g.nextSibling, c, [])) {
-      if (apply(g.nodeType, c, []) === 3) {
-        const v = apply(g.nodeValue, c, []);
-        if (v) { parts[parts.length] = v; total += v.length; }
+    marks = null;
+    pads = 0;
+    const out = arr(), kids = flatKids(el);
+    let len = 0, pend = false, after = false;
+    for (let k = 0; k < kids.length && len < TEXT_CAP; k++) {
+      const c = kids[k], nt = apply(g.nodeType, c, []);
+      if (nt === 3) {
+        const v = apply(g.nodeValue, c, []) || '';
+        for (let i = 0; i < v.length && len < TEXT_CAP; i++) {
+          const ch = apply(strCharCodeAt, v, [i]);
+          if (ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12 || ch === 160) {
+            if (len === 0 && !after) pads = 1;
+            pend = len > 0 || after;
+            continue;
+          }
+          if (pend) { out[out.length] = ' '; len++; pend = false; }
+          out[out.length] = fromCharCode(ch);
+          // A low surrogate finishes a code point already counted.
+          if (ch < 0xDC00 || ch > 0xDFFF) len++;
+        }
+      } else if (nt === 1) {
+        if (pend) { out[out.length] = ' '; len++; pend = false; }
+        if (marks === null) marks = new MapCtor();
+        apply(mapSet, marks, [c, len]);
+        after = true;
       }
     }
-    return parts.length ? collapse(apply(arrJoin, parts, [' ']), TEXT_CAP) : '';
+    if (pend) pads |= 2;
+    if (out.length && out[out.length - 1] === ' ') { out.length = out.length - 1; pads |= 2; }
+    return apply(arrJoin, out, ['']);
+  }
+
+  // ---- Script-made controls ----------------------------------------------------------------
+  //
+  // Pages make elements clickable with script (a <span> link, a list item that edits on
+  // double-click) as often as with markup. This runs before any page script, so it replaces
+  // EventTarget.prototype.addEventListener, and the setters of onclick and its kin, by Proxies
+  // of themselves (calls, name, length and toString behave as the originals') that note the
+  // elements given a listener of these types.
+  const CLICKY = obj();
+  for (const t of ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'dblclick']) CLICKY[t] = true;
+  const listened = new G.WeakSet(), lsAdd = G.WeakSet.prototype.add, lsHas = G.WeakSet.prototype.has;
+  const ProxyCtor = G.Proxy, defProp = O.defineProperty;
+  function noteListener(self) {
+    try { if (apply(g.nodeType, self, []) === 1) apply(lsAdd, listened, [self]); } catch (e) { /* not a node */ }
+  }
+  {
+    const ET = G.EventTarget.prototype;
+    const d = gopd(ET, 'addEventListener');
+    if (d && typeof d.value === 'function') {
+      const h = obj();
+      h.apply = function (target, self, args) {
+        if (args.length > 1 && typeof args[0] === 'string' && CLICKY[args[0]] === true && args[1]) noteListener(self);
+        return apply(target, self, args);
+      };
+      const nd = obj();
+      nd.value = new ProxyCtor(d.value, h); nd.writable = d.writable; nd.enumerable = d.enumerable; nd.configurable = d.configurable;
+      defProp(ET, 'addEventListener', nd);
+    }
+    const HE = G.HTMLElement.prototype;
+    for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick']) {
+      const pd = gopd(HE, p);
+      if (!pd || typeof pd.set !== 'function') continue;
+      const h = obj();
+      h.apply = function (target, self, args) {
+        if (typeof args[0] === 'function') noteListener(self);
+        return apply(target, self, args);
+      };
+      const nd = obj();
+      nd.get = pd.get; nd.set = new ProxyCtor(pd.set, h); nd.enumerable = pd.enumerable; nd.configurable = pd.configurable;
+      defProp(HE, p, nd);
+    }
+  }
+  // React (17 and later, and 16) hands events out from its root; its handlers sit in a props
+  // object it keeps on each element.
+  const keysOf = O.keys;
+  const REACT_HANDLERS = ['onClick', 'onMouseDown', 'onMouseUp', 'onPointerDown', 'onPointerUp', 'onDoubleClick'];
+  function reactClickable(el) {
+    const ks = keysOf(el);
+    for (let i = 0; i < ks.length; i++) {
+      const k = ks[i];
+      if (apply(strIndexOf, k, ['__reactProps$']) !== 0 && apply(strIndexOf, k, ['__reactEventHandlers$']) !== 0) continue;
+      const pd = gopd(el, k), props = pd && pd.value;
+      if (!props || typeof props !== 'object') return false;
+      for (let j = 0; j < REACT_HANDLERS.length; j++) {
+        const hd = gopd(props, REACT_HANDLERS[j]);
+        if (hd && typeof hd.value === 'function') return true;
+      }
+      return false;
+    }
+    return false;
+  }
+  function scriptClickable(el) {
+    return apply(lsHas, listened, [el]) || reactClickable(el);
+  }
+
+  // ---- Quiet: how long the document has gone without changing --------------------------------
+  //
+  // A navigation's answer should show a client-rendered app rendered, so walks report how long
+  // ago the DOM last changed (children or text; attribute churn from animations is not
+  // content). The observer is ours from the document's creation and the page cannot reach it.
+  let lastMutation = now();
+  {
+    const mo = new G.MutationObserver(function () { lastMutation = now(); });
+    const opts = obj();
+    opts.childList = true; opts.subtree = true; opts.characterData = true;
+    try { apply(G.MutationObserver.prototype.observe, mo, [G.document, opts]); } catch (e) { /* no document yet */ }
+  }
+  function domQuietMs() { return mathRound(mathMax(0, now() - lastMutation)); }
+
+  const HREF_A = getter(G.HTMLAnchorElement.prototype, 'href');
+  const labelCtl = getter(G.HTMLLabelElement.prototype, 'control');
+  // A select's options, on its record: the first OPTIONS_CAP and every selected one, in order,
+  // and how many were left out.
+  const OPTIONS_CAP = 40;
+  function listOptions(sel, n) {
+    const coll = apply(g.selectOptions, sel, []);
+    const total = apply(g.optionsLength, coll, []);
+    const opts = arr();
+    let more = 0;
+    for (let i = 0; i < total; i++) {
+      const o = apply(m.collectionItem, coll, [i]);
+      const selected = !!apply(g.optionSelected, o, []);
+      if (opts.length >= OPTIONS_CAP && !selected) { more++; continue; }
+      const x = obj();
+      x.l = collapse(apply(g.optionLabel, o, []), NAME_CAP);
+      if (selected) x.s = true;
+      opts[opts.length] = x;
+    }
+    if (opts.length) n.options = opts;
+    if (more) n.more_options = more;
   }
 
   function tri(v) { return v === 'true' ? 'true' : v === 'false' ? 'false' : v === 'mixed' ? 'mixed' : undefined; }
@@ -342,10 +624,18 @@
     const active = apply(g.activeElement, topDoc, []);
 
     // Iterative pre-order over the flat tree (light DOM, open shadow roots, slots,
-    // same-origin iframes). Each stack entry: [node, parentIdx, frameIdx, offX, offY, inShadow, doc].
+    // same-origin iframes). Each stack entry: [node, parentIdx, frameIdx, offX, offY, inShadow,
+    // doc, parentPointer (the parent's cursor is a pointer), at (offset in the reported
+    // parent's own text, or -1)].
     const stack = arr();
     const root = apply(g.documentElement, topDoc, []);
-    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc];
+    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc, false, -1];
+    // <label>s and the controls they label, matched up after the walk; controls by element.
+    const labelsFor = arr(), controlIdx = new MapCtor();
+    // Elements reported only because their cursor is a pointer: dropped again when something
+    // inside them is actionable (the pointer is that thing's).
+    const pointerOnly = arr();
+    const vw = apply(g.innerWidth, G, []), vh = apply(g.innerHeight, G, []);
     let frameCount = 0;
     while (stack.length) {
       const e = stack[stack.length - 1];
@@ -354,6 +644,7 @@
       // cost the whole walk: it and its subtree are skipped and counted.
       try {
       const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
+      const parentPointer = e[7], at = e[8];
       if (apply(g.nodeType, el, []) !== 1) continue;
       // `tag` decides how the element is handled; `localName` is what is reported.
       const localName = apply(g.localName, el, []);
@@ -364,6 +655,8 @@
       const cs = apply(m.getComputedStyle, view, [el]);
       const display = apply(m.getPropertyValue, cs, ['display']);
       if (display === 'none' && tag !== 'option' && tag !== 'optgroup') continue;
+      // What the accessibility tree leaves out (Chromium drops aria-hidden subtrees).
+      if (attr(el, 'aria-hidden') === 'true') continue;
       const r = display === 'contents' ? { x: 0, y: 0, w: 0, h: 0 } : rectOf(el);
       const visibility = apply(m.getPropertyValue, cs, ['visibility']);
       const opacity = apply(m.getPropertyValue, cs, ['opacity']);
@@ -375,12 +668,22 @@
       const ti = safe(g.tabIndex, el, -1);
       const hasTabindex = apply(m.hasAttribute, el, ['tabindex']);
       const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe') || editable);
-      const actionable = !dis && (
+      const native = !dis && (
         (tag === 'a' && apply(m.hasAttribute, el, ['href'])) || tag === 'button' ||
         (tag === 'input' && role !== null) || tag === 'select' || tag === 'textarea' ||
         tag === 'summary' || tag === 'option' || (role !== null && WIDGET[role] === true) ||
         apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null));
+      // Made clickable by script, or (weaker) where a pointer cursor starts: not the page's
+      // whole width and height, which is a wrapper catching clicks for something else.
+      const pointer = apply(m.getPropertyValue, cs, ['cursor']) === 'pointer';
+      let scripted = false, byPointer = false;
+      if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
+        if (scriptClickable(el)) scripted = true;
+        else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
+      }
+      const actionable = native || scripted;
       const text = ownText(el);
+      const myMarks = text !== '' ? marks : null, myPads = pads;
       const domId = attr(el, 'id');
       const testid = attr(el, 'data-testid') || attr(el, 'data-test-id') || attr(el, 'data-test');
       const nameAttr = attr(el, 'name');
@@ -398,13 +701,18 @@
         if (parentIdx >= 0) n.parent = parentIdx;
         n.tag = localName;
         if (role) n.role = role;
-        const nm = nameOf(el, tag, role, doc);
+        // A script-made control is named by its content, as a button is.
+        const nm = scripted && !role ? (attr(el, 'aria-label') || nameFromContent(el, null) || attr(el, 'title')) : nameOf(el, tag, role, doc);
         if (nm) n.name = nm;
         if (domId) n.dom_id = domId;
         if (testid) n.testid = testid;
         if (nameAttr) n.name_attr = nameAttr;
         if (text) n.text = text;
-        if (tag === 'a') { const h = attr(el, 'href'); if (h) n.href = collapse(h, 400); }
+        if (tag === 'a' && apply(m.hasAttribute, el, ['href'])) {
+          // The resolved URL: what following the link would load.
+          const h = apply(HREF_A, el, []) || attr(el, 'href');
+          if (h) n.href = collapse(h, 400);
+        }
         if (tag === 'input' || tag === 'button') { const ty = attr(el, 'type'); if (ty) n.input_type = lower(ty); }
         const ph = attr(el, 'placeholder'); if (ph) n.placeholder = collapse(ph, NAME_CAP);
         const ac = attr(el, 'autocomplete'); if (ac) n.autocomplete = ac;
@@ -449,6 +757,15 @@
         n.state = st;
         if (inShadow) n.shadow = true;
         if (frame) n.frame = frame;
+        if (at >= 0) { n.at = at; if (text !== '' && myPads) n.pad = myPads; }
+        if (scripted) n.scripted = true;
+        if (byPointer) pointerOnly[pointerOnly.length] = myIdx;
+        if (tag === 'select') listOptions(el, n);
+        if (tag === 'label') {
+          const c = safe(labelCtl, el, null);
+          if (c) labelsFor[labelsFor.length] = [myIdx, c];
+        }
+        if (tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'button') apply(mapSet, controlIdx, [el, myIdx]);
         nodes[nodes.length] = n;
         els[els.length] = el;
         frames[frames.length] = [ox, oy];
@@ -462,28 +779,49 @@
           // Content box of the iframe: its border-box origin plus its borders.
           const bl = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-left-width']), [0, -2]) || 0;
           const bt = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-top-width']), [0, -2]) || 0;
-          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc];
+          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc, false, -1];
         }
-      } else if (tag === 'slot') {
-        const flat = obj(); flat.flatten = true;
-        const assigned = apply(m.assignedElements, el, [flat]);
-        if (assigned.length) {
-          for (let i = 0; i < assigned.length; i++) kids[kids.length] = [assigned[i], myIdx, frame, ox, oy, false, doc];
-        } else {
-          for (let c = apply(g.firstChild, el, []); c; c = apply(g.nextSibling, c, [])) kids[kids.length] = [c, myIdx, frame, ox, oy, inShadow, doc];
-        }
-      } else {
-        const from = sr || el;
-        for (let c = apply(g.firstChild, from, []); c; c = apply(g.nextSibling, c, [])) {
-          kids[kids.length] = [c, myIdx, frame, ox, oy, inShadow || !!sr, doc];
+      } else if (tag !== 'select') {
+        // A select's options are listed on its record, not walked.
+        // An element laid out inline inside its parent's sentence passes its place in it on
+        // to what it wraps when it is not reported itself.
+        const inlineHere = display === 'contents' || (display.length >= 6 && apply(strSlice, display, [0, 6]) === 'inline');
+        const pass = report && text !== '' ? -1 : (inlineHere ? at : -1);
+        const slotted = tag === 'slot';
+        const fk = flatKids(el);
+        for (let i = 0; i < fk.length; i++) {
+          const c = fk[i];
+          if (apply(g.nodeType, c, []) !== 1) continue;
+          let cat = pass;
+          if (report && myMarks && apply(mapHas, myMarks, [c])) cat = apply(mapGet, myMarks, [c]);
+          // Assigned nodes of a slot are light DOM; its fallback content is in the shadow tree.
+          const shadowKid = slotted ? apply(g.nodeType, apply(getRootNode, c, []), []) === 11 : (inShadow || !!sr);
+          kids[kids.length] = [c, myIdx, frame, ox, oy, shadowKid, doc, pointer, cat];
         }
       }
       for (let i = kids.length - 1; i >= 0; i--) stack[stack.length] = kids[i];
       } catch (err) { errors++; }
     }
+    for (let i = 0; i < labelsFor.length; i++) {
+      const ci = apply(mapGet, controlIdx, [labelsFor[i][1]]);
+      if (ci !== undefined) nodes[labelsFor[i][0]].label_for = ci;
+    }
+    // A pointer region with an actionable element inside is that element's.
+    if (pointerOnly.length) {
+      const below = arr();
+      for (let i = nodes.length - 1; i >= 0; i--) {
+        const p = nodes[i].parent;
+        if (p !== undefined && (below[i] === true || (nodes[i].actionable && nodes[i].visible))) below[p] = true;
+      }
+      for (let i = 0; i < pointerOnly.length; i++) {
+        const k = pointerOnly[i];
+        if (below[k] === true) { nodes[k].actionable = false; nodes[k].scripted = undefined; nodes[k].name = undefined; }
+      }
+    }
     lastWalk = { id: id, els: els, frames: frames };
     const out = obj();
     out.walk_id = id;
+    out.dom_quiet_ms = domQuietMs();
     out.url = apply(g.URL, topDoc, []);
     out.title = collapse(apply(g.title, topDoc, []), 300);
     out.nodes = nodes;

@@ -81,7 +81,7 @@ fn typing_with_a_mid_run_resync() {
     run.step(&login(&typed, "x", false, None));
     run.step(&login(&typed, "xy", true, None));
     let o = run.step(&login(&typed, "xy", true, Some("Wrong password")));
-    assert!(o.text.contains("alert: \"Wrong password\""), "{}", o.text);
+    assert!(o.text.contains("alert \"Wrong password\""), "{}", o.text);
     run.step(&login(&typed, "", true, None));
     run.finish(12, 9);
     assert!(run.reader.stats.changes >= 9);

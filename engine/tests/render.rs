@@ -4,8 +4,9 @@
 
 mod common;
 
-use aperture_engine::record::Walk;
-use aperture_engine::{RefError, TabSession, envelope, render_full};
+use aperture_engine::reader::StreamReader;
+use aperture_engine::record::{SelectOption, Walk};
+use aperture_engine::{Mode, RefError, TabSession, envelope, render_full};
 use common::*;
 
 fn body(text: &str) -> String {
@@ -31,12 +32,24 @@ fn compact_lines_refs_only_on_actionables() {
         textbox("Password", aperture_engine::record::MASKED_VALUE)
             .with(|r| r.input_type = Some("password".into())),
     );
-    let out = render_full(&p.done());
+    let walk = p.done();
+    let out = render_full(&walk);
     assert_eq!(
         body(&out),
         "url \"https://a.test/x\"\ntitle \"T\"\nmain\n  h2 \"Hello\"\n  \"still visible\"\n  e1 button \"Save\"\n  \
-         e2 link \"Docs\" href=\"/docs\"\n  e3 link \"Elsewhere\" href=\"https://b.test/\"\n  \
+         e2 link \"Docs\"\n  e3 link \"Elsewhere\"\n  \
          e4 textbox \"Password\" value=\"••••\" type=password\n"
+    );
+    // With URLs asked for, links carry them; same-origin ones without their origin.
+    let mut s = TabSession::new();
+    s.set_mode(Mode {
+        urls: true,
+        ..Mode::default()
+    });
+    let b = body(&s.observe(&walk, false, false).text);
+    assert!(
+        b.contains("  e2 link \"Docs\" href=\"/docs\"\n  e3 link \"Elsewhere\" href=\"https://b.test/\"\n"),
+        "{b}"
     );
 }
 
@@ -165,4 +178,275 @@ fn deep_nesting_is_flattened_at_the_cap() {
     let mut r = aperture_engine::reader::StreamReader::new();
     r.apply(&out).expect("flattened tree still reads");
     assert_eq!(r.refs().len(), 1);
+}
+
+/// A paragraph with a link and a bold span: one line, the link in its place with its ref, the
+/// span read as part of the text.
+fn sentence_page(name: &str) -> Walk {
+    let mut p = Page::new("https://a.test/", "T");
+    let para = p.add(
+        None,
+        text("Mozilla was created in 1998 by members of . The community keeps growing."),
+    );
+    p.add(
+        Some(para),
+        link(name, "https://a.test/n").id("ns").with(|r| {
+            r.at = Some(42);
+        }),
+    );
+    p.add(
+        Some(para),
+        text("still").with(|r| {
+            r.at = Some(58);
+            r.pad = 3;
+        }),
+    );
+    p.done()
+}
+
+#[test]
+fn inline_elements_keep_their_place_in_the_sentence() {
+    let mut s = TabSession::new();
+    let o = s.observe(&sentence_page("Netscape"), false, false);
+    let b = body(&o.text);
+    assert!(
+        b.contains(
+            "\"Mozilla was created in 1998 by members of\" [e1 link \"Netscape\"] \". The community still keeps growing.\"\n"
+        ),
+        "{b}"
+    );
+    let mut rd = StreamReader::new();
+    rd.apply(&o.text).expect("reader reads a sentence");
+    let line = &rd.outline()[0].1;
+    assert_eq!(line.inline.len(), 1);
+    assert_eq!(line.inline[0].0, 1, "the link sits after the first text segment");
+    assert_eq!(line.inline[0].1.refn, Some(1));
+    assert!(s.resolve("e1").is_ok(), "an inline ref resolves");
+    // Renaming the link restates the sentence; the ref stays.
+    let o = s.observe(&sentence_page("Netscape Inc."), false, false);
+    assert!(o.text.contains("[e1 link \"Netscape Inc.\"]"), "{}", o.text);
+    rd.apply(&o.text).expect("diff applies");
+    // The link leaves the sentence: its ref is announced gone with the restated line.
+    let mut p = Page::new("https://a.test/", "T");
+    p.add(
+        None,
+        text("Mozilla was created in 1998 by members of . The community keeps growing."),
+    );
+    let o = s.observe(&p.done(), false, false);
+    assert!(o.text.contains("~ /1 gone: e1"), "{}", o.text);
+    rd.apply(&o.text).expect("diff with a dropped inline ref applies");
+    assert!(rd.refs().is_empty());
+}
+
+#[test]
+fn a_page_cannot_forge_an_inline_element() {
+    let mut p = Page::new("https://a.test/", "T");
+    p.add(None, text("\" [e9 link \"x\"] \"").with(|r| r.at = Some(1)));
+    let b = body(&render_full(&p.done()));
+    let mut rd = StreamReader::new();
+    rd.apply(&render_full(&{
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, text("\" [e9 link \"x\"] \""));
+        p.done()
+    }))
+    .expect("reads");
+    assert!(rd.refs().is_empty(), "page text spelled a ref: {b}");
+}
+
+#[test]
+fn select_options_are_listed_with_the_selected_marked_and_long_lists_counted() {
+    let mut p = Page::new("https://a.test/", "T");
+    let mut sel = base("select", Some("combobox"));
+    sel.name = Some("Country".into());
+    sel.actionable = true;
+    sel.state.value = Some("DE".into());
+    for (k, c) in ["France", "Germany", "Italy"].iter().enumerate() {
+        sel.options.push(SelectOption {
+            label: (*c).into(),
+            selected: k == 1,
+        });
+    }
+    p.add(None, sel.clone());
+    let mut long = sel;
+    long.name = Some("Language".into());
+    long.options = (0..40)
+        .map(|k| SelectOption {
+            label: format!("L{k}"),
+            selected: k == 30,
+        })
+        .collect();
+    long.more_options = 200;
+    p.add(None, long);
+    let out = render_full(&p.done());
+    let b = body(&out);
+    assert!(
+        b.contains("e1 combobox \"Country\" options=[\"France\" *\"Germany\" \"Italy\"]\n"),
+        "{b}"
+    );
+    assert!(b.contains("\"L11\" *\"L30\" +227]\n"), "{b}");
+    let mut rd = StreamReader::new();
+    rd.apply(&out).expect("reader reads option lists");
+    assert_eq!(
+        rd.refs()[&1].attr("options"),
+        Some("[\"France\" *\"Germany\" \"Italy\"]")
+    );
+}
+
+#[test]
+fn a_label_its_control_names_is_not_repeated() {
+    let mut p = Page::new("https://a.test/", "T");
+    let form = p.add(None, container("form"));
+    let label = p.add(Some(form), text("Email").with(|r| r.tag = "label".into()));
+    p.add(Some(label), text("*"));
+    let input = p.add(Some(form), textbox("Email *", ""));
+    p.walk.nodes[label as usize].label_for = Some(input);
+    // A label that says more than the control's name stays.
+    let l2 = p.add(
+        Some(form),
+        text("Your phone, with country code").with(|r| r.tag = "label".into()),
+    );
+    let phone = p.add(Some(form), textbox("Phone", ""));
+    p.walk.nodes[l2 as usize].label_for = Some(phone);
+    let b = body(&render_full(&p.done()));
+    assert!(
+        b.contains(
+            "form\n  e1 textbox \"Email *\"\n  \"Your phone, with country code\"\n  e2 textbox \"Phone\"\n"
+        ),
+        "{b}"
+    );
+}
+
+fn shop() -> Walk {
+    let mut p = Page::new("https://shop.test/", "Shop");
+    let nav = p.add(None, container("navigation"));
+    let list = p.add(Some(nav), container("list"));
+    for n in ["Home", "Deals"] {
+        let li = p.add(Some(list), container("listitem"));
+        p.add(Some(li), link(n, "https://shop.test/x"));
+    }
+    let main = p.add(None, container("main"));
+    p.add(Some(main), heading(1, "Lamp"));
+    p.add(
+        Some(main),
+        text("A lamp that lights things up, in three colours."),
+    );
+    p.add(Some(main), heading(2, "Reviews"));
+    p.add(Some(main), text("No reviews yet."));
+    p.add(Some(main), heading(2, "Buy"));
+    p.add(Some(main), button("Add to cart"));
+    p.done()
+}
+
+#[test]
+fn interactive_mode_keeps_refs_with_their_heading_and_landmarks() {
+    let mut s = TabSession::new();
+    s.set_mode(Mode {
+        interactive: true,
+        ..Mode::default()
+    });
+    let o = s.observe(&shop(), false, false);
+    assert_eq!(
+        body(&o.text),
+        "url \"https://shop.test/\"\ntitle \"Shop\"\nnavigation\n  e1 link \"Home\"\n  e2 link \"Deals\"\nmain\n  \
+         h2 \"Buy\"\n  e3 button \"Add to cart\"\n"
+    );
+    // Switching back is a full snapshot that says why; refs are the same.
+    assert!(s.set_mode(Mode::default()));
+    let o = s.observe(&shop(), false, false);
+    assert!(
+        o.text.starts_with("FULL SNAPSHOT #2.0 (mode changed)"),
+        "{}",
+        o.text
+    );
+    let b = body(&o.text);
+    assert!(
+        b.contains("  e1 link \"Home\"\n") && b.contains("\"No reviews yet.\""),
+        "{b}"
+    );
+    assert!(!s.set_mode(Mode::default()), "the same mode is no change");
+}
+
+#[test]
+fn a_budget_cuts_the_model_and_says_what_it_left_out() {
+    let mut s = TabSession::new();
+    s.set_mode(Mode {
+        max_tokens: 20,
+        ..Mode::default()
+    });
+    let o = s.observe(&shop(), false, false);
+    let f = envelope::split(&o.text).expect("envelope");
+    assert!(
+        f.after
+            .contains("note: cut at max_tokens=20: the last 6 elements of the page (1 with refs)"),
+        "{}",
+        o.text
+    );
+    assert!(!f.body.contains("Add to cart"));
+    // The element past the cut still has its ref, and a view shows it.
+    let v = s.render_view("e3", 0).expect("a ref past the cut is viewable");
+    assert!(v.contains("e3 button \"Add to cart\""), "{v}");
+    assert!(s.resolve("e3").is_ok());
+}
+
+#[test]
+fn a_view_shows_one_part_whole_and_changes_no_state() {
+    let mut s = TabSession::new();
+    s.set_mode(Mode {
+        interactive: true,
+        ..Mode::default()
+    });
+    let first = s.observe(&sentence_page("Netscape"), false, false);
+    let mut rd = StreamReader::new();
+    rd.apply(&first.text).expect("first");
+    let v = s.render_view("e1", 0).expect("view");
+    assert!(v.starts_with("VIEW of e1 at #1.0"), "{v}");
+    // The sentence holding the link, whole, though the mode shows only refs.
+    assert!(v.contains("\"Mozilla was created"), "{v}");
+    rd.apply(&v).expect("the reader reads a view");
+    assert_eq!(rd.stats.views, 1);
+    let o = s.observe(&sentence_page("Netscape"), false, false);
+    assert!(o.text.starts_with("no change since #1.0"), "{}", o.text);
+    assert!(matches!(s.render_view("e99", 0), Err(RefError::Unknown(_))));
+}
+
+#[test]
+fn link_urls_are_left_out_by_default_and_a_change_of_one_is_no_change() {
+    let page = |h: &str| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, link("Docs", h));
+        p.done()
+    };
+    let mut s = TabSession::new();
+    let o = s.observe(&page("https://a.test/docs?v=1"), false, false);
+    assert!(!o.text.contains("href"), "{}", o.text);
+    let o = s.observe(&page("https://a.test/docs?v=2"), false, false);
+    assert!(o.text.starts_with("no change"), "{}", o.text);
+    assert_eq!(
+        s.resolve("e1").expect("resolves").href.as_deref(),
+        Some("https://a.test/docs?v=2"),
+        "the URL is still there to read"
+    );
+}
+
+#[test]
+fn countdowns_and_progress_are_noise() {
+    let page = |t: &str| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, text(t));
+        p.add(None, button("Go"));
+        p.done()
+    };
+    let mut s = TabSession::new();
+    s.observe(&page("599 / 600sec"), false, false);
+    assert!(
+        s.observe(&page("598 / 600sec"), false, false)
+            .text
+            .starts_with("no change")
+    );
+    s.observe(&page("Uploading 42%"), false, false);
+    assert!(
+        s.observe(&page("Uploading 43%"), false, false)
+            .text
+            .starts_with("no change")
+    );
 }

@@ -35,7 +35,7 @@ impl Page {
     }
 }
 
-fn base(tag: &str, role: Option<&str>) -> NodeRecord {
+pub fn base(tag: &str, role: Option<&str>) -> NodeRecord {
     NodeRecord {
         tag: tag.into(),
         role: role.map(Into::into),

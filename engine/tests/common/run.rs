@@ -6,7 +6,7 @@
 use aperture_engine::reader::{Line, StreamReader};
 use aperture_engine::record::Walk;
 use aperture_engine::text::{STRING_CAP, clean, mask_clock};
-use aperture_engine::{Observation, TabSession};
+use aperture_engine::{Mode, Observation, TabSession};
 
 pub struct Run {
     pub name: &'static str,
@@ -21,6 +21,8 @@ pub struct Run {
     pub resolved: usize,
     pub chars: usize,
     pub log: Vec<String>,
+    /// Views checked against the model.
+    pub views: usize,
 }
 
 fn masked(s: &Option<String>) -> Option<String> {
@@ -34,6 +36,7 @@ pub fn compare(a: &[(usize, Line)], b: &[(usize, Line)], exact: &mut usize) -> R
     if a.len() != b.len() {
         return Err(format!("{} lines rebuilt, {} in truth", a.len(), b.len()));
     }
+    let mut inline = 0;
     for (k, ((da, la), (db, lb))) in a.iter().zip(b).enumerate() {
         let ctx = || format!("line {k}: rebuilt {la:?} / truth {lb:?}");
         if da != db || la.refn != lb.refn || la.role != lb.role || la.is_live() != lb.is_live() {
@@ -47,9 +50,13 @@ pub fn compare(a: &[(usize, Line)], b: &[(usize, Line)], exact: &mut usize) -> R
                 .collect()
         };
         if la.is_live() {
-            if strip(la) != strip(lb) {
+            // Values are exempt (a sentence's text and plain members too); the refs in it are
+            // not.
+            let kinds = |l: &Line| -> Vec<u32> { l.inline.iter().filter_map(|(_, m)| m.refn).collect() };
+            if strip(la) != strip(lb) || kinds(la) != kinds(lb) {
                 return Err(ctx());
             }
+            inline += la.inline.len();
             continue;
         }
         if masked(&la.name) != masked(&lb.name) || masked(&la.text) != masked(&lb.text) {
@@ -63,8 +70,20 @@ pub fn compare(a: &[(usize, Line)], b: &[(usize, Line)], exact: &mut usize) -> R
         *exact += usize::from(la.name.is_some())
             + usize::from(la.text.is_some())
             + usize::from(la.attr("value").is_some());
+        // A sentence's members, each compared as a line of its own.
+        if la.inline.len() != lb.inline.len() {
+            return Err(ctx());
+        }
+        for ((pa, ia), (pb, ib)) in la.inline.iter().zip(&lb.inline) {
+            if pa != pb {
+                return Err(ctx());
+            }
+            compare(&[(0, ia.clone())], &[(0, ib.clone())], exact)
+                .map_err(|e| format!("{} in {}", e, ctx()))?;
+            inline += 1;
+        }
     }
-    Ok(a.len())
+    Ok(a.len() + inline)
 }
 
 impl Run {
@@ -79,6 +98,7 @@ impl Run {
             resolved: 0,
             chars: 0,
             log: Vec::new(),
+            views: 0,
         }
     }
 
@@ -116,8 +136,16 @@ impl Run {
         // resolves to a live element whose name it shows.
         let actionable = walk.nodes.iter().filter(|r| r.visible && r.actionable).count();
         let refs = self.reader.refs();
+        // A budget cut leaves the end of the page out, and says how much.
+        let cut_refs = truth_text
+            .lines()
+            .find_map(|l| l.strip_prefix("note: cut at max_tokens="))
+            .and_then(|l| l.split(" elements of the page (").nth(1))
+            .and_then(|l| l.split(' ').next())
+            .and_then(|k| k.parse::<usize>().ok())
+            .unwrap_or(0);
         assert_eq!(
-            refs.len(),
+            refs.len() + cut_refs,
             actionable,
             "{name} step {n}: refs vs actionable elements"
         );
@@ -130,7 +158,13 @@ impl Run {
                 rec.visible && rec.actionable,
                 "{name} step {n}: e{r} names a non-actionable element"
             );
-            if !line.is_live() {
+            // A member of a live sentence is a value of that sentence, exempt as it is.
+            let in_live = self
+                .reader
+                .outline()
+                .iter()
+                .any(|(_, l)| l.is_live() && l.inline.iter().any(|(_, m)| m.refn == Some(*r)));
+            if !line.is_live() && !in_live {
                 let want = rec
                     .name
                     .as_deref()
@@ -145,6 +179,27 @@ impl Run {
                 );
             }
             self.resolved += 1;
+        }
+        // A view of a part is that part of the model, line for line (in the default mode, where
+        // the model is the whole page), and changes no state.
+        if self.s.mode() == Mode::default()
+            && let Some(r) = refs.keys().copied().find(|&r| self.reader.subtree(r).is_some())
+        {
+            let v = self
+                .s
+                .render_view(&format!("e{r}"), 0)
+                .unwrap_or_else(|e| panic!("{name} step {n}: no view of e{r}: {e}"));
+            if let Err(e) = self.reader.apply(&v) {
+                panic!("{name} step {n}: reader refused the view: {e}\n{v}");
+            }
+            let sub = self.reader.subtree(r).expect("subtree");
+            if !sub.iter().any(|(_, l)| l.is_live()) {
+                let mut exact = 0;
+                if let Err(e) = compare(&self.reader.last_view, &sub, &mut exact) {
+                    panic!("{name} step {n}: the view of e{r} is not its part of the model: {e}\n{v}");
+                }
+                self.views += 1;
+            }
         }
         self.steps += 1;
         obs
