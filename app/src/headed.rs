@@ -56,6 +56,8 @@ pub struct Config {
     pub done: Arc<AtomicBool>,
     /// History and bookmarks (`None` when the database could not be opened).
     pub places: Option<aperture_places::Places>,
+    /// The tracker blocker, whose per-site rules the settings view changes.
+    pub blocker: Option<Arc<crate::privacy::BlockFilter>>,
 }
 
 /// Runs the window until it closes (or `done`), on the main thread, after `runtime::init`.
@@ -129,6 +131,14 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         profile: cfg.profile.clone(),
         closed_tabs: Vec::new(),
         memory: crate::memory::Memory::new(cfg.places.clone()),
+        glue: crate::settings_glue::Glue::new(
+            actor,
+            rt.handle().clone(),
+            cfg.containers.clone(),
+            cfg.places.clone(),
+            cfg.blocker.clone(),
+            cfg.profile.clone(),
+        ),
         private_seen: false,
         session_saved: None,
         session_due: None,
@@ -150,6 +160,8 @@ struct Headed {
     closed_tabs: Vec<crate::session::SavedTab>,
     /// Bookmarks, history view, suggestions, find, zoom.
     memory: crate::memory::Memory,
+    /// What the settings view's choices do.
+    glue: crate::settings_glue::Glue,
     /// A private tab was open: when none is left, the private session ends.
     private_seen: bool,
     /// The session as last written, and when the next write is due.
@@ -425,6 +437,7 @@ impl Headed {
         }
         changed |= crate::asks::mirror(&self.actor, self.active, &mut m, &mut self.asks);
         changed |= self.memory.mirror(&self.actor, &mut m);
+        changed |= self.glue.mirror(&self.actor, &self.settings, &mut m);
         if m.show_bookmarks_bar != self.settings.show_bookmarks_bar {
             m.show_bookmarks_bar = self.settings.show_bookmarks_bar;
             changed = true;
@@ -697,9 +710,12 @@ impl Host for Headed {
             actor: &self.actor,
             active: self.active,
             page: self.page,
-            download_dir: self.actor.services().page.download_dir.clone(),
+            download_dir: self.actor.services().page.download_dir.borrow().clone(),
         };
-        if crate::asks::apply(&cx, &mut self.asks, &cmd) || self.memory.apply(&self.actor, &cmd) {
+        if crate::asks::apply(&cx, &mut self.asks, &cmd)
+            || self.memory.apply(&self.actor, &cmd)
+            || self.glue.apply(&self.actor, &self.settings, &cmd)
+        {
             self.sync_model();
             return;
         }
@@ -798,7 +814,9 @@ impl Host for Headed {
             UiCommand::TakeOver { tab } => self.set_human_driving(tab, true),
             UiCommand::HandBack { tab } => self.set_human_driving(tab, false),
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
-            UiCommand::SetDarkFilter { .. } => self.replan_all(None),
+            UiCommand::SetDarkFilter { .. } | UiCommand::SetColorScheme(_) | UiCommand::SetDarkDefault(_) => {
+                self.replan_all(None)
+            }
             UiCommand::OpenVault => {
                 eprintln!("aperture: the vault window is not available in this build");
             }

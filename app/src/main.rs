@@ -18,6 +18,7 @@ mod privacy;
 mod runtime;
 mod script;
 mod session;
+mod settings_glue;
 mod tab;
 mod theme;
 mod vault;
@@ -330,6 +331,9 @@ fn run(cli: Cli) -> Result<i32> {
     // The CEF runtime is loaded (and checked) before anything else starts.
     let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
     let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);
+    // The human's settings view choices that apply in both modes (the window reports a
+    // damaged file when it loads it).
+    let saved = settings_glue::peek();
     let actor = browser::Actor::new(
         pump.clone(),
         browser::Services {
@@ -337,14 +341,19 @@ fn run(cli: Cli) -> Result<i32> {
             page: browser::page::PagePolicy {
                 headless: cli.headless,
                 dialog_timeout: std::time::Duration::from_secs(cli.dialog_timeout.max(1)),
-                download_dir: cli
-                    .download_dir
-                    .clone()
-                    .or_else(aperture_common::xdg::download_dir),
+                download_dir: std::cell::RefCell::new(
+                    cli.download_dir
+                        .clone()
+                        .or_else(|| saved.as_ref().and_then(|s| s.download_dir.clone()))
+                        .or_else(aperture_common::xdg::download_dir),
+                ),
             },
         },
         filter,
     );
+    if let Some(b) = &blocker {
+        settings_glue::watch_blocking(&actor, b, saved.as_ref());
+    }
     let h = actor.handle();
     let containers = privacy::Containers::new(registry, h.clone());
     // History and bookmarks: every navigation of a non-private tab, the agent's included.
@@ -463,6 +472,7 @@ fn run(cli: Cli) -> Result<i32> {
                 themes: themes.clone(),
                 done: done.clone(),
                 places: places.clone(),
+                blocker: blocker.clone(),
             };
             if let Err(e) = headed::run(cfg, &actor, rx, &rt) {
                 finish(&code, Err(e));

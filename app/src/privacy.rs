@@ -4,9 +4,10 @@
 use crate::browser::Handle;
 use aperture_mcp::backend::TabId;
 use aperture_privacy::{Blocker, ContainerId, ContainerRegistry, ListSet, ProvisionOptions, ResourceType};
+use aperture_ui::settings::BlockingSettings;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use tokio::sync::oneshot;
 
 /// Chromium switches from the privacy crate (phone-home off, WebRTC IP policy), as
@@ -24,19 +25,71 @@ pub fn switches() -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// The tracker blocker on CEF's IO thread, with per-tab counts of what it blocked.
+/// The tracker blocker on CEF's IO thread, with per-tab counts of what it blocked and the
+/// human's per-site exceptions.
 pub struct BlockFilter {
     blocker: Blocker,
     blocked: Mutex<HashMap<TabId, u64>>,
+    /// Blocking on or off, and the sites that differ (the settings' `blocking`).
+    rules: RwLock<BlockingSettings>,
+    /// Each tab's top-level site: an exception is for the site the human sees in the omnibox,
+    /// so a page's third-party frames and requests follow it.
+    top: Mutex<HashMap<TabId, String>>,
 }
 
 impl BlockFilter {
+    fn new(blocker: Blocker) -> BlockFilter {
+        BlockFilter {
+            blocker,
+            blocked: Mutex::new(HashMap::new()),
+            rules: RwLock::new(BlockingSettings::default()),
+            top: Mutex::new(HashMap::new()),
+        }
+    }
+
     /// Requests blocked in a tab so far.
     pub fn blocked(&self, tab: TabId) -> u64 {
         self.blocked
             .lock()
             .map(|m| m.get(&tab).copied().unwrap_or(0))
             .unwrap_or(0)
+    }
+
+    /// Uses the human's blocking choices from the next request on.
+    pub fn set_rules(&self, rules: &BlockingSettings) {
+        *self.rules.write().unwrap_or_else(|e| e.into_inner()) = rules.clone();
+    }
+
+    /// The tab's page is now at `url` (its main-frame request, or the address it committed).
+    pub fn note_top_level(&self, tab: TabId, url: &str) {
+        let mut top = self.top.lock().unwrap_or_else(|e| e.into_inner());
+        match aperture_ui::dark::site_key(url) {
+            Some(site) => {
+                top.insert(tab, site);
+            }
+            None => {
+                top.remove(&tab);
+            }
+        }
+    }
+
+    /// Whether a request of `tab` (or, without one, from `referrer`) is checked against the
+    /// lists: by the rules for the tab's top-level site.
+    fn blocks_for(&self, tab: Option<TabId>, referrer: &str) -> bool {
+        let site = tab
+            .and_then(|t| {
+                self.top
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(&t)
+                    .cloned()
+            })
+            .or_else(|| aperture_ui::dark::site_key(referrer));
+        let rules = self.rules.read().unwrap_or_else(|e| e.into_inner());
+        match site {
+            Some(s) => rules.blocks_on(&s),
+            None => rules.enabled,
+        }
     }
 }
 
@@ -48,17 +101,20 @@ impl cef::ResourceFilter for BlockFilter {
         referrer: &str,
         kind: cef::ResourceType,
     ) -> bool {
+        let tab = tab.map(crate::browser::tab_id);
+        if let (Some(t), cef::ResourceType::MainFrame) = (tab, kind) {
+            // Before any request of the new document, which the new site's rules then govern.
+            self.note_top_level(t, url);
+        }
+        if !self.blocks_for(tab, referrer) {
+            return false;
+        }
         let block = self
             .blocker
             .check(url, referrer, resource_type(kind))
             .is_blocked();
         if block && let Some(t) = tab {
-            *self
-                .blocked
-                .lock()
-                .expect("blocked")
-                .entry(crate::browser::tab_id(t))
-                .or_default() += 1;
+            *self.blocked.lock().expect("blocked").entry(t).or_default() += 1;
         }
         block
     }
@@ -105,11 +161,7 @@ pub fn load_blocker(user_lists: &[PathBuf]) -> Result<(Arc<BlockFilter>, String)
     let t = std::time::Instant::now();
     let (blocker, how) = Blocker::load_or_build(&lists, &cache).map_err(|e| e.to_string())?;
     let status = format!("tracker blocking on ({how:?} in {} ms)", t.elapsed().as_millis());
-    let filter = BlockFilter {
-        blocker,
-        blocked: Mutex::new(HashMap::new()),
-    };
-    Ok((Arc::new(filter), status))
+    Ok((Arc::new(BlockFilter::new(blocker)), status))
 }
 
 /// The container registry of this profile.
@@ -250,5 +302,68 @@ impl Containers {
             (c.id, c.name, path)
         };
         Ok((self.context_for(id.as_str(), Some(path)).await?, name))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cef::ResourceFilter;
+
+    const TRACKER: &str = "https://tracker.example/pixel.js";
+
+    fn filter() -> BlockFilter {
+        BlockFilter::new(Blocker::from_rules("||tracker.example^"))
+    }
+
+    fn script(f: &BlockFilter, tab: Option<cef::BrowserId>, referrer: &str) -> bool {
+        f.should_block(tab, TRACKER, referrer, cef::ResourceType::Script)
+    }
+
+    #[test]
+    fn an_exception_is_for_the_tab_s_top_level_site() {
+        let f = filter();
+        let mut rules = BlockingSettings::default();
+        rules.set("news.example", false);
+        f.set_rules(&rules);
+        // The tab's page is news.example: its trackers pass, even requested from a frame of
+        // another site.
+        assert!(!f.should_block(
+            Some(1),
+            "https://www.news.example/",
+            "",
+            cef::ResourceType::MainFrame
+        ));
+        assert!(!script(&f, Some(1), "https://ads-frame.example/"));
+        assert_eq!(f.blocked(TabId(1)), 0);
+        // Another tab, another site: blocked and counted.
+        assert!(!f.should_block(Some(2), "https://shop.example/", "", cef::ResourceType::MainFrame));
+        assert!(script(&f, Some(2), "https://shop.example/"));
+        assert_eq!(f.blocked(TabId(2)), 1);
+        // The first tab moves on to a site without an exception.
+        f.note_top_level(TabId(1), "https://shop.example/cart");
+        assert!(script(&f, Some(1), "https://news.example/"));
+        // Without a tab, the referrer's site decides.
+        assert!(!script(&f, None, "https://news.example/a"));
+        assert!(script(&f, None, "https://shop.example/a"));
+    }
+
+    #[test]
+    fn blocking_off_with_an_exception_that_blocks() {
+        let f = filter();
+        let mut rules = BlockingSettings {
+            enabled: false,
+            ..Default::default()
+        };
+        f.set_rules(&rules);
+        f.note_top_level(TabId(3), "https://shop.example/");
+        assert!(!script(&f, Some(3), ""));
+        rules.set("shop.example", true);
+        f.set_rules(&rules);
+        assert!(script(&f, Some(3), ""), "the rules apply from the next request");
+        // An unknown site follows the default.
+        assert!(!script(&f, None, ""));
+        f.set_rules(&BlockingSettings::default());
+        assert!(script(&f, None, ""));
     }
 }

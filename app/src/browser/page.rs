@@ -95,7 +95,9 @@ pub struct PagePolicy {
     /// `dialog_timeout`.
     pub headless: bool,
     pub dialog_timeout: Duration,
-    pub download_dir: Option<PathBuf>,
+    /// Where the next download goes; the settings view changes it while the browser runs
+    /// (UI thread only, like the rest of the actor).
+    pub download_dir: std::cell::RefCell<Option<PathBuf>>,
 }
 
 /// Dialogs within this window count as a loop.
@@ -456,7 +458,7 @@ pub(super) fn before_download(
     item: cef::DownloadItem,
     cb: cef::BeforeDownloadCallback,
 ) {
-    let Some(dir) = a.services().page.download_dir.clone() else {
+    let Some(dir) = a.services().page.download_dir.borrow().clone() else {
         console(
             a,
             id,
