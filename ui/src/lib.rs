@@ -92,7 +92,10 @@
 //!   returns a [`WindowSpec`] and its [`WindowUi`] from
 //!   [`Host::take_window_requests`], and the runner opens and draws it with
 //!   its own egui context. Windows the app builds entirely itself can use
-//!   [`Host::event_loop_idle`] and [`Host::other_window_event`].
+//!   [`Host::event_loop_idle`] and [`Host::other_window_event`]. The vault's
+//!   own UI is [`vault_window`]: [`VaultView`] in, [`VaultCommand`]s out, no
+//!   vault type in this crate. A [`egui::ViewportCommand::Focus`] sent from
+//!   such a window's UI raises it (a second click on the Vault button).
 //! * **What a page asks of the human** (issue 12). The app sets a model
 //!   field; the chrome draws it (for the active tab only, the others wait)
 //!   and answers with one command; the app then clears the field. The
@@ -203,6 +206,7 @@ pub mod model;
 pub mod omnibox;
 mod runner;
 pub mod settings;
+pub mod vault_window;
 
 pub use chrome::Chrome;
 pub use command::{ClearData, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep};
@@ -214,6 +218,7 @@ pub use model::{
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,
 };
+pub use vault_window::{VaultCommand, VaultState, VaultView, VaultWindow};
 
 /// winit, re-exported for [`Host::other_window_event`] and
 /// [`Host::event_loop_idle`] (the version the runner's event loop uses).

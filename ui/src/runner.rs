@@ -349,10 +349,13 @@ impl<H: Host> App<H> {
             sec.window.set_visible(true);
             sec.shown = true;
         }
-        let delay = output
-            .viewport_output
-            .get(&ViewportId::ROOT)
-            .map_or(Duration::MAX, |v| v.repaint_delay);
+        let viewport = output.viewport_output.get(&ViewportId::ROOT);
+        // The one viewport command an extra window uses: a second click on the button that
+        // opened it brings it to the front.
+        if viewport.is_some_and(|v| v.commands.contains(&egui::ViewportCommand::Focus)) {
+            sec.window.focus_window();
+        }
+        let delay = viewport.map_or(Duration::MAX, |v| v.repaint_delay);
         if delay.is_zero() {
             sec.window.request_redraw();
         } else if let Some(at) = Instant::now().checked_add(delay) {
