@@ -1391,16 +1391,9 @@ impl Chrome {
 
             // Right-to-left so the omnibox takes whatever the buttons leave.
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                // The Vault and dark-mode buttons keep their place at the right end (people
+                // and the windowed tests find them there); history and bookmarks sit left.
                 self.downloads_button(ui, model);
-                self.bookmarks_menu(ui, active, model);
-                let history = ui
-                    .add(egui::Button::new(RichText::new("🕘").size(15.0)).min_size(vec2(30.0, 26.0)))
-                    .on_hover_text("History (Ctrl+H)");
-                self.rects
-                    .insert(controls::HISTORY_BUTTON.to_string(), history.rect);
-                if history.clicked() {
-                    self.toggle_history(ui.ctx());
-                }
                 let vault = ui
                     .add(egui::Button::new(RichText::new("🔑 Vault").size(13.0)).min_size(vec2(0.0, 26.0)))
                     .on_hover_text("Open the password vault (a separate window the agent cannot reach)");
@@ -1409,6 +1402,15 @@ impl Chrome {
                     self.emit(UiCommand::OpenVault);
                 }
                 self.theme_menu(ui, active, filter);
+                let history = ui
+                    .add(egui::Button::new(RichText::new("🕘").size(15.0)).min_size(vec2(30.0, 26.0)))
+                    .on_hover_text("History (Ctrl+H)");
+                self.rects
+                    .insert(controls::HISTORY_BUTTON.to_string(), history.rect);
+                if history.clicked() {
+                    self.toggle_history(ui.ctx());
+                }
+                self.bookmarks_menu(ui, active, model);
                 if let Some(tab) = active {
                     self.drive_button(ui, tab);
                 }
