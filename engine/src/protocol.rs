@@ -701,7 +701,10 @@ mod tests {
         let list = &WALKER[at..];
         let list = &list[list.find('[').unwrap() + 1..list.find(']').unwrap()];
         let counted: Vec<&str> = list.split(',').map(|s| s.trim().trim_matches('\'')).collect();
-        let ours: Vec<&str> = InputKind::ALL.iter().map(|k| k.event_type()).collect();
+        let mut ours: Vec<&str> = InputKind::ALL.iter().map(|k| k.event_type()).collect();
+        // `mousedown` is counted too, only to tell a click Chromium dropped whole from one cut
+        // in half (`InputCounts::mousedown`); no input is delivered "as" a press.
+        ours.push("mousedown");
         assert_eq!(counted, ours);
         let mut reply = serde_json::Map::new();
         for (i, k) in InputKind::ALL.iter().enumerate() {
