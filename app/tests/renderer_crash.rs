@@ -34,7 +34,13 @@ async fn a_renderer_out_of_memory_is_reported_as_such_and_the_tab_recovers() {
         answer.contains("out of memory") || answer.contains("crashed") || answer.contains("killed"),
         "gives CEF's reason: {answer}"
     );
-    assert!(answer.contains("OUTCOME UNKNOWN"), "the click was sent: {answer}");
+    // Either the renderer died before the page counted the click (the outcome is unknown)
+    // or after (the click landed and the page could not be observed): both are the truth,
+    // and which one happens is a race inside the renderer.
+    assert!(
+        answer.contains("OUTCOME UNKNOWN") || answer.contains("could not be observed afterwards"),
+        "the click was sent: {answer}"
+    );
     // Not a timed assertion on speed: a generous bound that a 20 s timeout path cannot meet.
     assert!(took < Duration::from_secs(15), "the answer waited {took:?}");
 
