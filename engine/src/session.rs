@@ -401,9 +401,9 @@ impl TabSession {
     /// A VIEW of the part of the page under ref `r` (its element and everything in it), as
     /// the last observation saw it, in full whatever the mode: actionable-only mode, a budget
     /// or the sentence its element sits in do not shorten it (a sentence is shown whole). The
-    /// agent's page state does not change: no diff is based on a view. `max_tokens` (0: none)
-    /// cuts it, with a note.
-    pub fn render_view(&mut self, r: &str, max_tokens: u32) -> Result<String, RefError> {
+    /// agent's page state does not change: no diff is based on a view (the observation's `seq`
+    /// is the state's, unchanged). `max_tokens` (0: none) cuts it, with a note.
+    pub fn render_view(&mut self, r: &str, max_tokens: u32) -> Result<Observation, RefError> {
         self.resolve(r)?;
         let w = parse_ref(r)
             .and_then(|n| self.reg.get(n))
@@ -450,6 +450,7 @@ impl TabSession {
         };
         let mut body = String::new();
         let mut left_out = (0usize, 0usize);
+        let mut refs = 0usize;
         if let Some(m) = m {
             let d0 = model.depth[m as usize];
             let budget = max_tokens as usize * 4;
@@ -461,6 +462,7 @@ impl TabSession {
                     continue;
                 }
                 indent(&mut body, model.depth[k as usize] - d0);
+                refs += usize::from(model.refn[k as usize] != 0) + model.inline_refs(k, k + 1).count();
                 push_line(&mut body, &model, &l.walk, k, false);
                 body.push('\n');
             }
@@ -478,7 +480,14 @@ impl TabSession {
                 left_out.0, left_out.1
             );
         }
-        Ok(out)
+        Ok(Observation {
+            text: out,
+            full: false,
+            seq: self.seq(),
+            refs,
+            ops: 0,
+            timing: Timing::default(),
+        })
     }
 
     /// Resolves a ref (`e42`) to its element's record in the last observed walk. A ref whose

@@ -383,7 +383,7 @@ fn a_budget_cuts_the_model_and_says_what_it_left_out() {
     );
     assert!(!f.body.contains("Add to cart"));
     // The element past the cut still has its ref, and a view shows it.
-    let v = s.render_view("e3", 0).expect("a ref past the cut is viewable");
+    let v = s.render_view("e3", 0).expect("a ref past the cut is viewable").text;
     assert!(v.contains("e3 button \"Add to cart\""), "{v}");
     assert!(s.resolve("e3").is_ok());
 }
@@ -398,7 +398,7 @@ fn a_view_shows_one_part_whole_and_changes_no_state() {
     let first = s.observe(&sentence_page("Netscape"), false, false);
     let mut rd = StreamReader::new();
     rd.apply(&first.text).expect("first");
-    let v = s.render_view("e1", 0).expect("view");
+    let v = s.render_view("e1", 0).expect("view").text;
     assert!(v.starts_with("VIEW of e1 at #1.0"), "{v}");
     // The sentence holding the link, whole, though the mode shows only refs.
     assert!(v.contains("\"Mozilla was created"), "{v}");

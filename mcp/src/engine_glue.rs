@@ -3,7 +3,7 @@
 
 pub use aperture_engine::envelope::{TAG as ENVELOPE_TAG, Untrusted, split};
 pub use aperture_engine::text::{STRING_CAP, clean};
-pub use aperture_engine::{Observation, RefError, TabSession};
+pub use aperture_engine::{Mode, Observation, RefError, TabSession};
 
 /// Fences page-authored text for a tool result. Every line becomes one quoted, cleaned string
 /// (`aperture_engine::text::quote_lines`: control, bidi, zero-width and line-separator

@@ -188,7 +188,8 @@ impl Run {
             let v = self
                 .s
                 .render_view(&format!("e{r}"), 0)
-                .unwrap_or_else(|e| panic!("{name} step {n}: no view of e{r}: {e}"));
+                .unwrap_or_else(|e| panic!("{name} step {n}: no view of e{r}: {e}"))
+                .text;
             if let Err(e) = self.reader.apply(&v) {
                 panic!("{name} step {n}: reader refused the view: {e}\n{v}");
             }

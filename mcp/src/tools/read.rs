@@ -10,10 +10,10 @@ use crate::backend::{BackendError, ElementOp};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call, resolve};
 
 const DESCRIPTION: &str = "Read rendered text. With `refs`, the text of each of those elements \
-(a form control reads as its value); without, the text of the whole page. `cap` limits the \
-characters returned per element or for the page (default 4000, at most 50000). Use it for \
-content the snapshot abbreviates; it does not change your ref state. Each line of text comes \
-back as one quoted string.";
+(a form control reads as its value; a link also gives its URL); without, the text of the whole \
+page. `cap` limits the characters returned per element or for the page (default 4000, at most \
+50000). Use it for content the snapshot abbreviates; it does not change your ref state. Each \
+line of text comes back as one quoted string.";
 
 const DEFAULT_CAP: usize = 4000;
 const MAX_CAP: usize = 50_000;
@@ -98,6 +98,10 @@ impl Aperture {
                     r = r
                         .say(format!("{rf}{cut}:"))
                         .page(reply.text.as_deref().unwrap_or(""));
+                    // Snapshots leave link URLs out; reading the link is how to get one.
+                    if let Some(href) = rec.href.as_deref().filter(|h| !h.trim().is_empty()) {
+                        r = r.say(format!("{rf} links to:")).page(href);
+                    }
                 }
                 Err(BackendError::StaleWalk { .. }) => {
                     r = r.say(format!(
