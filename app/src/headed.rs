@@ -58,6 +58,8 @@ pub struct Config {
     pub places: Option<aperture_places::Places>,
     /// The tracker blocker, whose per-site rules the settings view changes.
     pub blocker: Option<Arc<crate::privacy::BlockFilter>>,
+    /// The profile's vault, for the vault window (`None` in the one-shot debug modes).
+    pub vault: Option<Arc<crate::vault::VaultWiring>>,
 }
 
 /// Runs the window until it closes (or `done`), on the main thread, after `runtime::init`.
@@ -143,6 +145,10 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         session_saved: None,
         session_due: None,
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
+        vault_window: cfg
+            .vault
+            .clone()
+            .map(|v| crate::vault_window::VaultWindows::new(v, waker.clone())),
     };
     let restored = host.restore_session();
     if cfg.url_given || !restored {
@@ -199,6 +205,8 @@ struct Headed {
     last_mouse: (i32, i32),
     /// Debug: `APERTURE_HEADED_SHOT=out.ppm` writes a window capture after each page load.
     shot_path: Option<PathBuf>,
+    /// The vault window (its own OS window, never a tab).
+    vault_window: Option<crate::vault_window::VaultWindows>,
 }
 
 impl Headed {
@@ -817,9 +825,10 @@ impl Host for Headed {
             UiCommand::SetDarkFilter { .. } | UiCommand::SetColorScheme(_) | UiCommand::SetDarkDefault(_) => {
                 self.replan_all(None)
             }
-            UiCommand::OpenVault => {
-                eprintln!("aperture: the vault window is not available in this build");
-            }
+            UiCommand::OpenVault => match &self.vault_window {
+                Some(v) => v.open(),
+                None => eprintln!("aperture: this browser has no vault"),
+            },
             UiCommand::PageFocus { tab, focused } => {
                 if let Some(h) = self.actor.host(tab) {
                     h.set_focus(focused);
@@ -940,6 +949,13 @@ impl Host for Headed {
             self.actor.settle();
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+
+    fn take_window_requests(&mut self) -> Vec<(aperture_ui::WindowSpec, Box<dyn aperture_ui::WindowUi>)> {
+        self.vault_window
+            .as_ref()
+            .map(|v| v.take_window_requests())
+            .unwrap_or_default()
     }
 
     fn screenshot(&mut self, shot: WindowShot) {

@@ -22,6 +22,7 @@ mod settings_glue;
 mod tab;
 mod theme;
 mod vault;
+mod vault_window;
 
 use anyhow::{Context, Result};
 use clap::Parser;
@@ -419,7 +420,7 @@ fn run(cli: Cli) -> Result<i32> {
         let themes = Arc::new(theme::Themes::default());
         let backend: Arc<dyn aperture_mcp::backend::Backend> = Arc::new(
             backend::AppBackend::new(h.clone(), policy, cli.size, containers.clone(), themes.clone())
-                .with_vault(vault),
+                .with_vault(vault.clone()),
         );
         // MCP is served before the first page loads: a slow or failing start page never keeps
         // the agent out.
@@ -473,6 +474,7 @@ fn run(cli: Cli) -> Result<i32> {
                 done: done.clone(),
                 places: places.clone(),
                 blocker: blocker.clone(),
+                vault: vault.clone(),
             };
             if let Err(e) = headed::run(cfg, &actor, rx, &rt) {
                 finish(&code, Err(e));

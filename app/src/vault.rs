@@ -1,5 +1,6 @@
 //! The vault, wired into the browser: the human's CLI (`aperture vault …`), unlocking at
-//! start-up, the fill path behind `vault_request_fill`, and the taint sets that keep a filled
+//! start-up, the one shared [`Vault`] the window (`crate::vault_window`) and the fills both
+//! use, the fill path behind `vault_request_fill`, and the taint sets that keep a filled
 //! value from coming back out through a page read: per tab (following the tab to other sites)
 //! and per container and site (every tab of the site the value was filled on, in that
 //! container, for the life of the browser: the site can store the value and show it anywhere).
@@ -275,7 +276,7 @@ fn open_for_cli(path: &Path, profile: &Path, passphrase_file: Option<&Path>) -> 
 
 /// A vault error for the human, with the exact command for this profile when the fix is
 /// `accept-rollback` (the crate's sentence names it without `--profile`).
-fn explain(e: VaultError, profile: &Path) -> anyhow::Error {
+pub(crate) fn explain(e: VaultError, profile: &Path) -> anyhow::Error {
     match e {
         VaultError::RolledBack { .. } | VaultError::GenerationRecord(_) => anyhow::anyhow!(
             "{e} (for this profile: `aperture vault --profile {} accept-rollback`)",
@@ -367,9 +368,11 @@ fn prompt_hidden(prompt: &str) -> Result<Zeroizing<String>> {
 // Start-up: open (and, given a passphrase, unlock) the profile's vault.
 
 /// Opens the profile's vault, unlocking it with the first line of `passphrase_file` (read once,
-/// zeroized). Without a passphrase an existing vault stays locked and the vault tools say so;
-/// without a vault file there is nothing to wire. Fails on a wrong passphrase or a damaged
-/// file rather than starting with a vault the human believes is usable.
+/// zeroized). Without a passphrase an existing vault stays locked until the human unlocks it in
+/// the vault window; without a vault file the wiring is still made, empty, so a vault the human
+/// creates later (in the window, or with `aperture vault init`) is the one the agent's fills
+/// use. Fails on a wrong passphrase or a damaged file rather than starting with a vault the
+/// human believes is usable.
 pub fn load(
     profile: &Path,
     passphrase_file: Option<&Path>,
@@ -380,6 +383,7 @@ pub fn load(
         .map(|o| Origin::parse(o).map_err(|e| anyhow::anyhow!("--vault-allow-fill {o}: {e}")))
         .collect::<Result<Vec<_>>>()?;
     let path = vault_path(profile);
+    let mut vault = None;
     if !path.exists() {
         if passphrase_file.is_some() {
             bail!(
@@ -387,22 +391,22 @@ pub fn load(
                 path.display()
             );
         }
-        return Ok(None);
-    }
-    let vault = Vault::open(&path)
-        .map_err(|e| explain(e, profile))
-        .with_context(|| format!("opening {}", path.display()))?;
-    if let Some(f) = passphrase_file {
-        let pass = read_passphrase_file(f)?;
-        vault
-            .unlock(&pass)
+    } else {
+        let v = Vault::open(&path)
             .map_err(|e| explain(e, profile))
-            .with_context(|| format!("unlocking {}", path.display()))?;
+            .with_context(|| format!("opening {}", path.display()))?;
+        if let Some(f) = passphrase_file {
+            let pass = read_passphrase_file(f)?;
+            v.unlock(&pass)
+                .map_err(|e| explain(e, profile))
+                .with_context(|| format!("unlocking {}", path.display()))?;
+        }
+        vault = Some(v);
     }
     Ok(Some(Arc::new(VaultWiring {
-        agent: vault.agent_view(),
-        filler: vault.filler(),
-        _vault: vault,
+        profile: profile.to_owned(),
+        path,
+        slot: Mutex::new(vault),
         allow_fill: allow,
         taint: Mutex::new(Taint::default()),
     })))
@@ -412,15 +416,60 @@ pub fn load(
 // The fill path and redaction, used by the MCP backend.
 
 /// The vault as the browser's backend uses it. See the module docs for who may hold it.
+///
+/// The one [`Vault`] of the profile lives here, shared (a `Vault` clone shares its state) by
+/// the agent's fill path and the human's vault window (`crate::vault_window`): an entry the
+/// human adds there is one the next fill can use, and a lock there locks the fills too.
 pub struct VaultWiring {
-    agent: AgentView,
-    filler: Filler,
-    /// Kept so the unlocked state lives as long as the browser does.
-    _vault: Vault,
+    profile: PathBuf,
+    path: PathBuf,
+    /// `None` until there is a vault file: the window creates one, or it appears on disk.
+    slot: Mutex<Option<Vault>>,
     /// Origins the human pre-authorized fills on (headless consent).
     allow_fill: Vec<Origin>,
     /// Values filled, per tab and per (container, site).
     taint: Mutex<Taint>,
+}
+
+/// Said when the profile has no vault at all.
+const NO_VAULT: &str = "this browser has no vault yet (the human creates one in the vault window, or with `aperture vault init`)";
+
+impl VaultWiring {
+    /// The profile directory the vault belongs to.
+    pub fn profile(&self) -> &Path {
+        &self.profile
+    }
+
+    /// Where the vault file is (or will be).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The human's handle on the vault, for the vault window only. Opens the file (locked)
+    /// if it appeared since start-up. `Ok(None)`: there is no vault file.
+    pub fn vault(&self) -> Result<Option<Vault>, VaultError> {
+        let mut g = self.slot.lock().unwrap_or_else(|e| e.into_inner());
+        if g.is_none() && self.path.exists() {
+            *g = Some(Vault::open(&self.path)?);
+        }
+        Ok(g.clone())
+    }
+
+    /// Makes `v` (just created by the vault window) the profile's vault.
+    pub fn install(&self, v: Vault) {
+        *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
+    }
+
+    /// The agent's view and the fill path's filler, over the current vault.
+    fn handles(&self) -> BackendResult<(AgentView, Filler)> {
+        match self.vault() {
+            Ok(Some(v)) => Ok((v.agent_view(), v.filler())),
+            Ok(None) => Err(refused(NO_VAULT)),
+            Err(e) => Err(refused(format!(
+                "the vault file cannot be opened ({e}); only the human can fix that"
+            ))),
+        }
+    }
 }
 
 /// Everything the vault filled, in the two scopes reads are redacted for.
@@ -473,10 +522,10 @@ fn refused(msg: impl Into<String>) -> BackendError {
 fn agent_err(e: AgentError) -> BackendError {
     match e {
         AgentError::NotAvailable => refused(NOT_AVAILABLE),
-        // The crate's wording points at a vault window this build does not have yet.
+        // Said without the crate's wording, which assumes a window: headless has none.
         AgentError::Locked => refused(
-            "the vault is locked; only the human can open it (by starting the browser with \
-             --vault-passphrase-file)",
+            "the vault is locked; only the human can unlock it (in the browser window's vault \
+             window, or by starting the browser with --vault-passphrase-file)",
         ),
         other => refused(other.to_string()),
     }
@@ -543,7 +592,8 @@ impl VaultWiring {
     pub async fn entries(&self, h: &Handle, id: TabId) -> BackendResult<VaultEntries> {
         let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
-        let list = self.agent.entries_for_origin(&origin).map_err(agent_err)?;
+        let (agent, _) = self.handles()?;
+        let list = agent.entries_for_origin(&origin).map_err(agent_err)?;
         Ok(VaultEntries {
             origin: origin.to_string(),
             entries: list
@@ -584,10 +634,8 @@ impl VaultWiring {
         } else {
             FillTarget::Login
         };
-        let grant = self
-            .agent
-            .request_fill(&eid, &origin, target)
-            .map_err(agent_err)?;
+        let (agent, filler) = self.handles()?;
+        let grant = agent.request_fill(&eid, &origin, target).map_err(agent_err)?;
         let tab = crate::tab::Tab::new(h, id);
 
         // Focus the first field, then redeem against the frame that actually has focus: that
@@ -595,7 +643,7 @@ impl VaultWiring {
         let first = targets[0];
         focus(&tab, id, first).await?;
         let frame = self.focused_origin(h, id).await?;
-        let secret = self.filler.redeem(grant, &frame).map_err(fill_err)?;
+        let secret = filler.redeem(grant, &frame).map_err(fill_err)?;
         let values: Vec<&str> = targets
             .iter()
             .map(|t| value(&secret, t.field))
@@ -817,9 +865,9 @@ mod tests {
         let g = agent.request_fill(&e[0].id, &origin, FillTarget::Login).unwrap();
         let secret = filler.redeem(g, &origin).unwrap();
         let w = VaultWiring {
-            agent,
-            filler,
-            _vault: v,
+            profile: dir.clone(),
+            path: vault_path(&dir),
+            slot: Mutex::new(Some(v)),
             allow_fill: vec![],
             taint: Mutex::new(Taint::default()),
         };

@@ -66,6 +66,8 @@ pub struct EntryInfo {
     pub username: String,
     /// Whether a TOTP seed is stored.
     pub has_totp: bool,
+    /// The TOTP step in seconds, when a seed is stored (for the window's countdown).
+    pub totp_period: Option<u64>,
     /// Last change, Unix seconds.
     pub updated: u64,
 }
@@ -576,6 +578,7 @@ impl Vault {
                 origin: e.origin.clone(),
                 username: e.username.expose().to_owned(),
                 has_totp: e.totp.is_some(),
+                totp_period: e.totp.as_ref().map(|t| t.period),
                 updated: e.updated,
             })
             .collect())

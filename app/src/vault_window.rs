@@ -1,0 +1,1137 @@
+//! The human's vault window, on the app side: the [`VaultWindow`] UI (`aperture_ui`) drawn in
+//! its own OS window, applied to the profile's one [`Vault`] (held by [`VaultWiring`], shared
+//! with the agent's fill path, so an entry added here is fillable at once and a lock here
+//! stops fills too).
+//!
+//! Why a window and not a page: the agent addresses tabs. This window is not one, is not
+//! rendered by Chromium, and appears in nothing the MCP server lists or captures, so no tool
+//! argument can reach it (`app/tests/vault_window.rs` checks `browser_tabs` never lists it).
+//!
+//! What it does:
+//! * First use creates the vault (the passphrase typed twice; Argon2id calibrated on this
+//!   machine, off the UI thread). Unlocking is by the passphrase typed here; a wrong one says
+//!   so and changes nothing. Passphrases are never logged, never in argv, and are wiped after
+//!   use (the UI's `Secret`; the vault crate zeroizes its own copies).
+//! * It locks on demand, and after [`aperture_ui::vault_window::DEFAULT_AUTO_LOCK_MINUTES`] (or
+//!   what the human sets, saved in `<profile>/vault-window.json`) without use of this window,
+//!   whether the window is open or not. Use means input in this window; the agent's fills do
+//!   not count. This also applies to a vault unlocked at start-up with
+//!   `--vault-passphrase-file`: once the browser has a window, the human is the one keeping
+//!   the vault open.
+//! * Add, edit (one save per edit), delete with undo of the last delete (the deleted entry is
+//!   kept in memory, wiped on drop, until undone, replaced, or the vault locks), reveal (shown
+//!   for five seconds), copy username, password or the current two-factor code (the clipboard
+//!   is cleared 30 s later if it still holds that text: `ClipboardClearer`), the generator,
+//!   and import from Chrome, Firefox and Bitwarden CSV exports (preview first; then every
+//!   ready login is saved in one write, or none).
+//! * One window at a time: the Vault button again raises the open one.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use aperture_ui::egui;
+use aperture_ui::vault_window::{
+    CLIPBOARD_CLEAR_AFTER, ClipboardClearer, DEFAULT_AUTO_LOCK_MINUTES, EntryForm, EntryView,
+    GeneratorOptions, ImportPreview, Secret, TotpChange, TotpView, VaultCommand, VaultState, VaultView,
+    VaultWindow,
+};
+use aperture_ui::{UiWaker, WindowSpec, WindowUi};
+use aperture_vault::import::MAX_CSV_BYTES;
+use aperture_vault::{
+    CsvImport, DeletedEntry, EntryEdit, EntryId, KdfParams, NewEntry, Origin, PasswordPolicy, SecretString,
+    Totp, TotpEdit, Vault, VaultError,
+};
+use zeroize::Zeroizing;
+
+use crate::vault::VaultWiring;
+
+/// The window's title (tests find the window by it).
+pub const TITLE: &str = "Aperture — Vault";
+/// Where the human's auto-lock choice is kept, in the profile.
+const SETTINGS_FILE: &str = "vault-window.json";
+
+/// The vault window as `headed` holds it: opened by the Vault button, driven by the runner.
+pub struct VaultWindows {
+    glue: Rc<RefCell<Glue>>,
+}
+
+impl VaultWindows {
+    /// For the profile's vault; `waker` redraws the window when work done elsewhere lands.
+    pub fn new(wiring: Arc<VaultWiring>, waker: UiWaker) -> VaultWindows {
+        let waker = std::sync::Mutex::new(waker);
+        let repaint: Repaint =
+            Arc::new(move || waker.lock().unwrap_or_else(|e| e.into_inner()).request_repaint());
+        VaultWindows {
+            glue: Rc::new(RefCell::new(Glue::new(wiring, repaint))),
+        }
+    }
+
+    /// The Vault button: opens the window, or raises it when it is open.
+    pub fn open(&self) {
+        let mut g = self.glue.borrow_mut();
+        match g.window {
+            Shown::Closed => g.window = Shown::Requested,
+            Shown::Requested => {}
+            Shown::Open => {
+                g.raise = true;
+                (g.repaint)();
+            }
+        }
+    }
+
+    /// Called on every turn of the event loop ([`aperture_ui::Host::take_window_requests`]):
+    /// runs the idle lock and lands finished work, and hands the runner the window to open.
+    pub fn take_window_requests(&self) -> Vec<(WindowSpec, Box<dyn WindowUi>)> {
+        let mut g = self.glue.borrow_mut();
+        g.tick();
+        if g.window != Shown::Requested {
+            return Vec::new();
+        }
+        g.window = Shown::Open;
+        g.ui = Some(VaultWindow::new());
+        g.last_use = Instant::now();
+        vec![(
+            WindowSpec {
+                title: TITLE.into(),
+                width: 860,
+                height: 580,
+            },
+            Box::new(VaultUi(self.glue.clone())),
+        )]
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shown {
+    Closed,
+    Requested,
+    Open,
+}
+
+/// Work off the UI thread (Argon2id takes about half a second; calibrating it, longer).
+struct Job {
+    busy: &'static str,
+    rx: mpsc::Receiver<Result<Option<Vault>, String>>,
+}
+
+/// Redraws the window (from any thread).
+type Repaint = Arc<dyn Fn() + Send + Sync>;
+
+struct Glue {
+    wiring: Arc<VaultWiring>,
+    repaint: Repaint,
+    /// What one "minute" of the auto-lock setting lasts (shorter in tests).
+    minute: Duration,
+    window: Shown,
+    raise: bool,
+    /// The UI's state while the window is open (dropped with it: nothing typed survives).
+    ui: Option<VaultWindow>,
+    job: Option<Job>,
+    /// The last deleted entry, for Undo.
+    undo: Option<DeletedEntry>,
+    import: Option<CsvImport>,
+    error: Option<String>,
+    notice: Option<String>,
+    last_use: Instant,
+    auto_lock_minutes: u32,
+    clipboard: ClipboardClearer,
+}
+
+struct VaultUi(Rc<RefCell<Glue>>);
+
+impl WindowUi for VaultUi {
+    fn ui(&mut self, ui: &mut egui::Ui) {
+        self.0.borrow_mut().frame(ui);
+    }
+
+    fn closed(&mut self) {
+        self.0.borrow_mut().window_closed();
+    }
+}
+
+impl Drop for VaultUi {
+    // Also when the runner could not open the window at all: the next click tries again.
+    fn drop(&mut self) {
+        if let Ok(mut g) = self.0.try_borrow_mut() {
+            g.window_closed();
+        }
+    }
+}
+
+fn settings_path(profile: &Path) -> PathBuf {
+    profile.join(SETTINGS_FILE)
+}
+
+fn load_auto_lock(profile: &Path) -> u32 {
+    std::fs::read(settings_path(profile))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|v| v.get("auto_lock_minutes")?.as_u64())
+        .and_then(|m| u32::try_from(m).ok())
+        .filter(|m| *m >= 1)
+        .unwrap_or(DEFAULT_AUTO_LOCK_MINUTES)
+}
+
+/// A web address as the human types it: a bare host is taken as `https://`.
+fn parse_origin(typed: &str) -> Result<Origin, String> {
+    let t = typed.trim();
+    Origin::parse(t)
+        .or_else(|e| {
+            if t.contains("://") {
+                Err(e)
+            } else {
+                Origin::parse(&format!("https://{t}"))
+            }
+        })
+        .map_err(|_| format!("“{t}” is not a web address (http or https)."))
+}
+
+fn parse_totp(seed: &str) -> Result<Totp, String> {
+    let s = seed.trim();
+    if s.to_ascii_lowercase().starts_with("otpauth://") {
+        Totp::from_uri(s)
+    } else {
+        Totp::from_base32(s)
+    }
+    .map_err(|e| format!("The two-factor seed is not usable: {e}."))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+impl Glue {
+    fn new(wiring: Arc<VaultWiring>, repaint: Repaint) -> Glue {
+        let auto_lock_minutes = load_auto_lock(wiring.profile());
+        Glue {
+            wiring,
+            repaint,
+            minute: Duration::from_secs(60),
+            window: Shown::Closed,
+            raise: false,
+            ui: None,
+            job: None,
+            undo: None,
+            import: None,
+            error: None,
+            notice: None,
+            last_use: Instant::now(),
+            auto_lock_minutes,
+            clipboard: ClipboardClearer::new(CLIPBOARD_CLEAR_AFTER),
+        }
+    }
+
+    fn window_closed(&mut self) {
+        self.window = Shown::Closed;
+        self.ui = None;
+        self.raise = false;
+    }
+
+    fn vault(&self) -> Option<Vault> {
+        self.wiring.vault().ok().flatten()
+    }
+
+    /// Once per loop turn, window open or not.
+    fn tick(&mut self) {
+        self.poll_job();
+        let Some(v) = self.vault() else { return };
+        if !v.is_unlocked() {
+            // Locked by any path: what the window kept of the contents goes too.
+            self.undo = None;
+            self.import = None;
+            return;
+        }
+        let idle = self.minute * self.auto_lock_minutes;
+        if self.job.is_none() && self.last_use.elapsed() >= idle {
+            v.lock();
+            self.undo = None;
+            self.import = None;
+            self.error = None;
+            self.notice = Some(format!(
+                "Locked after {} without use.",
+                plural(self.auto_lock_minutes as usize, "minute", "minutes")
+            ));
+            tracing::info!("vault locked after {} idle minutes", self.auto_lock_minutes);
+            (self.repaint)();
+        }
+    }
+
+    fn poll_job(&mut self) {
+        let Some(job) = &self.job else { return };
+        let got = match job.rx.try_recv() {
+            Ok(r) => r,
+            Err(mpsc::TryRecvError::Empty) => return,
+            Err(mpsc::TryRecvError::Disconnected) => Err("the vault's worker stopped unexpectedly".into()),
+        };
+        self.job = None;
+        self.last_use = Instant::now();
+        match got {
+            Ok(created) => {
+                if let Some(v) = created {
+                    self.wiring.install(v);
+                    self.notice =
+                        Some("Vault created. Add logins, or import a browser's export (Import…).".into());
+                } else {
+                    self.notice = None;
+                }
+                self.error = None;
+            }
+            Err(e) => self.error = Some(e),
+        }
+        (self.repaint)();
+    }
+
+    fn state(&self) -> (VaultState, Option<Vault>, Option<String>) {
+        match self.wiring.vault() {
+            Ok(None) => (VaultState::NoVault, None, None),
+            Ok(Some(v)) if v.is_unlocked() => (VaultState::Unlocked, Some(v), None),
+            Ok(Some(v)) => (VaultState::Locked, Some(v), None),
+            Err(e) => (
+                VaultState::Locked,
+                None,
+                Some(crate::vault::explain(e, self.wiring.profile()).to_string()),
+            ),
+        }
+    }
+
+    fn view(&self, selected: Option<&str>) -> (VaultView, Option<Vault>) {
+        let (state, vault, file_error) = self.state();
+        let mut view = VaultView {
+            state,
+            location: self.wiring.path().display().to_string(),
+            error: self.error.clone().or(file_error),
+            notice: self.notice.clone(),
+            busy: self.job.as_ref().map(|j| j.busy.to_string()),
+            undo: self.undo.as_ref().map(|d| d.label().to_string()),
+            auto_lock_minutes: self.auto_lock_minutes,
+            import: self.import.as_ref().map(|i| ImportPreview {
+                format: i.format().name().to_string(),
+                ready: i.ready(),
+                problems: i.problems().iter().map(|p| (p.line, p.reason.clone())).collect(),
+            }),
+            ..Default::default()
+        };
+        if let (VaultState::Unlocked, Some(v)) = (state, &vault) {
+            let entries = v.entries().unwrap_or_default();
+            if let Some(sel) = selected
+                && let Some(e) = entries.iter().find(|e| e.id.as_str() == sel && e.has_totp)
+                && let Ok((code, remaining)) = v.totp_now(&e.id)
+            {
+                view.totp = Some(TotpView {
+                    entry: sel.to_string(),
+                    code,
+                    remaining,
+                    period: e.totp_period.unwrap_or(30),
+                });
+            }
+            view.entries = entries
+                .into_iter()
+                .map(|e| EntryView {
+                    id: e.id.to_string(),
+                    site: e.site,
+                    origin: e.origin,
+                    label: e.label,
+                    username: e.username,
+                    has_totp: e.has_totp,
+                })
+                .collect();
+        }
+        (view, vault)
+    }
+
+    fn frame(&mut self, ui: &mut egui::Ui) {
+        let used = ui.input(|i| {
+            i.events.iter().any(|e| {
+                matches!(
+                    e,
+                    egui::Event::Key { .. }
+                        | egui::Event::Text(_)
+                        | egui::Event::Paste(_)
+                        | egui::Event::PointerButton { .. }
+                        | egui::Event::PointerMoved(_)
+                        | egui::Event::MouseWheel { .. }
+                )
+            })
+        });
+        if used {
+            self.last_use = Instant::now();
+        }
+        self.poll_job();
+        if std::mem::take(&mut self.raise) {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Focus);
+        }
+        let Some(mut w) = self.ui.take() else { return };
+        let (view, vault) = self.view(w.selected());
+        let commands = w.show(ui, &view);
+        let any = !commands.is_empty();
+        for c in commands {
+            self.apply(c, &mut w, vault.as_ref(), ui.ctx());
+        }
+        self.ui = Some(w);
+        if any {
+            self.last_use = Instant::now();
+            ui.ctx().request_repaint();
+        }
+        if self.job.is_some() {
+            ui.ctx().request_repaint_after(Duration::from_millis(100));
+        }
+    }
+
+    fn start(
+        &mut self,
+        busy: &'static str,
+        work: impl FnOnce() -> Result<Option<Vault>, String> + Send + 'static,
+    ) {
+        let (tx, rx) = mpsc::channel();
+        let repaint = self.repaint.clone();
+        let spawned = std::thread::Builder::new()
+            .name("vault-unlock".into())
+            .spawn(move || {
+                let _ = tx.send(work());
+                repaint();
+            });
+        match spawned {
+            Ok(_) => {
+                self.error = None;
+                self.notice = None;
+                self.job = Some(Job { busy, rx });
+            }
+            Err(e) => self.error = Some(format!("could not start the vault's worker: {e}")),
+        }
+    }
+
+    fn apply(&mut self, c: VaultCommand, w: &mut VaultWindow, vault: Option<&Vault>, ctx: &egui::Context) {
+        if self.job.is_some() {
+            // The UI disables its inputs while busy; a command racing that is dropped.
+            return;
+        }
+        match c {
+            VaultCommand::Create { passphrase } => {
+                let (profile, path) = (self.wiring.profile().to_owned(), self.wiring.path().to_owned());
+                self.start(
+                    "Creating the vault (tuning the key derivation to this computer)…",
+                    move || {
+                        aperture_common::fs::create_private_dir_all(&profile)
+                            .map_err(|e| format!("could not create {}: {e}", profile.display()))?;
+                        Vault::create_with_params(&path, passphrase.expose(), KdfParams::calibrate())
+                            .map(Some)
+                            .map_err(|e| match e {
+                                VaultError::AlreadyExists(_) => format!(
+                                    "A vault already exists at {}; unlock it instead.",
+                                    path.display()
+                                ),
+                                other => format!("The vault was not created: {other}"),
+                            })
+                    },
+                );
+            }
+            VaultCommand::Unlock { passphrase } => {
+                let wiring = self.wiring.clone();
+                self.start("Unlocking…", move || {
+                    let profile = wiring.profile().to_owned();
+                    let v = wiring
+                        .vault()
+                        .map_err(|e| crate::vault::explain(e, &profile).to_string())?
+                        .ok_or("There is no vault to unlock.")?;
+                    v.unlock(passphrase.expose()).map(|()| None).map_err(|e| match e {
+                        VaultError::WrongPassphrase => {
+                            "Wrong passphrase. Nothing was changed; type it again.".to_string()
+                        }
+                        e @ (VaultError::RolledBack { .. } | VaultError::GenerationRecord(_)) => {
+                            crate::vault::explain(e, &profile).to_string()
+                        }
+                        other => format!("The vault could not be unlocked: {other}"),
+                    })
+                });
+            }
+            VaultCommand::Lock => {
+                if let Some(v) = vault {
+                    v.lock();
+                }
+                self.undo = None;
+                self.import = None;
+                self.error = None;
+                self.notice = Some("Locked.".into());
+            }
+            VaultCommand::Dismiss => {
+                self.error = None;
+                self.notice = None;
+            }
+            VaultCommand::SetAutoLock { minutes } => {
+                self.auto_lock_minutes = minutes.max(1);
+                let body = serde_json::json!({ "auto_lock_minutes": self.auto_lock_minutes }).to_string();
+                let path = settings_path(self.wiring.profile());
+                if let Err(e) = aperture_common::fs::write_atomic(&path, body.as_bytes()) {
+                    self.error = Some(format!("The auto-lock time could not be saved: {e}"));
+                }
+            }
+            other => {
+                let Some(v) = vault.filter(|v| v.is_unlocked()) else {
+                    self.error = Some("The vault is locked.".into());
+                    return;
+                };
+                self.apply_unlocked(other, w, v, ctx);
+            }
+        }
+    }
+
+    fn apply_unlocked(&mut self, c: VaultCommand, w: &mut VaultWindow, v: &Vault, ctx: &egui::Context) {
+        let id_of = |s: &str| EntryId::parse(s).ok_or(VaultError::NotFound);
+        match c {
+            VaultCommand::Add(form) => match self.add(v, form) {
+                Ok((id, label)) => {
+                    w.form_saved(Some(id.as_str()));
+                    self.notice = Some(format!("Saved “{label}”."));
+                    self.error = None;
+                }
+                Err(e) => w.form_failed(e),
+            },
+            VaultCommand::Update { id, form } => match self.update(v, &id, form) {
+                Ok(label) => {
+                    w.form_saved(Some(&id));
+                    self.notice = Some(format!("Saved “{label}”."));
+                    self.error = None;
+                }
+                Err(e) => w.form_failed(e),
+            },
+            VaultCommand::Delete { id } => match id_of(&id).and_then(|id| v.take_entry(&id)) {
+                Ok(d) => {
+                    self.notice = None;
+                    self.undo = Some(d);
+                }
+                Err(e) => self.error = Some(format!("Not deleted: {e}")),
+            },
+            VaultCommand::Undo => {
+                if let Some(d) = self.undo.take() {
+                    let label = d.label().to_string();
+                    match v.restore_entry(d) {
+                        Ok(_) => self.notice = Some(format!("“{label}” is back.")),
+                        Err(e) => self.error = Some(format!("Could not undo: {e}")),
+                    }
+                }
+            }
+            VaultCommand::Reveal { id } => match id_of(&id).and_then(|eid| v.reveal_for_human(&eid)) {
+                Ok(r) => w.reveal(&id, Secret::new(r.password())),
+                Err(e) => self.error = Some(format!("Cannot show it: {e}")),
+            },
+            VaultCommand::CopyUsername { id } => {
+                let r = id_of(&id).and_then(|eid| v.reveal_for_human(&eid));
+                self.copy(w, ctx, r.map(|r| Secret::new(r.username())), "Username");
+            }
+            VaultCommand::CopyPassword { id } => {
+                let r = id_of(&id).and_then(|eid| v.reveal_for_human(&eid));
+                self.copy(w, ctx, r.map(|r| Secret::new(r.password())), "Password");
+            }
+            VaultCommand::CopyTotp { id } => {
+                let r = id_of(&id).and_then(|eid| v.totp_now(&eid));
+                self.copy(w, ctx, r.map(|(code, _)| Secret::new(code)), "Code");
+            }
+            VaultCommand::Generate(o) => match v.generate_for_human(&policy(o)) {
+                Ok(g) => w.set_generated(Secret::new(g.password()), g.entropy_bits()),
+                Err(e) => w.form_failed(format!("No password generated: {e}.")),
+            },
+            VaultCommand::PreviewImport { path } => match read_export(&path) {
+                Ok(i) => {
+                    self.error = None;
+                    self.import = Some(i);
+                }
+                Err(e) => self.error = Some(e),
+            },
+            VaultCommand::ConfirmImport => {
+                if let Some(i) = self.import.take() {
+                    let skipped = i.problems().len();
+                    match v.import_logins(i) {
+                        Ok(o) => {
+                            let mut n = format!("Imported {}", plural(o.added, "login", "logins"));
+                            if o.duplicates > 0 {
+                                n.push_str(&format!(" ({} already saved)", o.duplicates));
+                            }
+                            if skipped > 0 {
+                                n.push_str(&format!("; {} not imported", plural(skipped, "row", "rows")));
+                            }
+                            n.push_str(". The export file holds your passwords in plain text: delete it.");
+                            self.notice = Some(n);
+                            self.error = None;
+                        }
+                        Err(e) => self.error = Some(format!("Nothing was imported: {e}")),
+                    }
+                }
+            }
+            VaultCommand::CancelImport => self.import = None,
+            // Handled in `apply`.
+            VaultCommand::Create { .. }
+            | VaultCommand::Unlock { .. }
+            | VaultCommand::Lock
+            | VaultCommand::Dismiss
+            | VaultCommand::SetAutoLock { .. } => {}
+        }
+    }
+
+    fn copy(
+        &mut self,
+        w: &mut VaultWindow,
+        ctx: &egui::Context,
+        text: Result<Secret, VaultError>,
+        what: &str,
+    ) {
+        match text {
+            Ok(s) if s.is_empty() => self.error = Some(format!("{what}: nothing saved to copy.")),
+            Ok(s) => {
+                w.copy(ctx, &s);
+                self.clipboard.copied(s);
+                self.error = None;
+                self.notice = Some(format!(
+                    "{what} copied. The clipboard is cleared in {} s.",
+                    CLIPBOARD_CLEAR_AFTER.as_secs()
+                ));
+            }
+            Err(e) => self.error = Some(format!("{what} not copied: {e}")),
+        }
+    }
+
+    fn add(&self, v: &Vault, form: EntryForm) -> Result<(EntryId, String), String> {
+        let origin = parse_origin(&form.url)?;
+        let totp = match &form.totp {
+            TotpChange::Set(s) => Some(parse_totp(s.expose())?),
+            TotpChange::Keep | TotpChange::Remove => None,
+        };
+        let password = form
+            .password
+            .as_ref()
+            .ok_or("Type a password, or Generate one.")?;
+        let label = if form.label.is_empty() {
+            origin.host().to_string()
+        } else {
+            form.label.clone()
+        };
+        let id = v
+            .add_entry(NewEntry {
+                origin: &origin,
+                label: &label,
+                username: &form.username,
+                password: SecretString::new(password.expose()),
+                totp,
+            })
+            .map_err(|e| format!("Not saved: {e}"))?;
+        Ok((id, label))
+    }
+
+    fn update(&self, v: &Vault, id: &str, form: EntryForm) -> Result<String, String> {
+        let id = EntryId::parse(id).ok_or("That login is gone.")?;
+        let origin = parse_origin(&form.url)?;
+        let totp = match &form.totp {
+            TotpChange::Keep => TotpEdit::Keep,
+            TotpChange::Remove => TotpEdit::Remove,
+            TotpChange::Set(s) => TotpEdit::Set(parse_totp(s.expose())?),
+        };
+        let label = if form.label.is_empty() {
+            origin.host().to_string()
+        } else {
+            form.label.clone()
+        };
+        v.update_entry(
+            &id,
+            EntryEdit {
+                origin: &origin,
+                label: &label,
+                username: &form.username,
+                password: form.password.as_ref().map(|p| SecretString::new(p.expose())),
+                totp,
+            },
+        )
+        .map_err(|e| format!("Not saved: {e}"))?;
+        Ok(label)
+    }
+}
+
+fn policy(o: GeneratorOptions) -> PasswordPolicy {
+    PasswordPolicy {
+        length: o.length,
+        lowercase: o.lowercase,
+        uppercase: o.uppercase,
+        digits: o.digits,
+        symbols: o.symbols,
+        avoid_ambiguous: o.avoid_ambiguous,
+        require_each_class: true,
+    }
+}
+
+/// Reads and parses an export. The file's text is wiped once parsed.
+fn read_export(path: &Path) -> Result<CsvImport, String> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| format!("Cannot read {shown}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!("{shown} is not a file."));
+    }
+    if meta.len() > MAX_CSV_BYTES as u64 {
+        return Err(format!("{shown} is too large to be a password export."));
+    }
+    let bytes = Zeroizing::new(std::fs::read(path).map_err(|e| format!("Cannot read {shown}: {e}"))?);
+    let text = std::str::from_utf8(&bytes).map_err(|_| format!("{shown} is not UTF-8 text."))?;
+    CsvImport::parse(text).map_err(|e| format!("{shown}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aperture_ui::egui::{Event, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
+    use aperture_ui::vault_window::{controls, entry_control};
+
+    const PASS: &str = "correct horse battery";
+
+    /// The glue with its window open, driven frame by frame like the runner does.
+    struct T {
+        ctx: egui::Context,
+        glue: Glue,
+        wiring: Arc<VaultWiring>,
+        time: f64,
+        copied: Vec<String>,
+        texts: Vec<String>,
+        _dir: tempfile::TempDir,
+    }
+
+    fn collect(shape: &egui::Shape, out: &mut Vec<String>) {
+        match shape {
+            egui::Shape::Text(t) => out.push(t.galley.text().to_string()),
+            egui::Shape::Vec(v) => v.iter().for_each(|s| collect(s, out)),
+            _ => {}
+        }
+    }
+
+    impl T {
+        /// A profile with no vault, or with one made here (cheap KDF) and left locked.
+        fn new(with_vault: bool) -> T {
+            let dir = tempfile::tempdir().unwrap();
+            if with_vault {
+                let v = Vault::create_with_params(
+                    crate::vault::vault_path(dir.path()),
+                    PASS,
+                    KdfParams::insecure_fast_for_tests(),
+                )
+                .unwrap();
+                let o = Origin::parse("https://accounts.example.com/login").unwrap();
+                v.add_entry(NewEntry {
+                    origin: &o,
+                    label: "Work",
+                    username: "ada",
+                    password: "pw-work-1".into(),
+                    totp: Some(Totp::from_base32("JBSWY3DPEHPK3PXP").unwrap()),
+                })
+                .unwrap();
+            }
+            let wiring = crate::vault::load(dir.path(), None, &[]).unwrap().unwrap();
+            let mut glue = Glue::new(wiring.clone(), Arc::new(|| {}));
+            glue.window = Shown::Open;
+            glue.ui = Some(VaultWindow::new());
+            let mut t = T {
+                ctx: egui::Context::default(),
+                glue,
+                wiring,
+                time: 0.0,
+                copied: Vec::new(),
+                texts: Vec::new(),
+                _dir: dir,
+            };
+            t.frame(vec![]);
+            t.frame(vec![]);
+            t
+        }
+
+        fn vault(&self) -> Vault {
+            self.wiring.vault().unwrap().expect("a vault")
+        }
+
+        fn frame(&mut self, events: Vec<Event>) {
+            self.time += 0.1;
+            let raw = RawInput {
+                screen_rect: Some(Rect::from_min_size(Pos2::ZERO, vec2(860.0, 580.0))),
+                time: Some(self.time),
+                events,
+                ..Default::default()
+            };
+            let glue = &mut self.glue;
+            let mut out = self.ctx.run_ui(raw, |ui| glue.frame(ui));
+            out.textures_delta.clear();
+            for c in &out.platform_output.commands {
+                if let egui::OutputCommand::CopyText(t) = c {
+                    self.copied.push(t.clone());
+                }
+            }
+            self.texts.clear();
+            for s in &out.shapes {
+                collect(&s.shape, &mut self.texts);
+            }
+        }
+
+        fn shows(&self, needle: &str) -> bool {
+            self.texts.iter().any(|t| t.contains(needle))
+        }
+
+        fn click(&mut self, name: &str) {
+            // A dialog that just changed size is re-centred on the next frame.
+            self.frame(vec![]);
+            let pos = self
+                .glue
+                .ui
+                .as_ref()
+                .and_then(|w| w.control_rect(name))
+                .unwrap_or_else(|| panic!("no control {name}: {:?}", self.texts))
+                .center();
+            self.frame(vec![Event::PointerMoved(pos)]);
+            for pressed in [true, false] {
+                self.frame(vec![Event::PointerButton {
+                    pos,
+                    button: PointerButton::Primary,
+                    pressed,
+                    modifiers: Modifiers::NONE,
+                }]);
+            }
+            self.frame(vec![]);
+        }
+
+        fn type_into(&mut self, name: &str, text: &str) {
+            self.click(name);
+            self.frame(vec![Event::Text(text.into())]);
+        }
+
+        /// Frames until the worker's result has landed.
+        fn finish_job(&mut self) {
+            let end = Instant::now() + Duration::from_secs(120);
+            while self.glue.job.is_some() {
+                assert!(Instant::now() < end, "the vault worker never finished");
+                std::thread::sleep(Duration::from_millis(20));
+                self.frame(vec![]);
+            }
+            self.frame(vec![]);
+            self.frame(vec![]);
+        }
+
+        fn unlock(&mut self, pass: &str) {
+            self.type_into(controls::PASSPHRASE, pass);
+            self.click(controls::UNLOCK);
+            self.finish_job();
+        }
+
+        fn select(&mut self, label: &str) -> EntryId {
+            let id = self
+                .vault()
+                .entries()
+                .unwrap()
+                .into_iter()
+                .find(|e| e.label == label)
+                .unwrap_or_else(|| panic!("no entry {label}"))
+                .id;
+            self.click(&entry_control(id.as_str()));
+            id
+        }
+    }
+
+    fn agent_labels(v: &Vault, url: &str) -> Vec<String> {
+        v.agent_view()
+            .entries_for_origin(&Origin::parse(url).unwrap())
+            .unwrap()
+            .into_iter()
+            .map(|e| e.label)
+            .collect()
+    }
+
+    #[test]
+    fn first_use_creates_the_vault_and_the_fill_path_sees_what_is_added() {
+        let mut t = T::new(false);
+        assert!(t.shows("Create your vault"), "{:?}", t.texts);
+        assert!(!t.wiring.path().exists());
+        t.type_into(controls::PASSPHRASE, PASS);
+        t.type_into(controls::PASSPHRASE_AGAIN, PASS);
+        t.click(controls::CREATE);
+        assert!(t.glue.job.is_some(), "created off the UI thread");
+        t.finish_job();
+        assert!(t.shows("Vault created"), "{:?}", t.texts);
+        let path = t.wiring.path().to_owned();
+        use std::os::unix::fs::PermissionsExt as _;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let v = t.vault();
+        assert!(v.is_unlocked());
+
+        t.click(controls::ADD);
+        t.type_into(controls::FORM_URL, "shop.example.net/signin");
+        t.type_into(controls::FORM_USERNAME, "ada@example.net");
+        t.type_into(controls::FORM_PASSWORD, "pw-shop-9");
+        t.click(controls::SAVE);
+        assert!(t.shows("Saved “shop.example.net”"), "{:?}", t.texts);
+        // The agent's side of the same vault lists it for the site, at once.
+        assert_eq!(agent_labels(&v, "https://www.example.net/"), ["shop.example.net"]);
+        // And it is on disk: the passphrase typed in the window opens the file.
+        let again = Vault::open_unlocked(&path, PASS).unwrap();
+        assert_eq!(again.entries().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_wrong_passphrase_says_so_and_changes_nothing() {
+        let mut t = T::new(true);
+        assert!(t.shows("The vault is locked"));
+        let before = std::fs::read(t.wiring.path()).unwrap();
+        t.unlock("correct horse batterY");
+        assert!(t.shows("Wrong passphrase"), "{:?}", t.texts);
+        assert!(!t.vault().is_unlocked());
+        assert_eq!(
+            std::fs::read(t.wiring.path()).unwrap(),
+            before,
+            "the file was written"
+        );
+        t.unlock(PASS);
+        assert!(t.vault().is_unlocked());
+        assert!(t.shows("Work — ada"), "{:?}", t.texts);
+        assert!(!t.shows("Wrong passphrase"));
+    }
+
+    #[test]
+    fn lock_on_demand_and_after_the_idle_time() {
+        let mut t = T::new(true);
+        t.glue.minute = Duration::from_millis(300);
+        t.glue.auto_lock_minutes = 1;
+        t.unlock(PASS);
+        t.click(controls::LOCK);
+        assert!(!t.vault().is_unlocked());
+        assert!(t.shows("The vault is locked"));
+        // The agent is refused while locked.
+        assert!(
+            t.vault()
+                .agent_view()
+                .entries_for_origin(&Origin::parse("https://example.com").unwrap())
+                .is_err()
+        );
+
+        t.unlock(PASS);
+        // Use keeps it open: the mouse moving over the window for longer than the idle time.
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(600) {
+            t.frame(vec![Event::PointerMoved(Pos2::new(200.0, 200.0 + t.time as f32))]);
+            t.glue.tick();
+            std::thread::sleep(Duration::from_millis(40));
+        }
+        assert!(t.vault().is_unlocked(), "locked while in use");
+        // Then no input: locked by the tick, window open or not.
+        t.glue.window_closed();
+        std::thread::sleep(Duration::from_millis(350));
+        t.glue.tick();
+        assert!(!t.vault().is_unlocked());
+        assert_eq!(
+            t.glue.notice.as_deref(),
+            Some("Locked after 1 minute without use.")
+        );
+    }
+
+    #[test]
+    fn the_auto_lock_choice_is_saved_in_the_profile() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        t.glue.apply(
+            VaultCommand::SetAutoLock { minutes: 25 },
+            &mut VaultWindow::new(),
+            Some(&t.vault()),
+            &t.ctx.clone(),
+        );
+        assert_eq!(load_auto_lock(t.wiring.profile()), 25);
+        let g = Glue::new(t.wiring.clone(), Arc::new(|| {}));
+        assert_eq!(g.auto_lock_minutes, 25);
+    }
+
+    #[test]
+    fn reveal_copy_and_the_live_code() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        let id = t.select("Work");
+        let (code, _) = t.vault().totp_now(&id).unwrap();
+        assert!(
+            t.shows(&code[..3]) && t.shows(&code[3..]),
+            "{code} in {:?}",
+            t.texts
+        );
+        assert!(!t.shows("pw-work-1"));
+        t.click(controls::REVEAL);
+        assert!(t.shows("pw-work-1"), "{:?}", t.texts);
+        t.click(controls::COPY_PASSWORD);
+        t.click(controls::COPY_USERNAME);
+        t.click(controls::COPY_TOTP);
+        assert_eq!(t.copied[..2], ["pw-work-1".to_string(), "ada".to_string()]);
+        assert_eq!(t.copied[2].len(), 6);
+        assert!(t.shows("The clipboard is cleared in 30 s"), "{:?}", t.texts);
+    }
+
+    #[test]
+    fn edit_delete_and_undo() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        let id = t.select("Work");
+        t.click(controls::EDIT);
+        t.type_into(controls::FORM_USERNAME, "-renamed");
+        t.click(controls::FORM_TOTP_REMOVE);
+        t.click(controls::SAVE);
+        let e = t.vault().entries().unwrap().remove(0);
+        assert_eq!((e.username.as_str(), e.has_totp), ("ada-renamed", false));
+        assert_eq!(
+            t.vault().reveal_for_human(&id).unwrap().password(),
+            "pw-work-1",
+            "kept"
+        );
+
+        t.select("Work");
+        t.click(controls::DELETE);
+        assert!(t.vault().entries().unwrap().is_empty());
+        assert!(agent_labels(&t.vault(), "https://example.com").is_empty());
+        assert!(t.shows("Deleted “Work”."), "{:?}", t.texts);
+        t.click(controls::UNDO);
+        let back = t.vault().entries().unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(back[0].id, id, "the same entry, same id");
+        assert_eq!(t.vault().reveal_for_human(&id).unwrap().password(), "pw-work-1");
+        assert_eq!(agent_labels(&t.vault(), "https://example.com"), ["Work"]);
+        // Undo of a delete does not survive a lock.
+        t.select("Work");
+        t.click(controls::DELETE);
+        t.click(controls::LOCK);
+        assert!(t.glue.undo.is_none());
+    }
+
+    #[test]
+    fn generate_a_password_for_a_new_login() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        t.click(controls::ADD);
+        t.type_into(controls::FORM_URL, "https://new.example.org");
+        t.click(controls::GENERATE);
+        assert!(t.shows("bits of randomness"), "{:?}", t.texts);
+        t.click(controls::SAVE);
+        let e = t
+            .vault()
+            .entries()
+            .unwrap()
+            .into_iter()
+            .find(|e| e.site == "https://example.org")
+            .unwrap();
+        let pw = t.vault().reveal_for_human(&e.id).unwrap().password().to_string();
+        assert_eq!(pw.chars().count(), 20);
+        assert!(pw.chars().any(|c| c.is_ascii_digit()) && pw.chars().any(|c| c.is_ascii_uppercase()));
+    }
+
+    #[test]
+    fn import_previews_then_saves_all_ready_rows_at_once() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        let csv = t._dir.path().join("export.csv");
+        std::fs::write(
+            &csv,
+            "name,url,username,password\n\
+             Mail,https://mail.example.org/,ada,pw-mail\n\
+             Broken,,bob,pw-x\n\
+             Shop,https://shop.example.net/,carol,pw-shop\n",
+        )
+        .unwrap();
+        let g0 = t.vault().generation().unwrap();
+        t.click(controls::IMPORT);
+        t.type_into(controls::IMPORT_PATH, csv.to_str().unwrap());
+        t.click(controls::IMPORT_PREVIEW);
+        assert!(t.shows("Chrome export: 2 logins ready"), "{:?}", t.texts);
+        assert!(t.shows("line 3: has no web address"));
+        assert_eq!(
+            t.vault().entries().unwrap().len(),
+            1,
+            "nothing saved by a preview"
+        );
+        t.click(controls::IMPORT_OK);
+        assert_eq!(t.vault().entries().unwrap().len(), 3);
+        assert_eq!(t.vault().generation().unwrap(), g0 + 1, "one write");
+        assert!(t.shows("Imported 2 logins; 1 row not imported"), "{:?}", t.texts);
+        assert_eq!(agent_labels(&t.vault(), "https://www.example.net"), ["Shop"]);
+
+        // A file that is not an export: an error, nothing changes.
+        std::fs::write(&csv, "hello,world\n1,2\n").unwrap();
+        t.click(controls::IMPORT);
+        t.type_into(controls::IMPORT_PATH, csv.to_str().unwrap());
+        t.click(controls::IMPORT_PREVIEW);
+        assert!(
+            t.shows("not a Chrome, Firefox or Bitwarden password export"),
+            "{:?}",
+            t.texts
+        );
+        assert_eq!(t.vault().entries().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_second_click_raises_the_open_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let wiring = crate::vault::load(dir.path(), None, &[]).unwrap().unwrap();
+        let repaints = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let r = repaints.clone();
+        let w = VaultWindows {
+            glue: Rc::new(RefCell::new(Glue::new(
+                wiring,
+                Arc::new(move || {
+                    r.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }),
+            ))),
+        };
+        assert!(w.take_window_requests().is_empty());
+        w.open();
+        w.open();
+        let mut opened = w.take_window_requests();
+        assert_eq!(opened.len(), 1, "one window for two clicks");
+        assert_eq!(opened[0].0.title, TITLE);
+        assert!(w.take_window_requests().is_empty());
+        w.open();
+        assert!(
+            w.take_window_requests().is_empty(),
+            "the open one is raised, not a second"
+        );
+        assert!(w.glue.borrow().raise);
+        assert_eq!(repaints.load(std::sync::atomic::Ordering::SeqCst), 1);
+        // The raise goes out as a viewport command on the window's next frame.
+        let ctx = egui::Context::default();
+        let mut out = ctx.run_ui(RawInput::default(), |ui| opened[0].1.ui(ui));
+        out.textures_delta.clear();
+        let vp = &out.viewport_output[&egui::ViewportId::ROOT];
+        assert!(
+            vp.commands.contains(&egui::ViewportCommand::Focus),
+            "{:?}",
+            vp.commands
+        );
+        // Closed (or never opened by the runner): the next click opens a new one.
+        drop(opened);
+        w.open();
+        assert_eq!(w.take_window_requests().len(), 1);
+    }
+    #[test]
+    fn typed_addresses_and_seeds() {
+        assert_eq!(
+            parse_origin("example.com").unwrap().to_string(),
+            "https://example.com"
+        );
+        assert_eq!(
+            parse_origin(" http://127.0.0.1:8080/login ").unwrap().to_string(),
+            "http://127.0.0.1:8080"
+        );
+        assert!(parse_origin("ftp://example.com").is_err());
+        assert!(parse_origin("").is_err());
+        assert!(parse_totp("JBSW Y3DP EHPK 3PXP").is_ok());
+        assert!(parse_totp("otpauth://totp/X:ada?secret=JBSWY3DPEHPK3PXP&issuer=X").is_ok());
+        assert!(parse_totp("not base32!").is_err());
+    }
+
+    #[test]
+    fn the_auto_lock_choice_is_read_back_and_bad_files_fall_back() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(load_auto_lock(dir.path()), DEFAULT_AUTO_LOCK_MINUTES);
+        std::fs::write(settings_path(dir.path()), r#"{"auto_lock_minutes": 3}"#).unwrap();
+        assert_eq!(load_auto_lock(dir.path()), 3);
+        std::fs::write(settings_path(dir.path()), r#"{"auto_lock_minutes": 0}"#).unwrap();
+        assert_eq!(load_auto_lock(dir.path()), DEFAULT_AUTO_LOCK_MINUTES);
+        std::fs::write(settings_path(dir.path()), "{nope").unwrap();
+        assert_eq!(load_auto_lock(dir.path()), DEFAULT_AUTO_LOCK_MINUTES);
+    }
+}
