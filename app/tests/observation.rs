@@ -1,0 +1,147 @@
+//! The walker's observation v2 (issue 15) in the real browser: accessible names through shadow
+//! roots and slots, script-made controls, select options, labels, sentences, aria-hidden, and
+//! how long the document has been quiet.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::time::Duration;
+
+fn fixtures() -> Server {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    Server::start(HashMap::new(), Some(dir))
+}
+
+fn by_id<'a>(w: &'a Value, id: &str) -> &'a Value {
+    find(w, id, |n| n["dom_id"] == id)
+}
+
+#[test]
+fn walk_names_and_covers_what_an_agent_needs() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/observation.html"));
+    // The late list item comes 150 ms after load.
+    let mut w = b.walk(t);
+    for _ in 0..40 {
+        if nodes(&w).iter().any(|n| n["dom_id"] == "late") {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        w = b.walk(t);
+    }
+
+    // A web component's button, named through its slot; its host says nothing of its own.
+    let inner = by_id(&w, "inner");
+    assert_eq!(inner["name"], "Save city", "named through the slot");
+    assert_eq!(inner["shadow"], true);
+    assert_eq!(inner["actionable"], true);
+    assert!(
+        by_id(&w, "host").get("text").is_none(),
+        "the host's light text is the slot's"
+    );
+
+    // Script-made controls.
+    for id in ["span-link", "prop-click", "card", "late"] {
+        let n = by_id(&w, id);
+        assert_eq!(n["actionable"], true, "{id}: {n}");
+        assert_eq!(n["scripted"], true, "{id}: {n}");
+    }
+    assert_eq!(by_id(&w, "span-link")["name"], "Span link");
+    assert_ne!(
+        by_id(&w, "card-with-link")["actionable"],
+        true,
+        "a pointer region is its link's, not a control of its own"
+    );
+
+    // Names: image alt, SVG title, aria-labelledby; list items are not named by content.
+    assert_eq!(by_id(&w, "logo")["name"], "Company logo");
+    assert_eq!(by_id(&w, "svg-btn")["name"], "Search");
+    assert_eq!(by_id(&w, "lb-btn")["name"], "Labelled by this");
+    let items: Vec<&Value> = nodes(&w).iter().filter(|n| n["tag"] == "li").collect();
+    assert!(items.iter().all(|n| n.get("name").is_none()), "{items:?}");
+    assert!(
+        !nodes(&w).iter().any(|n| n["dom_id"] == "hidden-btn"),
+        "aria-hidden subtrees are not walked"
+    );
+
+    // A label points at its control; selects list their options, not walk them.
+    let email = by_id(&w, "email");
+    assert_eq!(by_id(&w, "email-label")["label_for"], email["idx"]);
+    let country = by_id(&w, "country");
+    assert_eq!(
+        country["options"],
+        serde_json::json!([{"l": "France"}, {"l": "Germany", "s": true}, {"l": "Italy"}])
+    );
+    assert!(!nodes(&w).iter().any(|n| n["tag"] == "option"));
+    let big = by_id(&w, "big");
+    assert_eq!(
+        big["options"].as_array().unwrap().len(),
+        41,
+        "40 and the selected one"
+    );
+    assert_eq!(big["more_options"], 19);
+
+    // A sentence: the link sits in its paragraph's text, where it is read.
+    let para = by_id(&w, "para");
+    let text = para["text"].as_str().unwrap();
+    let at = by_id(&w, "ns")["at"].as_u64().unwrap() as usize;
+    let before: String = text.chars().take(at).collect();
+    assert!(before.ends_with("members of "), "{before:?} | {text:?}");
+    assert_eq!(by_id(&w, "ns")["href"], s.url("/netscape"), "resolved URL");
+
+    // The document changed 150 ms after load and not since.
+    assert!(w["dom_quiet_ms"].as_u64().is_some(), "{}", short(&w));
+    b.quit();
+}
+
+#[test]
+fn the_snapshot_reads_the_fixture_whole() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/observation.html"));
+    std::thread::sleep(Duration::from_millis(400));
+    let w: aperture_engine::record::Walk = serde_json::from_value(b.walk(t)).expect("a walk");
+    let out = aperture_engine::render_full(&w);
+    for line in [
+        "\"Mozilla is a community, created in 1998 by members of\" [e1 link \"Netscape\"] \". The community keeps growing.\"",
+        "button \"Save city\"",
+        "clickable \"Span link\"",
+        "combobox options=[\"France\" *\"Germany\" \"Italy\"]",
+        "listitem \"New comment on your post\"",
+        "link \"Company logo\"",
+    ] {
+        assert!(out.contains(line), "{line:?} not in\n{out}");
+    }
+    assert!(
+        !out.contains("\"Email\"\n"),
+        "the label its control names is not repeated:\n{out}"
+    );
+    assert!(!out.contains("href="), "{out}");
+    b.quit();
+}
+
+#[test]
+fn a_page_that_replaces_built_ins_does_not_change_the_walk() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let clean = b.open(&s.url("/observation.html"));
+    let hostile = b.open(&s.url("/observation.html?tamper"));
+    std::thread::sleep(Duration::from_millis(700));
+    let mut a = b.walk(clean);
+    let mut h = b.walk(hostile);
+    for w in [&mut a, &mut h] {
+        for k in ["walk_id", "walk_us", "url", "dom_quiet_ms"] {
+            w.as_object_mut().unwrap().remove(k);
+        }
+        // Resolved link URLs carry the page's own address.
+        for n in w["nodes"].as_array_mut().unwrap() {
+            n.as_object_mut().unwrap().remove("href");
+        }
+    }
+    assert!(nodes(&a).iter().any(|n| n["dom_id"] == "late"), "{}", short(&a));
+    assert_eq!(a, h, "a page that replaced built-ins changed the walk");
+    b.quit();
+}
