@@ -229,6 +229,7 @@ impl Glue {
             let mut failed = Vec::new();
             if let Some(f) = history {
                 match f.await {
+                    Ok(1) => done.push("1 history entry".to_string()),
                     Ok(n) => done.push(format!("{n} history entries")),
                     Err(e) => failed.push(e),
                 }

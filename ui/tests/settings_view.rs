@@ -465,3 +465,29 @@ fn escape_in_a_settings_field_closes_the_view_and_gives_the_page_its_keys_back()
     let cmds = h.type_text("x");
     assert_eq!(page_inputs(&cmds), vec![&PageInput::Text { text: "x".into() }]);
 }
+
+#[test]
+fn no_section_widens_the_panel() {
+    let mut h = Harness::new();
+    h.model.settings.blocking_available = true;
+    h.model
+        .settings
+        .values
+        .blocking
+        .set("a-rather-long-site-name.example.org", false);
+    h.model.settings.mcp_url = Some("http://127.0.0.1:8817/mcp".into());
+    open(&mut h);
+    h.click(&search_engine_control(&SearchEngine::Custom(String::new())));
+    for s in SettingsSection::ALL {
+        section(&mut h, s);
+        let first = h.rect(controls::SETTINGS).width();
+        for _ in 0..10 {
+            h.frame(vec![]);
+        }
+        let last = h.rect(controls::SETTINGS).width();
+        assert!(
+            (last - first).abs() < 0.5 && last <= 421.0,
+            "{s:?}: the panel went from {first} to {last} points wide"
+        );
+    }
+}

@@ -19,7 +19,7 @@
 
 use std::path::PathBuf;
 
-use egui::{Align, Context, Id, Layout, RichText, Ui};
+use egui::{Align, Context, Id, Layout, RichText, Ui, vec2};
 
 use super::bookmarks::expand_path;
 use super::{Chrome, ClearRange, controls};
@@ -314,13 +314,18 @@ impl Chrome {
     ) -> Option<String> {
         let id = field_id(name);
         let mut submit = false;
-        ui.horizontal(|ui| {
-            let w = (ui.available_width() - 80.0).max(120.0);
+        // Right to left, the button first: the field takes what is left of the panel's width,
+        // so the row never widens the (resizable) panel, which would then widen it again.
+        let row = vec2(ui.available_width(), ui.spacing().interact_size.y);
+        ui.allocate_ui_with_layout(row, Layout::right_to_left(Align::Center), |ui| {
+            let b = ui.button(button);
+            self.rects.insert(controls.1.to_string(), b.rect);
+            submit |= b.clicked();
             let r = ui.add(
                 egui::TextEdit::singleline(&mut field.text)
                     .id(id)
                     .hint_text(hint)
-                    .desired_width(w),
+                    .desired_width(ui.available_width()),
             );
             self.rects.insert(controls.0.to_string(), r.rect);
             if r.changed() {
@@ -330,9 +335,6 @@ impl Chrome {
             if r.lost_focus() {
                 submit |= ui.input(|i| i.key_pressed(egui::Key::Enter));
             }
-            let b = ui.button(button);
-            self.rects.insert(controls.1.to_string(), b.rect);
-            submit |= b.clicked();
         });
         if let Some(e) = &field.error {
             ui.label(RichText::new(e).color(ui.visuals().error_fg_color).small());

@@ -1,0 +1,541 @@
+//! The settings view in the real window under X (Xvfb in CI), driven with real X input
+//! (xdotool) as a human would: a custom search engine takes the omnibox's next query and is
+//! still the engine after a restart; "Clear browsing data" empties the history database and
+//! the container's cookies.
+//!
+//! Where the view's controls are is asked of the chrome itself: the same `aperture_ui::Chrome`
+//! runs headless here at the window's size, is given the same input, and reports each
+//! control's rectangle (the layout is egui's, deterministic for a size and a scale of 1).
+//!
+//! Without `DISPLAY` (or without xdotool/import) these tests print why and pass, unless
+//! `APERTURE_UI_REQUIRE=1`, where that is a failure. `APERTURE_HEADED_KEEP=DIR` keeps the
+//! captures.
+
+mod common;
+
+use aperture_ui::chrome::{SettingsSection, controls, search_engine_control, settings_section_control};
+use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
+use aperture_ui::omnibox::SearchEngine;
+use aperture_ui::{Chrome, ChromeModel, ContainerInfo, Rgb, TabId, TabView};
+use common::Server;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// One window at a time: they would share the display and its keyboard focus.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+const GREEN: [u8; 3] = [20, 200, 60];
+const CYAN: [u8; 3] = [0, 200, 200];
+const ORANGE: [u8; 3] = [255, 120, 0];
+const GREY: [u8; 3] = [221, 221, 221];
+
+/// The custom engine's results page: green when it got the query the test typed.
+const FIND: &str = r#"<!doctype html><html><head><title>Find</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:#ddd"></div>
+<script>
+const q = new URLSearchParams(location.search).get("q");
+document.title = "Results for " + q;
+if (q === "aperture settings probe") document.getElementById("b").style.background = "rgb(20,200,60)";
+</script></body></html>"#;
+
+/// Cyan when the page had no cookie (it sets one), orange when the cookie was there.
+const COOKIE: &str = r#"<!doctype html><html><head><title>Cookie probe</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px"></div>
+<script>
+const had = document.cookie.includes("probe=1");
+document.cookie = "probe=1; max-age=86400; path=/";
+document.getElementById("b").style.background = had ? "rgb(255,120,0)" : "rgb(0,200,200)";
+</script></body></html>"#;
+
+const QUERY: &str = "aperture settings probe";
+
+fn can_run(test: &str) -> bool {
+    let require = std::env::var("APERTURE_UI_REQUIRE").is_ok_and(|v| v == "1");
+    let missing = if std::env::var_os("DISPLAY").is_none() {
+        Some("DISPLAY is unset".to_string())
+    } else {
+        ["xdotool", "import"]
+            .into_iter()
+            .find(|t| {
+                Command::new("sh")
+                    .args(["-c", &format!("command -v {t}")])
+                    .stdout(Stdio::null())
+                    .status()
+                    .map_or(true, |s| !s.success())
+            })
+            .map(|t| format!("{t} is not installed"))
+    };
+    match missing {
+        None => true,
+        Some(why) if require => panic!("{test}: {why}, and APERTURE_UI_REQUIRE=1"),
+        Some(why) => {
+            eprintln!("{test}: skipped: {why} (set APERTURE_UI_REQUIRE=1 to make this a failure)");
+            false
+        }
+    }
+}
+
+struct App {
+    child: Child,
+    tag: String,
+    scratch: PathBuf,
+    window: String,
+    /// Removes the scratch directory when dropped (not between the runs of a restart test).
+    cleanup: bool,
+}
+
+impl App {
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(self.scratch.join("stderr.log")).unwrap_or_default()
+    }
+
+    /// SIGTERM, then waits (up to 10 s) for the exit; kills it if it hangs.
+    fn terminate(&mut self) -> std::process::ExitStatus {
+        if let Ok(Some(s)) = self.child.try_wait() {
+            return s;
+        }
+        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        self.child.wait().expect("wait")
+    }
+
+    /// The window's inner size.
+    fn size(&self) -> (f32, f32) {
+        let out = Command::new("xdotool")
+            .args(["getwindowgeometry", &self.window])
+            .output()
+            .expect("xdotool");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let geometry = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Geometry: "))
+            .unwrap_or_else(|| panic!("no geometry in {text}"));
+        let (w, h) = geometry.split_once('x').expect("WxH");
+        (w.trim().parse().unwrap(), h.trim().parse().unwrap())
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.terminate();
+        for p in common::tagged_pids(&self.tag) {
+            let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
+        }
+        if self.cleanup {
+            let _ = std::fs::remove_dir_all(&self.scratch);
+        }
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("aperture-settings-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Starts the windowed browser on `scratch`'s profile and config dir and waits for its window.
+fn launch(scratch: &Path, args: &[&str]) -> App {
+    let tag = format!(
+        "aperture-settings-{}-{}",
+        std::process::id(),
+        common::unique_tag("t")
+    );
+    let log = std::fs::File::create(scratch.join("stderr.log")).unwrap();
+    let mut child = aperture_testkit::browser_command(common::exe())
+        .arg("--profile")
+        .arg(scratch.join("profile"))
+        .args(["--mcp-port", "0"])
+        .args(args)
+        .env("XDG_CONFIG_HOME", scratch.join("config"))
+        .env("APERTURE_TEST_TAG", &tag)
+        .env("APERTURE_COLOR_SCHEME", "light")
+        // The settings glue says what it cleared at info.
+        .env("APERTURE_LOG", "warn,aperture::settings_glue=info")
+        .env(cef_sys_build::ENV_DIR, common::cef_dir())
+        .stdout(std::fs::File::create(scratch.join("stdout.log")).unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("spawn aperture");
+    let pid = child.id().to_string();
+    let t = Instant::now();
+    let window = loop {
+        let out = Command::new("xdotool")
+            .args(["search", "--onlyvisible", "--pid", &pid])
+            .output()
+            .expect("xdotool");
+        if let Some(w) = String::from_utf8_lossy(&out.stdout).lines().next() {
+            break w.to_string();
+        }
+        if let Ok(Some(s)) = child.try_wait() {
+            panic!(
+                "aperture exited ({s}) before opening its window; stderr:\n{}",
+                std::fs::read_to_string(scratch.join("stderr.log")).unwrap_or_default()
+            );
+        }
+        assert!(t.elapsed() < Duration::from_secs(60), "no window within 60 s");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    App {
+        child,
+        tag,
+        scratch: scratch.to_path_buf(),
+        window,
+        cleanup: true,
+    }
+}
+
+fn xdo(args: &[&str]) {
+    let s = Command::new("xdotool").args(args).status().expect("xdotool");
+    assert!(s.success(), "xdotool {args:?} failed");
+}
+
+fn capture(app: &App) -> image::RgbImage {
+    let out = Command::new("import")
+        .args(["-window", &app.window, "png:-"])
+        .output()
+        .expect("import");
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    image::load_from_memory(&out.stdout)
+        .expect("a PNG from import")
+        .to_rgb8()
+}
+
+fn keep(img: &image::RgbImage, name: &str) {
+    if let Some(d) = std::env::var_os("APERTURE_HEADED_KEEP") {
+        let p = Path::new(&d).join(format!("{name}.png"));
+        let _ = std::fs::create_dir_all(&d);
+        img.save(&p).expect("save capture");
+        eprintln!("kept {}", p.display());
+    }
+}
+
+/// Whether a block of at least 250×150 pixels of `c` is in the capture.
+fn has_block(img: &image::RgbImage, c: [u8; 3]) -> bool {
+    let near = |p: &image::Rgb<u8>| p.0.iter().zip(c).all(|(a, b)| (*a as i32 - b as i32).abs() <= 20);
+    let (mut x0, mut y0, mut x1, mut y1) = (u32::MAX, u32::MAX, 0, 0);
+    for (x, y, p) in img.enumerate_pixels() {
+        if near(p) {
+            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
+        }
+    }
+    x1 >= x0 && x1 - x0 >= 250 && y1 >= y0 && y1 - y0 >= 150
+}
+
+fn wait_for(app: &App, colour: [u8; 3], what: &str) {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        if has_block(&img, colour) {
+            keep(&img, what);
+            return;
+        }
+        if t.elapsed() > Duration::from_secs(45) {
+            keep(&img, what);
+            panic!("{what}: never saw {colour:?}; stderr:\n{}", app.stderr());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn key(app: &App, chord: &str) {
+    xdo(&["windowfocus", "--sync", &app.window]);
+    std::thread::sleep(Duration::from_millis(200));
+    xdo(&["key", "--clearmodifiers", chord]);
+    std::thread::sleep(Duration::from_millis(400));
+}
+
+fn click(app: &App, at: Pos2) {
+    xdo(&[
+        "mousemove",
+        "--window",
+        &app.window,
+        &(at.x.round() as i32).to_string(),
+        &(at.y.round() as i32).to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(150));
+    xdo(&["click", "1"]);
+    std::thread::sleep(Duration::from_millis(400));
+}
+
+/// Ctrl+L, the text, Enter.
+fn omnibox(app: &App, text: &str) {
+    key(app, "ctrl+l");
+    xdo(&["type", "--delay", "15", text]);
+    xdo(&["key", "Return"]);
+}
+
+/// The chrome, headless at the window's size, to learn where its controls are drawn.
+struct Layout {
+    ctx: egui::Context,
+    chrome: Chrome,
+    model: ChromeModel,
+    size: (f32, f32),
+    time: f64,
+}
+
+impl Layout {
+    fn new(size: (f32, f32), url: &str) -> Layout {
+        let personal = ContainerInfo {
+            id: "personal".into(),
+            name: "Personal".into(),
+            colour: Rgb(0x37, 0x7d, 0xf0),
+            private: false,
+        };
+        let model = ChromeModel {
+            tabs: vec![TabView {
+                id: TabId(1),
+                title: "Page".into(),
+                url: url.into(),
+                container: personal.clone(),
+                ..Default::default()
+            }],
+            active: Some(TabId(1)),
+            containers: vec![personal],
+            default_container: Some("personal".into()),
+            ..Default::default()
+        };
+        let mut l = Layout {
+            ctx: egui::Context::default(),
+            chrome: Chrome::new(),
+            model,
+            size,
+            time: 0.0,
+        };
+        l.frames(vec![], 3);
+        l
+    }
+
+    fn frames(&mut self, events: Vec<Event>, n: usize) {
+        let mut events = Some(events);
+        for _ in 0..n {
+            self.time += 0.1;
+            let mut raw = RawInput {
+                screen_rect: Some(Rect::from_min_size(Pos2::ZERO, vec2(self.size.0, self.size.1))),
+                time: Some(self.time),
+                events: events.take().unwrap_or_default(),
+                ..Default::default()
+            };
+            raw.viewports
+                .entry(egui::ViewportId::ROOT)
+                .or_default()
+                .native_pixels_per_point = Some(1.0);
+            let (mut out, _) = self.chrome.run(&self.ctx, raw, &self.model);
+            // No renderer here: the font atlas's uploads are dropped on purpose.
+            out.textures_delta.clear();
+        }
+    }
+
+    fn ctrl(&mut self, k: Key) {
+        let ev = |pressed| Event::Key {
+            key: k,
+            physical_key: Some(k),
+            pressed,
+            repeat: false,
+            modifiers: Modifiers::COMMAND,
+        };
+        self.frames(vec![ev(true), ev(false)], 3);
+    }
+
+    /// Where `name` is, after clicking it here too so the layout follows the window's.
+    fn click(&mut self, name: &str) -> Pos2 {
+        let at = self
+            .chrome
+            .control_rect(name)
+            .unwrap_or_else(|| panic!("the chrome drew no {name}"))
+            .center();
+        self.frames(vec![Event::PointerMoved(at)], 1);
+        for pressed in [true, false] {
+            self.frames(
+                vec![Event::PointerButton {
+                    pos: at,
+                    button: PointerButton::Primary,
+                    pressed,
+                    modifiers: Modifiers::NONE,
+                }],
+                1,
+            );
+        }
+        self.frames(vec![], 2);
+        at
+    }
+}
+
+/// Opens the settings view with Ctrl+, in the window and in the layout.
+fn open_settings(app: &App, layout: &mut Layout) {
+    key(app, "ctrl+comma");
+    layout.ctrl(Key::Comma);
+    assert!(
+        layout.chrome.control_rect(controls::SETTINGS).is_some(),
+        "Ctrl+, did not open the view"
+    );
+}
+
+/// Waits until `settings.json` holds `needle`.
+fn wait_saved(dir: &Path, needle: &str) -> String {
+    let file = dir.join("config/aperture/settings.json");
+    let t = Instant::now();
+    loop {
+        let s = std::fs::read_to_string(&file).unwrap_or_default();
+        if s.contains(needle) {
+            return s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "{needle} was not saved: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn pages() -> Server {
+    Server::start(
+        HashMap::from([
+            ("/find".to_string(), FIND.to_string()),
+            ("/cookie".to_string(), COOKIE.to_string()),
+        ]),
+        None,
+    )
+}
+
+#[test]
+fn a_custom_search_engine_takes_the_next_query_and_survives_a_restart() {
+    if !can_run("custom_search_engine") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = pages();
+    let dir = scratch("engine");
+    let start = server.url("/find");
+    let mut app = launch(&dir, &[start.as_str()]);
+    app.cleanup = false;
+    wait_for(&app, GREY, "engine-start");
+    let mut layout = Layout::new(app.size(), &start);
+
+    open_settings(&app, &mut layout);
+    let custom = layout.click(&search_engine_control(&SearchEngine::Custom(String::new())));
+    click(&app, custom);
+    // The template field has the keyboard as soon as Custom is picked.
+    let template = format!("{}/find?q=%s", server.base);
+    xdo(&["type", "--delay", "15", &template]);
+    xdo(&["key", "Return"]);
+    let saved = wait_saved(&dir, &format!("\"custom\": \"{template}\""));
+    assert!(saved.contains("\"search_engine\""), "{saved}");
+
+    // Words typed in the omnibox are a search with that engine.
+    omnibox(&app, QUERY);
+    wait_for(&app, GREEN, "engine-results");
+    assert!(
+        server.requests().iter().filter(|p| *p == "/find").count() >= 2,
+        "{:?}",
+        server.requests()
+    );
+
+    // After a restart the same words go to the same engine, with nobody touching settings.
+    assert!(
+        app.terminate().success(),
+        "a clean quit; stderr:\n{}",
+        app.stderr()
+    );
+    drop(app);
+    let app = launch(&dir, &[start.as_str()]);
+    wait_for(&app, GREY, "engine-restart");
+    let before = server.requests().iter().filter(|p| *p == "/find").count();
+    omnibox(&app, QUERY);
+    wait_for(&app, GREEN, "engine-after-restart");
+    assert!(server.requests().iter().filter(|p| *p == "/find").count() > before);
+    let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
+    let t = Instant::now();
+    loop {
+        let hits = places.search(QUERY, None, 10, 0).unwrap();
+        if !hits.is_empty() {
+            assert!(hits[0].url.starts_with(&server.base), "{hits:?}");
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the search was not in history"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn clearing_browsing_data_empties_history_and_the_container_s_cookies() {
+    if !can_run("clear_browsing_data") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = pages();
+    let dir = scratch("clear");
+    let page = server.url("/cookie");
+    let app = launch(&dir, &[page.as_str()]);
+    // First visit: no cookie yet (cyan); a reload has it (orange), so the probe can see it.
+    wait_for(&app, CYAN, "clear-first-visit");
+    key(&app, "ctrl+r");
+    wait_for(&app, ORANGE, "clear-cookie-kept");
+    let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
+    let t = Instant::now();
+    while places.search("", None, 10, 0).unwrap().is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(20), "nothing reached history");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    let mut layout = Layout::new(app.size(), &page);
+    open_settings(&app, &mut layout);
+    let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
+    click(&app, privacy);
+    keep(&capture(&app), "clear-privacy");
+    // The defaults: the last hour, every container, history, cookies and cache.
+    let clear = layout.click(controls::SETTINGS_CLEAR_OK);
+    click(&app, clear);
+    keep(&capture(&app), "clear-clicked");
+
+    let t = Instant::now();
+    loop {
+        let left = places.search("", None, 10, 0).unwrap();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "history was not cleared: {left:?}; stderr:\n{}",
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let t = Instant::now();
+    let log = loop {
+        let log = app.stderr();
+        if log.contains("Cleared") || log.contains("could not clear") {
+            break log;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no word from clearing:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        log.contains("Cleared") && log.contains("cookies and cached files in every container"),
+        "{log}"
+    );
+    assert!(!log.contains("could not clear"), "{log}");
+    // The page no longer finds its cookie.
+    key(&app, "ctrl+r");
+    wait_for(&app, CYAN, "clear-cookie-gone");
+}
