@@ -348,12 +348,18 @@ fn run(cli: Cli) -> Result<i32> {
                         .or_else(|| saved.as_ref().and_then(|s| s.download_dir.clone()))
                         .or_else(aperture_common::xdg::download_dir),
                 ),
+                // Only a window has a human to answer permission prompts.
+                permissions_file: (!cli.headless && !one_shot).then(|| profile.join("permissions.json")),
             },
         },
         filter,
     );
     if let Some(b) = &blocker {
         settings_glue::watch_blocking(&actor, b, saved.as_ref());
+    }
+    if let Some(p) = &actor.services().page.permissions_file {
+        let saved = browser::page::load_permissions(p);
+        actor.with(|st| st.permission_memory = saved);
     }
     let h = actor.handle();
     let containers = privacy::Containers::new(registry, h.clone());

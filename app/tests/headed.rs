@@ -1025,3 +1025,50 @@ fn ctrl_d_bookmarks_and_ctrl_plus_zoom_is_remembered_per_site_across_a_restart()
     let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
     assert_eq!(places.zoom_for("127.0.0.1").unwrap(), None);
 }
+
+/// A page that asks for the location on load: magenta while asking, blue once refused.
+const GEO: &str = r#"<!doctype html><html><head><title>Geo</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(230,20,140)"></div>
+<script>
+navigator.geolocation.getCurrentPosition(
+  () => { document.getElementById("b").style.background = "rgb(20,200,60)"; },
+  (e) => { document.getElementById("b").style.background = e.code == 1 ? "rgb(30,60,220)" : "rgb(250,210,0)"; });
+</script></body></html>"#;
+
+#[test]
+fn a_permission_answer_is_remembered_for_the_site_across_a_restart() {
+    if !can_run("permission_memory") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let s = Server::start(HashMap::from([("/geo.html".to_string(), GEO.to_string())]), None);
+    let dir = scratch("permissions");
+    let page = s.url("/geo.html");
+
+    // Run 1: the prompt waits for the human (the page stays magenta); Block answers it.
+    let app = launch(dir.clone(), &["--mcp-port", "0", page.as_str()], None);
+    let img = wait_for(&app, MAGENTA, 60, "asking for the location");
+    let b = bbox(&img, MAGENTA, 30, 60..img.height()).expect("the block");
+    let top = b.1 - 40;
+    std::thread::sleep(Duration::from_millis(1500));
+    let still = capture(&app);
+    assert!(
+        bbox(&still, MAGENTA, 30, top..still.height()).is_some(),
+        "nobody answered yet, so the page must still be waiting"
+    );
+    // The bubble hangs under the omnibox: Block is its left button.
+    click_at(&app, 328, top + 67);
+    wait_for(&app, BLUE, top, "the page told the location was refused");
+    std::thread::sleep(Duration::from_millis(500));
+    end_keeping_profile(app, false);
+    let saved = std::fs::read_to_string(dir.join("profile/permissions.json")).expect("permissions.json");
+    assert!(
+        saved.contains("know your location") && saved.contains("\"allow\": false"),
+        "{saved}"
+    );
+
+    // Run 2: the same site asks again and is answered from memory, with nobody clicking.
+    let app = launch(dir.clone(), &["--mcp-port", "0", page.as_str()], None);
+    wait_for(&app, BLUE, top, "refused from memory after a restart");
+    drop(app);
+}

@@ -7,6 +7,7 @@
 use super::state::{ConsoleEntry, Frame};
 use super::{Actor, Event};
 use aperture_mcp::backend::TabId;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -98,6 +99,68 @@ pub struct PagePolicy {
     /// Where the next download goes; the settings view changes it while the browser runs
     /// (UI thread only, like the rest of the actor).
     pub download_dir: std::cell::RefCell<Option<PathBuf>>,
+    /// Where the human's permission answers are kept across restarts (`None`: in memory).
+    pub permissions_file: Option<PathBuf>,
+}
+
+/// One remembered permission answer, as `permissions.json` stores it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedPermission {
+    container: String,
+    origin: String,
+    asked: Vec<String>,
+    allow: bool,
+}
+
+/// The permission answers saved in `path`. A missing file is none; a damaged one is moved
+/// aside (never silently dropped) and reported.
+pub fn load_permissions(path: &std::path::Path) -> HashMap<(String, String, Vec<String>), bool> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return HashMap::new(),
+        Err(e) => {
+            tracing::warn!("could not read {}: {e}", path.display());
+            return HashMap::new();
+        }
+    };
+    match serde_json::from_slice::<Vec<SavedPermission>>(&bytes) {
+        Ok(v) => v
+            .into_iter()
+            .map(|p| ((p.container, p.origin, p.asked), p.allow))
+            .collect(),
+        Err(e) => {
+            let aside = path.with_extension("json.damaged");
+            let _ = std::fs::rename(path, &aside);
+            eprintln!(
+                "aperture: the saved site permissions could not be read ({e}); the file was kept at {}",
+                aside.display()
+            );
+            HashMap::new()
+        }
+    }
+}
+
+/// Writes the answers of non-private containers to `path` (atomically, 0600).
+fn save_permissions(path: &std::path::Path, memory: &HashMap<(String, String, Vec<String>), bool>) {
+    let mut v: Vec<SavedPermission> = memory
+        .iter()
+        .filter(|((c, _, _), _)| c != crate::privacy::PRIVATE)
+        .map(|((c, o, k), a)| SavedPermission {
+            container: c.clone(),
+            origin: o.clone(),
+            asked: k.clone(),
+            allow: *a,
+        })
+        .collect();
+    v.sort_by(|a, b| (&a.container, &a.origin, &a.asked).cmp(&(&b.container, &b.origin, &b.asked)));
+    match serde_json::to_vec_pretty(&v) {
+        Ok(b) => {
+            if let Err(e) = aperture_common::fs::write_atomic(path, &b) {
+                tracing::warn!("could not save site permissions to {}: {e}", path.display());
+            }
+        }
+        Err(e) => tracing::warn!("could not encode site permissions: {e}"),
+    }
 }
 
 /// Dialogs within this window count as a loop.
@@ -336,7 +399,11 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
     let prompt_id = a.next_id();
     let decision = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
-        let key = (t.meta.container.clone(), req.origin.clone(), req.kinds.clone());
+        let key = (
+            t.meta.container.clone(),
+            req.origin.clone(),
+            kinds_key(&req.kinds),
+        );
         if let Some(allow) = st.permission_memory.get(&key) {
             return Some(Some(*allow));
         }
@@ -374,6 +441,10 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
     }
 }
 
+fn kinds_key(kinds: &[&'static str]) -> Vec<String> {
+    kinds.iter().map(|k| k.to_string()).collect()
+}
+
 /// Answers a permission prompt (the human), remembering it for the site and container.
 pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
     let open = a.with(|st| {
@@ -386,9 +457,12 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
             }
         })?;
         st.permission_memory.insert(
-            (container, open.req.origin.clone(), open.req.kinds.clone()),
+            (container, open.req.origin.clone(), kinds_key(&open.req.kinds)),
             allow,
         );
+        if let Some(path) = &a.services().page.permissions_file {
+            save_permissions(path, &st.permission_memory);
+        }
         Some(open)
     });
     if let Some(mut o) = open
@@ -592,5 +666,49 @@ fn interrupt_words(reason: i32) -> &'static str {
         41 => "the browser shut down",
         50 => "the browser crashed",
         _ => "it was interrupted",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permission_answers_survive_a_restart_but_private_ones_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("permissions.json");
+        assert!(load_permissions(&path).is_empty());
+        let mut m = HashMap::new();
+        let asked = vec!["know your location".to_string()];
+        m.insert(
+            ("Personal".into(), "https://maps.example".into(), asked.clone()),
+            true,
+        );
+        m.insert(
+            ("Work".into(), "https://maps.example".into(), asked.clone()),
+            false,
+        );
+        m.insert(
+            (
+                crate::privacy::PRIVATE.into(),
+                "https://secret.example".into(),
+                asked.clone(),
+            ),
+            true,
+        );
+        save_permissions(&path, &m);
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600);
+        let back = load_permissions(&path);
+        assert_eq!(back.len(), 2, "{back:?}");
+        assert!(back[&("Personal".into(), "https://maps.example".into(), asked.clone())]);
+        assert!(!back[&("Work".into(), "https://maps.example".into(), asked.clone())]);
+        // A damaged file is kept aside, not silently dropped.
+        std::fs::write(&path, b"{not json").unwrap();
+        assert!(load_permissions(&path).is_empty());
+        assert_eq!(
+            std::fs::read(path.with_extension("json.damaged")).unwrap(),
+            b"{not json"
+        );
     }
 }

@@ -144,7 +144,8 @@ pub struct State {
     pub downloads: Vec<super::page::Download>,
     /// Permission answers the human gave, by (container, origin, what): asked again only
     /// after a restart.
-    pub permission_memory: HashMap<(String, String, Vec<&'static str>), bool>,
+    /// The human's permission answers: (container, origin, what was asked) → allowed.
+    pub permission_memory: HashMap<(String, String, Vec<String>), bool>,
     /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
     pub notices: Vec<String>,
 }
