@@ -757,7 +757,12 @@
         n.state = st;
         if (inShadow) n.shadow = true;
         if (frame) n.frame = frame;
-        if (at >= 0) { n.at = at; if (text !== '' && myPads) n.pad = myPads; }
+        // Only what flows as text joins a sentence: an inline-block (a button, a badge) is a
+        // box of its own.
+        if (at >= 0 && (display === 'inline' || display === 'contents')) {
+          n.at = at;
+          if (text !== '' && myPads) n.pad = myPads;
+        }
         if (scripted) n.scripted = true;
         if (byPointer) pointerOnly[pointerOnly.length] = myIdx;
         if (tag === 'select') listOptions(el, n);
@@ -785,7 +790,7 @@
         // A select's options are listed on its record, not walked.
         // An element laid out inline inside its parent's sentence passes its place in it on
         // to what it wraps when it is not reported itself.
-        const inlineHere = display === 'contents' || (display.length >= 6 && apply(strSlice, display, [0, 6]) === 'inline');
+        const inlineHere = display === 'contents' || display === 'inline';
         const pass = report && text !== '' ? -1 : (inlineHere ? at : -1);
         const slotted = tag === 'slot';
         const fk = flatKids(el);

@@ -52,11 +52,51 @@ pub fn is_ref(word: &str) -> bool {
     word.len() > 1 && word.starts_with('e') && word[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// The refs of every snapshot line that contains `needle`, in order (lines without a ref are
-/// skipped).
+/// A snapshot's lines as elements: a sentence (`"Read the" [e4 link "docs"] "first."`) gives
+/// its own line without its inline elements, then each inline element (`e4 link "docs"`).
+/// Only the engine writes `[` outside quotes, so a bracket inside a quoted string is left alone.
+pub fn element_lines(snapshot: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for l in snapshot.lines() {
+        let (mut host, mut inner, mut cur) = (String::new(), Vec::new(), String::new());
+        let (mut quoted, mut escaped, mut depth) = (false, false, 0);
+        for c in l.chars() {
+            let target = if depth > 0 { &mut cur } else { &mut host };
+            if quoted {
+                target.push(c);
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' {
+                    escaped = true;
+                } else if c == '"' {
+                    quoted = false;
+                }
+                continue;
+            }
+            match c {
+                '"' => {
+                    quoted = true;
+                    target.push(c);
+                }
+                '[' if depth == 0 => depth = 1,
+                ']' if depth == 1 => {
+                    depth = 0;
+                    inner.push(std::mem::take(&mut cur));
+                }
+                _ => target.push(c),
+            }
+        }
+        out.push(host);
+        out.extend(inner);
+    }
+    out
+}
+
+/// The refs of every snapshot element (see [`element_lines`]) that contains `needle`, in
+/// order (elements without a ref are skipped).
 pub fn refs_for(snapshot: &str, needle: &str) -> Vec<String> {
-    snapshot
-        .lines()
+    element_lines(snapshot)
+        .iter()
         .filter(|l| l.contains(needle))
         .filter_map(|l| l.split_whitespace().find(|w| is_ref(w)).map(str::to_string))
         .collect()
@@ -74,8 +114,8 @@ pub fn ref_for(snapshot: &str, needle: &str) -> String {
 /// Like [`ref_for`], but only on lines that also name `role` (e.g. `button`, `textbox`): a list
 /// item's text can repeat its button's name.
 pub fn role_ref(snapshot: &str, role: &str, needle: &str) -> String {
-    snapshot
-        .lines()
+    element_lines(snapshot)
+        .iter()
         .filter(|l| l.contains(needle) && l.contains(role))
         .find_map(|l| l.split_whitespace().find(|w| is_ref(w)))
         .unwrap_or_else(|| panic!("no {role} line with {needle:?} and a ref in:\n{snapshot}"))
@@ -93,6 +133,16 @@ mod tests {
   - textbox e7 \"Email\" value=\"\"
   - heading \"Remove bread soon\"
   - button e9 \"Remove bread\"";
+
+    #[test]
+    fn refs_are_found_inside_sentences() {
+        let snap = "  \"Read the\" [e4 link \"docs\"] \"or [e9 x]\" [e5 button \"Ask\"]\n  e6 link \"docs\"";
+        assert_eq!(refs_for(snap, "docs"), ["e4", "e6"]);
+        assert_eq!(ref_for(snap, "Ask"), "e5");
+        assert_eq!(role_ref(snap, "button", "Ask"), "e5");
+        // A bracket a page wrote inside quotes is text, not an element.
+        assert!(refs_for(snap, "x]").is_empty());
+    }
 
     #[test]
     fn refs_are_found_by_text_and_role() {
