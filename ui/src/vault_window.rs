@@ -388,6 +388,16 @@ struct Form {
     saving: bool,
     gen_options: GeneratorOptions,
     show_generator: bool,
+    /// Frames left to put the caret in the first field (egui needs the field laid out first).
+    focus_first: u8,
+}
+
+impl Form {
+    fn opened() -> Form {
+        let mut f = Form::default();
+        f.focus_first = 2;
+        f
+    }
 }
 
 impl Drop for Form {
@@ -426,6 +436,7 @@ pub struct VaultWindow {
     rects: HashMap<String, Rect>,
     last_state: Option<VaultState>,
     focus_passphrase: u8,
+    focus_search: u8,
 }
 
 impl Drop for VaultWindow {
@@ -446,6 +457,12 @@ fn form_password_id() -> Id {
 }
 fn form_totp_id() -> Id {
     Id::unique("aperture_vault_form_totp")
+}
+fn form_url_id() -> Id {
+    Id::unique("aperture_vault_form_url")
+}
+fn search_id() -> Id {
+    Id::unique("aperture_vault_search")
 }
 
 /// Drops egui's remembered state of a text field (its undo history holds earlier texts).
@@ -536,6 +553,8 @@ impl VaultWindow {
                 wipe(&mut self.passphrase_again);
                 forget_field(ui.ctx(), passphrase_id());
                 forget_field(ui.ctx(), passphrase_again_id());
+                // Open: typing searches at once.
+                self.focus_search = 2;
             }
             self.local_error = None;
             self.last_state = Some(view.state);
@@ -553,6 +572,26 @@ impl VaultWindow {
             ui.ctx().request_repaint_after(Duration::from_millis(500));
         }
         let busy = view.busy.is_some();
+        if view.state == VaultState::Unlocked && !busy && self.import.is_none() && view.import.is_none() {
+            // Ctrl+N new login, Ctrl+F search, Ctrl+L lock: the window works from the keyboard.
+            let (new, find, lock) = ui.input_mut(|i| {
+                (
+                    i.consume_key(egui::Modifiers::COMMAND, Key::N),
+                    i.consume_key(egui::Modifiers::COMMAND, Key::F),
+                    i.consume_key(egui::Modifiers::COMMAND, Key::L),
+                )
+            });
+            if new && self.form.as_ref().is_none_or(|f| f.editing.is_some()) {
+                self.form = Some(Form::opened());
+            }
+            if find {
+                self.form = None;
+                self.focus_search = 2;
+            }
+            if lock {
+                self.emit(VaultCommand::Lock);
+            }
+        }
         egui::Panel::top("aperture_vault_top")
             .frame(
                 egui::Frame::new()
@@ -669,12 +708,12 @@ impl VaultWindow {
                 ui.label(b);
             } else if let Some(e) = view.error.clone().filter(|_| view.state == VaultState::Unlocked) {
                 ui.label(RichText::new(e).color(ui.visuals().error_fg_color));
-                if ui.small_button("✕").clicked() {
+                if ui.small_button("×").clicked() {
                     self.emit(VaultCommand::Dismiss);
                 }
             } else if let Some(n) = &view.notice {
                 ui.label(n);
-                if ui.small_button("✕").clicked() {
+                if ui.small_button("×").clicked() {
                     self.emit(VaultCommand::Dismiss);
                 }
             }
@@ -815,16 +854,23 @@ impl VaultWindow {
     fn entry_list(&mut self, ui: &mut Ui, view: &VaultView, busy: bool) {
         ui.add_space(4.0);
         ui.horizontal(|ui| {
+            if self.focus_search > 0 && self.form.is_none() {
+                self.focus_search -= 1;
+                ui.ctx().memory_mut(|m| m.request_focus(search_id()));
+            }
             let search = ui.add(
                 egui::TextEdit::singleline(&mut self.search)
-                    .hint_text("Search sites, names, usernames")
+                    .id(search_id())
+                    .hint_text("Search sites, names, usernames (Ctrl+F)")
                     .desired_width(ui.available_width() - 60.0),
             );
             self.rect(controls::SEARCH, search.rect);
-            let add = ui.add_enabled(!busy, egui::Button::new("＋ Add"));
+            let add = ui
+                .add_enabled(!busy, egui::Button::new("+ Add"))
+                .on_hover_text("New login (Ctrl+N)");
             self.rect(controls::ADD, add.rect);
             if add.clicked() {
-                self.form = Some(Form::default());
+                self.form = Some(Form::opened());
             }
         });
         ui.separator();
@@ -974,7 +1020,7 @@ impl VaultWindow {
             self.rect(controls::EDIT, edit.rect);
             if edit.clicked() {
                 self.revealed = None;
-                let mut f = Form::default();
+                let mut f = Form::opened();
                 f.editing = Some(e.id.clone());
                 f.url = e.origin.clone();
                 f.label = e.label.clone();
@@ -997,6 +1043,17 @@ impl VaultWindow {
         let editing = f.editing.is_some();
         let mut rects: Vec<(&str, Rect)> = Vec::new();
         let (mut save, mut cancel, mut generate) = (false, false, false);
+        if f.focus_first > 0 {
+            f.focus_first -= 1;
+            ui.ctx().memory_mut(|m| m.request_focus(form_url_id()));
+        }
+        // Enter in any text field saves, as in a web form.
+        let mut enter = false;
+        let mut entered = |ui: &Ui, r: &egui::Response| {
+            if r.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+                enter = true;
+            }
+        };
         ui.add_space(6.0);
         ui.label(
             RichText::new(if editing { "Edit login" } else { "New login" })
@@ -1013,9 +1070,11 @@ impl VaultWindow {
                 let r = ui.add_enabled(
                     enabled,
                     egui::TextEdit::singleline(&mut f.url)
+                        .id(form_url_id())
                         .hint_text("https://example.com/login")
                         .desired_width(320.0),
                 );
+                entered(ui, &r);
                 rects.push((controls::FORM_URL, r.rect));
                 ui.end_row();
 
@@ -1026,6 +1085,7 @@ impl VaultWindow {
                         .hint_text("shown in this list")
                         .desired_width(320.0),
                 );
+                entered(ui, &r);
                 rects.push((controls::FORM_LABEL, r.rect));
                 ui.end_row();
 
@@ -1034,6 +1094,7 @@ impl VaultWindow {
                     enabled,
                     egui::TextEdit::singleline(&mut f.username).desired_width(320.0),
                 );
+                entered(ui, &r);
                 rects.push((controls::FORM_USERNAME, r.rect));
                 ui.end_row();
 
@@ -1049,6 +1110,7 @@ impl VaultWindow {
                                 .hint_text(if editing { "unchanged" } else { "" })
                                 .desired_width(230.0),
                         );
+                        entered(ui, &r);
                         rects.push((controls::FORM_PASSWORD, r.rect));
                         if r.changed() || f.password.len() != before {
                             f.generated_bits = None;
@@ -1058,7 +1120,11 @@ impl VaultWindow {
                         rects.push((controls::GENERATE, g.rect));
                         generate = g.clicked();
                         if ui
-                            .small_button(if f.show_generator { "▾" } else { "▸" })
+                            .small_button(if f.show_generator {
+                                "Fewer options"
+                            } else {
+                                "Options"
+                            })
                             .on_hover_text("Generator options")
                             .clicked()
                         {
@@ -1108,6 +1174,7 @@ impl VaultWindow {
                                 })
                                 .desired_width(320.0),
                         );
+                        entered(ui, &r);
                         rects.push((controls::FORM_TOTP, r.rect));
                     }
                 });
@@ -1121,7 +1188,7 @@ impl VaultWindow {
         ui.horizontal(|ui| {
             let s = ui.add_enabled(enabled, egui::Button::new("Save").min_size(vec2(70.0, 24.0)));
             rects.push((controls::SAVE, s.rect));
-            save = s.clicked();
+            save = s.clicked() || enter;
             let c = ui.add(egui::Button::new("Cancel").min_size(vec2(70.0, 24.0)));
             rects.push((controls::CANCEL, c.rect));
             cancel = c.clicked() || ui.input(|i| i.key_pressed(Key::Escape));

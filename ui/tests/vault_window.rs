@@ -577,3 +577,57 @@ fn import_previews_then_confirms() {
     let c = h.click(controls::IMPORT_CANCEL);
     assert!(matches!(c.as_slice(), [VaultCommand::CancelImport]), "{c:?}");
 }
+
+// ---- Keyboard ----
+
+#[test]
+fn the_window_works_from_the_keyboard() {
+    let ctrl = |k: Key| {
+        let ev = |pressed| Event::Key {
+            key: k,
+            physical_key: Some(k),
+            pressed,
+            repeat: false,
+            modifiers: Modifiers::COMMAND,
+        };
+        vec![ev(true), ev(false)]
+    };
+    // Unlocking leaves the caret in the search field.
+    let mut h = H::new(VaultView {
+        state: VaultState::Locked,
+        ..Default::default()
+    });
+    h.view = unlocked();
+    h.settle();
+    h.frame(vec![Event::Text("lovel".into())]);
+    h.settle();
+    assert!(h.has(&entry_control("e3")) && !h.has(&entry_control("e1")));
+
+    // Ctrl+N: a new login with the caret in its first field; Tab moves on; Enter saves.
+    h.frame(ctrl(Key::N));
+    h.settle();
+    assert!(h.shows("New login"));
+    let tab = |h: &mut H| h.press(Key::Tab);
+    h.frame(vec![Event::Text("kb.example.com".into())]);
+    tab(&mut h);
+    h.frame(vec![Event::Text("Keys".into())]);
+    tab(&mut h);
+    h.frame(vec![Event::Text("ada".into())]);
+    tab(&mut h);
+    h.frame(vec![Event::Text("pw-from-keys".into())]);
+    let c = h.press(Key::Enter);
+    match c.as_slice() {
+        [VaultCommand::Add(f)] => {
+            assert_eq!(
+                (f.url.as_str(), f.label.as_str(), f.username.as_str()),
+                ("kb.example.com", "Keys", "ada")
+            );
+            assert_eq!(f.password.as_ref().unwrap().expose(), "pw-from-keys");
+        }
+        other => panic!("{other:?}"),
+    }
+    h.w.form_saved(None);
+    // Ctrl+L locks.
+    let c = h.frame(ctrl(Key::L));
+    assert!(matches!(c.as_slice(), [VaultCommand::Lock]), "{c:?}");
+}
