@@ -539,3 +539,78 @@ fn clearing_browsing_data_empties_history_and_the_container_s_cookies() {
     key(&app, "ctrl+r");
     wait_for(&app, CYAN, "clear-cookie-gone");
 }
+
+/// A page whose block a first-party "tracker" script turns green.
+const TRACKED: &str = r#"<!doctype html><html><head><title>Tracked</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:#ddd"></div>
+<script src="/tracker.js"></script>
+</body></html>"#;
+const TRACKER: &str = r#"document.getElementById("b").style.background = "rgb(20,200,60)";"#;
+
+#[test]
+fn a_blocking_exception_from_the_settings_file_lets_the_site_s_tracker_load_until_the_view_removes_it() {
+    if !can_run("blocking_exception") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(
+        HashMap::from([
+            ("/tracked".to_string(), TRACKED.to_string()),
+            ("/tracker.js".to_string(), TRACKER.to_string()),
+        ]),
+        None,
+    );
+    let dir = scratch("blocking");
+    let lists = dir.join("list.txt");
+    std::fs::write(&lists, "/tracker.js\n").unwrap();
+    // Saved by an earlier run: trackers are not blocked on 127.0.0.1.
+    std::fs::create_dir_all(dir.join("config/aperture")).unwrap();
+    std::fs::write(
+        dir.join("config/aperture/settings.json"),
+        r#"{"blocking":{"enabled":true,"sites":{"127.0.0.1":false}}}"#,
+    )
+    .unwrap();
+    let page = server.url("/tracked");
+    let list = lists.display().to_string();
+    let app = launch(&dir, &["--filter-list", list.as_str(), page.as_str()]);
+    let tracker_loads = || server.requests().iter().filter(|p| *p == "/tracker.js").count();
+    wait_for(&app, GREEN, "blocking-exception");
+    assert_eq!(tracker_loads(), 1);
+
+    let mut layout = Layout::new(app.size(), &page);
+    layout.model.settings.blocking_available = true;
+    layout.model.settings.values.blocking.set("127.0.0.1", false);
+    open_settings(&app, &mut layout);
+    let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
+    click(&app, privacy);
+    let here = layout.click(controls::SETTINGS_SITE_BLOCKING);
+    click(&app, here);
+    keep(&capture(&app), "blocking-ticked");
+    let file = dir.join("config/aperture/settings.json");
+    let t = Instant::now();
+    loop {
+        let s = std::fs::read_to_string(&file).unwrap_or_default();
+        if s.contains("\"blocking\"") && !s.contains("127.0.0.1") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the exception was not removed: {s}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The site's next load: the tracker is blocked before it leaves the browser.
+    let loads = server.requests().iter().filter(|p| *p == "/tracked").count();
+    key(&app, "ctrl+r");
+    let t = Instant::now();
+    while server.requests().iter().filter(|p| *p == "/tracked").count() == loads {
+        assert!(t.elapsed() < Duration::from_secs(20), "the page did not reload");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let img = capture(&app);
+    keep(&img, "blocking-blocked");
+    assert!(has_block(&img, GREY), "the page did not come back");
+    assert!(!has_block(&img, GREEN), "the tracker ran on the reload");
+    assert_eq!(tracker_loads(), 1, "the tracker was requested again");
+}
