@@ -138,6 +138,8 @@ struct Glue {
     last_use: Instant,
     auto_lock_minutes: u32,
     clipboard: ClipboardClearer,
+    /// The state last shown, shown again while work holds the vault.
+    shown_state: VaultState,
 }
 
 struct VaultUi(Rc<RefCell<Glue>>);
@@ -221,6 +223,7 @@ impl Glue {
             last_use: Instant::now(),
             auto_lock_minutes,
             clipboard: ClipboardClearer::new(CLIPBOARD_CLEAR_AFTER),
+            shown_state: VaultState::NoVault,
         }
     }
 
@@ -237,6 +240,11 @@ impl Glue {
     /// Once per loop turn, window open or not.
     fn tick(&mut self) {
         self.poll_job();
+        if self.job.is_some() {
+            // An unlock holds the vault's lock for the whole key derivation: asking the vault
+            // anything now would stall this (CEF's) thread until it is done.
+            return;
+        }
         let Some(v) = self.vault() else { return };
         if !v.is_unlocked() {
             // Locked by any path: what the window kept of the contents goes too.
@@ -297,8 +305,20 @@ impl Glue {
         }
     }
 
-    fn view(&self, selected: Option<&str>) -> (VaultView, Option<Vault>) {
+    fn view(&mut self, selected: Option<&str>) -> (VaultView, Option<Vault>) {
+        if let Some(job) = &self.job {
+            // Not the vault itself while an unlock holds it (see `tick`): what was shown.
+            let view = VaultView {
+                state: self.shown_state,
+                location: self.wiring.path().display().to_string(),
+                busy: Some(job.busy.to_string()),
+                auto_lock_minutes: self.auto_lock_minutes,
+                ..Default::default()
+            };
+            return (view, None);
+        }
         let (state, vault, file_error) = self.state();
+        self.shown_state = state;
         let mut view = VaultView {
             state,
             location: self.wiring.path().display().to_string(),
@@ -888,6 +908,38 @@ mod tests {
         assert!(t.vault().is_unlocked());
         assert!(t.shows("Work — ada"), "{:?}", t.texts);
         assert!(!t.shows("Wrong passphrase"));
+    }
+
+    #[test]
+    fn unlocking_does_not_stall_the_window() {
+        let mut t = T::new(false);
+        // A vault with the real, calibrated key derivation (about half a second per unlock).
+        Vault::create(t.wiring.path(), PASS).unwrap();
+        t.frame(vec![]);
+        t.frame(vec![]);
+        assert!(t.shows("The vault is locked"), "{:?}", t.texts);
+        t.type_into(controls::PASSPHRASE, PASS);
+        t.click(controls::UNLOCK);
+        let mut busy_frames = 0;
+        let mut slowest = Duration::ZERO;
+        while t.glue.job.is_some() {
+            let start = Instant::now();
+            t.frame(vec![]);
+            t.glue.tick();
+            slowest = slowest.max(start.elapsed());
+            busy_frames += 1;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            busy_frames >= 3,
+            "the unlock was not off the UI thread ({busy_frames} frames)"
+        );
+        assert!(
+            slowest < Duration::from_millis(150),
+            "a frame took {slowest:?} while unlocking"
+        );
+        t.frame(vec![]);
+        assert!(t.vault().is_unlocked());
     }
 
     #[test]
