@@ -70,6 +70,9 @@ pub enum Found {
     /// Same name on a ref'd element of another role (e.g. a `clickable` for a `button`), or
     /// the same kind of control under another name when the incumbent's had none.
     Loose,
+    /// An option of a select whose Aperture line counts it rather than listing it
+    /// (`options=[… +45]`): addressable by its label through `browser_act select`, not shown.
+    Counted,
     /// Nothing addressable matches.
     Missing,
 }
@@ -83,6 +86,9 @@ pub struct Coverage {
     pub exact: usize,
     /// Matched loosely (see [`Found::Loose`]).
     pub loose: usize,
+    /// Options reached through a select's count (see [`Found::Counted`]); not in `exact` or
+    /// `loose`.
+    pub counted: usize,
     /// The incumbent elements with no counterpart, as `role "name"` (with ` [iframe]` for
     /// one inside a frame).
     pub missing: Vec<String>,
@@ -108,9 +114,17 @@ impl Coverage {
 /// Each Aperture ref answers for at most one incumbent element, so ten "Add to cart" buttons
 /// need ten refs.
 pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
+    // A counted option has no name to match: it only answers for an option nothing else did.
     let ap: Vec<(String, String)> = aperture
         .iter()
-        .map(|e| (group(&e.role).to_string(), norm(e.name.as_deref().unwrap_or(""))))
+        .map(|e| {
+            let g = if e.counted {
+                "counted option"
+            } else {
+                group(&e.role)
+            };
+            (g.to_string(), norm(e.name.as_deref().unwrap_or("")))
+        })
         .collect();
     let mut used = vec![false; ap.len()];
     let mut take = |pred: &dyn Fn(&(String, String)) -> bool| -> bool {
@@ -136,16 +150,19 @@ pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
         let n = norm(e.name.as_deref().unwrap_or(""));
         let found = if take(&|(ag, an)| ag == g && same_name(an, &n)) {
             Found::Exact
-        } else if (!n.is_empty() && take(&|(_, an)| same_name(an, &n)))
+        } else if (!n.is_empty() && take(&|(ag, an)| ag != "counted option" && same_name(an, &n)))
             || (n.is_empty() && take(&|(ag, _)| ag == g))
         {
             Found::Loose
+        } else if g == "option" && take(&|(ag, _)| ag == "counted option") {
+            Found::Counted
         } else {
             Found::Missing
         };
         match found {
             Found::Exact => c.exact += 1,
             Found::Loose => c.loose += 1,
+            Found::Counted => c.counted += 1,
             Found::Missing => {
                 let framed = frame_of(&e.reference) != main_frame;
                 c.missing_in_frames += usize::from(framed);
@@ -170,7 +187,23 @@ mod tests {
             reference: r.into(),
             role: role.into(),
             name: name.map(Into::into),
+            counted: false,
         }
+    }
+
+    #[test]
+    fn options_match_by_label_or_by_their_select_s_count() {
+        let inc = vec![
+            el("e1", "option", Some("France")),
+            el("e2", "option", Some("Germany")),
+            el("e3", "option", Some("Italy")),
+            el("e4", "option", Some("Spain")),
+        ];
+        let mut counted = el("e9/+0", "option", None);
+        counted.counted = true;
+        let ap = vec![el("e9/o0", "option", Some("France")), counted.clone(), counted];
+        let c = check(&inc, &ap);
+        assert_eq!((c.exact, c.counted, c.missing.len()), (1, 2, 1));
     }
 
     #[test]

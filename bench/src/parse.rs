@@ -12,6 +12,9 @@ pub struct RefElement {
     pub role: String,
     /// Accessible name, unescaped; `None` when the line has none.
     pub name: Option<String>,
+    /// Aperture only: an option of a select that its line counts (`+45`) instead of listing;
+    /// `browser_act select` reaches it by its label all the same.
+    pub counted: bool,
 }
 
 /// Reads a double-quoted string starting at `s[0] == '"'`, undoing `\"` and `\\` (and, for
@@ -79,6 +82,7 @@ pub fn incumbent_refs(text: &str) -> Vec<RefElement> {
             reference,
             role,
             name,
+            counted: false,
         });
     }
     out
@@ -99,7 +103,78 @@ fn is_ref(w: &str) -> bool {
     w.len() > 1 && w.starts_with('e') && w[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Elements with refs in an Aperture response (a FULL SNAPSHOT or a diff), in order.
+/// Splits an Aperture line into its own part and its sentence's inline elements (`[e4 link
+/// "docs"]`), brackets inside quoted strings left alone.
+fn split_inline(line: &str) -> (String, Vec<String>) {
+    let (mut host, mut inner, mut cur) = (String::new(), Vec::new(), String::new());
+    let (mut quoted, mut escaped, mut depth) = (false, false, 0u32);
+    for c in line.chars() {
+        if quoted {
+            if depth > 0 { &mut cur } else { &mut host }.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                quoted = false;
+            }
+            continue;
+        }
+        let opens_options = host.ends_with("options=");
+        let target = if depth > 0 { &mut cur } else { &mut host };
+        match c {
+            '"' => {
+                quoted = true;
+                target.push(c);
+            }
+            // An option list is the only other bracket, and it stays with its line.
+            '[' if depth == 0 && opens_options => {
+                depth = 2;
+                cur.push(c);
+            }
+            '[' if depth == 0 => depth = 1,
+            ']' if depth == 1 => {
+                depth = 0;
+                inner.push(std::mem::take(&mut cur));
+            }
+            ']' if depth == 2 => {
+                depth = 0;
+                cur.push(c);
+                host.push_str(&std::mem::take(&mut cur));
+            }
+            _ => target.push(c),
+        }
+    }
+    (host, inner)
+}
+
+/// The options of a select's `options=["A" *"B" +3]`: each listed label, then `+N` counted.
+fn options_of(line: &str) -> (Vec<String>, usize) {
+    let Some(at) = line.find("options=[") else {
+        return (Vec::new(), 0);
+    };
+    let mut rest = &line[at + "options=[".len()..];
+    let mut labels = Vec::new();
+    let mut more = 0;
+    loop {
+        rest = rest.trim_start().trim_start_matches('*');
+        if rest.starts_with('"') {
+            let Some((q, r)) = quoted(rest) else { break };
+            labels.push(q);
+            rest = r;
+        } else if let Some(r) = rest.strip_prefix('+') {
+            let n: String = r.chars().take_while(char::is_ascii_digit).collect();
+            more = n.parse().unwrap_or(0);
+            break;
+        } else {
+            break;
+        }
+    }
+    (labels, more)
+}
+
+/// Elements with refs in an Aperture response (a FULL SNAPSHOT, a diff or a view), in order,
+/// the inline elements of a sentence and the options of a select included.
 ///
 /// A line looks like `  e4 button "Save" value="x"`; in a diff it may be prefixed by an op
 /// marker (`~ e4 button "Saved"`). Lines such as `+ after e3` or `gone: e5 e6` are not elements
@@ -107,26 +182,52 @@ fn is_ref(w: &str) -> bool {
 pub fn aperture_refs(text: &str) -> Vec<RefElement> {
     let mut out = Vec::new();
     for line in text.lines() {
-        let s = strip_marker(line.trim_start());
-        let Some((first, rest)) = s.split_once(' ') else {
-            continue;
-        };
-        if !is_ref(first) {
-            continue;
+        let (host, inline) = split_inline(strip_marker(line.trim_start()));
+        for (k, s) in std::iter::once(host.as_str())
+            .chain(inline.iter().map(String::as_str))
+            .enumerate()
+        {
+            let s = s.trim();
+            let Some((first, rest)) = s.split_once(' ') else {
+                continue;
+            };
+            if !is_ref(first) {
+                continue;
+            }
+            let role_end = rest.find(' ').unwrap_or(rest.len());
+            let role = &rest[..role_end];
+            if role.is_empty() || !role.bytes().all(|b| b.is_ascii_alphanumeric()) {
+                continue;
+            }
+            let name = rest[role_end..]
+                .strip_prefix(' ')
+                .and_then(|s| quoted(s).map(|(n, _)| n));
+            out.push(RefElement {
+                reference: first.to_string(),
+                role: role.to_string(),
+                name,
+                counted: false,
+            });
+            if k == 0 {
+                let (labels, more) = options_of(s);
+                for (i, l) in labels.into_iter().enumerate() {
+                    out.push(RefElement {
+                        reference: format!("{first}/o{i}"),
+                        role: "option".into(),
+                        name: Some(l),
+                        counted: false,
+                    });
+                }
+                for i in 0..more {
+                    out.push(RefElement {
+                        reference: format!("{first}/+{i}"),
+                        role: "option".into(),
+                        name: None,
+                        counted: true,
+                    });
+                }
+            }
         }
-        let role_end = rest.find(' ').unwrap_or(rest.len());
-        let role = &rest[..role_end];
-        if role.is_empty() || !role.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            continue;
-        }
-        let name = rest[role_end..]
-            .strip_prefix(' ')
-            .and_then(|s| quoted(s).map(|(n, _)| n));
-        out.push(RefElement {
-            reference: first.to_string(),
-            role: role.to_string(),
-            name,
-        });
     }
     out
 }
@@ -199,6 +300,37 @@ e3 clickable\n\
         assert_eq!(r[1].role, "textbox");
         assert_eq!(r[2].role, "clickable");
         assert_eq!(r[2].name, None);
+    }
+
+    #[test]
+    fn reads_sentences_and_option_lists() {
+        let t = "  \"Read the\" [e4 link \"docs [not] here\"] \"or\" [e5 button \"Ask\"]\n\
+                 e6 combobox \"Country\" options=[\"France\" *\"Ger]many\" +2]\n\
+                 \"a page wrote [e9 link \\\"x\\\"]\"";
+        let r = aperture_refs(t);
+        let got: Vec<(&str, &str, Option<&str>, bool)> = r
+            .iter()
+            .map(|e| {
+                (
+                    e.reference.as_str(),
+                    e.role.as_str(),
+                    e.name.as_deref(),
+                    e.counted,
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("e4", "link", Some("docs [not] here"), false),
+                ("e5", "button", Some("Ask"), false),
+                ("e6", "combobox", Some("Country"), false),
+                ("e6/o0", "option", Some("France"), false),
+                ("e6/o1", "option", Some("Ger]many"), false),
+                ("e6/+0", "option", None, true),
+                ("e6/+1", "option", None, true),
+            ]
+        );
     }
 
     #[test]

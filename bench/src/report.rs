@@ -263,20 +263,26 @@ pub fn markdown(r: &Results) -> String {
     // Coverage.
     let covered: Vec<&PageRow> = r.pages.iter().filter(|p| p.coverage.is_some()).collect();
     if !covered.is_empty() {
-        let (mut act, mut exact, mut loose, mut miss, mut framed) = (0, 0, 0, 0, 0);
+        let (mut act, mut exact, mut loose, mut miss, mut framed, mut counted) = (0, 0, 0, 0, 0, 0);
         for p in &covered {
             let c = p.coverage.as_ref().expect("filtered");
             act += c.actionable;
             exact += c.exact;
             loose += c.loose;
+            counted += c.counted;
             miss += c.missing.len();
             framed += c.missing_in_frames;
         }
         let _ = writeln!(
             o,
-            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), and **{miss} are missing** ({:.1} % addressable). Matching is one-to-one in document order; names compare case-insensitively with whitespace and invisible characters removed (the two products join text nodes differently, and Aperture strips invisible characters), and a name Aperture cut at its 240-character cap matches by prefix. Of the misses, **{framed} are inside iframes** (the incumbent's refs whose frame prefix differs from the page root's; marked `[iframe]` below).\n",
+            "\n## Coverage: the incumbent's actionable refs in Aperture's snapshot\n\nOver {} pages both observed: the incumbent gave refs to **{act}** actionable elements (roles: {}). In Aperture's full snapshot of the same load, {exact} have a ref'd element of the same kind and name, {loose} match loosely (same name on another role, e.g. `clickable`; or an unnamed control of the same kind), {counted} are options of a select that Aperture counts (`+N`) instead of listing (addressable by label through `browser_act select`, not shown; counted as addressable), and **{miss} are missing** ({:.1} % addressable, {:.1} % without the counted options). Matching is one-to-one in document order; names compare case-insensitively with whitespace and invisible characters removed (the two products join text nodes differently, and Aperture strips invisible characters), and a name Aperture cut at its 240-character cap matches by prefix. Of the misses, **{framed} are inside iframes** (the incumbent's refs whose frame prefix differs from the page root's; marked `[iframe]` below).\n",
             covered.len(),
             crate::coverage::ACTIONABLE.join(", "),
+            if act == 0 {
+                100.0
+            } else {
+                100.0 * (exact + loose + counted) as f64 / act as f64
+            },
             if act == 0 {
                 100.0
             } else {
@@ -739,6 +745,7 @@ mod tests {
                     actionable: 3,
                     exact: 2,
                     loose: 0,
+                    counted: 0,
                     missing: vec!["link \"x|y\"".into()],
                     missing_in_frames: 0,
                 }),

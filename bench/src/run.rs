@@ -441,6 +441,7 @@ mod tests {
             reference: r.into(),
             role: role.into(),
             name: Some(name.into()),
+            counted: false,
         }
     }
 
