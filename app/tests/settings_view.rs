@@ -13,6 +13,7 @@
 
 mod common;
 
+use aperture_testkit::{Attachment, Spec};
 use aperture_ui::chrome::{SettingsSection, controls, search_engine_control, settings_section_control};
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
 use aperture_ui::omnibox::SearchEngine;
@@ -146,6 +147,11 @@ fn scratch(name: &str) -> PathBuf {
 
 /// Starts the windowed browser on `scratch`'s profile and config dir and waits for its window.
 fn launch(scratch: &Path, args: &[&str]) -> App {
+    launch_env(scratch, args, &[])
+}
+
+/// [`launch`] with more environment.
+fn launch_env(scratch: &Path, args: &[&str], envs: &[(&str, &Path)]) -> App {
     let tag = format!(
         "aperture-settings-{}-{}",
         std::process::id(),
@@ -163,6 +169,7 @@ fn launch(scratch: &Path, args: &[&str]) -> App {
         // The settings glue says what it cleared at info.
         .env("APERTURE_LOG", "warn,aperture::settings_glue=info")
         .env(cef_sys_build::ENV_DIR, common::cef_dir())
+        .envs(envs.iter().copied())
         .stdout(std::fs::File::create(scratch.join("stdout.log")).unwrap())
         .stderr(log)
         .spawn()
@@ -613,4 +620,56 @@ fn a_blocking_exception_from_the_settings_file_lets_the_site_s_tracker_load_unti
     assert!(has_block(&img, GREY), "the page did not come back");
     assert!(!has_block(&img, GREEN), "the tracker ran on the reload");
     assert_eq!(tracker_loads(), 1, "the tracker was requested again");
+}
+
+#[test]
+fn a_new_download_folder_takes_the_next_download() {
+    if !can_run("download_folder") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::spawn(Spec {
+        routes: HashMap::from([("/find".to_string(), FIND.to_string())]),
+        attachments: HashMap::from([(
+            "/probe.bin".to_string(),
+            Attachment {
+                name: "probe.bin".into(),
+                len: 4096,
+                delay_per_chunk: Duration::ZERO,
+            },
+        )]),
+        ..Spec::default()
+    });
+    let dir = scratch("downloads");
+    let (first, second) = (dir.join("first"), dir.join("second"));
+    let page = server.url("/find");
+    let app = launch_env(&dir, &[page.as_str()], &[("XDG_DOWNLOAD_DIR", &first)]);
+    wait_for(&app, GREY, "downloads-start");
+    let mut layout = Layout::new(app.size(), &page);
+    layout.model.settings.download_dir = Some(first.clone());
+    open_settings(&app, &mut layout);
+    let field = layout.click(controls::SETTINGS_DOWNLOAD_DIR);
+    click(&app, field);
+    xdo(&["key", "--clearmodifiers", "ctrl+a"]);
+    xdo(&["type", "--delay", "15", &second.display().to_string()]);
+    xdo(&["key", "Return"]);
+    wait_saved(&dir, &format!("\"download_dir\": \"{}\"", second.display()));
+
+    omnibox(&app, &server.url("/probe.bin"));
+    let file = second.join("probe.bin");
+    let t = Instant::now();
+    while std::fs::metadata(&file).map_or(true, |m| m.len() != 4096) {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no {} (first folder: {:?}); stderr:\n{}",
+            file.display(),
+            std::fs::read_dir(&first).map(|d| d.flatten().map(|e| e.file_name()).collect::<Vec<_>>()),
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(
+        !first.join("probe.bin").exists(),
+        "the download went to the old folder too"
+    );
 }
