@@ -112,6 +112,10 @@ fn open_writer(path: &Path, integrity_check: bool) -> Result<Connection, Error> 
     // In WAL mode NORMAL loses at most the last transactions on power loss, never consistency.
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "foreign_keys", true)?;
+    // Index inserts land at random places in large b-trees: with SQLite's 2 MB default cache
+    // they spill and re-read pages all the time. Savepoint journals stay in memory.
+    conn.pragma_update(None, "cache_size", -16 * 1024)?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
     if integrity_check {
         let verdict: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0))?;
         if verdict != "ok" {
@@ -137,6 +141,12 @@ fn open_reader(path: &Path) -> Result<Connection, Error> {
     )?;
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "query_only", true)?;
+    conn.pragma_update(None, "cache_size", -8 * 1024)?;
+    // Suggestion lookups read index pages scattered over the file; mapped, a page already in
+    // the OS cache costs no read call.
+    conn.pragma_update(None, "mmap_size", 256 * 1024 * 1024)?;
+    // Suggestions build a handful of query shapes per input form; keep them all prepared.
+    conn.set_prepared_statement_cache_capacity(64);
     Ok(conn)
 }
 

@@ -29,9 +29,10 @@ impl<T> Shared<T> {
 
 /// The result of a write that the caller may want to know about.
 ///
-/// The write happens whether or not anyone looks at this: dropping a `Reply` does not cancel it
-/// (failures are logged by the writer either way). [`Reply::wait`] blocks, so the UI thread should
-/// use [`Reply::try_take`] each frame or `.await` it on an executor instead.
+/// The write happens whether or not anyone looks at this (unlike most futures, it need not be
+/// polled): dropping a `Reply` does not cancel it, and the writer logs failures either way.
+/// [`Reply::wait`] blocks until the write is committed, so the UI thread should rather use
+/// [`Reply::try_take`] each frame, or `.await` it on an executor.
 pub struct Reply<T> {
     shared: Arc<Shared<T>>,
 }

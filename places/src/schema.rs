@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::Error;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -85,6 +85,17 @@ CREATE TABLE site_prefs (
     site TEXT PRIMARY KEY,
     zoom REAL
 ) WITHOUT ROWID;
+"#;
+
+/// Version 3: indexes that answer suggestion lookups without reading the table rows until
+/// the best few are known (`id`, `url_key` and `frecency` are all a lookup needs to filter and
+/// rank; `places_rank` serves lookups driven by title words, which arrive as ids).
+const V3: &str = r#"
+DROP INDEX places_frecency;
+DROP INDEX places_container_frecency;
+CREATE INDEX places_frecency ON places (frecency, url_key);
+CREATE INDEX places_container_frecency ON places (container, frecency, url_key);
+CREATE INDEX places_rank ON places (id, container, frecency, url_key);
 "#;
 
 /// Brings the database up to [`SCHEMA_VERSION`], one transaction per migration.

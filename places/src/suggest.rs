@@ -1,10 +1,19 @@
 //! Omnibox suggestions: history and bookmarks matching what is typed, ranked by frecency.
 //!
-//! Every lookup is an indexed range query: `url_key >= prefix AND url_key < upper` on the URL as
-//! typed, or the same on `place_words.word` for title words. A short prefix can match a large
-//! part of history; sorting all of those by frecency would grow with history, so when a capped
-//! count says the prefix is dense the query walks the frecency index instead and stops at the
-//! limit (dense means a match comes along every few rows).
+//! What matches: one token (no spaces) matches a page whose URL, without scheme and `www.`,
+//! starts with it, or whose title has a word starting with each of the token's words
+//! (`node.js` → `node`, `js`). Several tokens: each word must start a title word or appear
+//! in the URL, and at least one must start a title word or the URL.
+//!
+//! Every lookup is driven by an index range: `url_key >= prefix AND url_key < upper` on the URL
+//! as typed, or the same on `place_words.word` for a title word. A rare prefix is cheap: fetch
+//! its few rows, sort them by frecency. A common one ("g") can match a large part of history,
+//! and sorting all of that would grow with history; so when a capped count says the driving
+//! prefix is common, the lookup first walks a bounded window of the best rows by frecency
+//! (the frecency index, best first) and keeps the matches. If the window holds enough
+//! of them they are the answer (nothing outside the window can score higher); if not, the
+//! matches are rare after all (other words narrowed them down) and the range lookup runs.
+//! Either way the result is exact and the work is bounded by the window or by the range.
 
 use std::collections::HashMap;
 
@@ -188,17 +197,21 @@ impl Query {
         self.push(&format!("{column} >= ")).bind(p.lo.clone());
         self.push(&format!(" AND {column} < ")).bind(p.hi.clone())
     }
-    /// Every other term must start a title word or appear in the URL.
-    fn other_terms(&mut self, src: &Source, alias: &str, terms: &[Prefix]) -> &mut Self {
+    /// Every other term must start a title word, or (`in_url`) appear in the URL.
+    fn other_terms(&mut self, src: &Source, alias: &str, terms: &[&Prefix], in_url: bool) -> &mut Self {
         for t in terms {
             self.push(&format!(
                 " AND (EXISTS (SELECT 1 FROM {} w WHERE w.{} = {alias}.id AND ",
                 src.words, src.fk
             ));
             self.range("w.word", t);
-            self.push(&format!(") OR instr({alias}.url_key, "))
-                .bind(t.lo.clone())
-                .push(") > 0)");
+            self.push(")");
+            if in_url {
+                self.push(&format!(" OR instr({alias}.url_key, "))
+                    .bind(t.lo.clone())
+                    .push(") > 0");
+            }
+            self.push(")");
         }
         self
     }
@@ -215,17 +228,19 @@ pub(crate) fn suggest(
     if input.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    // A URL has no spaces; with spaces every term is a word to find (in the title or URL).
+    // One token is a URL prefix, or words that must all start title words ("node.js").
+    // Several tokens are words to find, each at the start of a title word or in the URL.
     let single = !input.contains(char::is_whitespace);
     let key = if single { url_key(input) } else { String::new() };
-    let mut terms: Vec<String> = words(input);
-    // The longest term is the most selective one to drive the index with.
-    terms.sort_by_key(|t| std::cmp::Reverse(t.chars().count()));
+    let terms: Vec<String> = words(input);
     let term_ranges: Vec<Prefix> = terms.iter().filter_map(|t| Prefix::new(t)).collect();
-    // Rows of other containers (or duplicates) are folded away below, so ask for more.
-    let fetch = limit
-        .saturating_mul(if container.is_none() { 3 } else { 2 })
-        .max(10);
+    // Each lookup returns its best `fetch`; the best `limit` of their union is exact when one
+    // container is asked for. Across containers one URL can fill several rows, so ask more.
+    let fetch = if container.is_none() {
+        limit.saturating_mul(3)
+    } else {
+        limit
+    };
 
     let mut found: HashMap<String, Candidate> = HashMap::new();
     let mut history_row = |url: String, title: String, date: f64| {
@@ -240,25 +255,61 @@ pub(crate) fn suggest(
         }
     };
 
+    let lookup = Lookup::new(conn, container, fetch)?;
     if let Some(p) = (!key.is_empty()).then(|| Prefix::new(&key)).flatten() {
-        for (url, title, date) in history_by_url(conn, &p, &term_ranges[..0], container, fetch)? {
+        let common = lookup.count(conn, Driver::Url(&p))? >= lookup.common;
+        for (url, title, date) in lookup.history(conn, Driver::Url(&p), common, &[], false)? {
             history_row(url, title, date);
         }
     }
-    if let Some((first, rest)) = term_ranges.split_first() {
-        for (url, title, date) in history_by_word(conn, first, rest, container, fetch)? {
-            history_row(url, title, date);
+    if !term_ranges.is_empty() {
+        let mut counted = Vec::with_capacity(term_ranges.len());
+        for t in &term_ranges {
+            counted.push((lookup.count(conn, Driver::Word(t))?, t));
+        }
+        counted.sort_by_key(|(n, _)| *n);
+        // Words counted exactly give an estimate of how many pages have them all (as if they
+        // were independent): few, and a word's range is the cheaper way to them.
+        let exact = counted.iter().all(|(n, _)| *n < lookup.cap());
+        let rows = lookup.rows.max(1) as f64;
+        let together = counted.iter().fold(rows, |acc, (n, _)| acc * (*n as f64 / rows));
+        // One token: every word must start a title word, so the rarest word's pages hold every
+        // match. Several: a word may be in the URL instead, so each word found in some title
+        // drives a lookup of its own, and each word is also tried as the start of the URL.
+        let drivers = if single { 1 } else { counted.len() };
+        for (i, &(n, t)) in counted.iter().enumerate().take(drivers) {
+            if n == 0 {
+                continue;
+            }
+            let others: Vec<&Prefix> = counted
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, (_, o))| *o)
+                .collect();
+            let common = n >= lookup.common && (!exact || together >= lookup.common as f64);
+            for (url, title, date) in lookup.history(conn, Driver::Word(t), common, &others, !single)? {
+                history_row(url, title, date);
+            }
         }
         if !single {
-            // "github rust": the first term may be in the URL, not the title.
-            for (url, title, date) in history_by_url(conn, first, rest, container, fetch)? {
-                history_row(url, title, date);
+            for (i, t) in term_ranges.iter().enumerate() {
+                let others: Vec<&Prefix> = term_ranges
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .map(|(_, o)| o)
+                    .collect();
+                let common = lookup.count(conn, Driver::Url(t))? >= lookup.common;
+                for (url, title, date) in lookup.history(conn, Driver::Url(t), common, &others, true)? {
+                    history_row(url, title, date);
+                }
             }
         }
     }
 
     let key_range = (!key.is_empty()).then(|| Prefix::new(&key)).flatten();
-    for (url, title, added, date) in bookmarks(conn, key_range.as_ref(), &term_ranges, container)? {
+    for (url, title, added, date) in bookmarks(conn, key_range.as_ref(), &term_ranges, single, container)? {
         let c = found.entry(url).or_insert(Candidate {
             page_title: String::new(),
             history: None,
@@ -315,94 +366,152 @@ pub(crate) fn suggest(
 
 type Row = (String, String, f64);
 
-/// Whether at least `threshold` rows fall in a range (counting stops there).
-fn at_least(conn: &Connection, q: Query, threshold: usize) -> Result<bool, Error> {
-    let mut q = q;
-    let sql = format!("SELECT count(*) FROM ({} LIMIT {threshold})", q.sql);
-    q.sql = sql;
-    let n: i64 = conn
-        .prepare_cached(&q.sql)?
-        .query_row(params_from_iter(q.values), |r| r.get(0))?;
-    Ok(n as usize >= threshold)
+/// What drives a history lookup: a prefix of the URL as typed, or of a title word.
+#[derive(Clone, Copy)]
+enum Driver<'a> {
+    Url(&'a Prefix),
+    Word(&'a Prefix),
 }
 
-/// Above this many matches, walking the frecency index finds `fetch` of them sooner than
-/// sorting them all: sorting costs about `count`, walking about `fetch * rows / count`.
-fn dense_threshold(conn: &Connection, fetch: usize) -> Result<usize, Error> {
-    let rows: Option<i64> = conn.query_row("SELECT max(id) FROM places", [], |r| r.get(0))?;
-    let rows = rows.unwrap_or(0).max(0) as f64;
-    Ok(((fetch as f64 * rows).sqrt() as usize).clamp(256, 100_000))
-}
-
-fn history_by_url(
-    conn: &Connection,
-    key: &Prefix,
-    others: &[Prefix],
-    container: Option<&str>,
+/// One suggest call's history lookups: which container, how many rows each must return.
+struct Lookup<'a> {
+    container: Option<&'a str>,
     fetch: usize,
-) -> Result<Vec<Row>, Error> {
-    let mut probe = Query::default();
-    probe.push("SELECT 1 FROM places p WHERE ");
-    if let Some(c) = container {
-        probe.push("p.container = ").bind(c.to_owned()).push(" AND ");
-    }
-    probe.range("p.url_key", key);
-    let dense = at_least(conn, probe, dense_threshold(conn, fetch)?)?;
-    let mut q = Query::default();
-    q.push("SELECT p.url, p.title, p.frecency FROM places p ");
-    if dense {
-        q.push(if container.is_some() {
-            "INDEXED BY places_container_frecency "
-        } else {
-            "INDEXED BY places_frecency "
-        });
-    }
-    q.push("WHERE ");
-    if let Some(c) = container {
-        q.push("p.container = ").bind(c.to_owned()).push(" AND ");
-    }
-    q.range("p.url_key", key).other_terms(&PLACES, "p", others);
-    q.push(" ORDER BY p.frecency DESC LIMIT ").bind(clamp_i64(fetch));
-    rows(conn, q)
+    /// A driving prefix with at least this many rows is common (see the module doc): walking
+    /// the frecency index costs about `fetch * rows / count`, sorting the range about `count`,
+    /// and the two are equal at `sqrt(fetch * rows)`.
+    common: usize,
+    /// How many of the best rows the window holds: enough that a prefix just past `common`
+    /// still fills the answer with room to spare.
+    window: usize,
+    rows: usize,
 }
 
-fn history_by_word(
-    conn: &Connection,
-    first: &Prefix,
-    others: &[Prefix],
-    container: Option<&str>,
-    fetch: usize,
-) -> Result<Vec<Row>, Error> {
-    let mut probe = Query::default();
-    probe
-        .push("SELECT 1 FROM place_words WHERE ")
-        .range("word", first);
-    let dense = at_least(conn, probe, dense_threshold(conn, fetch)?)?;
-    let mut q = Query::default();
-    q.push("SELECT p.url, p.title, p.frecency FROM places p ");
-    if dense {
-        q.push(if container.is_some() {
-            "INDEXED BY places_container_frecency "
-        } else {
-            "INDEXED BY places_frecency "
-        });
-        q.push("WHERE EXISTS (SELECT 1 FROM place_words w WHERE w.place_id = p.id AND ")
-            .range("w.word", first)
-            .push(")");
-    } else {
-        q.push("WHERE p.id IN (SELECT place_id FROM place_words WHERE ")
-            .range("word", first)
-            .push(")");
+impl<'a> Lookup<'a> {
+    fn new(conn: &Connection, container: Option<&'a str>, fetch: usize) -> Result<Lookup<'a>, Error> {
+        // The largest id bounds the row count, in O(log n).
+        let rows: Option<i64> = conn.query_row("SELECT max(id) FROM places", [], |r| r.get(0))?;
+        let rows = rows.unwrap_or(0).max(0) as usize;
+        let common = ((fetch as f64 * rows as f64).sqrt() as usize).clamp(256, 100_000);
+        Ok(Lookup {
+            container,
+            fetch,
+            common,
+            window: 4 * common,
+            rows,
+        })
     }
-    if let Some(c) = container {
-        q.push(" AND p.container = ").bind(c.to_owned());
+
+    /// Counts stop here: enough to tell common from rare and to compare words.
+    fn cap(&self) -> usize {
+        8 * self.common
     }
-    q.other_terms(&PLACES, "p", others);
-    q.push(" ORDER BY p.frecency DESC LIMIT ").bind(clamp_i64(fetch));
-    rows(conn, q)
+
+    /// Rows the driving prefix alone matches, counted up to [`Lookup::cap`] (an index-only scan).
+    fn count(&self, conn: &Connection, driver: Driver<'_>) -> Result<usize, Error> {
+        let mut q = Query::default();
+        match driver {
+            Driver::Url(k) => {
+                q.push("SELECT 1 FROM places WHERE ");
+                if let Some(c) = self.container {
+                    q.push("container = ").bind(c.to_owned()).push(" AND ");
+                }
+                q.range("url_key", k);
+            }
+            Driver::Word(w) => {
+                q.push("SELECT 1 FROM place_words WHERE ").range("word", w);
+            }
+        }
+        let sql = format!("SELECT count(*) FROM ({} LIMIT {})", q.sql, self.cap());
+        let n: i64 = conn
+            .prepare_cached(&sql)?
+            .query_row(params_from_iter(q.values), |r| r.get(0))?;
+        Ok(n as usize)
+    }
+
+    /// The best `fetch` pages of the container matching the driver and every other word (each
+    /// at the start of a title word, or, with `others_in_url`, anywhere in the URL).
+    ///
+    /// Each query picks ids from an index that holds everything the filters and the order need
+    /// (`k` is that narrow row: id, container, frecency, url_key); only the picked rows are
+    /// then read from the table.
+    /// `common`: try the window first (see the module doc).
+    fn history(
+        &self,
+        conn: &Connection,
+        driver: Driver<'_>,
+        common: bool,
+        others: &[&Prefix],
+        others_in_url: bool,
+    ) -> Result<Vec<Row>, Error> {
+        if common {
+            let mut q = Query::default();
+            q.push("SELECT k.id, k.frecency FROM (SELECT id, frecency, url_key FROM places ");
+            match self.container {
+                Some(c) => {
+                    q.push("INDEXED BY places_container_frecency WHERE container = ")
+                        .bind(c.to_owned());
+                }
+                None => {
+                    q.push("INDEXED BY places_frecency");
+                }
+            }
+            q.push(" ORDER BY frecency DESC LIMIT ")
+                .bind(clamp_i64(self.window))
+                .push(") k WHERE ");
+            self.matching(&mut q, driver, others, others_in_url, true);
+            let found = rows(conn, q, self.fetch)?;
+            if found.len() >= self.fetch || self.rows <= self.window {
+                return Ok(found);
+            }
+        }
+        let mut q = Query::default();
+        q.push("SELECT k.id, k.frecency FROM places k ");
+        match (driver, self.container) {
+            (Driver::Url(_), Some(_)) => q.push("INDEXED BY places_container_key WHERE "),
+            (Driver::Url(_), None) => q.push("INDEXED BY places_key WHERE "),
+            (Driver::Word(_), _) => q.push("INDEXED BY places_rank WHERE "),
+        };
+        if let Some(c) = self.container {
+            q.push("k.container = ").bind(c.to_owned()).push(" AND ");
+        }
+        self.matching(&mut q, driver, others, others_in_url, false);
+        rows(conn, q, self.fetch)
+    }
+
+    /// The filter on the narrow row `k`. In the window a title word is checked row by row
+    /// (the walk stops at `fetch` matches); otherwise the word's index range yields the ids.
+    fn matching(
+        &self,
+        q: &mut Query,
+        driver: Driver<'_>,
+        others: &[&Prefix],
+        others_in_url: bool,
+        window: bool,
+    ) {
+        match driver {
+            Driver::Url(k) => q.range("k.url_key", k),
+            Driver::Word(w) if window => q
+                .push("EXISTS (SELECT 1 FROM place_words w WHERE w.place_id = k.id AND ")
+                .range("w.word", w)
+                .push(")"),
+            Driver::Word(w) => q
+                .push("k.id IN (SELECT place_id FROM place_words WHERE ")
+                .range("word", w)
+                .push(")"),
+        };
+        q.other_terms(&PLACES, "k", others, others_in_url);
+    }
 }
 
-fn rows(conn: &Connection, q: Query) -> Result<Vec<Row>, Error> {
+/// Runs an id-picking query (`SELECT k.id, k.frecency ... WHERE ...`), keeping the best
+/// `fetch` by frecency, and reads those rows' URL and title.
+fn rows(conn: &Connection, mut q: Query, fetch: usize) -> Result<Vec<Row>, Error> {
+    q.push(" ORDER BY k.frecency DESC LIMIT ").bind(clamp_i64(fetch));
+    q.sql = format!(
+        "SELECT p.url, p.title, k.frecency FROM ({}) k CROSS JOIN places p ON p.id = k.id ORDER BY k.frecency DESC",
+        q.sql
+    );
     let mut stmt = conn.prepare_cached(&q.sql)?;
     let rows = stmt.query_map(params_from_iter(q.values), |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?))
@@ -422,6 +531,7 @@ fn bookmarks(
     conn: &Connection,
     key: Option<&Prefix>,
     terms: &[Prefix],
+    single: bool,
     container: Option<&str>,
 ) -> Result<Vec<BookmarkRow>, Error> {
     let mut q = Query::default();
@@ -433,19 +543,22 @@ fn bookmarks(
     if let Some(k) = key {
         q.push(" OR (").range("b.url_key", k).push(")");
     }
-    if let Some((first, rest)) = terms.split_first() {
-        q.push(" OR (b.id IN (SELECT bookmark_id FROM bookmark_words WHERE ")
-            .range("word", first)
-            .push(")")
-            .other_terms(&BOOKMARKS, "b", rest)
-            .push(")");
-        if key.is_none() {
-            // "github rust": the first term may be in the URL.
-            q.push(" OR (")
-                .range("b.url_key", first)
-                .other_terms(&BOOKMARKS, "b", rest)
+    if single {
+        // Every word at the start of a title word.
+        if let Some((first, rest)) = terms.split_first() {
+            let rest: Vec<&Prefix> = rest.iter().collect();
+            q.push(" OR (b.id IN (SELECT bookmark_id FROM bookmark_words WHERE ")
+                .range("word", first)
+                .push(")")
+                .other_terms(&BOOKMARKS, "b", &rest, false)
                 .push(")");
         }
+    } else if !terms.is_empty() {
+        // Every word at the start of a title word or in the URL (bookmarks are few: a scan).
+        let all: Vec<&Prefix> = terms.iter().collect();
+        q.push(" OR (1")
+            .other_terms(&BOOKMARKS, "b", &all, true)
+            .push(")");
     }
     q.push(") ORDER BY b.added_at DESC LIMIT ")
         .bind(MAX_BOOKMARK_MATCHES);
