@@ -383,7 +383,10 @@ fn a_budget_cuts_the_model_and_says_what_it_left_out() {
     );
     assert!(!f.body.contains("Add to cart"));
     // The element past the cut still has its ref, and a view shows it.
-    let v = s.render_view("e3", 0).expect("a ref past the cut is viewable").text;
+    let v = s
+        .render_view("e3", 0)
+        .expect("a ref past the cut is viewable")
+        .text;
     assert!(v.contains("e3 button \"Add to cart\""), "{v}");
     assert!(s.resolve("e3").is_ok());
 }
