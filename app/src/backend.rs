@@ -169,10 +169,14 @@ fn err(id: TabId, e: TabError) -> BackendError {
     }
 }
 
-/// Input errors happen after the events may have been queued: their outcome is unknown.
+/// Input errors happen after the events may have been queued: their outcome is unknown,
+/// unless the tab says the input was voided (not delivered) or never sent.
 fn input_err(id: TabId, e: TabError) -> BackendError {
     match e {
         TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
+        TabError::NotDelivered(why) => BackendError::NotDelivered(why),
+        TabError::NotReady(why) => BackendError::NotReady(why),
+        TabError::FocusMoved { typed, total, went } => BackendError::FocusMoved { typed, total, went },
         other => BackendError::ActionOutcomeUnknown(other.to_string()),
     }
 }
@@ -199,6 +203,40 @@ impl AppBackend {
 
     async fn agent_reads(&self, id: TabId) -> BackendResult<()> {
         self.attach(id, Attach::Read).await
+    }
+
+    /// Page text in an answer about input (what covered a target, where focus went), redacted
+    /// like every other page read.
+    async fn redacted(&self, id: TabId, mut text: Option<String>) -> Option<String> {
+        if let (Some(v), Some(t)) = (&self.vault, text.as_mut()) {
+            v.redact_live(&self.h, id, &mut [t]).await;
+        }
+        text
+    }
+
+    /// The agent's view of what became of input.
+    async fn delivery(&self, id: TabId, d: tab::Delivery) -> Delivery {
+        let elsewhere = d
+            .landed
+            .filter(|l| !l.inside)
+            .map(|l| l.what.map_or_else(|| "another element".to_string(), |w| w.line()));
+        Delivery {
+            elsewhere: self.redacted(id, elsewhere).await,
+            unconfirmed: d.unconfirmed,
+            navigated: d.navigated,
+        }
+    }
+
+    /// [`input_err`], with where focus went redacted.
+    async fn input_failed(&self, id: TabId, e: TabError) -> BackendError {
+        match input_err(id, e) {
+            BackendError::FocusMoved { typed, total, went } => BackendError::FocusMoved {
+                typed,
+                total,
+                went: self.redacted(id, Some(went)).await.unwrap_or_default(),
+            },
+            other => other,
+        }
     }
 }
 
@@ -419,26 +457,34 @@ impl Backend for AppBackend {
         } else {
             self.agent_reads(id).await?;
         }
-        use aperture_engine::protocol::ElementOp as W;
-        let w = match op {
-            ElementOp::ScrollIntoView => W::Scroll,
-            ElementOp::Focus => W::Focus,
-            ElementOp::Clear => W::Clear,
-            ElementOp::SelectOptions(values) => W::Select { values },
-            ElementOp::ReadText { cap } => W::Text { cap: Some(cap) },
-        };
+        // A <select> list or date picker the page opened is drawn over the page by the
+        // browser, out of the page's reach: input there goes to it, whatever the page's own
+        // hit test says.
+        if let ElementOp::HitTest { x, y } = op
+            && let Some((px, py, pw, ph)) = self.tab(id).popup().await
+            && x >= px as f32
+            && y >= py as f32
+            && x < (px + pw) as f32
+            && y < (py + ph) as f32
+        {
+            return Ok(ElementReply {
+                cover: Some("the open drop-down list or picker (press Escape to close it)".into()),
+                ..ElementReply::default()
+            });
+        }
+        let w = aperture_engine::protocol::ElementOp::from(&op);
         let r = self.tab(id).element(walk_id, idx, w).await.map_err(|e| match e {
             TabError::Walker(w) => BackendError::from_walker(walk_id, w),
             other => err(id, other),
         })?;
-        let mut text = r.text;
-        if let (Some(v), Some(t)) = (&self.vault, text.as_mut()) {
-            v.redact_live(&self.h, id, &mut [t]).await;
-        }
         Ok(ElementReply {
             bounds: Some(r.bounds),
-            text,
+            text: self.redacted(id, r.text).await,
             truncated: r.truncated,
+            cover: self.redacted(id, r.cover.map(|d| d.line())).await,
+            clear_at: r.x.zip(r.y),
+            remote: r.remote,
+            focus: self.redacted(id, r.focus.map(|d| d.line())).await,
         })
     }
 
@@ -451,44 +497,74 @@ impl Backend for AppBackend {
         Ok(PageText { text, truncated })
     }
 
-    async fn click_at(&self, id: TabId, x: f32, y: f32, button: MouseButton, count: u8) -> BackendResult<()> {
+    async fn click_at(
+        &self,
+        id: TabId,
+        x: f32,
+        y: f32,
+        button: MouseButton,
+        count: u8,
+    ) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
         let b = match button {
             MouseButton::Left => Button::Left,
             MouseButton::Middle => Button::Middle,
             MouseButton::Right => Button::Right,
         };
-        self.tab(id)
-            .click_at(x, y, b, count as i32)
-            .await
-            .map_err(|e| input_err(id, e))
+        match self.tab(id).click_at(x, y, b, count as i32).await {
+            Ok(d) => Ok(self.delivery(id, d).await),
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
     }
 
-    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()> {
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
-        self.tab(id).move_to(x, y).await.map_err(|e| input_err(id, e))
+        match self.tab(id).move_to(x, y).await {
+            Ok(d) => Ok(self.delivery(id, d).await),
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
     }
 
-    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()> {
+    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
         // CEF's wheel deltas are inverted relative to scroll direction.
-        self.tab(id)
-            .scroll(x, y, -dx as i32, -dy as i32)
+        match self.tab(id).scroll(x, y, -dx as i32, -dy as i32).await {
+            Ok(d) => Ok(self.delivery(id, d).await),
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
+    }
+
+    async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery> {
+        self.agent_acts(id).await?;
+        match self.tab(id).key(key).await {
+            Ok(d) => Ok(self.delivery(id, d).await),
+            // An unknown key name: nothing was sent.
+            Err(TabError::Other(m)) => Err(BackendError::InvalidInput(m)),
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
+    }
+
+    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<Delivery> {
+        self.agent_acts(id).await?;
+        match self.tab(id).type_keys(text).await {
+            Ok(d) => Ok(self.delivery(id, d).await),
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
+    }
+
+    async fn network_quiet(&self, id: TabId) -> BackendResult<NetQuiet> {
+        self.agent_reads(id).await?;
+        let loading = self
+            .h
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.loading)))
             .await
-            .map_err(|e| input_err(id, e))
-    }
-
-    async fn key(&self, id: TabId, key: &str) -> BackendResult<()> {
-        self.agent_acts(id).await?;
-        self.tab(id).key(key).await.map_err(|e| match e {
-            TabError::Other(m) => BackendError::InvalidInput(m), // unknown key name: nothing was sent
-            other => input_err(id, other),
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))?;
+        let n = self.tab(id).net_state().await.map_err(|e| err(id, e))?;
+        Ok(NetQuiet {
+            loaded: n.complete && !loading,
+            quiet: Duration::from_millis(n.quiet_ms),
         })
-    }
-
-    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()> {
-        self.agent_acts(id).await?;
-        self.tab(id).type_text(text).await.map_err(|e| input_err(id, e))
     }
 
     async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png> {

@@ -7,7 +7,8 @@ use crate::browser::{Actor, Handle};
 use crate::keys;
 use aperture_engine::envelope::Untrusted;
 use aperture_engine::protocol::{
-    self, ElementOp, ElementReply, InputCounts, InputKind, Request, TextReply, WalkerError,
+    self, ElementOp, ElementReply, GuardReply, InputKind, InputState, Landed, NetState, Request, TextReply,
+    WalkerError,
 };
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::TabId;
@@ -21,10 +22,20 @@ pub const SUBRESOURCE_GRACE: Duration = Duration::from_secs(4);
 /// How long one renderer round trip may take. CEF 131 can lose process messages after a
 /// frame swap (cef#4001), so a missing answer must become an error.
 pub const RPC_TIMEOUT: Duration = Duration::from_secs(15);
-/// How long input may take to reach the page's handlers before observing goes ahead anyway
-/// (input over a cross-process iframe, or suppressed by the page, is never counted).
-/// An unmeasured bound chosen to be well above a busy page's input latency.
-pub const INPUT_BARRIER: Duration = Duration::from_millis(500);
+/// How long sent input may take to show its first event on the page before it is taken as not
+/// received, voided and (once) sent again. Unmeasured; well above a busy page's input latency
+/// (input normally arrives within a frame), and affordable because voiding makes a late
+/// arrival harmless.
+pub const INPUT_BARRIER: Duration = Duration::from_millis(600);
+/// How long input whose first event has arrived may take to arrive whole (a page whose
+/// `pointerdown` handler runs long delays the `pointerup`).
+pub const COMPLETION_WAIT: Duration = Duration::from_secs(10);
+/// How long input waits for the document to be able to take it (a navigation still
+/// committing, a document without a body yet).
+pub const READY_WAIT: Duration = Duration::from_secs(10);
+/// Characters sent at a time while typing: after each chunk the focus guard is read, so
+/// typing stops soon after focus leaves the field.
+const TYPE_CHUNK: usize = 16;
 /// How long input waits for a new document's first paint (unmeasured; a paint normally
 /// follows within a frame or two of the document becoming available).
 pub const FIRST_PAINT_WAIT: Duration = Duration::from_secs(2);
@@ -60,8 +71,80 @@ pub enum TabError {
     Create(String),
     #[error("{0}")]
     Policy(String),
+    /// Input was sent and the page never received it; what might still arrive was voided.
+    #[error("not delivered: {0}; nothing happened")]
+    NotDelivered(String),
+    /// Input was sent and then its arrival could not be established.
+    #[error("{0}")]
+    InputUnknown(String),
+    /// The page could not take input; nothing was sent.
+    #[error("{0}")]
+    NotReady(String),
+    /// Keyboard focus was not (or stopped being) where the keys were meant to go: `typed`
+    /// characters went in, every later key was stopped. `went` is page text. The text says
+    /// neither (a vault fill reports it as it is, and the count would be a secret's length).
+    #[error("keyboard focus was not on the field being typed into, so the keys from then on were stopped")]
+    FocusMoved {
+        typed: usize,
+        total: usize,
+        went: String,
+    },
     #[error("{0}")]
     Other(String),
+}
+
+/// What became of input that [`Tab`]'s input verbs sent (they fail when it did not arrive).
+#[derive(Debug, Clone, Default)]
+pub struct Delivery {
+    /// Where the first pointer event went, relative to the aim a hit test armed.
+    pub landed: Option<Landed>,
+    /// The input went into a frame of another site, whose events this renderer never sees.
+    pub unconfirmed: bool,
+    /// A new document replaced the page before the input was seen whole.
+    pub navigated: bool,
+}
+
+/// Input being sent: how its arrival is recognised.
+struct Sending {
+    /// For messages: "click", "key presses"...
+    what: &'static str,
+    /// The first event that counts: when its count has not moved, nothing arrived.
+    first: InputKind,
+    /// The last event, and how many of it end the input.
+    last: InputKind,
+    n: u64,
+    /// Whether the input may be sent once more when nothing of it arrived.
+    resend: bool,
+    /// The page cannot count it (keys for a frame of another site).
+    unconfirmable: bool,
+}
+
+impl Sending {
+    fn new(what: &'static str, first: InputKind, last: InputKind, n: u64) -> Sending {
+        Sending {
+            what,
+            first,
+            last,
+            n,
+            resend: true,
+            unconfirmable: false,
+        }
+    }
+}
+
+/// [`Delivery`], with the page's input state at the moment it was seen whole.
+struct Landing {
+    delivery: Delivery,
+    state: Option<InputState>,
+}
+
+enum Arrival {
+    Whole(InputState),
+    Partial,
+    Nothing,
+    NewDocument,
+    /// The page opened a JavaScript dialog while the input was arriving.
+    Dialog,
 }
 
 async fn wait<T>(
@@ -412,60 +495,258 @@ impl Tab {
             .map_err(|e| TabError::Other(e.to_string()))?
     }
 
-    /// Sends input and returns once the page has dispatched its last event, so an observation
-    /// that follows sees the page's reaction. Native input and renderer messages travel on
-    /// different channels with no ordering between them; a repaint is no proof either, since
-    /// one may already be pending. The walker counts trusted events per type, and the last
-    /// event of `kind` arriving means every earlier one has been handled (a renderer handles
-    /// input in order, and a handler's synchronous work finishes within its task).
-    async fn input_landed(
-        &self,
-        kind: InputKind,
-        n: u64,
-        send: impl Future<Output = Result<(), TabError>>,
-    ) -> Result<(), TabError> {
-        self.input_landed_counts(kind, n, send).await.map(|_| ())
-    }
-
-    /// [`Tab::input_landed`], answering the page's counts before the input and at the end of
-    /// the wait when the last event was *not* seen (`None` when it was, or cannot be known).
-    async fn input_landed_counts(
-        &self,
-        kind: InputKind,
-        n: u64,
-        send: impl Future<Output = Result<(), TabError>>,
-    ) -> Result<Option<(InputCounts, InputCounts)>, TabError> {
-        self.until_painted().await;
-        let start = std::time::Instant::now();
-        let before = self.input_counts(INPUT_BARRIER).await;
-        send.await?;
-        let Some(before) = before else {
-            return Ok(None); // No script context (loading, or not a page): nothing to wait on.
-        };
-        let mut last = before;
-        while let Some(left) = INPUT_BARRIER.checked_sub(start.elapsed()) {
-            match self.input_counts(left).await {
-                Some(c) if c.get(kind) >= before.get(kind) + n => return Ok(None),
-                Some(c) => {
-                    last = c;
-                    tokio::time::sleep(Duration::from_millis(3)).await
-                }
-                // The document went away (the input navigated): nothing left to wait for.
-                None => return Ok(None),
+    /// Sends input and returns once the page has received all of it, so an observation that
+    /// follows sees the page's reaction; input the page never received is voided and reported
+    /// as [`TabError::NotDelivered`], never as done.
+    ///
+    /// Native input and renderer messages travel on different channels with no ordering
+    /// between them, and a repaint is no proof either. The walker counts trusted events per
+    /// type: the last event of the input arriving means every earlier one has been handled (a
+    /// renderer handles input in order, and a handler's synchronous work finishes within its
+    /// task). Chromium drops input whole while a new document cannot take it yet (before its
+    /// first visually non-empty paint); such input never arrives. Input the page has not seen
+    /// by [`INPUT_BARRIER`] is voided in the renderer (if it turns up later it is stopped
+    /// before the page sees it) and, when nothing of it had arrived, sent once more.
+    async fn deliver<F, Fut>(&self, s: Sending, send: F) -> Result<Landing, TabError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<(), TabError>>,
+    {
+        let mut before = self.ready().await?;
+        for attempt in 0..2 {
+            if before.remote || s.unconfirmable {
+                send().await?;
+                return Ok(Landing {
+                    delivery: Delivery {
+                        unconfirmed: true,
+                        ..Delivery::default()
+                    },
+                    state: None,
+                });
             }
+            send().await?;
+            let mut arrival = self.arrival(&before, &s, false).await?;
+            if let Arrival::Nothing = arrival {
+                // Void what may still be on its way, unless it has begun arriving meanwhile:
+                // voiding half an input would leave the page with a press and no release.
+                let void = Request::Void {
+                    kind: s.first.event_type().into(),
+                    n: before.counts.get(s.first),
+                };
+                let v = match self.ask_unless_dialog::<InputState>(&void, RPC_TIMEOUT).await {
+                    Ok(Some(v)) => v,
+                    // Script is running (it opened the dialog): the input arrived.
+                    Ok(None) => {
+                        return Ok(Landing {
+                            delivery: Delivery::default(),
+                            state: None,
+                        });
+                    }
+                    Err(gone @ (TabError::RendererGone(_) | TabError::NoSuchTab(_) | TabError::Closed)) => {
+                        return Err(gone);
+                    }
+                    Err(other) => {
+                        return Err(TabError::InputUnknown(format!(
+                            "the page did not answer after the input was sent ({other}); it may or may not have received it"
+                        )));
+                    }
+                };
+                if v.doc != before.doc {
+                    arrival = Arrival::NewDocument;
+                } else if v.void_set && self.popup_shown().await {
+                    // Input over a <select> list or date picker goes to that popup, which the
+                    // page's counts never see: it may well have acted there.
+                    return Err(TabError::InputUnknown(
+                        "the page did not receive the input, and a drop-down list or picker the page opened is showing; the input may have gone to it".into(),
+                    ));
+                } else if v.void_set {
+                    if attempt == 0 && s.resend {
+                        tracing::info!(
+                            tab = self.id.0,
+                            kind = s.first.event_type(),
+                            "the page received none of the input: voided, sending it again"
+                        );
+                        before = v;
+                        continue;
+                    }
+                    return Err(TabError::NotDelivered(format!(
+                        "the page received none of the {}{}",
+                        s.what,
+                        if attempt > 0 { " (sent twice)" } else { "" }
+                    )));
+                } else {
+                    // It began arriving after all: wait for the rest.
+                    arrival = self.arrival(&before, &s, true).await?;
+                }
+            }
+            return match arrival {
+                Arrival::Whole(st) => Ok(Landing {
+                    delivery: Delivery {
+                        landed: st.landed.clone(),
+                        ..Delivery::default()
+                    },
+                    state: Some(st),
+                }),
+                Arrival::NewDocument => Ok(Landing {
+                    delivery: Delivery {
+                        navigated: true,
+                        ..Delivery::default()
+                    },
+                    state: None,
+                }),
+                Arrival::Dialog => Ok(Landing {
+                    delivery: Delivery::default(),
+                    state: None,
+                }),
+                Arrival::Partial => Err(TabError::InputUnknown(format!(
+                    "the page received the start of the {} but not all of it within {} s",
+                    s.what,
+                    COMPLETION_WAIT.as_secs()
+                ))),
+                Arrival::Nothing => unreachable!("handled above"),
+            };
         }
-        tracing::debug!(
-            tab = self.id.0,
-            kind = kind.event_type(),
-            "input not seen by the page within the barrier"
-        );
-        Ok(Some((before, last)))
+        unreachable!("the second attempt returns")
     }
 
-    /// Every trusted-input count of the page's main window, if it can say.
-    async fn input_counts(&self, within: Duration) -> Option<InputCounts> {
-        let json = self.rpc_within(Request::Inputs.to_json(), within).await.ok()?;
-        protocol::parse_reply::<InputCounts>(&json).ok()
+    /// Polls the page's input counts until all of the input has arrived, a new document has
+    /// replaced the page, nothing has arrived by `first_wait`, or what began arriving has not
+    /// finished within [`COMPLETION_WAIT`]. A poll the renderer does not answer in time (a busy
+    /// page, a lost message) proves nothing either way.
+    async fn arrival(
+        &self,
+        before: &InputState,
+        s: &Sending,
+        begun_already: bool,
+    ) -> Result<Arrival, TabError> {
+        let start = std::time::Instant::now();
+        let mut begun = begun_already.then_some(start);
+        loop {
+            let left = match begun {
+                Some(at) => COMPLETION_WAIT.checked_sub(at.elapsed()),
+                None => INPUT_BARRIER.checked_sub(start.elapsed()),
+            };
+            let Some(left) = left.filter(|l| !l.is_zero()) else {
+                return Ok(if begun.is_some() {
+                    Arrival::Partial
+                } else {
+                    Arrival::Nothing
+                });
+            };
+            // Short polls: one the renderer does not answer in time proves nothing, and a
+            // JavaScript dialog the input opened must be noticed while it is up.
+            let polled = self
+                .ask_unless_dialog::<InputState>(&Request::Inputs, left.min(Duration::from_millis(250)))
+                .await;
+            let polled = match polled {
+                // A JavaScript dialog holds the page: nothing answers until it is answered, and
+                // only the page's script, running for the input, can have opened it.
+                Ok(None) => return Ok(Arrival::Dialog),
+                Ok(Some(st)) => Ok(st),
+                Err(e) => Err(e),
+            };
+            match polled {
+                Ok(st) if st.doc != before.doc => return Ok(Arrival::NewDocument),
+                Ok(st) if st.counts.get(s.last) >= before.counts.get(s.last) + s.n => {
+                    return Ok(Arrival::Whole(st));
+                }
+                Ok(st) if begun.is_none() && st.counts.get(s.first) > before.counts.get(s.first) => {
+                    begun = Some(std::time::Instant::now());
+                }
+                Ok(_) => {}
+                Err(e @ (TabError::RendererGone(_) | TabError::NoSuchTab(_) | TabError::Closed)) => {
+                    return Err(TabError::InputUnknown(format!("after the input was sent: {e}")));
+                }
+                Err(_) => {}
+            }
+            tokio::time::sleep(Duration::from_millis(3)).await;
+        }
+    }
+
+    /// Waits until the document can take input: it has painted once (input reaching a
+    /// document before its first frame is dropped), its walker answers, and it has a body.
+    /// Answers the page's input state then, or [`TabError::NotReady`] (nothing was sent).
+    async fn ready(&self) -> Result<InputState, TabError> {
+        let start = std::time::Instant::now();
+        self.until_painted().await;
+        loop {
+            let why = match self.state_within(Duration::from_secs(1)).await {
+                Ok(st) if st.ready => return Ok(st),
+                Ok(_) => "the document has no body yet".to_string(),
+                Err(e @ (TabError::RendererGone(_) | TabError::NoSuchTab(_) | TabError::Closed)) => {
+                    return Err(e);
+                }
+                Err(e) => e.to_string(),
+            };
+            if start.elapsed() >= READY_WAIT {
+                return Err(TabError::NotReady(format!(
+                    "the page could not take input within {} s ({why})",
+                    READY_WAIT.as_secs()
+                )));
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    /// A walker request, abandoned (`None`) the moment a JavaScript dialog holds the page: the
+    /// renderer answers nothing until the dialog is answered.
+    async fn ask_unless_dialog<T: serde::de::DeserializeOwned>(
+        &self,
+        req: &Request,
+        within: Duration,
+    ) -> Result<Option<T>, TabError> {
+        let until_dialog = async {
+            loop {
+                if self.dialog_open().await {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        tokio::select! {
+            r = self.rpc_within(req.to_json(), within) => {
+                protocol::parse_reply(&r?).map(Some).map_err(TabError::Walker)
+            }
+            _ = until_dialog => Ok(None),
+        }
+    }
+
+    /// Whether a popup widget (a `<select>` list, a date picker) is showing, and its rect in
+    /// view coordinates.
+    pub async fn popup(&self) -> Option<(i32, i32, i32, i32)> {
+        let id = self.id;
+        self.ui(move |a| {
+            a.with(|st| {
+                st.tabs
+                    .get(&id)
+                    .and_then(|t| t.asks.popup.shown.then_some(t.asks.popup.rect))
+            })
+        })
+        .await
+        .ok()
+        .flatten()
+    }
+
+    async fn popup_shown(&self) -> bool {
+        self.popup().await.is_some()
+    }
+
+    async fn dialog_open(&self) -> bool {
+        let id = self.id;
+        self.ui(move |a| a.with(|st| st.tabs.get(&id).is_some_and(|t| t.asks.dialog.is_some())))
+            .await
+            .unwrap_or(false)
+    }
+
+    /// The page's input state.
+    async fn state_within(&self, within: Duration) -> Result<InputState, TabError> {
+        let json = self.rpc_within(Request::Inputs.to_json(), within).await?;
+        protocol::parse_reply::<InputState>(&json).map_err(TabError::Walker)
+    }
+
+    /// A walker request answered with the page's input state.
+    async fn state_of(&self, req: Request) -> Result<InputState, TabError> {
+        self.ask(&req).await
     }
 
     /// Waits (bounded) until the current document has painted once: Chromium can drop input
@@ -496,69 +777,145 @@ impl Tab {
         .await?
     }
 
-    /// Moves the mouse (a trusted `mousemove`).
-    pub async fn move_to(&self, x: f32, y: f32) -> Result<(), TabError> {
-        let send = self.with_host(move |h| h.send_mouse_move(&at(x, y), false));
-        self.input_landed(InputKind::MouseMove, 1, send).await
+    /// Moves the mouse (a trusted move: the page's `mouseover`, `mouseenter` and `mousemove`
+    /// handlers run for what is under the point).
+    pub async fn move_to(&self, x: f32, y: f32) -> Result<Delivery, TabError> {
+        let s = Sending::new("mouse move", InputKind::PointerMove, InputKind::PointerMove, 1);
+        let send = || self.with_host(move |h| h.send_mouse_move(&at(x, y), false));
+        Ok(self.deliver(s, send).await?.delivery)
     }
 
-    /// A trusted click: move, press, release.
-    pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<(), TabError> {
-        let clicks = count.max(1) as u64;
-        for attempt in 0..2 {
-            let send = self.with_host(move |h| {
+    /// A trusted click: move, then press and release `count` times (2: a double click).
+    pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<Delivery, TabError> {
+        let count = count.max(1);
+        let what = match count {
+            1 => "click",
+            2 => "double click",
+            _ => "clicks",
+        };
+        let s = Sending::new(what, InputKind::PointerDown, InputKind::PointerUp, count as u64);
+        let send = || {
+            self.with_host(move |h| {
                 let e = at(x, y);
                 h.set_focus(true);
                 h.send_mouse_move(&e, false);
-                for n in 1..=count.max(1) {
+                for n in 1..=count {
                     h.send_mouse_click(&e, button, false, n);
                     h.send_mouse_click(&e, button, true, n);
                 }
-            });
-            let Some((before, after)) = self.input_landed_counts(InputKind::MouseUp, clicks, send).await?
-            else {
-                return Ok(());
-            };
-            // Chromium sometimes drops the input of an off-screen view whole (no press and no
-            // release reached the page). Nothing happened, so sending it again cannot double
-            // it; a press without its release is a different story, reported, not repeated.
-            let pressed = after.mousedown > before.mousedown;
-            let released = after.mouseup > before.mouseup;
-            if !pressed && !released && attempt == 0 {
-                tracing::info!(
-                    tab = self.id.0,
-                    "the page saw none of the click: sending it again"
-                );
-                continue;
-            }
-            return Err(TabError::Other(if pressed {
-                "the page saw the mouse press but not its release".into()
-            } else {
-                "the page saw none of the click, twice".into()
-            }));
-        }
-        Ok(())
+            })
+        };
+        Ok(self.deliver(s, send).await?.delivery)
     }
 
-    /// Wheel scroll at a point.
-    pub async fn scroll(&self, x: f32, y: f32, dx: i32, dy: i32) -> Result<(), TabError> {
-        let send = self.with_host(move |h| {
-            let e = at(x, y);
-            h.send_mouse_move(&e, false);
-            h.send_mouse_wheel(&e, dx, dy);
-        });
-        self.input_landed(InputKind::Wheel, 1, send).await
+    /// Wheel scroll at a point. A wheel event cannot be voided (scrolling may happen off the
+    /// page's main thread), so one that arrives after being given up on would scroll twice;
+    /// scrolling is only re-sent when nothing of it arrived in time.
+    pub async fn scroll(&self, x: f32, y: f32, dx: i32, dy: i32) -> Result<Delivery, TabError> {
+        let s = Sending::new("scroll", InputKind::Wheel, InputKind::Wheel, 1);
+        let send = || {
+            self.with_host(move |h| {
+                let e = at(x, y);
+                h.send_mouse_move(&e, false);
+                h.send_mouse_wheel(&e, dx, dy);
+            })
+        };
+        Ok(self.deliver(s, send).await?.delivery)
     }
 
-    /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`.
-    pub async fn key(&self, chord: &str) -> Result<(), TabError> {
+    /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`, pressed where focus
+    /// is (guarded like typing: see [`Tab::type_text`]).
+    pub async fn key(&self, chord: &str) -> Result<Delivery, TabError> {
         let events = keys::chord(chord).map_err(TabError::Other)?;
-        self.send_keys(events).await
+        self.guarded_keys(vec![events], 0).await
     }
 
-    /// Sends key events to the focused view and waits until the page has handled the last.
-    async fn send_keys(&self, events: Vec<cef::KeyEvent>) -> Result<(), TabError> {
+    /// Types text as trusted key events into the element the last focus or clear op focused
+    /// (else the focused element). Focus is checked before the first key, and the walker
+    /// guards it while typing: once focus leaves the field (a popup, a re-render that drops
+    /// it), every later key is stopped before the page sees it and the typing stops with
+    /// [`TabError::FocusMoved`], saying how many characters went in and where focus went.
+    pub async fn type_text(&self, text: &str) -> Result<(), TabError> {
+        self.type_keys(text).await.map(|_| ())
+    }
+
+    /// [`Tab::type_text`], saying what became of the keys.
+    pub async fn type_keys(&self, text: &str) -> Result<Delivery, TabError> {
+        // In chunks, so typing stops soon after focus leaves (the guard stops the keys that
+        // were already sent).
+        let chars: Vec<char> = text.chars().collect();
+        let chunks: Vec<Vec<cef::KeyEvent>> = chars
+            .chunks(TYPE_CHUNK)
+            .map(|c| keys::text(&c.iter().collect::<String>()))
+            .collect();
+        let total = chunks
+            .iter()
+            .flatten()
+            .filter(|e| e.kind == cef::KeyEventKind::Char)
+            .count();
+        self.guarded_keys(chunks, total).await
+    }
+
+    /// Sends key events in chunks under the focus guard. `total` counts the characters (for
+    /// the answer when focus moves).
+    async fn guarded_keys(
+        &self,
+        chunks: Vec<Vec<cef::KeyEvent>>,
+        total: usize,
+    ) -> Result<Delivery, TabError> {
         self.focus_view().await?;
+        self.ready().await?;
+        let g: GuardReply = self.ask(&Request::Guard).await?;
+        if let Some(f) = g.focus {
+            return Err(TabError::FocusMoved {
+                typed: 0,
+                total,
+                went: f.line(),
+            });
+        }
+        let mut out = Delivery {
+            unconfirmed: g.remote,
+            ..Delivery::default()
+        };
+        let mut result = Ok(());
+        for events in chunks {
+            match self.send_keys(events, g.remote).await {
+                Ok(l) => {
+                    out.navigated |= l.delivery.navigated;
+                    let tripped = l.state.and_then(|s| s.guard).is_some_and(|g| g.went.is_some());
+                    if tripped || l.delivery.navigated {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        // Lifted whatever happened: a guard left up would stop the human's keys too (it also
+        // expires on its own).
+        let lifted = self.state_of(Request::Unguard).await;
+        result?;
+        if let Ok(st) = lifted
+            && let Some(gs) = st.guard
+            && let Some(went) = gs.went
+        {
+            return Err(TabError::FocusMoved {
+                typed: gs.typed as usize,
+                total,
+                went: went.line(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Sends key events to the focused view and waits until the page has received them all.
+    async fn send_keys(&self, events: Vec<cef::KeyEvent>, unconfirmable: bool) -> Result<Landing, TabError> {
+        let first = match events.first().map(|e| e.kind) {
+            Some(cef::KeyEventKind::Char) => InputKind::KeyPress,
+            _ => InputKind::KeyDown,
+        };
         // A key press ends in keyup; a character without a key is a lone CHAR (keypress).
         let last = events.last().map(|e| e.kind);
         let (kind, t) = if last == Some(cef::KeyEventKind::Char) {
@@ -567,12 +924,17 @@ impl Tab {
             (InputKind::KeyUp, cef::KeyEventKind::KeyUp)
         };
         let n = events.iter().filter(|e| e.kind == t).count() as u64;
-        let send = self.with_host(move |h| {
-            for e in &events {
-                h.send_key(e);
-            }
-        });
-        self.input_landed(kind, n, send).await
+        let mut s = Sending::new("key presses", first, kind, n);
+        s.unconfirmable = unconfirmable;
+        let send = || {
+            let events = events.clone();
+            self.with_host(move |h| {
+                for e in &events {
+                    h.send_key(e);
+                }
+            })
+        };
+        self.deliver(s, send).await
     }
 
     /// Gives the view keyboard focus before key events. Focus reaches the renderer on its own
@@ -584,10 +946,9 @@ impl Tab {
         Ok(())
     }
 
-    /// Types text as trusted key events into whatever has focus.
-    pub async fn type_text(&self, text: &str) -> Result<(), TabError> {
-        let events = keys::text(text);
-        self.send_keys(events).await
+    /// How quiet the page's network is, as its document sees it.
+    pub async fn net_state(&self) -> Result<NetState, TabError> {
+        self.ask(&Request::Net).await
     }
 
     /// Console messages and failed loads since the last call.

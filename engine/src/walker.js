@@ -38,32 +38,6 @@
   }
   const dispatch = G.EventTarget.prototype.dispatchEvent;
 
-  // Trusted input seen by this window, by event type. Native input and the app's renderer
-  // messages reach the page on different channels, so after sending input the app polls
-  // these counts ({"op":"inputs"}) to know the page has handled it before it observes. The
-  // listener is added before any page script exists, so a page cannot stop it from running
-  // first at the window's capture phase.
-  const inputCounts = create(null);
-  const COUNTED = ['mouseup', 'mousemove', 'keyup', 'keypress', 'wheel', 'mousedown'];
-  const isTrusted = find(G.Event.prototype, 'isTrusted');
-  const evType = find(G.Event.prototype, 'type').get;
-  function countInput(e) {
-    // isTrusted is an own accessor on each event in Blink, not on the prototype.
-    const d = gopd(e, 'isTrusted') || isTrusted;
-    if (!d || !apply(d.get, e, [])) return;
-    const t = apply(evType, e, []);
-    inputCounts[t] = (inputCounts[t] || 0) + 1;
-  }
-  {
-    const listen = G.EventTarget.prototype.addEventListener;
-    const opts = create(null);
-    opts.capture = true; opts.passive = true;
-    for (let i = 0; i < COUNTED.length; i++) {
-      inputCounts[COUNTED[i]] = 0;
-      apply(listen, G, [COUNTED[i], countInput, opts]);
-    }
-  }
-
   function find(proto, name) {
     for (let p = proto; p; p = gpo(p)) {
       const d = gopd(p, name);
@@ -85,7 +59,7 @@
     localName: getter(ElP, 'localName'), shadowRoot: getter(ElP, 'shadowRoot'),
     namespaceURI: getter(ElP, 'namespaceURI'),
     documentElement: getter(DocP, 'documentElement'), title: getter(DocP, 'title'),
-    body: getter(DocP, 'body'),
+    body: getter(DocP, 'body'), readyState: getter(DocP, 'readyState'),
     URL: getter(DocP, 'URL'), activeElement: getter(DocP, 'activeElement'),
     defaultView: getter(DocP, 'defaultView'),
     isContentEditable: getter(HElP, 'isContentEditable'), innerText: getter(HElP, 'innerText'),
@@ -107,6 +81,10 @@
     iframeDoc: getter(G.HTMLIFrameElement.prototype, 'contentDocument'),
     nodeListLength: getter(G.NodeList.prototype, 'length'),
     frameElement: getter(G.Window.prototype, 'frameElement') || getter(G, 'frameElement'),
+    parentNode: getter(NodeP, 'parentNode'),
+    host: getter(G.ShadowRoot.prototype, 'host'),
+    srActive: getter(G.ShadowRoot.prototype, 'activeElement'),
+    labelControl: getter(G.HTMLLabelElement.prototype, 'control'),
     scrollX: getter(G.Window.prototype, 'scrollX') || getter(G, 'scrollX'),
     scrollY: getter(G.Window.prototype, 'scrollY') || getter(G, 'scrollY'),
     innerWidth: getter(G.Window.prototype, 'innerWidth') || getter(G, 'innerWidth'),
@@ -134,12 +112,127 @@
     getComputedStyle: method(G.Window.prototype, 'getComputedStyle') || G.getComputedStyle,
     getPropertyValue: method(G.CSSStyleDeclaration.prototype, 'getPropertyValue'),
     select: method(G.HTMLInputElement.prototype, 'select'),
+    docFromPoint: method(DocP, 'elementFromPoint'),
+    srFromPoint: method(G.ShadowRoot.prototype, 'elementFromPoint'),
   };
   const rectGet = {
     x: getter(G.DOMRectReadOnly.prototype, 'x'), y: getter(G.DOMRectReadOnly.prototype, 'y'),
     w: getter(G.DOMRectReadOnly.prototype, 'width'), h: getter(G.DOMRectReadOnly.prototype, 'height'),
   };
   const listLen = getter(G.DOMRectList.prototype, 'length');
+
+  // ---- Input: counting, voiding, aiming, guarding -------------------------------------------
+  //
+  // Native input and the app's renderer messages reach the page on different channels, so the
+  // app learns what became of input it sent from here ({"op":"inputs"}): trusted events by
+  // type, where the first pointer event of an aimed action landed, and what a focus guard
+  // stopped. The listener is added to this window before any page script exists, so at the
+  // window's capture phase it runs before anything the page registers; same-origin frames are
+  // instrumented when a walk or a hit test reaches them.
+  //
+  // Pointer events are counted, not mouse events: a page that cancels pointerdown suppresses
+  // the compatibility mousedown and mouseup, and a click counted by those would look lost.
+  const COUNTED = ['pointerdown', 'pointerup', 'pointermove', 'keydown', 'keyup', 'keypress', 'wheel'];
+  // Listened to as well, so that voiding and guarding stop everything an action dispatches.
+  const STOPPED = ['mousedown', 'mouseup', 'mousemove', 'mouseover', 'mouseout', 'mouseenter',
+    'mouseleave', 'pointerover', 'pointerout', 'pointerenter', 'pointerleave', 'pointercancel',
+    'click', 'dblclick', 'auxclick', 'contextmenu'];
+  const KEY = obj0(), POINTER_AIM = obj0();
+  KEY.keydown = true; KEY.keyup = true; KEY.keypress = true;
+  POINTER_AIM.pointerdown = true; POINTER_AIM.pointermove = true; POINTER_AIM.wheel = true;
+  const LATE = obj0();
+  LATE.pointerup = true; LATE.click = true; LATE.dblclick = true; LATE.auxclick = true; LATE.contextmenu = true;
+  const inputCounts = obj0();
+  for (let i = 0; i < COUNTED.length; i++) inputCounts[COUNTED[i]] = 0;
+  // A new token per document (per walker instance): counts restart with a new document, and
+  // the app must not compare one document's counts with another's.
+  const docToken = 1 + G.Math.floor(G.Math.random() * 4503599627370495);
+  const evProto = G.Event.prototype;
+  const isTrusted = find(evProto, 'isTrusted');
+  const evType = getter(evProto, 'type'), evStamp = getter(evProto, 'timeStamp');
+  const evPath = method(evProto, 'composedPath');
+  const evStop = method(evProto, 'stopImmediatePropagation'), evPrevent = method(evProto, 'preventDefault');
+  const listen = G.EventTarget.prototype.addEventListener;
+  const wsHas = G.WeakSet.prototype.has, wsAdd = G.WeakSet.prototype.add;
+  const instrumented = new G.WeakSet();
+  // How long a void or a guard stays in force if the app never lifts it (a guard is lifted
+  // when typing ends; this bounds what a crashed caller can leave behind).
+  const VOID_SPAN = 5000, GUARD_SPAN = 30000;
+  // Trusted input created at or before voidAt is stopped: the app gave up on input it sent and
+  // told the agent nothing happened, so a late arrival must not happen either.
+  let voidAt = -1, voidSet = -1, voided = 0;
+  // The element the agent's next pointer action aims at, and where its first event landed.
+  let aimEl = null, aimRemote = false, landed = null, landedDown = false, landedDesc = null;
+  // Keys are allowed only while focus stays within guardEl; once it leaves, every later key
+  // is stopped until the guard is lifted, even if focus comes back.
+  let guardEl = null, guardSet = -1, guardTripped = false, guardWent = null, typed = 0, blocked = 0;
+  // The element the last focus or clear op focused: typing that follows is meant for it.
+  let lastFocused = null;
+
+  function obj0() { return create(null); }
+  function trusted(e) {
+    // isTrusted is an own accessor on each event in Blink, not on the prototype.
+    const d = gopd(e, 'isTrusted') || isTrusted;
+    return !!d && !!apply(d.get, e, []);
+  }
+  function stop(e) { apply(evStop, e, []); apply(evPrevent, e, []); }
+  function onInput(e) {
+    if (!trusted(e)) return;
+    const t = apply(evType, e, []);
+    if (voidAt >= 0 && now() - voidSet < VOID_SPAN && apply(evStamp, e, []) <= voidAt) {
+      stop(e);
+      voided++;
+      return;
+    }
+    if (KEY[t] === true && guardEl !== null && now() - guardSet < GUARD_SPAN) {
+      // Checked as a key goes down or types: the keyup of a key that went in goes in too.
+      if (!guardTripped && t !== 'keyup') {
+        const a = deepActive().el;
+        if (!flatContains(guardEl, a)) {
+          // A page that re-renders a field on every keystroke replaces it with an identical
+          // one and focuses that: the same field to the user typing, so the guard follows it.
+          if (a && !apply(g.isConnected, guardEl, []) && sameField(guardEl, a)) guardEl = a;
+          else { guardTripped = true; guardWent = describe(a); }
+        }
+      }
+      if (guardTripped) {
+        stop(e);
+        if (t === 'keypress') blocked++;
+      } else if (t === 'keypress') typed++;
+    }
+    if (inputCounts[t] !== undefined) inputCounts[t]++;
+    if (t === 'pointerdown' || t === 'keydown') lastFocused = null;
+    if (aimEl !== null) {
+      // Where the action went: its press wins over a move before it; and a release, click or
+      // context menu that goes elsewhere (the target moved between press and release, so the
+      // click fires on what they share) wins over both.
+      const path = POINTER_AIM[t] === true || LATE[t] === true ? apply(evPath, e, []) : null;
+      const at = path && path.length ? path[0] : null;
+      if ((t === 'pointermove' || t === 'wheel') && landed === null) land(at, false);
+      else if (t === 'pointerdown' && !landedDown) land(at, true);
+      else if (LATE[t] === true && (landed === null || reaches(aimEl, landed)) && !reaches(aimEl, at)) land(at, landedDown);
+    }
+  }
+  function land(at, down) {
+    landed = at;
+    landedDown = down;
+    landedDesc = null;
+  }
+  function instrument(win) {
+    if (!win || apply(wsHas, instrumented, [win])) return;
+    apply(wsAdd, instrumented, [win]);
+    const opts = obj0();
+    opts.capture = true;
+    for (let i = 0; i < COUNTED.length; i++) {
+      // A non-passive wheel listener on the window would make every scroll wait for the
+      // main thread; wheel input is counted but never stopped.
+      opts.passive = COUNTED[i] === 'wheel';
+      apply(listen, win, [COUNTED[i], onInput, opts]);
+    }
+    opts.passive = false;
+    for (let i = 0; i < STOPPED.length; i++) apply(listen, win, [STOPPED[i], onInput, opts]);
+  }
+  instrument(G);
 
   const HTML_NS = 'http://www.w3.org/1999/xhtml', SVG_NS = 'http://www.w3.org/2000/svg';
   const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
@@ -468,6 +561,109 @@
     return ti ? collapse(ti, NAME_CAP) : '';
   }
 
+  // The flat-tree parent: through shadow roots to their host, and out of a same-origin frame
+  // to its <iframe>.
+  function flatParent(n) {
+    const p = apply(g.parentNode, n, []);
+    if (p) {
+      // A shadow root (a document fragment) stands for its host.
+      return apply(g.nodeType, p, []) === 11 ? safe(g.host, p, null) : p;
+    }
+    if (apply(g.nodeType, n, []) === 9) {
+      const w = apply(g.defaultView, n, []);
+      return w ? safe(g.frameElement, w, null) : null;
+    }
+    return null;
+  }
+  function flatContains(anc, n) {
+    for (let i = 0; n && i < 10000; i++, n = flatParent(n)) if (n === anc) return true;
+    return false;
+  }
+  // The focused element, through open shadow roots and same-origin frames; `remote` when focus
+  // is inside a frame of another site (its keys never reach this renderer's windows).
+  function deepActive() {
+    const out = obj0();
+    out.remote = false;
+    let a = apply(g.activeElement, G.document, []);
+    for (let i = 0; a && i < 64; i++) {
+      const sr = safe(g.shadowRoot, a, null);
+      const inner = sr ? safe(g.srActive, sr, null) : null;
+      if (inner) { a = inner; continue; }
+      if (kindOf(a, apply(g.localName, a, [])) !== 'iframe') break;
+      const d = apply(g.iframeDoc, a, []);
+      if (!d) { out.remote = true; break; }
+      const fa = apply(g.activeElement, d, []);
+      if (!fa) break;
+      a = fa;
+    }
+    out.el = a;
+    return out;
+  }
+  function sameField(a, b) {
+    if (apply(g.localName, a, []) !== apply(g.localName, b, [])) return false;
+    const da = describe(a), db = describe(b);
+    return da.role === db.role && da.name === db.name && attr(a, 'type') === attr(b, 'type');
+  }
+  // A short description of an element for the app's answers (page text: the app fences it):
+  // its role, else its tag, and its name, else the start of its text.
+  function describe(el) {
+    const out = obj0();
+    if (!el) { out.role = 'nothing'; return out; }
+    try {
+      const ln = apply(g.localName, el, []);
+      if (ln === 'body' || ln === 'html') { out.role = ln; return out; }
+      const tag = kindOf(el, ln);
+      const role = roleOf(el, tag);
+      out.role = role || ln;
+      let nm = nameOf(el, tag, role, apply(g.ownerDocument, el, []));
+      if (!nm) nm = collapse(safe(g.innerText, el, null) ?? apply(g.textContent, el, []), 80);
+      if (nm) out.name = apply(strSlice, nm, [0, 80]);
+    } catch (err) { out.role = 'element'; }
+    return out;
+  }
+  // The element at a point of the top-level viewport, through open shadow roots and
+  // same-origin frames (each reached frame is instrumented, so input there is counted);
+  // `remote` when the point is over a frame of another site.
+  function hitAt(x, y) {
+    const out = obj0();
+    out.remote = false;
+    let doc = G.document, ox = 0, oy = 0, h = null;
+    for (let depth = 0; depth < 16; depth++) {
+      h = apply(m.docFromPoint, doc, [x - ox, y - oy]);
+      for (let i = 0; h && i < 64; i++) {
+        const sr = safe(g.shadowRoot, h, null);
+        const inner = sr ? apply(m.srFromPoint, sr, [x - ox, y - oy]) : null;
+        if (!inner || inner === h) break;
+        h = inner;
+      }
+      if (!h || kindOf(h, apply(g.localName, h, [])) !== 'iframe') break;
+      const d = apply(g.iframeDoc, h, []);
+      if (!d) { out.remote = true; break; }
+      const view = apply(g.defaultView, d, []);
+      instrument(view);
+      const r = rectOf(h);
+      const cs = apply(m.getComputedStyle, apply(g.defaultView, doc, []) || G, [h]);
+      ox += r.x + (+apply(strSlice, apply(m.getPropertyValue, cs, ['border-left-width']), [0, -2]) || 0);
+      oy += r.y + (+apply(strSlice, apply(m.getPropertyValue, cs, ['border-top-width']), [0, -2]) || 0);
+      doc = d;
+    }
+    out.el = h;
+    return out;
+  }
+  // Whether a pointer event at `hit` goes to `el`: `hit` is `el` or inside it, or is (inside) a
+  // <label> of it (a styled checkbox hides its input under its label), or `el` is an option of
+  // the <select> hit.
+  function reaches(el, hit) {
+    if (!hit) return false;
+    if (flatContains(el, hit)) return true;
+    for (let n = hit, i = 0; n && i < 10000; i++, n = flatParent(n)) {
+      if (apply(g.nodeType, n, []) === 1 && kindOf(n, apply(g.localName, n, [])) === 'label' &&
+          apply(g.namespaceURI, n, []) === HTML_NS && safe(g.labelControl, n, null) === el) return true;
+    }
+    const tag = kindOf(el, apply(g.localName, el, []));
+    return (tag === 'option' || tag === 'optgroup') && flatContains(hit, el);
+  }
+
   // The element's own text: its text children in the flat tree (a host's shadow content stands
   // for its light children, a slot's assigned nodes for its own), whitespace-collapsed. Each
   // element child gets, in `marks`, the offset (in code points) of the own text where it
@@ -689,6 +885,7 @@
       const nameAttr = attr(el, 'name');
       const sr = apply(g.shadowRoot, el, []);
       const iframeDoc = tag === 'iframe' ? apply(g.iframeDoc, el, []) : null;
+      if (iframeDoc) instrument(apply(g.defaultView, iframeDoc, []));
       const report = actionable || focusable || editable || role !== null || text !== '' || !!domId ||
         !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
       let myIdx = parentIdx;
@@ -842,6 +1039,64 @@
     return out;
   }
 
+  // Arms the key guard on `target` if focus is within it; otherwise says where focus is.
+  function armGuard(target, res) {
+    const da = deepActive();
+    guardEl = null; guardTripped = false; guardWent = null; typed = 0; blocked = 0;
+    if (!flatContains(target, da.el)) {
+      res.focus = describe(da.el);
+    } else if (da.remote) {
+      // Keys for a frame of another site never reach this renderer: nothing to guard or count.
+      res.remote = true;
+    } else {
+      guardEl = target;
+      guardSet = now();
+    }
+  }
+  const perf = G.performance, entriesByType = method(G.Performance.prototype, 'getEntriesByType');
+  const resEnd = getter(G.PerformanceResourceTiming.prototype, 'responseEnd');
+  const loadEnd = getter(G.PerformanceNavigationTiming.prototype, 'loadEventEnd');
+  // How long since the last request of this document finished (the document's own load
+  // included), and whether it has finished loading. Requests still open are not visible
+  // from here; the app combines this with what the browser knows.
+  function netState() {
+    const out = obj0();
+    let last = 0;
+    const nav = apply(entriesByType, perf, ['navigation']);
+    if (nav.length) last = mathMax(last, apply(loadEnd, nav[0], []) || 0);
+    const res = apply(entriesByType, perf, ['resource']);
+    for (let i = 0; i < res.length; i++) last = mathMax(last, apply(resEnd, res[i], []) || 0);
+    out.complete = apply(g.readyState, G.document, []) === 'complete';
+    out.quiet_ms = mathRound(mathMax(0, now() - last));
+    return out;
+  }
+  function inputState() {
+    const out = obj0();
+    for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
+    out.doc = docToken;
+    const d = G.document;
+    out.ready = !!apply(g.documentElement, d, []) && (!!apply(g.body, d, []) || apply(g.readyState, d, []) !== 'loading');
+    if (aimRemote) out.remote = true;
+    if (aimEl !== null && landed !== null) {
+      const l = obj0();
+      l.inside = reaches(aimEl, landed);
+      if (!l.inside) {
+        if (landedDesc === null) landedDesc = describe(landed);
+        l.what = landedDesc;
+      }
+      out.landed = l;
+    }
+    if (guardEl !== null) {
+      const gs = obj0();
+      gs.typed = typed;
+      gs.blocked = blocked;
+      if (guardWent !== null) gs.went = guardWent;
+      out.guard = gs;
+    }
+    out.voided = voided;
+    return out;
+  }
+
   function frameOffset(idx) {
     const f = lastWalk.frames[idx];
     return f ? f : [0, 0];
@@ -871,6 +1126,54 @@
       apply(m.scrollIntoView, el, [opts]);
     } else if (what === 'focus') {
       focusEl(el);
+      lastFocused = el;
+    } else if (what === 'hit') {
+      if (typeof req.x !== 'number' || typeof req.y !== 'number') {
+        res.error = 'bad request';
+        res.detail = 'hit needs numeric x and y';
+        return res;
+      }
+      // Arms the aim, which only records where the next pointer event lands: no change to
+      // the page.
+      let h = hitAt(req.x, req.y);
+      landed = null; landedDown = false; landedDesc = null; aimRemote = false;
+      let ok = reaches(el, h.el);
+      if (!ok) {
+        // Another point of the element may be clear (a banner over half of it), or it moved:
+        // try points across its visible box as it is now, nearest the asked point first.
+        const r0 = rectOf(el), off = frameOffset(req.idx);
+        const x0 = mathMax(r0.x + off[0], 0), y0 = mathMax(r0.y + off[1], 0);
+        const x1 = mathMin(r0.x + off[0] + r0.w, apply(g.innerWidth, G, [])), y1 = mathMin(r0.y + off[1] + r0.h, apply(g.innerHeight, G, []));
+        const pts = arr();
+        if (x1 - x0 >= 1 && y1 - y0 >= 1) {
+          for (let i = 1; i <= 4; i++) {
+            for (let j = 1; j <= 4; j++) {
+              const px = G.Math.floor(x0 + (x1 - x0) * i / 5), py = G.Math.floor(y0 + (y1 - y0) * j / 5);
+              pts[pts.length] = [px, py, (px - req.x) * (px - req.x) + (py - req.y) * (py - req.y)];
+            }
+          }
+        }
+        // Nearest first, by selection (no Array.prototype.sort: the page may have replaced it).
+        for (let k = 0; k < pts.length && !ok; k++) {
+          let best = k;
+          for (let q = k + 1; q < pts.length; q++) if (pts[q][2] < pts[best][2]) best = q;
+          const t = pts[k]; pts[k] = pts[best]; pts[best] = t;
+          const h2 = hitAt(pts[k][0], pts[k][1]);
+          if (reaches(el, h2.el)) { ok = true; h = h2; res.x = pts[k][0]; res.y = pts[k][1]; }
+        }
+      }
+      if (ok) {
+        aimEl = el;
+        aimRemote = h.remote;
+        if (h.remote) res.remote = true;
+      } else {
+        aimEl = null;
+        res.cover = describe(h.el);
+      }
+    } else if (what === 'focused') {
+      const da = deepActive();
+      if (!flatContains(el, da.el)) res.focus = describe(da.el);
+      else if (da.remote) res.remote = true;
     } else if (what === 'clear') {
       // Only what a user could type into: an enabled, writable text-like input or textarea,
       // or editable content; `:read-write` matches exactly those. A checkbox's value or a
@@ -881,6 +1184,7 @@
         return res;
       }
       focusEl(el);
+      lastFocused = el;
       if (tag === 'input') apply(s.inputValue, el, ['']);
       else if (tag === 'textarea') apply(s.textareaValue, el, ['']);
       else apply(s.textContent, el, ['']);
@@ -973,14 +1277,43 @@
   //       "select","values":[S,...]  select the options whose value is S (else whose label or
   //                             text is S) and deselect the rest; fires input and change
   //       "text","cap":N        its innerText, cut at N (optional, default 4000)
+  //       "hit","x":X,"y":Y     what is at (X,Y) of the top-level viewport (through open shadow
+  //                             roots and same-origin frames): when the element or something
+  //                             inside it (or a label of it), it becomes the aim whose first
+  //                             pointer event "inputs" reports; else, if another point of its
+  //                             visible box is clear, "x","y" name that point (and it is the
+  //                             aim); else "cover" describes what is at (X,Y)
+  //       "focused"             whether keyboard focus is within the element: if not, "focus"
+  //                             describes where it is (changes nothing)
   //       -> {"ok":true,"bounds":{"x","y","w","h"},"viewport":{"w","h"}}, bounds in CSS px
   //          relative to the top-level viewport; plus "matched":N (options selected) for
-  //          select, and "text":T,"truncated":B for text
+  //          select, "text":T,"truncated":B for text, "x","y", "cover":D or "remote":true for hit,
+  //          "focus":D or "remote":true for focused. D = {"role":R,"name":N}, page text.
   //   {"op":"text","cap":N}     N optional, default 20000
   //       -> {"text":T,"truncated":B}  the body's innerText
   //   {"op":"inputs"}
-  //       -> {"mouseup":N,"mousemove":N,"keyup":N,"keypress":N,"wheel":N}  trusted events
-  //          this window has seen, by type
+  //       -> {"pointerdown":N,"pointerup":N,"pointermove":N,"keydown":N,"keyup":N,
+  //          "keypress":N,"wheel":N,  trusted events this window and its instrumented frames
+  //          have seen, by type; "doc":T, a token new with each document; "ready":B, the
+  //          document has a body (or finished parsing); "remote":true when the aim is a frame
+  //          of another site; "landed":{"inside":B,"what":D} where the aim's first pointer
+  //          event went (a pointerdown wins over a move, and a pointerup, click or contextmenu
+  //          that goes elsewhere wins over both); "guard":{"typed":N,"blocked":N,
+  //          "went":D} while a guard is up (characters let through and stopped, where focus
+  //          went); "voided":N, events stopped by voids}
+  //   {"op":"void","kind":K,"n":N}  if the count of K is still N, stop every trusted input
+  //                             created until now that arrives in the next 5 s
+  //       -> the "inputs" answer plus "void":B, whether it did
+  //   {"op":"guard"}            if focus is within the element the last focus or clear op
+  //                             focused (if no trusted press or key came since; else the focused
+  //                             element), stop every key that arrives once focus has left it,
+  //                             until "unguard" (or 30 s)
+  //       -> {"ok":true} plus "focus":D (where focus is instead; no guard is up) or
+  //          "remote":true (focus is in a frame of another site; no guard is up)
+  //   {"op":"unguard"}          lifts the guard -> the "inputs" answer, taken before lifting
+  //   {"op":"net"}
+  //       -> {"complete":B,"quiet_ms":N}  the document finished loading; ms since its last
+  //          request (its own load included) finished. Requests still open are not seen.
   //   {"op":"pid"}              never reaches the walker: app/src/renderer.rs answers it with
   //                             the renderer's process id as a bare JSON number
   //
@@ -1011,9 +1344,27 @@
     try {
       if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0);
       else if (op === 'el') out = elementOp(req);
-      else if (op === 'inputs') {
-        out = obj();
-        for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
+      else if (op === 'inputs') out = inputState();
+      else if (op === 'void') {
+        if (typeof req.kind !== 'string' || inputCounts[req.kind] === undefined || typeof req.n !== 'number') {
+          out = failure('bad request', 'void needs a counted kind and a count n');
+        } else {
+          // Only while none of the input has arrived: voiding half a click would leave the page
+          // with a press and no release.
+          const none = inputCounts[req.kind] === req.n;
+          if (none) { voidAt = now(); voidSet = voidAt; }
+          out = inputState();
+          out.void = none;
+        }
+      } else if (op === 'guard') {
+        const target = lastFocused !== null && apply(g.isConnected, lastFocused, []) ? lastFocused : deepActive().el;
+        out = obj0();
+        if (target) armGuard(target, out); else out.focus = describe(null);
+        out.ok = true;
+      } else if (op === 'net') out = netState();
+      else if (op === 'unguard') {
+        out = inputState();
+        guardEl = null; guardTripped = false;
       }
       else if (op === 'text') {
         const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 20000;

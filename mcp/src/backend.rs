@@ -72,7 +72,7 @@ pub struct LoadOutcome {
 }
 
 /// An operation on one element of a walk, addressed by `(walk_id, idx)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ElementOp {
     /// Scroll the element into view (centred where possible) and report its fresh bounds.
     ScrollIntoView,
@@ -90,6 +90,21 @@ pub enum ElementOp {
         /// Maximum characters returned.
         cap: usize,
     },
+    /// What is at viewport point `(x, y)`, through open shadow roots and same-origin frames:
+    /// the element, something inside it or a label of it (then it becomes the aim of the next
+    /// pointer input, whose [`Delivery::elsewhere`] says if that input landed elsewhere), or
+    /// [`ElementReply::cover`]. Changes nothing on the page.
+    HitTest {
+        /// CSS pixels from the viewport's left edge.
+        x: f32,
+        /// CSS pixels from the viewport's top edge.
+        y: f32,
+    },
+    /// Whether keyboard focus is within the element: when it is not, [`ElementReply::focus`]
+    /// says where it is. Changes nothing.
+    FocusCheck,
+    /// Only report the element's current box (changes nothing).
+    Bounds,
 }
 
 /// What an [`ElementOp`] reports back.
@@ -101,6 +116,42 @@ pub struct ElementReply {
     pub text: Option<String>,
     /// True when `text` was cut at the cap.
     pub truncated: bool,
+    /// [`ElementOp::HitTest`]: what is at the point instead of the element, as
+    /// `role "name"` (page text: fence it), when no point of its visible box is clear.
+    pub cover: Option<String>,
+    /// [`ElementOp::HitTest`]: the point was covered, and this other point of the element's
+    /// visible box is clear (it is the aim now).
+    pub clear_at: Option<(f32, f32)>,
+    /// [`ElementOp::HitTest`]: the point is over a frame of another site, whose input the
+    /// browser cannot confirm. [`ElementOp::FocusCheck`]: focus is in such a frame.
+    pub remote: bool,
+    /// [`ElementOp::FocusCheck`]: where focus is instead, as `role "name"` (page text).
+    pub focus: Option<String>,
+}
+
+/// What became of input the page was sent. Input methods return only once the page has
+/// received the input (else they fail with [`BackendError::NotDelivered`]); this says the
+/// rest.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Delivery {
+    /// The first pointer event went to something other than the element aimed at by the last
+    /// [`ElementOp::HitTest`] (it moved, or something covered it meanwhile): `role "name"` of
+    /// what got it (page text: fence it).
+    pub elsewhere: Option<String>,
+    /// The input went into a frame of another site: the browser could not confirm it arrived.
+    pub unconfirmed: bool,
+    /// A new document replaced the page before the input could be confirmed (the input most
+    /// likely caused it).
+    pub navigated: bool,
+}
+
+/// How quiet a tab's network is, for `wait`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct NetQuiet {
+    /// The document and its subresources have finished loading.
+    pub loaded: bool,
+    /// How long since the last request finished. Requests still open may not be seen.
+    pub quiet: Duration,
 }
 
 /// The rendered text of a whole page.
@@ -334,6 +385,26 @@ pub enum BackendError {
     /// Input was dispatched but its effect could not be confirmed.
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
+    /// Input was sent and the page never received it; whatever of it was still on its way
+    /// was voided, so nothing happened. Nothing is retried beyond what the text says.
+    #[error("not delivered: {0}; nothing happened")]
+    NotDelivered(String),
+    /// The page could not take input (a document still committing, no body yet); nothing was
+    /// sent.
+    #[error("{0}; nothing was sent")]
+    NotReady(String),
+    /// Keyboard focus was not (or stopped being) on the field being typed into. `typed`
+    /// characters reached it (0: nothing was typed); every later key was stopped before the
+    /// page saw it. `went` is where focus was, as `role "name"` (page text, fenced here).
+    #[error("{}; focus is on:{}", focus_words(*.typed, *.total), Untrusted(.went))]
+    FocusMoved {
+        /// Characters that reached the field.
+        typed: usize,
+        /// Characters asked for.
+        total: usize,
+        /// Where focus went (page text).
+        went: String,
+    },
     /// The vault refused before anything was typed: locked, no such entry for this page's
     /// origin (one answer for unknown and foreign ids), the human has not allowed fills here.
     /// Terminal: there is no override to retry with.
@@ -342,6 +413,14 @@ pub enum BackendError {
     /// Anything else, described for the agent.
     #[error("{0}")]
     Other(String),
+}
+
+fn focus_words(typed: usize, total: usize) -> String {
+    if typed == 0 {
+        "keyboard focus is not on the field, so nothing was typed".into()
+    } else {
+        format!("keyboard focus left the field after {typed} of {total} characters; the rest were not typed")
+    }
 }
 
 impl BackendError {
@@ -358,7 +437,9 @@ impl BackendError {
                 | BackendError::StaleWalk { .. }
                 | BackendError::VaultRefused(_)
                 | BackendError::DialogOpen { .. }
-        )
+                | BackendError::NotDelivered(_)
+                | BackendError::NotReady(_)
+        ) || matches!(self, BackendError::FocusMoved { typed: 0, .. })
     }
 }
 
@@ -387,6 +468,9 @@ impl From<&ElementOp> for protocol::ElementOp {
                 values: values.clone(),
             },
             ElementOp::ReadText { cap } => protocol::ElementOp::Text { cap: Some(*cap) },
+            ElementOp::HitTest { x, y } => protocol::ElementOp::Hit { x: *x, y: *y },
+            ElementOp::FocusCheck => protocol::ElementOp::Focused,
+            ElementOp::Bounds => protocol::ElementOp::Rect,
         }
     }
 }
@@ -397,6 +481,10 @@ impl From<protocol::ElementReply> for ElementReply {
             bounds: Some(r.bounds),
             text: r.text,
             truncated: r.truncated,
+            cover: r.cover.map(|d| d.line()),
+            clear_at: r.x.zip(r.y),
+            remote: r.remote,
+            focus: r.focus.map(|d| d.line()),
         }
     }
 }
@@ -450,16 +538,40 @@ pub trait Backend: Send + Sync + 'static {
     /// The rendered text of the whole page, capped at `cap` characters.
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText>;
     /// Trusted mouse click (`count` = 2 for a double click) at a viewport point.
-    async fn click_at(&self, id: TabId, x: f32, y: f32, button: MouseButton, count: u8) -> BackendResult<()>;
-    /// Trusted mouse move to a viewport point (hover).
-    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()>;
+    ///
+    /// Every input method waits until the document can take input, and returns only once the
+    /// page has received all of the input; input the page never received is voided and
+    /// reported as [`BackendError::NotDelivered`] (a click Chromium dropped whole may be sent
+    /// once more first). Never `Ok` for input that did not arrive.
+    async fn click_at(
+        &self,
+        id: TabId,
+        x: f32,
+        y: f32,
+        button: MouseButton,
+        count: u8,
+    ) -> BackendResult<Delivery>;
+    /// Trusted mouse move to a viewport point (hover: the page's `mouseover`, `mouseenter`
+    /// and `mousemove` handlers run).
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery>;
     /// Trusted wheel scroll by `(dx, dy)` CSS pixels with the pointer at `(x, y)`.
-    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()>;
+    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery>;
     /// One trusted key press, in the Playwright-style spelling: `"Enter"`, `"Tab"`,
     /// `"ArrowDown"`, `"a"`, with modifiers joined by `+`: `"Control+a"`, `"Shift+Tab"`.
-    async fn key(&self, id: TabId, key: &str) -> BackendResult<()>;
-    /// Types text into the focused element as trusted character input.
-    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()>;
+    async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery>;
+    /// Types text as trusted character input into the element the last
+    /// [`ElementOp::Focus`]/[`ElementOp::Clear`] focused (else the focused element), guarded:
+    /// if focus is elsewhere nothing is typed, and if it leaves while typing the rest is
+    /// stopped ([`BackendError::FocusMoved`]).
+    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<Delivery>;
+    /// How quiet the tab's network is (for `wait`). The default says nothing is known to load.
+    async fn network_quiet(&self, id: TabId) -> BackendResult<NetQuiet> {
+        let _ = id;
+        Ok(NetQuiet {
+            loaded: true,
+            quiet: Duration::MAX,
+        })
+    }
     /// A PNG of the visible viewport, downscaled so its long edge is at most
     /// `max_long_edge` pixels.
     async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png>;

@@ -49,6 +49,9 @@ pub(crate) struct TabState {
     pub viewport: Viewport,
     /// The engine state the agent was last brought to (`#7.3`).
     pub seq: Option<String>,
+    /// Observations a step made on its own (a `wait` that had to re-read the page), for the
+    /// batch to add to its answer in order.
+    pub pending: Vec<Observation>,
 }
 
 /// State shared by every MCP session of one browser: the same tab must not be driven by two
@@ -194,7 +197,7 @@ impl Aperture {
         let before = st.seq.clone();
         let obs = self.settle_and_observe(id, st).await?;
         if obs.full || Some(&obs.seq) != before.as_ref() {
-            trail.push(obs);
+            push_obs(trail, obs);
         }
         Ok(())
     }
@@ -210,7 +213,7 @@ impl Aperture {
         let before = st.seq.clone();
         let obs = self.settle_and_observe(id, st).await?;
         if trail.is_empty() || obs.full || Some(&obs.seq) != before.as_ref() {
-            trail.push(obs);
+            push_obs(trail, obs);
         }
         Ok(())
     }
@@ -240,16 +243,7 @@ impl Aperture {
         mut trail: Vec<Observation>,
     ) -> Reply {
         let last = self.observe_last(id, st, &mut trail).await;
-        if !trail.is_empty() {
-            r = r.say(if trail.len() > 1 {
-                format!("tab {id} now (observations in order, each applying to the one before):")
-            } else {
-                format!("tab {id} now:")
-            });
-            for o in &trail {
-                r = r.observation(o);
-            }
-        }
+        r = with_trail(r, id, &trail, "now");
         if let Err(e) = last {
             r = r
                 .say("the page could not be observed afterwards:")
@@ -258,6 +252,31 @@ impl Aperture {
         }
         r
     }
+}
+
+/// Appends an observation to a batch's trail. A FULL SNAPSHOT replaces everything before it,
+/// so the observations it supersedes are dropped rather than sent.
+pub(crate) fn push_obs(trail: &mut Vec<Observation>, obs: Observation) {
+    if obs.full {
+        trail.clear();
+    }
+    trail.push(obs);
+}
+
+/// Appends a tab's observations, in order, under one header (`when`: "now", or what ended
+/// them, such as a switch to another tab).
+pub(crate) fn with_trail(mut r: Reply, id: TabId, trail: &[Observation], when: &str) -> Reply {
+    if !trail.is_empty() {
+        r = r.say(if trail.len() > 1 {
+            format!("tab {id} {when} (observations in order, each applying to the one before):")
+        } else {
+            format!("tab {id} {when}:")
+        });
+        for o in trail {
+            r = r.observation(o);
+        }
+    }
+    r
 }
 
 /// The ref an agent names, resolved to the record and the walk it came from.

@@ -147,7 +147,7 @@ fn hostile(rng: &mut Rng) -> String {
 }
 
 /// Which failure the hostile browser answers with, carrying a page-chosen value.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Fail {
     None,
     Policy,
@@ -155,15 +155,24 @@ enum Fail {
     WalkerException,
     OutcomeUnknown,
     Unrecognized,
+    /// Something page-named covers every element at its point.
+    Covered,
+    /// Every click lands on a page-named element instead.
+    Elsewhere,
+    /// Focus is on a page-named element, not the field, and leaves it while typing.
+    FocusAway,
 }
 
-const FAILS: [Fail; 6] = [
+const FAILS: [Fail; 9] = [
     Fail::None,
     Fail::Policy,
     Fail::Navigation,
     Fail::WalkerException,
     Fail::OutcomeUnknown,
     Fail::Unrecognized,
+    Fail::Covered,
+    Fail::Elsewhere,
+    Fail::FocusAway,
 ];
 
 #[derive(Default)]
@@ -193,7 +202,7 @@ impl Hostile {
         let fail = self.case.lock().unwrap().fail;
         let h = self.s(7);
         match fail.unwrap_or(Fail::None) {
-            Fail::None => Ok(()),
+            Fail::None | Fail::Covered | Fail::Elsewhere | Fail::FocusAway => Ok(()),
             Fail::Policy => Err(BackendError::PolicyRefused {
                 rule: format!(
                     "redirect refused by rule localhost-name: the host is a localhost name (RFC \
@@ -348,10 +357,18 @@ impl Backend for Hostile {
             w: 200.0,
             h: 24.0,
         });
+        let fail = self.case.lock().unwrap().fail;
         Ok(ElementReply {
             bounds,
             text: matches!(op, ElementOp::ReadText { .. }).then(|| self.s(idx as usize + 14)),
             truncated: idx.is_multiple_of(2),
+            cover: (matches!(op, ElementOp::HitTest { .. }) && fail == Some(Fail::Covered))
+                .then(|| self.s(idx as usize + 9)),
+            focus: (matches!(op, ElementOp::FocusCheck)
+                && fail == Some(Fail::FocusAway)
+                && idx.is_multiple_of(2))
+            .then(|| self.s(idx as usize + 10)),
+            ..Default::default()
         })
     }
     async fn page_text(&self, _: TabId, _: usize) -> BackendResult<PageText> {
@@ -361,24 +378,37 @@ impl Backend for Hostile {
             truncated: false,
         })
     }
-    async fn click_at(&self, _: TabId, _: f32, _: f32, _: MouseButton, _: u8) -> BackendResult<()> {
+    async fn click_at(&self, _: TabId, _: f32, _: f32, _: MouseButton, _: u8) -> BackendResult<Delivery> {
         self.failure()?;
+        let fail = self.case.lock().unwrap().fail;
+        let elsewhere = (fail == Some(Fail::Elsewhere)).then(|| self.s(11));
         self.case.lock().unwrap().shift += 1;
-        Ok(())
+        Ok(Delivery {
+            elsewhere,
+            ..Default::default()
+        })
     }
-    async fn move_to(&self, _: TabId, _: f32, _: f32) -> BackendResult<()> {
-        Ok(())
+    async fn move_to(&self, _: TabId, _: f32, _: f32) -> BackendResult<Delivery> {
+        Ok(Delivery::default())
     }
-    async fn scroll(&self, _: TabId, _: f32, _: f32, _: f32, _: f32) -> BackendResult<()> {
-        Ok(())
+    async fn scroll(&self, _: TabId, _: f32, _: f32, _: f32, _: f32) -> BackendResult<Delivery> {
+        Ok(Delivery::default())
     }
-    async fn key(&self, _: TabId, _: &str) -> BackendResult<()> {
-        self.failure()
+    async fn key(&self, _: TabId, _: &str) -> BackendResult<Delivery> {
+        self.failure().map(|_| Delivery::default())
     }
-    async fn type_text(&self, _: TabId, _: &str) -> BackendResult<()> {
+    async fn type_text(&self, _: TabId, _: &str) -> BackendResult<Delivery> {
         self.failure()?;
+        let fail = self.case.lock().unwrap().fail;
+        if fail == Some(Fail::FocusAway) {
+            return Err(BackendError::FocusMoved {
+                typed: 2,
+                total: 5,
+                went: self.s(12),
+            });
+        }
         self.case.lock().unwrap().shift += 1;
-        Ok(())
+        Ok(Delivery::default())
     }
     async fn screenshot(&self, _: TabId, _: u32) -> BackendResult<Png> {
         Ok(Png {

@@ -52,19 +52,19 @@ impl Backend for VaultFake {
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
         self.inner.page_text(id, cap).await
     }
-    async fn click_at(&self, id: TabId, x: f32, y: f32, b: MouseButton, n: u8) -> BackendResult<()> {
+    async fn click_at(&self, id: TabId, x: f32, y: f32, b: MouseButton, n: u8) -> BackendResult<Delivery> {
         self.inner.click_at(id, x, y, b, n).await
     }
-    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()> {
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery> {
         self.inner.move_to(id, x, y).await
     }
-    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<()> {
+    async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery> {
         self.inner.scroll(id, x, y, dx, dy).await
     }
-    async fn key(&self, id: TabId, k: &str) -> BackendResult<()> {
+    async fn key(&self, id: TabId, k: &str) -> BackendResult<Delivery> {
         self.inner.key(id, k).await
     }
-    async fn type_text(&self, id: TabId, t: &str) -> BackendResult<()> {
+    async fn type_text(&self, id: TabId, t: &str) -> BackendResult<Delivery> {
         self.inner.type_text(id, t).await
     }
     async fn screenshot(&self, id: TabId, m: u32) -> BackendResult<Png> {

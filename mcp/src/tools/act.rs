@@ -1,29 +1,46 @@
-//! `browser_act`: click, type, clear, hover, scroll, key, select — one action or a batch of up
-//! to 25 run in order under the tab's lock — answered with the diff of what changed.
+//! `browser_act`: click, type, clear, hover, scroll, key, select, dialog, wait, navigation and
+//! tab steps — one action or a batch of up to 25 run in order under the tab's lock — answered
+//! with the diff of what changed.
+
+use std::time::{Duration, Instant};
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tokio::sync::OwnedMutexGuard;
 
-use crate::backend::{BackendError, ElementOp, MouseButton, TabId};
-use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, aim, call, resolve};
+use crate::backend::{BackendError, Delivery, ElementOp, MouseButton, Nav, Rect, TabId};
+use crate::engine_glue::Observation;
+use crate::server::{
+    Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabState, aim, call, push_obs, resolve, with_trail,
+};
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
-what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
-`count: 2` for a double click); `type` `text` into `ref` (or the focused element), `submit: \
-true` presses Enter after; `clear` a field; `hover` a `ref`; `scroll` by `dx`/`dy` pixels (at \
-`ref`, or the viewport), or bring `ref` into view; `key` presses `key` such as \"Enter\", \
-\"Escape\", \"Control+a\" (after focusing `ref` if given); `select` picks `values` of a \
-<select>; `dialog` answers the page's open JavaScript dialog (`accept`: true = OK/Leave, false = \
-Cancel/Stay; `text` for a prompt). For several actions in one call pass `steps` (1–25, same fields): they run in \
-order, stop at the first failure, and one diff answers for all. A ref that is gone is refused \
-with what replaced it; an action that failed after its input was sent is reported as OUTCOME \
-UNKNOWN and never retried.";
+what changed (a diff against your last observation). Actions: `click` a `ref` (`button`: \
+left/middle/right, `count: 2` double-clicks); `hover` a `ref`; `type` `text` into `ref` (or the \
+focused element), `submit: true` presses Enter after; `clear` a field; `scroll` by `dx`/`dy` \
+pixels (at `ref`, or the viewport), or bring `ref` into view; `key` presses `key` such as \
+\"Enter\", \"Escape\", \"Control+a\" (after focusing `ref` if given); `select` picks `values` of a \
+<select>; `dialog` answers the page's JavaScript dialog (`accept`: true = OK/Leave, false = \
+Cancel/Stay; `text` for a prompt); `wait` until `text` shows (`gone: true`: until it is gone), \
+`ref` is visible (`gone: true`: removed or hidden), the URL contains `url` (`*` matches any \
+run), the network is `idle` for N ms, or, with `ms` alone, for `ms` (with a condition `ms` is \
+the most to wait; at most 20000); `goto` `url`, `back`, `forward`, `reload`; `tab_open` (at \
+`url`), `tab_select` or `tab_close` `tab`. For several actions pass `steps` (1–25, same \
+fields): they run in order and stop at the first failure, or before a step once 20 s have \
+passed. Pointer actions check what is at the point first: a covered target is refused with \
+what covers it. Input the page never received is reported as not delivered (nothing \
+happened); input that failed after reaching the page is OUTCOME UNKNOWN and never retried.";
 
 /// Most steps one call may carry.
 pub const MAX_STEPS: usize = 25;
+/// No step of a batch starts once the batch has run this long: a host's call timeout must
+/// never leave the agent guessing whether the rest ran.
+pub const BATCH_LIMIT: Duration = Duration::from_secs(20);
+/// The longest one `wait` step waits.
+pub const WAIT_MAX: Duration = Duration::from_secs(20);
 
 /// One kind of action.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -37,6 +54,14 @@ pub enum ActAction {
     Key,
     Select,
     Dialog,
+    Wait,
+    Goto,
+    Back,
+    Forward,
+    Reload,
+    TabOpen,
+    TabSelect,
+    TabClose,
 }
 
 impl ActAction {
@@ -50,7 +75,23 @@ impl ActAction {
             ActAction::Key => "key",
             ActAction::Select => "select",
             ActAction::Dialog => "dialog",
+            ActAction::Wait => "wait",
+            ActAction::Goto => "goto",
+            ActAction::Back => "back",
+            ActAction::Forward => "forward",
+            ActAction::Reload => "reload",
+            ActAction::TabOpen => "tab_open",
+            ActAction::TabSelect => "tab_select",
+            ActAction::TabClose => "tab_close",
         }
+    }
+
+    /// Steps that change which tab the batch acts on, and observe it themselves.
+    fn is_tab_step(self) -> bool {
+        matches!(
+            self,
+            ActAction::TabOpen | ActAction::TabSelect | ActAction::TabClose
+        )
     }
 }
 
@@ -72,7 +113,7 @@ pub struct Step {
     /// Element ref from the latest observation (e12).
     #[serde(rename = "ref")]
     pub target: Option<String>,
-    /// Text for `type`.
+    /// Text for `type`; for `wait`, text to wait for.
     pub text: Option<String>,
     /// For `type`: press Enter after typing.
     #[serde(default)]
@@ -91,20 +132,31 @@ pub struct Step {
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
+    /// For `wait`: wait for the text or ref to go away instead.
+    #[serde(default)]
+    pub gone: bool,
+    /// For `goto` and `tab_open`: the address; for `wait`: what the URL must contain.
+    pub url: Option<String>,
+    /// For `wait`: milliseconds the network must stay idle.
+    pub idle: Option<u64>,
+    /// For `wait`: milliseconds to pause, or with a condition the most to wait.
+    pub ms: Option<u64>,
+    /// For `tab_select` and `tab_close`: the tab id.
+    pub tab: Option<u64>,
 }
 
 /// Arguments of `browser_act`: either one action's fields at the top level, or `steps`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActArgs {
-    /// Tab id; your current tab when omitted.
+    /// Tab id; your current tab when omitted (for `tab_select`/`tab_close`: the tab).
     pub tab: Option<u64>,
     /// A single action (omit when passing `steps`).
     pub action: Option<ActAction>,
     /// Element ref from the latest observation (e12).
     #[serde(rename = "ref")]
     pub target: Option<String>,
-    /// Text for `type`.
+    /// Text for `type`; for `wait`, text to wait for.
     pub text: Option<String>,
     /// For `type`: press Enter after typing.
     #[serde(default)]
@@ -123,6 +175,15 @@ pub struct ActArgs {
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
+    /// For `wait`: until the text or ref is gone.
+    #[serde(default)]
+    pub gone: bool,
+    /// For `goto`/`tab_open`: the address; for `wait`: what the URL must contain.
+    pub url: Option<String>,
+    /// For `wait`: ms the network must stay idle.
+    pub idle: Option<u64>,
+    /// For `wait`: ms to pause, or the most to wait.
+    pub ms: Option<u64>,
     /// Several actions (1 to 25), each an object with the same fields as a single action
     /// (`action`, `ref`, `text`, …); run in order, stopping at the first failure.
     // Listed as plain objects: repeating every field's schema here would double this tool's
@@ -153,6 +214,12 @@ impl ActArgs {
                 button: self.button,
                 count: self.count,
                 accept: self.accept,
+                gone: self.gone,
+                url: self.url,
+                idle: self.idle,
+                ms: self.ms,
+                // A single tab step names its tab at the top level.
+                tab: if action.is_tab_step() { self.tab } else { None },
             }]),
         }
     }
@@ -172,6 +239,25 @@ pub(crate) enum StepFail {
     Failed(BackendError),
     /// Part of the step's input was sent and the rest was refused. Harness text saying which.
     Partial(String),
+    /// The page never received the input (voided, so nothing happened), or could not take
+    /// it (nothing was sent): the error says which.
+    Undelivered(BackendError),
+    /// Keyboard focus was not, or stopped being, where the keys were meant to go.
+    Focus(BackendError),
+    /// Something else is at the point a pointer action would hit: nothing was sent. The ref
+    /// and what covers it (page text).
+    Covered { r: String, cover: String },
+    /// The input arrived, but its first pointer event went to another element: what input,
+    /// the ref, and what got it (page text).
+    Elsewhere {
+        what: &'static str,
+        r: String,
+        got: String,
+    },
+    /// A `wait` whose condition did not come true in time. Harness text.
+    Unmet(String),
+    /// A navigation step failed.
+    Nav(BackendError),
 }
 
 impl StepFail {
@@ -179,8 +265,20 @@ impl StepFail {
         match self {
             StepFail::Refused(why) => r.say(format!("{why} (nothing was sent)")),
             StepFail::Stale => r.say(format!("{STALE} (nothing was sent)")),
-            StepFail::Partial(what) => r.say(what.clone()),
+            StepFail::Partial(what) | StepFail::Unmet(what) => r.say(what.clone()),
             StepFail::Failed(e) => r.say("failed before any input was sent:").backend_error(e),
+            StepFail::Undelivered(e) | StepFail::Focus(e) | StepFail::Nav(e) => r.backend_error(e),
+            StepFail::Covered { r: target, cover } => r
+                .say(format!(
+                    "{target} is covered at the point to click, so nothing was sent; covered by:"
+                ))
+                .page(cover),
+            StepFail::Elsewhere { what, r: target, got } => r
+                .say(format!(
+                    "the {what} reached the page but went to another element, not {target} (it \
+                     moved or was covered as the input arrived); it went to:"
+                ))
+                .page(got),
             StepFail::Unknown(e) => r
                 .say(
                     "OUTCOME UNKNOWN: the input was sent, then this failed; it may or may not \
@@ -189,6 +287,11 @@ impl StepFail {
                 )
                 .backend_error(e),
         }
+    }
+
+    /// Nothing reached the page (a batch's later fields may still be tried).
+    pub(crate) fn nothing_sent(&self) -> bool {
+        matches!(self, StepFail::Refused(_) | StepFail::Covered { .. })
     }
 }
 
@@ -200,6 +303,8 @@ const STALE: &str = "the page was re-read elsewhere since your last observation,
 pub(crate) fn after_send(e: BackendError) -> StepFail {
     if e.nothing_sent() {
         stale_or(e)
+    } else if matches!(e, BackendError::FocusMoved { .. }) {
+        StepFail::Focus(e)
     } else {
         StepFail::Unknown(e)
     }
@@ -217,8 +322,37 @@ fn stale_or(e: BackendError) -> StepFail {
         BackendError::HumanDriving { reason } => {
             StepFail::Refused(format!("the human is using this tab ({reason}); wait and retry"))
         }
+        e @ (BackendError::NotDelivered(_) | BackendError::NotReady(_)) => StepFail::Undelivered(e),
+        e @ BackendError::FocusMoved { .. } => StepFail::Focus(e),
         other => StepFail::Failed(other),
     }
+}
+
+/// The answer for input that arrived: `done`, unless its first pointer event went elsewhere.
+pub(crate) fn delivered(d: Delivery, what: &'static str, r: &str, done: String) -> Result<String, StepFail> {
+    if let Some(got) = d.elsewhere {
+        return Err(StepFail::Elsewhere {
+            what,
+            r: r.to_string(),
+            got,
+        });
+    }
+    Ok(if d.unconfirmed {
+        format!("{done} (into a frame of another site, which cannot confirm it arrived)")
+    } else {
+        done
+    })
+}
+
+/// The point to aim at within a box: the middle of its visible part, on whole pixels (the
+/// browser's mouse events are), so the hit test checks exactly where the input will go.
+fn point_in(b: &Rect, st: &TabState, r: &str) -> Result<(f32, f32), StepFail> {
+    let (x, y) = aim(b, &st.viewport).ok_or_else(|| {
+        StepFail::Refused(format!(
+            "{r} has no visible box to point at (it may be hidden or off screen)"
+        ))
+    })?;
+    Ok((x.floor(), y.floor()))
 }
 
 impl Aperture {
@@ -228,7 +362,7 @@ impl Aperture {
         id: TabId,
         st: &mut TabState,
         r: &str,
-    ) -> Result<(u64, u32, (f32, f32)), StepFail> {
+    ) -> Result<(u64, u32, Rect), StepFail> {
         let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
         st.session.touch(r);
         let reply = call(
@@ -245,29 +379,79 @@ impl Aperture {
                 "{r}: the browser did not report where the element is now"
             ))
         })?;
-        let point = aim(&b, &st.viewport).ok_or_else(|| {
-            StepFail::Refused(format!(
-                "{r} has no visible box to point at (it may be hidden or off screen)"
-            ))
-        })?;
-        Ok((walk_id, rec.idx, point))
+        Ok((walk_id, rec.idx, b))
     }
 
-    /// Focuses `r`'s element.
-    pub(crate) async fn focus(&self, id: TabId, st: &mut TabState, r: &str) -> Result<(u64, u32), StepFail> {
-        let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
-        st.session.touch(r);
-        call(
-            self.backend().element(id, walk_id, rec.idx, ElementOp::Focus),
+    /// Aims a pointer action at `r`: brings it into view and checks what is at the point
+    /// (through open shadow roots and same-origin frames). When something else is there, the
+    /// browser looks for a clear point across the element's box as it is now (it may have
+    /// moved, or be covered only in part); when there is none, nothing is sent. The hit test
+    /// also arms the check of where the input's first event lands ([`Delivery::elsewhere`]).
+    pub(crate) async fn aim_at(&self, id: TabId, st: &mut TabState, r: &str) -> Result<(f32, f32), StepFail> {
+        let (walk_id, idx, b) = self.locate(id, st, r).await?;
+        let p = point_in(&b, st, r)?;
+        self.hit_test(id, r, walk_id, idx, p).await
+    }
+
+    async fn hit_test(
+        &self,
+        id: TabId,
+        r: &str,
+        walk_id: u64,
+        idx: u32,
+        (x, y): (f32, f32),
+    ) -> Result<(f32, f32), StepFail> {
+        let reply = call(
+            self.backend()
+                .element(id, walk_id, idx, ElementOp::HitTest { x, y }),
             CALL_TIMEOUT,
         )
         .await
         .map_err(before_send)?;
+        match (reply.clear_at, reply.cover) {
+            (Some(p), _) => Ok(p),
+            (None, None) => Ok((x, y)),
+            (None, Some(cover)) => Err(StepFail::Covered {
+                r: r.to_string(),
+                cover,
+            }),
+        }
+    }
+
+    /// Focuses `r`'s element and checks focus stayed there (a focus handler can move it: a
+    /// popup, a re-render), so keys are never sent while it is elsewhere.
+    pub(crate) async fn focus(&self, id: TabId, st: &mut TabState, r: &str) -> Result<(u64, u32), StepFail> {
+        let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
+        st.session.touch(r);
+        let be = self.backend();
+        call(be.element(id, walk_id, rec.idx, ElementOp::Focus), CALL_TIMEOUT)
+            .await
+            .map_err(before_send)?;
+        let check = call(
+            be.element(id, walk_id, rec.idx, ElementOp::FocusCheck),
+            CALL_TIMEOUT,
+        )
+        .await
+        .map_err(before_send)?;
+        if let Some(went) = check.focus {
+            return Err(StepFail::Focus(BackendError::FocusMoved {
+                typed: 0,
+                total: 0,
+                went,
+            }));
+        }
         Ok((walk_id, rec.idx))
     }
 
-    /// Runs one step. `Ok` carries a short harness summary.
-    async fn step(&self, id: TabId, st: &mut TabState, s: &Step) -> Result<String, StepFail> {
+    /// Runs one step on tab `id`. `Ok` carries a short harness summary. `budget` is what is
+    /// left of the batch's time, which bounds a `wait`.
+    async fn step(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        s: &Step,
+        budget: Duration,
+    ) -> Result<String, StepFail> {
         // Trimmed: a ref resolves with surrounding whitespace, and the summaries below echo it.
         let need_ref = || {
             s.target
@@ -283,16 +467,21 @@ impl Aperture {
                 if !(1..=3).contains(&count) {
                     return Err(StepFail::Refused("`count` must be 1, 2 or 3".into()));
                 }
-                let button = match s.button.unwrap_or_default() {
-                    ButtonArg::Left => MouseButton::Left,
-                    ButtonArg::Middle => MouseButton::Middle,
-                    ButtonArg::Right => MouseButton::Right,
+                let (button, how) = match s.button.unwrap_or_default() {
+                    ButtonArg::Left => (MouseButton::Left, ""),
+                    ButtonArg::Middle => (MouseButton::Middle, "middle-"),
+                    ButtonArg::Right => (MouseButton::Right, "right-"),
                 };
-                let (_, _, (x, y)) = self.locate(id, st, &r).await?;
-                call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
+                let times = match count {
+                    1 => "",
+                    2 => "double-",
+                    _ => "triple-",
+                };
+                let (x, y) = self.aim_at(id, st, &r).await?;
+                let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                Ok(format!("clicked {r}"))
+                delivered(d, "click", &r, format!("{how}{times}clicked {r}"))
             }
             ActAction::Dialog => {
                 let Some(accept) = s.accept else {
@@ -310,11 +499,11 @@ impl Aperture {
             }
             ActAction::Hover => {
                 let r = need_ref()?;
-                let (_, _, (x, y)) = self.locate(id, st, &r).await?;
-                call(be.move_to(id, x, y), CALL_TIMEOUT)
+                let (x, y) = self.aim_at(id, st, &r).await?;
+                let d = call(be.move_to(id, x, y), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                Ok(format!("hovering {r}"))
+                delivered(d, "mouse move", &r, format!("hovering {r}"))
             }
             ActAction::Type => {
                 let Some(text) = &s.text else {
@@ -327,7 +516,7 @@ impl Aperture {
                     }
                     None => "the focused element".into(),
                 };
-                call(be.type_text(id, text), CALL_TIMEOUT)
+                let d = call(be.type_text(id, text), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
                 if s.submit {
@@ -335,17 +524,29 @@ impl Aperture {
                         .await
                         .map_err(|e| match after_send(e) {
                             // The text went in; only the Enter is in doubt.
-                            StepFail::Refused(why) => StepFail::Partial(format!(
-                                "the text was typed, but Enter was not pressed: {why}"
-                            )),
+                            f @ (StepFail::Refused(_) | StepFail::Undelivered(_) | StepFail::Focus(_)) => {
+                                StepFail::Partial(format!(
+                                    "the text was typed, but Enter was not pressed: {}",
+                                    match f {
+                                        StepFail::Refused(why) => why,
+                                        StepFail::Undelivered(e) | StepFail::Focus(e) => e.to_string(),
+                                        _ => unreachable!(),
+                                    }
+                                ))
+                            }
                             other => other,
                         })?;
                 }
-                Ok(format!(
-                    "typed {} characters into {into}{}",
-                    text.chars().count(),
-                    if s.submit { " and pressed Enter" } else { "" }
-                ))
+                delivered(
+                    d,
+                    "typing",
+                    &into,
+                    format!(
+                        "typed {} characters into {into}{}",
+                        text.chars().count(),
+                        if s.submit { " and pressed Enter" } else { "" }
+                    ),
+                )
             }
             ActAction::Clear => {
                 let r = need_ref()?;
@@ -379,8 +580,8 @@ impl Aperture {
                 if let Some(r) = &s.target {
                     self.focus(id, st, r).await?;
                 }
-                call(be.key(id, key), CALL_TIMEOUT).await.map_err(after_send)?;
-                Ok(format!("pressed {key:?}"))
+                let d = call(be.key(id, key), CALL_TIMEOUT).await.map_err(after_send)?;
+                delivered(d, "key press", "the focused element", format!("pressed {key:?}"))
             }
             ActAction::Scroll => {
                 let (dx, dy) = (s.dx.unwrap_or(0.0), s.dy.unwrap_or(0.0));
@@ -398,13 +599,15 @@ impl Aperture {
                     return Ok(format!("scrolled {r} into view"));
                 }
                 // The wheel goes where the pointer is: over the element to scroll an inner
-                // scroller, else the middle of the viewport.
+                // scroller (as observed: scrolling it into view first would be a scroll of its
+                // own), else the middle of the viewport.
                 let (x, y, at) = match &s.target {
                     Some(r) => {
-                        let (_, rec) = resolve(st, r).map_err(StepFail::Refused)?;
+                        let r = r.trim();
+                        let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
                         st.session.touch(r);
-                        let (x, y) = aim(&rec.bounds, &st.viewport)
-                            .ok_or_else(|| StepFail::Refused(format!("{r} has no visible box to scroll")))?;
+                        let p = point_in(&rec.bounds, st, r)?;
+                        let (x, y) = self.hit_test(id, r, walk_id, rec.idx, p).await?;
                         (x, y, format!(" at {r}"))
                     }
                     None => (
@@ -413,12 +616,200 @@ impl Aperture {
                         String::new(),
                     ),
                 };
-                call(be.scroll(id, x, y, dx, dy), CALL_TIMEOUT)
+                let d = call(be.scroll(id, x, y, dx, dy), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                Ok(format!("scrolled by ({dx}, {dy}){at}"))
+                let target = s.target.as_deref().map(str::trim).unwrap_or("the viewport");
+                delivered(d, "scroll", target, format!("scrolled by ({dx}, {dy}){at}"))
+            }
+            ActAction::Wait => self.wait(id, st, s, budget).await,
+            ActAction::Goto
+            | ActAction::Back
+            | ActAction::Forward
+            | ActAction::Reload
+            | ActAction::TabOpen
+            | ActAction::TabSelect
+            | ActAction::TabClose => unreachable!("handled by the batch"),
+        }
+    }
+}
+
+/// What a `wait` step waits for.
+enum Until<'a> {
+    Text(String),
+    Ref(&'a str),
+    Url(&'a str),
+    Idle(Duration),
+    Delay,
+}
+
+/// Collapses runs of whitespace, so text waited for matches however the page wraps it.
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether `url` matches `pattern`: with `*` wildcards the whole URL must match (each `*` any
+/// run of characters), else the URL must contain it.
+pub(crate) fn url_matches(url: &str, pattern: &str) -> bool {
+    if !pattern.contains('*') {
+        return url.contains(pattern);
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !url.starts_with(first) || url.len() < first.len() + last.len() || !url.ends_with(last) {
+        return false;
+    }
+    let mut rest = &url[first.len()..url.len() - last.len()];
+    for p in &parts[1..parts.len() - 1] {
+        match rest.find(p) {
+            Some(at) => rest = &rest[at + p.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+impl Aperture {
+    async fn wait(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        s: &Step,
+        budget: Duration,
+    ) -> Result<String, StepFail> {
+        let mut conds = Vec::new();
+        if let Some(t) = s.text.as_deref() {
+            let t = squash(t);
+            if t.is_empty() {
+                return Err(StepFail::Refused("wait: `text` is empty".into()));
+            }
+            conds.push(Until::Text(t));
+        }
+        if let Some(r) = s.target.as_deref() {
+            conds.push(Until::Ref(r.trim()));
+        }
+        if let Some(u) = s.url.as_deref() {
+            conds.push(Until::Url(u));
+        }
+        if let Some(ms) = s.idle {
+            conds.push(Until::Idle(Duration::from_millis(ms)));
+        }
+        if conds.len() > 1 {
+            return Err(StepFail::Refused(
+                "wait takes one condition: `text`, `ref`, `url` or `idle`".into(),
+            ));
+        }
+        let until = conds.pop().unwrap_or(Until::Delay);
+        let asked = s.ms.map(Duration::from_millis);
+        if matches!(until, Until::Delay) && asked.is_none() {
+            return Err(StepFail::Refused(
+                "wait needs a condition (`text`, `ref`, `url`, `idle`) or `ms`".into(),
+            ));
+        }
+        let limit = asked.unwrap_or(WAIT_MAX).min(WAIT_MAX).min(budget);
+        let start = Instant::now();
+        let secs = |d: Duration| format!("{:.1} s", d.as_secs_f32());
+        if let Until::Delay = until {
+            tokio::time::sleep(limit).await;
+            return Ok(format!("waited {}", secs(start.elapsed())));
+        }
+        let be = self.backend();
+        loop {
+            let (met, said) = match &until {
+                Until::Text(t) => {
+                    let page = call(be.page_text(id, 1_000_000), CALL_TIMEOUT)
+                        .await
+                        .map_err(before_send)?;
+                    let there = squash(&page.text).contains(t.as_str());
+                    (
+                        there != s.gone,
+                        if s.gone {
+                            "the text is gone"
+                        } else {
+                            "the text is on the page"
+                        },
+                    )
+                }
+                Until::Ref(r) => {
+                    let visible = self.ref_visible(id, st, r).await?;
+                    (
+                        visible != s.gone,
+                        if s.gone { "it is gone" } else { "it is visible" },
+                    )
+                }
+                Until::Url(u) => {
+                    let tabs = call(be.tabs(), CALL_TIMEOUT).await.map_err(before_send)?;
+                    let url = tabs
+                        .iter()
+                        .find(|t| t.id == id)
+                        .map(|t| t.url.clone())
+                        .ok_or(StepFail::Failed(BackendError::NoSuchTab(id)))?;
+                    (url_matches(&url, u), "the URL matches")
+                }
+                Until::Idle(n) => {
+                    let q = call(be.network_quiet(id), CALL_TIMEOUT)
+                        .await
+                        .map_err(before_send)?;
+                    (q.loaded && q.quiet >= *n, "the network is idle")
+                }
+                Until::Delay => unreachable!("returned above"),
+            };
+            if met {
+                return Ok(format!("waited {}: {said}", secs(start.elapsed())));
+            }
+            let left = limit.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                let not = match &until {
+                    Until::Text(_) if s.gone => "the text is still on the page",
+                    Until::Text(_) => "the text has not appeared",
+                    Until::Ref(_) if s.gone => "it is still there",
+                    Until::Ref(_) => "it is not visible",
+                    Until::Url(_) => "the URL does not match",
+                    Until::Idle(_) => "the network has not been idle that long",
+                    Until::Delay => unreachable!("returned above"),
+                };
+                let why = if limit < asked.unwrap_or(WAIT_MAX).min(WAIT_MAX) {
+                    " (the batch's 20 s were running out)"
+                } else {
+                    ""
+                };
+                return Err(StepFail::Unmet(format!(
+                    "gave up after {}{why}: {not}",
+                    secs(start.elapsed())
+                )));
+            }
+            let poll = match until {
+                Until::Url(_) | Until::Idle(_) => Duration::from_millis(100),
+                _ => Duration::from_millis(250),
+            };
+            tokio::time::sleep(poll.min(left)).await;
+        }
+    }
+
+    /// Whether `r`'s element is on the page with a box. When its node has left the page, the
+    /// page is observed again: a re-render may have kept the logical element (the ref lives
+    /// on) or removed it (the ref is gone). That observation joins the agent's state, so it
+    /// is answered like any other (the batch's trail).
+    async fn ref_visible(&self, id: TabId, st: &mut TabState, r: &str) -> Result<bool, StepFail> {
+        for _ in 0..2 {
+            let Ok((walk_id, rec)) = resolve(st, r) else {
+                return Ok(false);
+            };
+            match call(
+                self.backend().element(id, walk_id, rec.idx, ElementOp::Bounds),
+                CALL_TIMEOUT,
+            )
+            .await
+            {
+                Ok(reply) => return Ok(reply.bounds.is_some_and(|b| b.w > 0.0 && b.h > 0.0)),
+                Err(BackendError::StaleWalk { .. } | BackendError::ElementRefused(_)) => {
+                    let obs = self.observe(id, st, false, false).await.map_err(before_send)?;
+                    st.pending.push(obs);
+                }
+                Err(e) => return Err(before_send(e)),
             }
         }
+        Ok(resolve(st, r).is_ok())
     }
 }
 
@@ -441,47 +832,131 @@ impl Aperture {
     }
 }
 
+/// The tab a batch is acting on: its id, its state (locked for the batch's time on it), and
+/// the observations made of it so far.
+struct Held {
+    id: TabId,
+    st: OwnedMutexGuard<TabState>,
+    trail: Vec<Observation>,
+}
+
 impl Aperture {
+    async fn hold(&self, id: TabId) -> Held {
+        // One batch at a time per tab: steps planned against one observation must not
+        // interleave with another caller's.
+        let st = self.tab_state(id).lock_owned().await;
+        Held {
+            id,
+            st,
+            trail: Vec::new(),
+        }
+    }
+
     async fn act(&self, args: ActArgs) -> Reply {
         let tab = args.tab;
         let steps = match args.into_steps() {
             Ok(s) => s,
             Err(why) => return Reply::error(why),
         };
-        let id = match self.target(tab).await {
-            Ok(id) => id,
-            Err(r) => return r,
-        };
-        let lock = self.tab_state(id);
-        // One batch at a time per tab: steps planned against one observation must not
-        // interleave with another caller's.
-        let mut st = lock.lock().await;
+        let started = Instant::now();
+        // A batch that opens its tab first needs none to start with.
+        let mut held =
+            if steps[0].action == ActAction::TabOpen || (steps.len() == 1 && steps[0].action.is_tab_step()) {
+                None
+            } else {
+                match self.target(tab).await {
+                    Ok(id) => Some(self.hold(id).await),
+                    Err(r) => return r,
+                }
+            };
         let total = steps.len();
         let mut r = Reply::new();
         let mut failed = false;
-        let mut trail = Vec::new();
         for (i, s) in steps.iter().enumerate() {
             let rest = match total - (i + 1) {
                 0 => String::new(),
                 1 => format!("; step {total} was not run"),
                 _ => format!("; steps {}–{total} were not run", i + 2),
             };
-            match self.step(id, &mut st, s).await {
-                Ok(done) if total > 1 => r = r.say(format!("{}. {done}", i + 1)),
-                Ok(done) => r = r.say(done),
+            let elapsed = started.elapsed();
+            if i > 0 && elapsed >= BATCH_LIMIT {
+                r = r.say(format!(
+                    "stopped before step {}: the batch had run {:.1} s and no step starts after {} s; \
+                     steps {}–{total} were not run",
+                    i + 1,
+                    elapsed.as_secs_f32(),
+                    BATCH_LIMIT.as_secs(),
+                    i + 1
+                ));
+                failed = true;
+                break;
+            }
+            let head = |r: Reply| {
+                if total > 1 {
+                    r.say(format!("{}. {} failed{rest}:", i + 1, s.action.verb()))
+                } else {
+                    r.say(format!("{} failed:", s.action.verb()))
+                }
+            };
+            let done = |r: Reply, what: String| {
+                if total > 1 {
+                    r.say(format!("{}. {what}", i + 1))
+                } else {
+                    r.say(what)
+                }
+            };
+            let (next, res) = if s.action.is_tab_step() {
+                self.tab_step(&mut held, s, tab, r).await
+            } else if let Some(h) = held.as_mut() {
+                let res = if matches!(
+                    s.action,
+                    ActAction::Goto | ActAction::Back | ActAction::Forward | ActAction::Reload
+                ) {
+                    self.nav_step(h, s).await
+                } else {
+                    let budget = BATCH_LIMIT.saturating_sub(started.elapsed());
+                    let res = self
+                        .step(h.id, &mut h.st, s, if total > 1 { budget } else { WAIT_MAX })
+                        .await;
+                    // Observations a wait made join the trail, in order.
+                    for o in std::mem::take(&mut h.st.pending) {
+                        push_obs(&mut h.trail, o);
+                    }
+                    res.map(|what| (what, None))
+                };
+                (r, res)
+            } else {
+                (
+                    r,
+                    Err(StepFail::Refused(
+                        "there is no tab to act on (the batch closed it); use tab_select or tab_open".into(),
+                    )),
+                )
+            };
+            r = next;
+            match res {
+                Ok((what, page)) => {
+                    r = done(r, what);
+                    if let Some(p) = page {
+                        r = r.page(&p);
+                    }
+                }
                 Err(f) => {
-                    let head = if total > 1 {
-                        format!("{}. {} failed{rest}:", i + 1, s.action.verb())
-                    } else {
-                        format!("{} failed:", s.action.verb())
-                    };
-                    r = f.render(r.say(head));
+                    r = f.render(head(r));
                     failed = true;
                     break;
                 }
             }
+            // Each step resolves its refs against the page as the previous step left it.
+            // Navigation and tab steps observed already.
             if i + 1 < total
-                && let Err(e) = self.observe_between(id, &mut st, &mut trail).await
+                && !s.action.is_tab_step()
+                && !matches!(
+                    s.action,
+                    ActAction::Goto | ActAction::Back | ActAction::Forward | ActAction::Reload
+                )
+                && let Some(h) = held.as_mut()
+                && let Err(e) = self.observe_between(h.id, &mut h.st, &mut h.trail).await
             {
                 r = r
                     .say(format!(
@@ -495,8 +970,154 @@ impl Aperture {
         }
         // Always answer with where the page is now: after a refusal too, since the agent's
         // next move depends on what replaced the element it aimed at.
-        r = self.answer_with_trail(id, &mut st, r, trail).await;
+        if let Some(mut h) = held {
+            r = self.answer_with_trail(h.id, &mut h.st, r, h.trail).await;
+        }
         if failed { r.mark_error() } else { r }
+    }
+
+    /// A navigation step: answered with where it loaded and a FULL SNAPSHOT of the new page.
+    async fn nav_step(&self, h: &mut Held, s: &Step) -> Result<(String, Option<String>), StepFail> {
+        let nav = match s.action {
+            ActAction::Goto => {
+                let Some(u) = s.url.clone() else {
+                    return Err(StepFail::Refused("goto needs `url`".into()));
+                };
+                super::navigate::url_allowed(&u).map_err(StepFail::Refused)?;
+                Nav::Goto(u)
+            }
+            ActAction::Back => Nav::Back,
+            ActAction::Forward => Nav::Forward,
+            _ => Nav::Reload,
+        };
+        let outcome = call(self.backend().navigate(h.id, nav), NAV_TIMEOUT)
+            .await
+            .map_err(StepFail::Nav)?;
+        let obs = self
+            .observe(h.id, &mut h.st, true, true)
+            .await
+            .map_err(StepFail::Nav)?;
+        push_obs(&mut h.trail, obs);
+        let status = outcome
+            .status
+            .map(|s| format!("HTTP {s}"))
+            .unwrap_or_else(|| "no HTTP status".into());
+        Ok((format!("loaded ({status}); now at:"), Some(outcome.url)))
+    }
+
+    /// A tab step: opens, selects or closes a tab, and moves the batch to the tab it leaves
+    /// current, observing it. The tab left behind keeps the observations made of it.
+    async fn tab_step(
+        &self,
+        held: &mut Option<Held>,
+        s: &Step,
+        top_tab: Option<u64>,
+        r: Reply,
+    ) -> (Reply, Result<(String, Option<String>), StepFail>) {
+        let mut r = r;
+        let res = self.tab_step_inner(held, s, top_tab, &mut r).await;
+        (r, res.map(|what| (what, None)))
+    }
+
+    async fn tab_step_inner(
+        &self,
+        held: &mut Option<Held>,
+        s: &Step,
+        top_tab: Option<u64>,
+        r: &mut Reply,
+    ) -> Result<String, StepFail> {
+        let be = self.backend();
+        match s.action {
+            ActAction::TabOpen => {
+                if let Some(u) = &s.url {
+                    super::navigate::url_allowed(u).map_err(StepFail::Refused)?;
+                }
+                let id = call(be.open_tab(s.url.clone(), None), NAV_TIMEOUT)
+                    .await
+                    .map_err(StepFail::Failed)?;
+                self.set_current(id);
+                self.leave(held.take(), r, id);
+                let mut h = self.hold(id).await;
+                let first = if s.url.is_some() {
+                    self.settle_and_observe(id, &mut h.st).await.map(Some)
+                } else {
+                    Ok(None)
+                };
+                if let Ok(Some(obs)) = &first {
+                    push_obs(&mut h.trail, obs.clone());
+                }
+                *held = Some(h);
+                first.map_err(StepFail::Failed)?;
+                Ok(format!("opened tab {id} (yours; now your current tab)"))
+            }
+            ActAction::TabSelect => {
+                let t = s
+                    .tab
+                    .or(top_tab)
+                    .ok_or_else(|| StepFail::Refused("tab_select needs `tab`".into()))?;
+                let id = TabId(t);
+                call(be.select_tab(id), CALL_TIMEOUT)
+                    .await
+                    .map_err(StepFail::Failed)?;
+                self.set_current(id);
+                if held.as_ref().is_none_or(|h| h.id != id) {
+                    self.leave(held.take(), r, id);
+                    *held = Some(self.hold(id).await);
+                }
+                let h = held.as_mut().expect("held just now");
+                let obs = self
+                    .observe(id, &mut h.st, false, false)
+                    .await
+                    .map_err(StepFail::Failed)?;
+                push_obs(&mut h.trail, obs);
+                Ok(format!("tab {id} is now your current tab"))
+            }
+            _ => {
+                let t = s
+                    .tab
+                    .or(top_tab)
+                    .ok_or_else(|| StepFail::Refused("tab_close needs `tab`".into()))?;
+                let id = TabId(t);
+                let tabs = call(be.tabs(), CALL_TIMEOUT).await.map_err(StepFail::Failed)?;
+                let info = tabs
+                    .iter()
+                    .find(|x| x.id == id)
+                    .ok_or(StepFail::Failed(BackendError::NoSuchTab(id)))?;
+                // The human's tabs are theirs: checked here as well as in the backend.
+                if !info.opened_by_agent {
+                    return Err(StepFail::Refused(format!(
+                        "tab {id} was opened by the human; you may act in it but not close it"
+                    )));
+                }
+                // Wait for any action in flight on it before pulling it away.
+                let closing = match held.take() {
+                    Some(h) if h.id == id => h,
+                    other => {
+                        *held = other;
+                        self.hold(id).await
+                    }
+                };
+                let res = call(be.close_tab(id), CALL_TIMEOUT).await;
+                drop(closing);
+                res.map_err(StepFail::Failed)?;
+                self.forget_tab(id);
+                Ok(format!("closed tab {id}"))
+            }
+        }
+    }
+
+    /// Hands the observations of the tab a batch leaves to the answer.
+    fn leave(&self, h: Option<Held>, r: &mut Reply, to: TabId) {
+        if let Some(h) = h
+            && h.id != to
+        {
+            *r = with_trail(
+                std::mem::take(r),
+                h.id,
+                &h.trail,
+                &format!("before switching to tab {to}"),
+            );
+        }
     }
 }
 
@@ -517,11 +1138,15 @@ mod tests {
         assert_eq!(one[0].target.as_deref(), Some("e4"));
         let many = args(serde_json::json!({"steps": [
             {"action": "type", "ref": "e1", "text": "hi"},
-            {"action": "key", "key": "Enter"}
+            {"action": "key", "key": "Enter"},
+            {"action": "wait", "text": "Saved", "ms": 5000},
+            {"action": "goto", "url": "https://example.com/"},
+            {"action": "tab_select", "tab": 3}
         ]}))
         .into_steps()
         .unwrap();
-        assert_eq!(many.len(), 2);
+        assert_eq!(many.len(), 5);
+        assert_eq!(many[4].tab, Some(3));
         assert!(args(serde_json::json!({"steps": []})).into_steps().is_err());
         let too_many: Vec<_> = (0..26)
             .map(|_| serde_json::json!({"action": "key", "key": "a"}))
@@ -536,6 +1161,16 @@ mod tests {
                 .into_steps()
                 .is_err()
         );
+        // A single tab step names its tab at the top level; other actions never take it as
+        // a step's tab.
+        let sel = args(serde_json::json!({"action": "tab_close", "tab": 7}))
+            .into_steps()
+            .unwrap();
+        assert_eq!(sel[0].tab, Some(7));
+        let click = args(serde_json::json!({"action": "click", "ref": "e1", "tab": 7}))
+            .into_steps()
+            .unwrap();
+        assert_eq!(click[0].tab, None);
     }
 
     #[test]
@@ -565,5 +1200,52 @@ mod tests {
             after_send(BackendError::ElementRefused("no option matches".into())),
             StepFail::Refused(why) if why == "no option matches"
         ));
+        // Input the page never got is not an unknown outcome: it was voided.
+        assert!(matches!(
+            after_send(BackendError::NotDelivered(
+                "the page received none of the click".into()
+            )),
+            StepFail::Undelivered(_)
+        ));
+        for typed in [0, 3] {
+            assert!(matches!(
+                after_send(BackendError::FocusMoved {
+                    typed,
+                    total: 5,
+                    went: "body".into()
+                }),
+                StepFail::Focus(_)
+            ));
+        }
+    }
+
+    #[test]
+    fn undelivered_input_says_nothing_happened() {
+        let e = BackendError::NotDelivered("the page received none of the click (sent twice)".into());
+        let text = format!("{:?}", StepFail::Undelivered(e).render(Reply::new()));
+        assert!(
+            text.contains("not delivered") && text.contains("nothing happened"),
+            "{text}"
+        );
+        assert!(!text.contains("clicked"), "{text}");
+    }
+
+    #[test]
+    fn url_patterns() {
+        let u = "https://shop.example/checkout/done?id=4";
+        assert!(url_matches(u, "/checkout/done"));
+        assert!(!url_matches(u, "/cart"));
+        assert!(url_matches(u, "https://shop.example/*/done*"));
+        assert!(url_matches(u, "*done?id=4"));
+        assert!(!url_matches(u, "*/cart/*"));
+        assert!(!url_matches(u, "https://other.example/*"));
+        assert!(url_matches(u, "*"));
+        // A wildcard pattern matches the whole URL, not a part of it.
+        assert!(!url_matches(u, "shop.example/*"));
+    }
+
+    #[test]
+    fn whitespace_does_not_matter_to_text_waits() {
+        assert_eq!(squash("  Saved\n\t changes "), "Saved changes");
     }
 }

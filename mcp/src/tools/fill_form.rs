@@ -7,7 +7,7 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::act::{StepFail, after_send};
+use super::act::{StepFail, after_send, delivered};
 use crate::backend::{ElementOp, MouseButton, TabId};
 use crate::engine_glue::{STRING_CAP, clean};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, TabState, call, resolve};
@@ -16,8 +16,9 @@ const DESCRIPTION: &str = "Fill several form fields in one call. Each field is a
 `value`: text inputs and textareas are cleared and typed into; a <select> gets the option \
 with that value or label; a checkbox or switch is set to `value` \"true\" or \"false\"; a \
 radio button is chosen with \"true\". Fields are filled in order. A field refused before \
-anything was sent (an option the select does not have, a ref that is gone) is reported and \
-the rest are still filled; any other failure stops the fill there. The answer names each \
+anything was sent (an option the select does not have, a ref that is gone, a covered \
+checkbox) is reported and the rest are still filled; any other failure, such as keyboard \
+focus leaving the field (a popup took it), stops the fill there. The answer names each \
 field's label and ends with the diff. Does not submit.";
 
 const MAX_FIELDS: usize = 50;
@@ -160,18 +161,22 @@ impl Aperture {
                         ref_word(&f.target)
                     )));
                 }
-                let (_, _, (x, y)) = self.locate(id, st, &f.target).await?;
-                call(be.click_at(id, x, y, MouseButton::Left, 1), CALL_TIMEOUT)
+                let r = ref_word(&f.target);
+                let (x, y) = self.aim_at(id, st, f.target.trim()).await?;
+                let d = call(be.click_at(id, x, y, MouseButton::Left, 1), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                Ok(if want { "checked" } else { "unchecked" }.into())
+                delivered(d, "click", r, if want { "checked" } else { "unchecked" }.into())
             }
             Some(Kind::Text) => {
                 self.focus(id, st, &f.target).await?;
                 call(be.element(id, walk_id, rec.idx, ElementOp::Clear), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                if !f.value.is_empty() {
+                if f.value.is_empty() {
+                    return Ok("filled".into());
+                }
+                let d =
                     call(be.type_text(id, &f.value), CALL_TIMEOUT)
                         .await
                         .map_err(|e| match after_send(e) {
@@ -179,10 +184,12 @@ impl Aperture {
                             StepFail::Refused(why) => StepFail::Partial(format!(
                                 "the field was cleared, but the value was not typed: {why}"
                             )),
+                            StepFail::Undelivered(e) | StepFail::Focus(e) => StepFail::Partial(format!(
+                                "the field was cleared, but the value was not typed in full: {e}"
+                            )),
                             other => other,
                         })?;
-                }
-                Ok("filled".into())
+                delivered(d, "typing", ref_word(&f.target), "filled".into())
             }
         }
     }
@@ -213,7 +220,7 @@ impl Aperture {
                 // Nothing reached the page: this field is reported and the others are still
                 // filled, so one option the select does not have costs one field, not the form.
                 // The page is unchanged, so the next ref needs no fresh observation.
-                Err(fail @ StepFail::Refused(_)) => {
+                Err(fail) if fail.nothing_sent() => {
                     r = fail.render(r.say(format!("{}. {} was not filled:", i + 1, ref_word(&f.target))));
                     failed = true;
                     continue;

@@ -40,19 +40,19 @@ impl Backend for NoTabs {
     async fn page_text(&self, id: TabId, _: usize) -> BackendResult<PageText> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn click_at(&self, id: TabId, _: f32, _: f32, _: MouseButton, _: u8) -> BackendResult<()> {
+    async fn click_at(&self, id: TabId, _: f32, _: f32, _: MouseButton, _: u8) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn move_to(&self, id: TabId, _: f32, _: f32) -> BackendResult<()> {
+    async fn move_to(&self, id: TabId, _: f32, _: f32) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn scroll(&self, id: TabId, _: f32, _: f32, _: f32, _: f32) -> BackendResult<()> {
+    async fn scroll(&self, id: TabId, _: f32, _: f32, _: f32, _: f32) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn key(&self, id: TabId, _: &str) -> BackendResult<()> {
+    async fn key(&self, id: TabId, _: &str) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn type_text(&self, id: TabId, _: &str) -> BackendResult<()> {
+    async fn type_text(&self, id: TabId, _: &str) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
     async fn screenshot(&self, id: TabId, _: u32) -> BackendResult<Png> {
@@ -388,13 +388,14 @@ impl Backend for Fake {
                         bounds: Some(bounds),
                         text: Some(text.chars().take(*cap).collect()),
                         truncated,
+                        ..Default::default()
                     });
                 }
+                ElementOp::HitTest { .. } | ElementOp::FocusCheck | ElementOp::Bounds => {}
             }
             Ok(ElementReply {
                 bounds: Some(bounds),
-                text: None,
-                truncated: false,
+                ..Default::default()
             })
         })??;
         if matches!(op, ElementOp::Clear | ElementOp::SelectOptions(_)) {
@@ -411,7 +412,7 @@ impl Backend for Fake {
             }
         })
     }
-    async fn click_at(&self, id: TabId, x: f32, y: f32, _: MouseButton, _: u8) -> BackendResult<()> {
+    async fn click_at(&self, id: TabId, x: f32, y: f32, _: MouseButton, _: u8) -> BackendResult<Delivery> {
         let delay = self.state.lock().unwrap().click_delay;
         if let Some(d) = delay {
             self.with_tab(id, |_, log| log.push("click start".into()))?;
@@ -427,24 +428,26 @@ impl Backend for Fake {
                 _ => {}
             }
         })?;
-        self.maybe_fail()
+        self.maybe_fail().map(|_| Delivery::default())
     }
-    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<()> {
+    async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery> {
         self.with_tab(id, |_, log| log.push(format!("move {x} {y}")))
+            .map(|_| Delivery::default())
     }
-    async fn scroll(&self, id: TabId, _: f32, _: f32, dx: f32, dy: f32) -> BackendResult<()> {
+    async fn scroll(&self, id: TabId, _: f32, _: f32, dx: f32, dy: f32) -> BackendResult<Delivery> {
         self.with_tab(id, |_, log| log.push(format!("scroll {dx} {dy}")))
+            .map(|_| Delivery::default())
     }
-    async fn key(&self, id: TabId, key: &str) -> BackendResult<()> {
+    async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery> {
         self.with_tab(id, |_, log| log.push(format!("key {key}")))?;
-        self.maybe_fail()
+        self.maybe_fail().map(|_| Delivery::default())
     }
-    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<()> {
+    async fn type_text(&self, id: TabId, text: &str) -> BackendResult<Delivery> {
         self.with_tab(id, |t, log| {
             log.push(format!("type {text}"));
             t.page.email.push_str(text);
         })?;
-        self.maybe_fail()
+        self.maybe_fail().map(|_| Delivery::default())
     }
     async fn screenshot(&self, id: TabId, max: u32) -> BackendResult<Png> {
         self.with_tab(id, |_, _| Png {
