@@ -755,15 +755,17 @@ impl VaultWindow {
         r
     }
 
-    fn take_focus(&mut self, ui: &Ui) {
-        if self.focus_passphrase > 0 {
+    /// Puts the caret in the passphrase field, once it can take it: a disabled field (while
+    /// the app works) would drop the request, and the human retypes after a wrong one.
+    fn take_focus(&mut self, ui: &Ui, busy: bool) {
+        if self.focus_passphrase > 0 && !busy {
             self.focus_passphrase -= 1;
             ui.ctx().memory_mut(|m| m.request_focus(passphrase_id()));
         }
     }
 
     fn create_screen(&mut self, ui: &mut Ui, view: &VaultView, busy: bool) {
-        self.take_focus(ui);
+        self.take_focus(ui, busy);
         ui.vertical_centered(|ui| {
             ui.add_space(30.0);
             ui.label(RichText::new("Create your vault").strong().size(18.0));
@@ -819,7 +821,7 @@ impl VaultWindow {
     }
 
     fn unlock_screen(&mut self, ui: &mut Ui, view: &VaultView, busy: bool) {
-        self.take_focus(ui);
+        self.take_focus(ui, busy);
         ui.vertical_centered(|ui| {
             ui.add_space(40.0);
             ui.label(RichText::new("The vault is locked").strong().size(18.0));

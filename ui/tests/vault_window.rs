@@ -230,9 +230,23 @@ fn unlocking_sends_the_typed_passphrase_and_shows_the_apps_error() {
         [VaultCommand::Unlock { passphrase }] => assert_eq!(passphrase.expose(), "open sesame!"),
         other => panic!("{other:?}"),
     }
+    // The app works on it for a while (the field is disabled), then says it was wrong.
+    h.view.busy = Some("Unlocking…".into());
+    for _ in 0..5 {
+        h.frame(vec![]);
+    }
+    h.view.busy = None;
     h.view.error = Some("Wrong passphrase. Nothing was changed; try again.".into());
     h.settle();
     assert!(h.shows("Wrong passphrase"), "{:?}", h.texts);
+    // The caret is back in the field: retyping needs no click.
+    h.frame(vec![Event::Text("second try".into())]);
+    match h.press(Key::Enter).as_slice() {
+        [VaultCommand::Unlock { passphrase }] => assert_eq!(passphrase.expose(), "second try"),
+        other => panic!("{other:?}"),
+    }
+    h.view.busy = None;
+    h.settle();
     // Nothing typed now: the button does nothing.
     assert!(h.click(controls::UNLOCK).is_empty());
     h.type_into(controls::PASSPHRASE, "open sesame");
