@@ -78,7 +78,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
     themes.set_policies(settings.theme.policies.clone());
 
     let model = Arc::new(Mutex::new(ChromeModel::default()));
-    let opened: Rc<RefCell<Vec<(TabId, TabId, String, bool)>>> = Rc::default();
+    let opened: Opened = Rc::default();
     {
         let q = opened.clone();
         actor.subscribe(Box::new(move |_, ev| {
@@ -157,6 +157,9 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
     aperture_ui::run(event_loop, options, model, host).map_err(|e| anyhow::anyhow!("the window: {e}"))
 }
 
+/// Tabs pages opened, waiting to be shown: (tab, opener, url, background).
+type Opened = Rc<RefCell<Vec<(TabId, TabId, String, bool)>>>;
+
 struct Headed {
     actor: Actor,
     /// Page requests (dialogs, menus, downloads …) mirrored into the model.
@@ -190,7 +193,7 @@ struct Headed {
     /// Tab order as last mirrored (which tabs exist, for resizing and bookkeeping).
     order: Vec<TabId>,
     /// Tabs pages opened (popups, links to new tabs): (tab, opener, url, background).
-    opened: Rc<RefCell<Vec<(TabId, TabId, String, bool)>>>,
+    opened: Opened,
     /// (tab, frame_seq) of the frame in the model.
     shown: Option<(TabId, u64)>,
     generation: u64,
@@ -559,11 +562,9 @@ impl Headed {
                         let first = if front { t.url.as_str() } else { "about:blank" };
                         let id = a.create_browser(first, opts)?;
                         a.with(|st| {
-                            if let Some(rec) = st.tabs.get_mut(&id) {
-                                if !front {
-                                    rec.pending_url = Some(t.url.clone());
-                                    rec.title = t.title.clone();
-                                }
+                            if !front && let Some(rec) = st.tabs.get_mut(&id) {
+                                rec.pending_url = Some(t.url.clone());
+                                rec.title = t.title.clone();
                             }
                             if front {
                                 st.active = Some(id);
