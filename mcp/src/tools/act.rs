@@ -709,9 +709,16 @@ impl Aperture {
         let limit = asked.unwrap_or(WAIT_MAX).min(WAIT_MAX).min(budget);
         let start = Instant::now();
         let secs = |d: Duration| format!("{:.1} s", d.as_secs_f32());
+        let cut = |limit: Duration| {
+            if limit < asked.unwrap_or(WAIT_MAX).min(WAIT_MAX) {
+                " (cut short: the batch's 20 s were running out)"
+            } else {
+                ""
+            }
+        };
         if let Until::Delay = until {
             tokio::time::sleep(limit).await;
-            return Ok(format!("waited {}", secs(start.elapsed())));
+            return Ok(format!("waited {}{}", secs(start.elapsed()), cut(limit)));
         }
         let be = self.backend();
         loop {
@@ -750,7 +757,12 @@ impl Aperture {
                     let q = call(be.network_quiet(id), CALL_TIMEOUT)
                         .await
                         .map_err(before_send)?;
-                    (q.loaded && q.quiet >= *n, "the network is idle")
+                    // Watched for the whole period too: a request in flight is only seen when
+                    // it finishes, so one started just before the wait must get the time to.
+                    (
+                        q.loaded && q.quiet >= *n && start.elapsed() >= *n,
+                        "the network is idle",
+                    )
                 }
                 Until::Delay => unreachable!("returned above"),
             };
@@ -768,14 +780,10 @@ impl Aperture {
                     Until::Idle(_) => "the network has not been idle that long",
                     Until::Delay => unreachable!("returned above"),
                 };
-                let why = if limit < asked.unwrap_or(WAIT_MAX).min(WAIT_MAX) {
-                    " (the batch's 20 s were running out)"
-                } else {
-                    ""
-                };
                 return Err(StepFail::Unmet(format!(
-                    "gave up after {}{why}: {not}",
-                    secs(start.elapsed())
+                    "gave up after {}{}: {not}",
+                    secs(start.elapsed()),
+                    cut(limit)
                 )));
             }
             let poll = match until {
@@ -880,13 +888,17 @@ impl Aperture {
             };
             let elapsed = started.elapsed();
             if i > 0 && elapsed >= BATCH_LIMIT {
+                let not_run = if i + 1 == total {
+                    format!("step {total} was not run")
+                } else {
+                    format!("steps {}–{total} were not run", i + 1)
+                };
                 r = r.say(format!(
                     "stopped before step {}: the batch had run {:.1} s and no step starts after {} s; \
-                     steps {}–{total} were not run",
+                     {not_run}",
                     i + 1,
                     elapsed.as_secs_f32(),
                     BATCH_LIMIT.as_secs(),
-                    i + 1
                 ));
                 failed = true;
                 break;
