@@ -4,7 +4,7 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params, params_from_iter};
 
-use crate::text::{clean_title, fold, recordable, url_key, words};
+use crate::text::{clean_title, fold, recordable, url_key, url_words, words};
 use crate::{Error, frecency};
 
 /// One visit in the history view.
@@ -65,7 +65,9 @@ pub(crate) fn record_visit(
                 at_ms,
                 visit
             ])?;
-            conn.last_insert_rowid()
+            let id = conn.last_insert_rowid();
+            index_url_words(conn, id, url)?;
+            id
         }
     };
     conn.prepare_cached("INSERT INTO visits (place_id, visited_at, typed) VALUES (?1, ?2, ?3)")?
@@ -105,6 +107,16 @@ pub(crate) fn index_words(
         "INSERT OR IGNORE INTO {table} (word, {fk}) VALUES (?1, ?2)"
     ))?;
     for word in words(title) {
+        insert.execute(params![word, id])?;
+    }
+    Ok(())
+}
+
+/// Indexes the words of a new place's URL (a URL never changes, so neither do they).
+pub(crate) fn index_url_words(conn: &Connection, id: i64, url: &str) -> Result<(), Error> {
+    let mut insert =
+        conn.prepare_cached("INSERT OR IGNORE INTO place_url_words (word, place_id) VALUES (?1, ?2)")?;
+    for word in url_words(url) {
         insert.execute(params![word, id])?;
     }
     Ok(())

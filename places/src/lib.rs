@@ -195,8 +195,8 @@ impl Places {
     /// Omnibox suggestions for `input`, best first, at most `limit`: history of `container`
     /// (or of every container, one entry per URL, its best row) and bookmarks. A single token
     /// matches URLs that start with it (with or without scheme and `www.`) and titles with a
-    /// word starting with each of its words; with spaces, every word must start a title word
-    /// or appear in the URL. The first suggestion is the best URL-prefix match when there is
+    /// word starting with each of its words; with spaces, every word must start a word of the
+    /// title or of the URL. The first suggestion is the best URL-prefix match when there is
     /// one (the one to complete inline with [`Suggestion::inline_completion`]); the rest follow
     /// by score. Indexed lookups only (see `suggest.rs`); a few milliseconds over 100,000 pages.
     pub fn suggest(

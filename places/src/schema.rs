@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::Error;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -98,6 +98,37 @@ CREATE INDEX places_container_frecency ON places (container, frecency, url_key);
 CREATE INDEX places_rank ON places (id, container, frecency, url_key);
 "#;
 
+/// Version 4: the words of each page's URL (after scheme and `www.`), so that several typed
+/// words can each be found at the start of a title word or a URL word through an index.
+/// Filled for existing pages by [`backfill_url_words`].
+const V4: &str = r#"
+CREATE TABLE place_url_words (
+    word     TEXT NOT NULL,
+    place_id INTEGER NOT NULL REFERENCES places (id) ON DELETE CASCADE,
+    PRIMARY KEY (word, place_id)
+) WITHOUT ROWID;
+CREATE INDEX place_url_words_place ON place_url_words (place_id, word);
+"#;
+
+/// Work a migration needs beyond SQL, run in the same transaction after it.
+fn after(version: u32, conn: &Connection) -> Result<(), Error> {
+    match version {
+        4 => backfill_url_words(conn),
+        _ => Ok(()),
+    }
+}
+
+fn backfill_url_words(conn: &Connection) -> Result<(), Error> {
+    let mut select = conn.prepare("SELECT id, url FROM places")?;
+    let rows = select
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for (id, url) in rows {
+        crate::history::index_url_words(conn, id, &url)?;
+    }
+    Ok(())
+}
+
 /// Brings the database up to [`SCHEMA_VERSION`], one transaction per migration.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<(), Error> {
     migrate_to(conn, SCHEMA_VERSION)
@@ -114,6 +145,7 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> Result<(), Error
     for version in found..target {
         let tx = conn.transaction()?;
         tx.execute_batch(MIGRATIONS[version as usize])?;
+        after(version + 1, &tx)?;
         tx.pragma_update(None, "user_version", version + 1)?;
         tx.commit()?;
         tracing::info!(version = version + 1, "places schema migrated");
@@ -172,6 +204,12 @@ mod tests {
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
         assert_eq!(v, SCHEMA_VERSION);
+        // Version 4 indexed the URL's words of the page that was already there.
+        assert_eq!(
+            p.suggest("example old", None, 5).unwrap().len(),
+            2,
+            "'example' is a URL word of both"
+        );
         let h = p.search("old", Some("personal"), 10, 0).unwrap();
         assert_eq!(h.len(), 1);
         assert_eq!(h[0].title, "Old page");

@@ -2,26 +2,27 @@
 //!
 //! What matches: one token (no spaces) matches a page whose URL, without scheme and `www.`,
 //! starts with it, or whose title has a word starting with each of the token's words
-//! (`node.js` → `node`, `js`). Several tokens: each word must start a title word or appear
-//! in the URL, and at least one must start a title word or the URL.
+//! (`node.js` → `node`, `js`). Several tokens: each word must start a word of the title or
+//! of the URL (`rust lang` finds `github.com/rust-lang/rust`). Never the middle of a word.
 //!
-//! Every lookup is driven by an index range: `url_key >= prefix AND url_key < upper` on the URL
-//! as typed, or the same on `place_words.word` for a title word. A rare prefix is cheap: fetch
-//! its few rows, sort them by frecency. A common one ("g") can match a large part of history,
-//! and sorting all of that would grow with history; so when a capped count says the driving
-//! prefix is common, the lookup first walks a bounded window of the best rows by frecency
-//! (the frecency index, best first) and keeps the matches. If the window holds enough
-//! of them they are the answer (nothing outside the window can score higher); if not, the
-//! matches are rare after all (other words narrowed them down) and the range lookup runs.
-//! Either way the result is exact and the work is bounded by the window or by the range.
+//! Every lookup is driven by index ranges: `url_key >= prefix AND url_key < upper` on the
+//! URL as typed, or the same on `place_words.word` / `place_url_words.word` for a word. A rare
+//! prefix is cheap: fetch its few rows, sort them by frecency; several words intersect their
+//! id sets from the rarest up, so the work follows the rarest word. A common prefix ("g") can
+//! match a large part of history, and sorting all of that would grow with history; so when a
+//! capped count says the match is common, the lookup first walks a bounded window of the best
+//! rows by frecency (the frecency index, best first) and keeps the matches. If the window holds
+//! enough of them they are the answer (nothing outside the window can score higher); if not,
+//! the matches are rare after all and the range lookup runs. Either way the result is exact.
+//! Every query picks ids from covering indexes; only the few rows returned are read in full.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
 use crate::history::clamp_i64;
-use crate::text::{prefix_upper, strip_typed_prefix, url_key, words};
+use crate::text::{prefix_upper, strip_typed_prefix, url_key, url_words, words};
 use crate::{Error, frecency};
 
 /// Where a suggestion comes from. A page that is both bookmarked and in history is `Bookmark`.
@@ -197,7 +198,7 @@ impl Query {
         self.push(&format!("{column} >= ")).bind(p.lo.clone());
         self.push(&format!(" AND {column} < ")).bind(p.hi.clone())
     }
-    /// Every other term must start a title word, or (`in_url`) appear in the URL.
+    /// Every other term must start a title word, or (`in_url`, places only) a URL word.
     fn other_terms(&mut self, src: &Source, alias: &str, terms: &[&Prefix], in_url: bool) -> &mut Self {
         for t in terms {
             self.push(&format!(
@@ -207,9 +208,11 @@ impl Query {
             self.range("w.word", t);
             self.push(")");
             if in_url {
-                self.push(&format!(" OR instr({alias}.url_key, "))
-                    .bind(t.lo.clone())
-                    .push(") > 0");
+                self.push(" OR EXISTS (SELECT 1 FROM place_url_words u WHERE u.place_id = ")
+                    .push(alias)
+                    .push(".id AND ")
+                    .range("u.word", t)
+                    .push(")");
             }
             self.push(")");
         }
@@ -258,52 +261,66 @@ pub(crate) fn suggest(
     let lookup = Lookup::new(conn, container, fetch)?;
     if let Some(p) = (!key.is_empty()).then(|| Prefix::new(&key)).flatten() {
         let common = lookup.count(conn, Driver::Url(&p))? >= lookup.common;
-        for (url, title, date) in lookup.history(conn, Driver::Url(&p), common, &[], false)? {
+        let best = match common
+            .then(|| lookup.window(conn, Driver::Url(&p), &[]))
+            .transpose()?
+            .flatten()
+        {
+            Some(best) => best,
+            None => lookup.by_url(conn, &p)?,
+        };
+        for (url, title, date) in best {
             history_row(url, title, date);
         }
     }
     if !term_ranges.is_empty() {
+        // One token: each of its words must start a title word. Several: each must start a
+        // word of the title or of the URL. Every match has the rarest word, so it drives.
+        let in_url = !single;
         let mut counted = Vec::with_capacity(term_ranges.len());
         for t in &term_ranges {
-            counted.push((lookup.count(conn, Driver::Word(t))?, t));
+            counted.push((lookup.count(conn, Driver::Words(t, in_url))?, t));
         }
         counted.sort_by_key(|(n, _)| *n);
+        let (least, rarest) = counted[0];
+        let others: Vec<&Prefix> = counted[1..].iter().map(|(_, t)| *t).collect();
         // Words counted exactly give an estimate of how many pages have them all (as if they
-        // were independent): few, and a word's range is the cheaper way to them.
+        // were independent): few, and the rarest word's range is the cheaper way to them.
         let exact = counted.iter().all(|(n, _)| *n < lookup.cap());
         let rows = lookup.rows.max(1) as f64;
         let together = counted.iter().fold(rows, |acc, (n, _)| acc * (*n as f64 / rows));
-        // One token: every word must start a title word, so the rarest word's pages hold every
-        // match. Several: a word may be in the URL instead, so each word found in some title
-        // drives a lookup of its own, and each word is also tried as the start of the URL.
-        let drivers = if single { 1 } else { counted.len() };
-        for (i, &(n, t)) in counted.iter().enumerate().take(drivers) {
-            if n == 0 {
-                continue;
-            }
-            let others: Vec<&Prefix> = counted
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| *j != i)
-                .map(|(_, (_, o))| *o)
-                .collect();
-            let common = n >= lookup.common && (!exact || together >= lookup.common as f64);
-            for (url, title, date) in lookup.history(conn, Driver::Word(t), common, &others, !single)? {
-                history_row(url, title, date);
-            }
-        }
-        if !single {
-            for (i, t) in term_ranges.iter().enumerate() {
-                let others: Vec<&Prefix> = term_ranges
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .map(|(_, o)| o)
-                    .collect();
-                let common = lookup.count(conn, Driver::Url(t))? >= lookup.common;
-                for (url, title, date) in lookup.history(conn, Driver::Url(t), common, &others, true)? {
-                    history_row(url, title, date);
+        let common = least >= lookup.common && (!exact || together >= lookup.common as f64);
+        if least > 0 {
+            let driver = Driver::Words(rarest, in_url);
+            let best = match common
+                .then(|| lookup.window(conn, driver, &others))
+                .transpose()?
+                .flatten()
+            {
+                Some(best) => best,
+                None => {
+                    // Pages having every word: intersect the words' id sets, starting from the
+                    // rarest; a word too common to fetch is checked on the survivors instead.
+                    let mut ids = lookup
+                        .word_ids(conn, rarest, in_url, usize::MAX)?
+                        .unwrap_or_default();
+                    let mut unchecked = Vec::new();
+                    for &(_, t) in &counted[1..] {
+                        if ids.is_empty() {
+                            break;
+                        }
+                        // Fetching ids is cheaper per row than checking each survivor, up to a
+                        // point: a very common word (a letter) is checked instead.
+                        match lookup.word_ids(conn, t, in_url, 4 * lookup.cap())? {
+                            Some(other) => ids.retain(|id| other.contains(id)),
+                            None => unchecked.push(t),
+                        }
+                    }
+                    lookup.by_ids(conn, &ids, &unchecked, in_url)?
                 }
+            };
+            for (url, title, date) in best {
+                history_row(url, title, date);
             }
         }
     }
@@ -370,7 +387,8 @@ type Row = (String, String, f64);
 #[derive(Clone, Copy)]
 enum Driver<'a> {
     Url(&'a Prefix),
-    Word(&'a Prefix),
+    /// A word prefix in the title, or (`true`) in the title or the URL.
+    Words(&'a Prefix, bool),
 }
 
 /// One suggest call's history lookups: which container, how many rows each must return.
@@ -418,8 +436,14 @@ impl<'a> Lookup<'a> {
                 }
                 q.range("url_key", k);
             }
-            Driver::Word(w) => {
+            Driver::Words(w, false) => {
                 q.push("SELECT 1 FROM place_words WHERE ").range("word", w);
+            }
+            Driver::Words(w, true) => {
+                // Title and URL words of one page are counted twice: an upper bound.
+                q.push("SELECT 1 FROM place_words WHERE ").range("word", w);
+                q.push(" UNION ALL SELECT 1 FROM place_url_words WHERE ")
+                    .range("word", w);
             }
         }
         let sql = format!("SELECT count(*) FROM ({} LIMIT {})", q.sql, self.cap());
@@ -429,78 +453,124 @@ impl<'a> Lookup<'a> {
         Ok(n as usize)
     }
 
-    /// The best `fetch` pages of the container matching the driver and every other word (each
-    /// at the start of a title word, or, with `others_in_url`, anywhere in the URL).
+    /// The window (see the module doc): the best `fetch` pages among the `window` best of the
+    /// container that match the driver and every other word, or `None` if the window holds
+    /// fewer than `fetch` of them and there are pages outside it.
     ///
-    /// Each query picks ids from an index that holds everything the filters and the order need
+    /// Every query here picks ids from an index that holds everything its filter and order need
     /// (`k` is that narrow row: id, container, frecency, url_key); only the picked rows are
     /// then read from the table.
-    /// `common`: try the window first (see the module doc).
-    fn history(
+    fn window(
         &self,
         conn: &Connection,
         driver: Driver<'_>,
-        common: bool,
         others: &[&Prefix],
-        others_in_url: bool,
-    ) -> Result<Vec<Row>, Error> {
-        if common {
-            let mut q = Query::default();
-            q.push("SELECT k.id, k.frecency FROM (SELECT id, frecency, url_key FROM places ");
-            match self.container {
-                Some(c) => {
-                    q.push("INDEXED BY places_container_frecency WHERE container = ")
-                        .bind(c.to_owned());
-                }
-                None => {
-                    q.push("INDEXED BY places_frecency");
-                }
+    ) -> Result<Option<Vec<Row>>, Error> {
+        let mut q = Query::default();
+        q.push("SELECT k.id, k.frecency FROM (SELECT id, frecency, url_key FROM places ");
+        match self.container {
+            Some(c) => {
+                q.push("INDEXED BY places_container_frecency WHERE container = ")
+                    .bind(c.to_owned());
             }
-            q.push(" ORDER BY frecency DESC LIMIT ")
-                .bind(clamp_i64(self.window))
-                .push(") k WHERE ");
-            self.matching(&mut q, driver, others, others_in_url, true);
-            let found = rows(conn, q, self.fetch)?;
-            if found.len() >= self.fetch || self.rows <= self.window {
-                return Ok(found);
+            None => {
+                q.push("INDEXED BY places_frecency");
             }
         }
+        q.push(" ORDER BY frecency DESC LIMIT ")
+            .bind(clamp_i64(self.window))
+            .push(") k WHERE ");
+        let in_url = match driver {
+            Driver::Url(k) => {
+                q.range("k.url_key", k);
+                false
+            }
+            Driver::Words(w, in_url) => {
+                q.push("(EXISTS (SELECT 1 FROM place_words w WHERE w.place_id = k.id AND ")
+                    .range("w.word", w);
+                if in_url {
+                    q.push(") OR EXISTS (SELECT 1 FROM place_url_words u WHERE u.place_id = k.id AND ")
+                        .range("u.word", w);
+                }
+                q.push("))");
+                in_url
+            }
+        };
+        q.other_terms(&PLACES, "k", others, in_url);
+        let found = rows(conn, q, self.fetch)?;
+        Ok((found.len() >= self.fetch || self.rows <= self.window).then_some(found))
+    }
+
+    /// The best `fetch` pages of the container whose URL starts with `key`.
+    fn by_url(&self, conn: &Connection, key: &Prefix) -> Result<Vec<Row>, Error> {
         let mut q = Query::default();
         q.push("SELECT k.id, k.frecency FROM places k ");
-        match (driver, self.container) {
-            (Driver::Url(_), Some(_)) => q.push("INDEXED BY places_container_key WHERE "),
-            (Driver::Url(_), None) => q.push("INDEXED BY places_key WHERE "),
-            (Driver::Word(_), _) => q.push("INDEXED BY places_rank WHERE "),
+        match self.container {
+            Some(c) => q
+                .push("INDEXED BY places_container_key WHERE k.container = ")
+                .bind(c.to_owned())
+                .push(" AND "),
+            None => q.push("INDEXED BY places_key WHERE "),
         };
-        if let Some(c) = self.container {
-            q.push("k.container = ").bind(c.to_owned()).push(" AND ");
-        }
-        self.matching(&mut q, driver, others, others_in_url, false);
+        q.range("k.url_key", key);
         rows(conn, q, self.fetch)
     }
 
-    /// The filter on the narrow row `k`. In the window a title word is checked row by row
-    /// (the walk stops at `fetch` matches); otherwise the word's index range yields the ids.
-    fn matching(
+    /// Ids of pages with a word starting with `w` in the title (or, `in_url`, in the URL);
+    /// `None` if there are more than `most` index entries.
+    fn word_ids(
         &self,
-        q: &mut Query,
-        driver: Driver<'_>,
+        conn: &Connection,
+        w: &Prefix,
+        in_url: bool,
+        most: usize,
+    ) -> Result<Option<HashSet<i64>>, Error> {
+        let mut q = Query::default();
+        q.push("SELECT place_id FROM place_words WHERE ").range("word", w);
+        if in_url {
+            q.push(" UNION ALL SELECT place_id FROM place_url_words WHERE ")
+                .range("word", w);
+        }
+        q.push(" LIMIT ").bind(clamp_i64(most.saturating_add(1)));
+        let mut stmt = conn.prepare_cached(&q.sql)?;
+        let mut rows = stmt.query(params_from_iter(q.values))?;
+        let mut ids = HashSet::new();
+        let mut entries = 0usize;
+        while let Some(row) = rows.next()? {
+            entries += 1;
+            if entries > most {
+                return Ok(None);
+            }
+            ids.insert(row.get::<_, i64>(0)?);
+        }
+        Ok(Some(ids))
+    }
+
+    /// The best `fetch` of the container among `ids`, also having every word of `others`.
+    fn by_ids(
+        &self,
+        conn: &Connection,
+        ids: &HashSet<i64>,
         others: &[&Prefix],
-        others_in_url: bool,
-        window: bool,
-    ) {
-        match driver {
-            Driver::Url(k) => q.range("k.url_key", k),
-            Driver::Word(w) if window => q
-                .push("EXISTS (SELECT 1 FROM place_words w WHERE w.place_id = k.id AND ")
-                .range("w.word", w)
-                .push(")"),
-            Driver::Word(w) => q
-                .push("k.id IN (SELECT place_id FROM place_words WHERE ")
-                .range("word", w)
-                .push(")"),
-        };
-        q.other_terms(&PLACES, "k", others, others_in_url);
+        in_url: bool,
+    ) -> Result<Vec<Row>, Error> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let list = format!(
+            "[{}]",
+            ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+        );
+        let mut q = Query::default();
+        q.push("SELECT k.id, k.frecency FROM places k INDEXED BY places_rank WHERE ");
+        if let Some(c) = self.container {
+            q.push("k.container = ").bind(c.to_owned()).push(" AND ");
+        }
+        q.push("k.id IN (SELECT value FROM json_each(")
+            .bind(list)
+            .push("))");
+        q.other_terms(&PLACES, "k", others, in_url);
+        rows(conn, q, self.fetch)
     }
 }
 
@@ -554,11 +624,16 @@ fn bookmarks(
                 .push(")");
         }
     } else if !terms.is_empty() {
-        // Every word at the start of a title word or in the URL (bookmarks are few: a scan).
-        let all: Vec<&Prefix> = terms.iter().collect();
-        q.push(" OR (1")
-            .other_terms(&BOOKMARKS, "b", &all, true)
-            .push(")");
+        // Every word at the start of a title or URL word: containing each is a superset the
+        // query can test (bookmarks are few: a scan); the words are checked below.
+        q.push(" OR (1");
+        for t in terms {
+            q.push(" AND (instr(lower(b.title), ")
+                .bind(t.lo.clone())
+                .push(") > 0 OR instr(b.url_key, ");
+            q.bind(t.lo.clone()).push(") > 0)");
+        }
+        q.push(")");
     }
     q.push(") ORDER BY b.added_at DESC LIMIT ")
         .bind(MAX_BOOKMARK_MATCHES);
@@ -566,7 +641,15 @@ fn bookmarks(
     let rows = stmt.query_map(params_from_iter(q.values), |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
     })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    let mut rows = rows.collect::<Result<Vec<BookmarkRow>, _>>()?;
+    if !single {
+        rows.retain(|(url, title, ..)| {
+            let mut found = words(title);
+            found.extend(url_words(url));
+            terms.iter().all(|t| found.iter().any(|w| w.starts_with(&t.lo)))
+        });
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -73,6 +73,12 @@ pub(crate) fn words(title: &str) -> Vec<String> {
     out
 }
 
+/// The words of a URL as typed (no scheme, no `www.`): `github.com/rust-lang/rust` →
+/// `github`, `com`, `rust`, `lang`.
+pub(crate) fn url_words(url: &str) -> Vec<String> {
+    words(strip_typed_prefix(url))
+}
+
 /// Whether a navigation to `url` belongs in history: not pages that typing the URL cannot bring
 /// back (`about:`, `data:`, `blob:`, `javascript:`), nor DevTools, nor absurdly long URLs.
 pub(crate) fn recordable(url: &str) -> bool {
@@ -130,6 +136,15 @@ mod tests {
             ["rust", "the", "programming", "language", "überblick", "2024"]
         );
         assert!(words(" -- ").is_empty());
+    }
+
+    #[test]
+    fn url_words_skip_scheme_and_www() {
+        assert_eq!(
+            url_words("https://www.GitHub.com/rust-lang/rust?q=1"),
+            ["github", "com", "rust", "lang", "q", "1"]
+        );
+        assert_eq!(url_words("file:///home/a.html"), ["file", "home", "a", "html"]);
     }
 
     #[test]

@@ -111,13 +111,16 @@ fn matches_the_url_with_or_without_scheme_and_www_and_title_words_but_not_inside
     let www = p.suggest("www.exa", None, 5).unwrap();
     assert_eq!(urls(&www), ["http://example.org/"]);
     assert_eq!(www[0].inline_completion("www.exa"), None);
-    // Several words: each must start a title word (or appear in the URL).
+    // Several words: each must start a word of the title or of the URL, never the middle.
     assert_eq!(one("rust lang"), ["https://www.github.com/rust-lang/rust"]);
     assert_eq!(
         one("github programming"),
         ["https://www.github.com/rust-lang/rust"]
     );
     assert!(one("rust domain").is_empty());
+    assert!(one("rust ang").is_empty(), "'ang' is inside 'lang'");
+    assert!(one("lang example").is_empty());
+    assert_eq!(one("org domain"), ["http://example.org/"]);
     assert!(p.suggest("   ", None, 5).unwrap().is_empty());
     assert!(p.suggest("git", None, 0).unwrap().is_empty());
 }
@@ -197,8 +200,8 @@ fn the_whole_history_of_every_container_gives_one_entry_per_url() {
 /// The test's own reading of the documented ranking: score = Σ weight · 2^(−age / 30 days),
 /// typed visits weigh 4; the best URL match leads. One token matches a page when it is a
 /// prefix of the URL without scheme and `www.`, or when each of its words is a prefix of one of
-/// the title's words. Several tokens: each word must start a title word or appear in the URL,
-/// and one of them must start a title word or the URL.
+/// the title's words. Several tokens: each word must start a word of the title or of the URL
+/// (without scheme and `www.`).
 fn expected(pages: &[&generate::Page], input: &str, now: i64, limit: usize) -> Vec<String> {
     let key = input.to_lowercase();
     let split = |s: &str| -> Vec<String> {
@@ -220,12 +223,9 @@ fn expected(pages: &[&generate::Page], input: &str, now: i64, limit: usize) -> V
             let matched = if single {
                 url_match || (!input_words.is_empty() && input_words.iter().all(in_title))
             } else {
-                input_words
-                    .iter()
-                    .all(|w| in_title(w) || bare.contains(w.as_str()))
-                    && input_words
-                        .iter()
-                        .any(|w| in_title(w) || bare.starts_with(w.as_str()))
+                let url_words = split(&bare);
+                let in_url = |w: &String| url_words.iter().any(|u| u.starts_with(w.as_str()));
+                !input_words.is_empty() && input_words.iter().all(|w| in_title(w) || in_url(w))
             };
             matched.then(|| {
                 let score = pg
