@@ -117,6 +117,8 @@ struct Sending {
     resend: bool,
     /// The page cannot count it (keys for a frame of another site).
     unconfirmable: bool,
+    /// A pointer action, aimed by the hit test before it.
+    pointer: bool,
 }
 
 impl Sending {
@@ -128,6 +130,10 @@ impl Sending {
             n,
             resend: true,
             unconfirmable: false,
+            pointer: matches!(
+                first,
+                InputKind::PointerDown | InputKind::PointerMove | InputKind::Wheel
+            ),
         }
     }
 }
@@ -582,7 +588,8 @@ impl Tab {
             return match arrival {
                 Arrival::Whole(st) => Ok(Landing {
                     delivery: Delivery {
-                        landed: st.landed.clone(),
+                        // Only a pointer action was aimed: a key press says nothing about it.
+                        landed: if s.pointer { st.landed.clone() } else { None },
                         ..Delivery::default()
                     },
                     state: Some(st),

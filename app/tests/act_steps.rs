@@ -21,7 +21,7 @@ async fn act(c: &Client, args: Value) -> (bool, String) {
 
 /// A page that changes on a timer once its button is pressed: "Saved" appears after 700 ms,
 /// the spinner goes after 900 ms, the toast removes itself after 600 ms, the URL becomes
-/// `/done` after 800 ms. A second button starts polling the server every 100 ms.
+/// `/done` after 800 ms. A second button starts polling the server every 50 ms.
 const TIMED: &str = r#"<!doctype html><html><head><title>Timed</title></head><body>
 <button id=go>Save</button> <button id=poll>Poll</button>
 <p id=spin>Loading…</p><div id=toast role=status><button id=close>Dismiss toast</button></div><p id=out></p>
@@ -32,7 +32,7 @@ document.getElementById('go').onclick = () => {
   setTimeout(() => { document.getElementById('toast').remove(); }, 600);
   setTimeout(() => { history.pushState({}, '', '/done?step=2'); }, 800);
 };
-document.getElementById('poll').onclick = () => { setInterval(() => fetch('/ping'), 100); };
+document.getElementById('poll').onclick = () => { setInterval(() => fetch('/ping'), 50); };
 </script></body></html>"#;
 
 #[tokio::test]
@@ -105,11 +105,11 @@ async fn wait_steps_wait_for_text_refs_urls_the_network_and_time() {
         "{t}"
     );
 
-    // A page that polls the server is never idle for 500 ms.
+    // A page that polls the server is never idle for a second.
     let poll = role_ref(&snap, "button", "Poll");
     let (err, t) = act(
         &c,
-        json!({"steps": [{"action": "click", "ref": poll}, {"action": "wait", "idle": 500, "ms": 1500}]}),
+        json!({"steps": [{"action": "click", "ref": poll}, {"action": "wait", "idle": 1000, "ms": 2500}]}),
     )
     .await;
     assert!(err, "{t}");

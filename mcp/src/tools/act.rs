@@ -18,21 +18,18 @@ use crate::server::{
 };
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
-what changed (a diff against your last observation). Actions: `click` a `ref` (`button`: \
-left/middle/right, `count: 2` double-clicks); `hover` a `ref`; `type` `text` into `ref` (or the \
-focused element), `submit: true` presses Enter after; `clear` a field; `scroll` by `dx`/`dy` \
-pixels (at `ref`, or the viewport), or bring `ref` into view; `key` presses `key` such as \
-\"Enter\", \"Escape\", \"Control+a\" (after focusing `ref` if given); `select` picks `values` of a \
-<select>; `dialog` answers the page's JavaScript dialog (`accept`: true = OK/Leave, false = \
-Cancel/Stay; `text` for a prompt); `wait` until `text` shows (`gone: true`: until it is gone), \
-`ref` is visible (`gone: true`: removed or hidden), the URL contains `url` (`*` matches any \
-run), the network is `idle` for N ms, or, with `ms` alone, for `ms` (with a condition `ms` is \
-the most to wait; at most 20000); `goto` `url`, `back`, `forward`, `reload`; `tab_open` (at \
-`url`), `tab_select` or `tab_close` `tab`. For several actions pass `steps` (1–25, same \
-fields): they run in order and stop at the first failure, or before a step once 20 s have \
-passed. Pointer actions check what is at the point first: a covered target is refused with \
-what covers it. Input the page never received is reported as not delivered (nothing \
-happened); input that failed after reaching the page is OUTCOME UNKNOWN and never retried.";
+what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
+`count: 2` double-clicks); `hover` a `ref`; `type` `text` into `ref` (or the focused element; \
+`submit: true` presses Enter after); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
+viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
+a <select>; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
+`text` shows or `ref` is visible (`gone: true`: the opposite), the URL contains `url` (`*` \
+wildcards), no request finishes for `idle` ms, or for `ms` alone (`ms` caps a condition; at most \
+20000); `goto` `url`, `back`, `forward`, `reload`; `tab_open` (`url`), `tab_select` or \
+`tab_close` `tab`. `steps` (1–25, same fields) run in order, stopping at the first failure or \
+before a step once 20 s have passed. A covered target is refused, naming what covers it; input \
+the page never received is reported not delivered (nothing happened); input that failed after \
+reaching the page is OUTCOME UNKNOWN and never retried.";
 
 /// Most steps one call may carry.
 pub const MAX_STEPS: usize = 25;
@@ -619,8 +616,12 @@ impl Aperture {
                 let d = call(be.scroll(id, x, y, dx, dy), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                let target = s.target.as_deref().map(str::trim).unwrap_or("the viewport");
-                delivered(d, "scroll", target, format!("scrolled by ({dx}, {dy}){at}"))
+                let done = format!("scrolled by ({dx}, {dy}){at}");
+                match s.target.as_deref() {
+                    Some(r) => delivered(d, "scroll", r.trim(), done),
+                    // Not aimed at anything: where the wheel went is where it was meant to.
+                    None => delivered(Delivery { elsewhere: None, ..d }, "scroll", "", done),
+                }
             }
             ActAction::Wait => self.wait(id, st, s, budget).await,
             ActAction::Goto
