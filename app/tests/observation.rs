@@ -59,6 +59,13 @@ fn walk_names_and_covers_what_an_agent_needs() {
     // Names: image alt, SVG title, aria-labelledby; list items are not named by content.
     assert_eq!(by_id(&w, "logo")["name"], "Company logo");
     assert_eq!(by_id(&w, "svg-btn")["name"], "Search");
+    // A control laid out with no area is still on the page.
+    let zero = by_id(&w, "zero");
+    assert_eq!(
+        (zero["name"].as_str(), zero["visible"].as_bool()),
+        (Some("Zero"), Some(true))
+    );
+    assert_eq!(zero["bounds"]["w"], 0.0);
     assert_eq!(by_id(&w, "lb-btn")["name"], "Labelled by this");
     let items: Vec<&Value> = nodes(&w).iter().filter(|n| n["tag"] == "li").collect();
     assert!(items.iter().all(|n| n.get("name").is_none()), "{items:?}");

@@ -147,7 +147,8 @@ pub struct NodeRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<u8>,
     pub bounds: Rect,
-    /// Rendered, non-zero area, not `visibility:hidden`, not `opacity:0`.
+    /// Rendered with non-zero area (or actionable: a control with no area is still on the
+    /// page), not `visibility:hidden`, not `opacity:0`.
     pub visible: bool,
     /// The agent can act on it (link, button, control, `[onclick]`, role widget, contenteditable,
     /// or made clickable by script: see `scripted`).

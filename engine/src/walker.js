@@ -920,7 +920,10 @@
         const b = obj();
         b.x = round1(r.x + ox); b.y = round1(r.y + oy); b.w = round1(r.w); b.h = round1(r.h);
         n.bounds = b;
-        n.visible = (r.w > 0 && r.h > 0 || display === 'contents') && visibility !== 'hidden' && visibility !== 'collapse' && opacity !== '0';
+        // A control laid out with no area (a link around an image that has not loaded) is still
+        // on the page, as Chromium's accessibility tree has it; anything else without area
+        // shows nothing.
+        n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable) && visibility !== 'hidden' && visibility !== 'collapse' && opacity !== '0';
         n.actionable = actionable;
         n.focusable = focusable;
         n.editable = editable;
