@@ -547,6 +547,7 @@ pub(crate) struct Scratch {
     member: Vec<bool>,
     all_ok: Vec<bool>,
     folds: Vec<bool>,
+    leaf: Vec<bool>,
     wend: Vec<u32>,
     flag: Vec<u8>,
     wkey: Vec<u64>,
@@ -947,23 +948,35 @@ pub(crate) fn build(
         let kids = reset(&mut sc.count, n, 0);
         let all_ok = reset(&mut sc.all_ok, n, true);
         let folds = reset(&mut sc.folds, n, false);
+        // The last shown child is a leaf reached through nothing with text of its own.
+        let leaf = reset(&mut sc.leaf, n, false);
         for i in (0..n).rev() {
             if !show[i] {
                 continue;
             }
             let r = &nodes[i];
             let has_text = r.visible && opt_visible(&r.text);
-            folds[i] = kids[i] > 0 && all_ok[i] && has_text && !r.actionable && r.options.is_empty();
+            let plain_host = !r.actionable && r.options.is_empty();
+            // A sentence; or a heading, cell or the like that says nothing but its one child (a
+            // headline that is a link): `h3 [e5 link "…"]`, one line instead of two.
+            folds[i] = plain_host
+                && ((kids[i] > 0 && all_ok[i] && has_text)
+                    || (kids[i] == 1
+                        && leaf[i]
+                        && !has_text
+                        && role[i].is_some()
+                        && rflags[i] & CONTAINER == 0
+                        && (flag[i] & HIDE_NAME != 0 || !opt_visible(&r.name))));
             let h = up[i];
             if h == NONE {
                 continue;
             }
             let plain = role[i].is_none() && !r.actionable;
-            let ok = r.at.is_some()
-                && (kids[i] == 0 || (folds[i] && plain))
-                && inline_chain(nodes, par, i, h as usize);
+            let chain = inline_chain(nodes, par, i, h as usize);
+            let ok = r.at.is_some() && (kids[i] == 0 || (folds[i] && plain)) && chain;
             kids[h as usize] += 1;
             all_ok[h as usize] &= ok;
+            leaf[h as usize] = kids[i] == 0 && chain;
         }
         for i in 0..n {
             if show[i] && up[i] != NONE && folds[up[i] as usize] {

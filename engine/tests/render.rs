@@ -453,3 +453,22 @@ fn countdowns_and_progress_are_noise() {
             .starts_with("no change")
     );
 }
+
+#[test]
+fn a_heading_that_is_its_link_is_one_line() {
+    let mut p = Page::new("https://news.test/", "News");
+    let art = p.add(None, container("article"));
+    let h = p.add(Some(art), heading(3, "Lamps are back"));
+    p.walk.nodes[h as usize].text = None;
+    p.add(Some(h), link("Lamps are back", "https://news.test/lamps"));
+    p.add(Some(art), text("April 2"));
+    let out = render_full(&p.done());
+    let b = body(&out);
+    assert!(
+        b.contains("article\n  h3 [e1 link \"Lamps are back\"]\n  \"April 2\"\n"),
+        "{b}"
+    );
+    let mut rd = StreamReader::new();
+    rd.apply(&out).expect("reads");
+    assert_eq!(rd.refs()[&1].name.as_deref(), Some("Lamps are back"));
+}
