@@ -568,6 +568,10 @@ impl Headed {
                             }
                             if front {
                                 st.active = Some(id);
+                            } else if st.active == Some(id) {
+                                // The first tab made becomes the active one; a background
+                                // tab shown before the front one arrives would load its page.
+                                st.active = None;
                             }
                         });
                         Ok::<_, crate::tab::TabError>(id)
@@ -577,6 +581,16 @@ impl Headed {
                     eprintln!("aperture: could not restore a tab: {e}");
                 }
             }
+            // The front tab could not be restored: show the first one rather than none.
+            let _ = h
+                .on_ui(|a| {
+                    a.with(|st| {
+                        if st.active.is_none() {
+                            st.active = st.order.first().copied();
+                        }
+                    })
+                })
+                .await;
         });
         true
     }
