@@ -207,6 +207,10 @@ pub(crate) fn clear_all(conn: &Connection, container: Option<&str>) -> Result<us
 
 /// Visits whose URL or title contains every whitespace-separated term of `query` (ignoring
 /// case), newest first. An empty query lists everything.
+///
+/// Substrings cannot use an index. Matches of a common term are among the latest visits, so
+/// the newest `RECENT` visits are tried first; a rarer term reads every page once instead
+/// (pages, not visits: fewer rows) and sorts the visits of those that match.
 pub(crate) fn search(
     conn: &Connection,
     query: &str,
@@ -214,17 +218,53 @@ pub(crate) fn search(
     limit: usize,
     offset: usize,
 ) -> Result<Vec<HistoryEntry>, Error> {
-    let mut sql = String::from(
-        "SELECT v.id, p.container, p.url, p.title, v.visited_at, v.typed
-         FROM visits v JOIN places p ON p.id = v.place_id WHERE 1",
-    );
+    const RECENT: i64 = 5000;
+    let terms: Vec<String> = query.split_whitespace().map(str::to_lowercase).collect();
+    let wanted = limit.saturating_add(offset);
+    let recent = format!("(SELECT * FROM visits ORDER BY visited_at DESC, id DESC LIMIT {RECENT})");
+    if terms.is_empty() {
+        return search_in(conn, "visits", &terms, container, limit, offset);
+    }
+    let found = search_in(conn, &recent, &terms, container, wanted, 0)?;
+    let total: i64 = conn.query_row(
+        "SELECT count(*) FROM (SELECT 1 FROM visits LIMIT ?1)",
+        [RECENT + 1],
+        |r| r.get(0),
+    )?;
+    if found.len() >= wanted || total <= RECENT {
+        return Ok(found.into_iter().skip(offset).take(limit).collect());
+    }
+    search_in(conn, "places", &terms, container, limit, offset)
+}
+
+/// One search query: `from` is `visits` (or a subquery of the latest of them) walked by time,
+/// or `places`, filtered first and joined to their visits.
+fn search_in(
+    conn: &Connection,
+    from: &str,
+    terms: &[String],
+    container: Option<&str>,
+    limit: usize,
+    offset: usize,
+) -> Result<Vec<HistoryEntry>, Error> {
+    let mut sql = if from == "places" {
+        String::from(
+            "SELECT v.id, p.container, p.url, p.title, v.visited_at, v.typed
+             FROM places p CROSS JOIN visits v ON v.place_id = p.id WHERE 1",
+        )
+    } else {
+        format!(
+            "SELECT v.id, p.container, p.url, p.title, v.visited_at, v.typed
+             FROM {from} v CROSS JOIN places p ON p.id = v.place_id WHERE 1"
+        )
+    };
     let mut values: Vec<Value> = Vec::new();
     if let Some(c) = container {
         values.push(Value::Text(c.to_owned()));
         sql.push_str(&format!(" AND p.container = ?{}", values.len()));
     }
-    for term in query.split_whitespace() {
-        values.push(Value::Text(term.to_lowercase()));
+    for term in terms {
+        values.push(Value::Text(term.clone()));
         sql.push_str(&format!(" AND instr(p.fold, ?{}) > 0", values.len()));
     }
     values.push(Value::Integer(clamp_i64(limit)));

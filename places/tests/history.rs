@@ -291,3 +291,40 @@ fn writes_from_many_threads_through_clones_all_land() {
     p.flush().unwrap();
     assert_eq!(p.search("", None, 1000, 0).unwrap().len(), 200);
 }
+
+#[test]
+fn search_finds_old_rare_matches_behind_many_newer_visits_and_pages_through_them() {
+    let dir = profile();
+    let p = open(&dir);
+    let t = now_ms() - 100 * DAY;
+    // Three old visits of a rare page, in two containers, then more visits than the search
+    // tries newest-first.
+    p.record_visit("a", "https://rare.example/needle", false, t);
+    p.record_visit("b", "https://rare.example/needle", false, t + 1);
+    p.record_visit("a", "https://rare.example/needle", true, t + 2);
+    for i in 0..5200 {
+        p.record_visit("a", &format!("https://filler.example/{i}"), false, t + 10 + i);
+    }
+    p.flush().unwrap();
+    let all = p.search("NEEDLE", None, 10, 0).unwrap();
+    assert_eq!(
+        all.iter().map(|e| e.visited_at_ms).collect::<Vec<_>>(),
+        [t + 2, t + 1, t]
+    );
+    let a = p.search("needle", Some("a"), 10, 0).unwrap();
+    assert_eq!(a.iter().map(|e| e.visited_at_ms).collect::<Vec<_>>(), [t + 2, t]);
+    assert_eq!(p.search("needle", None, 1, 1).unwrap()[0].visited_at_ms, t + 1);
+    assert!(p.search("needle", None, 10, 3).unwrap().is_empty());
+    // A common term is answered from the newest visits, with the same paging.
+    let filler = p.search("filler", None, 3, 2).unwrap();
+    assert_eq!(
+        filler.iter().map(|e| e.visited_at_ms).collect::<Vec<_>>(),
+        [t + 5207, t + 5206, t + 5205]
+    );
+    // A term only old pages and new pages share: newest first across both.
+    let example = p.search("example", None, 2, 5199).unwrap();
+    assert_eq!(
+        example.iter().map(|e| e.url.as_str()).collect::<Vec<_>>(),
+        ["https://filler.example/0", "https://rare.example/needle"]
+    );
+}
