@@ -59,6 +59,16 @@ fn walk_names_and_covers_what_an_agent_needs() {
     // Names: image alt, SVG title, aria-labelledby; list items are not named by content.
     assert_eq!(by_id(&w, "logo")["name"], "Company logo");
     assert_eq!(by_id(&w, "svg-btn")["name"], "Search");
+    assert_eq!(
+        by_id(&w, "sprite")["name"],
+        "arrow-left",
+        "an icon sprite's symbol title"
+    );
+    let a = by_id(&w, "onclick-a");
+    assert_eq!(
+        (a["role"].as_str(), a["name"].as_str()),
+        (Some("link"), Some("Beauté"))
+    );
     // A control laid out with no area is still on the page.
     let zero = by_id(&w, "zero");
     assert_eq!(

@@ -432,10 +432,18 @@
     }
     return null;
   }
-  // Text of an SVG's <title> child.
-  function svgTitle(el) {
+  // Text of an SVG's <title> child, else of the <title> of a symbol it <use>s (icon sprites).
+  function svgTitle(el, depth) {
     for (let c = apply(firstElChild, el, []); c; c = apply(nextElSibling, c, [])) {
       if (apply(g.localName, c, []) === 'title' && apply(g.namespaceURI, c, []) === SVG_NS) return apply(g.textContent, c, []);
+    }
+    if (depth) return '';
+    for (let c = apply(firstElChild, el, []); c; c = apply(nextElSibling, c, [])) {
+      if (apply(g.localName, c, []) !== 'use') continue;
+      const h = attr(c, 'href') || attr(c, 'xlink:href') || '';
+      if (h.length < 2 || apply(strCharCodeAt, h, [0]) !== 35) continue;
+      const sym = byId(c, apply(strSlice, h, [1]));
+      if (sym) return svgTitle(sym, 1);
     }
     return '';
   }
@@ -897,9 +905,12 @@
         n.uid = uidOf(el);
         if (parentIdx >= 0) n.parent = parentIdx;
         n.tag = localName;
+        // A control with no role (script-made, an onclick attribute) is named as a button is:
+        // by its content before its title. An anchor that is one is a link, as in Chromium.
+        const clickable = actionable && !role && !editable;
         if (role) n.role = role;
-        // A script-made control is named by its content, as a button is.
-        const nm = scripted && !role ? (attr(el, 'aria-label') || nameFromContent(el, null) || attr(el, 'title')) : nameOf(el, tag, role, doc);
+        else if (clickable && tag === 'a') n.role = 'link';
+        const nm = nameOf(el, tag, clickable ? 'button' : role, doc);
         if (nm) n.name = nm;
         if (domId) n.dom_id = domId;
         if (testid) n.testid = testid;
