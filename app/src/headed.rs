@@ -150,7 +150,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
             .clone()
             .map(|v| crate::vault_window::VaultWindows::new(v, waker.clone())),
     };
-    let restored = host.restore_session();
+    let restored = host.restore_session(!cfg.url_given);
     if cfg.url_given || !restored {
         host.open_first(cfg.url, cfg.container);
     }
@@ -503,8 +503,10 @@ impl Headed {
     }
 
     /// Restores the last session's tabs (only the front one loads now; the others when
-    /// first shown). False when there was nothing to restore.
-    fn restore_session(&mut self) -> bool {
+    /// first shown). With `front: false` (the human named a page to open, which comes to the
+    /// front) every restored tab waits in the background. False when there was nothing to
+    /// restore.
+    fn restore_session(&mut self, front: bool) -> bool {
         use crate::session::Loaded;
         let s = match crate::session::load(&self.profile) {
             Loaded::None => return false,
@@ -530,7 +532,7 @@ impl Headed {
             });
         }
         let (containers, page, h) = (self.containers.clone(), self.page, self.actor.handle());
-        let active = s.active.unwrap_or(0).min(s.tabs.len() - 1);
+        let active = front.then(|| s.active.unwrap_or(0).min(s.tabs.len() - 1));
         let tabs = s.tabs;
         self.rt.spawn(async move {
             // One after the other, so the strip keeps the saved order.
@@ -547,7 +549,7 @@ impl Headed {
                     },
                 };
                 let (ctx, name) = ctx;
-                let front = i == active;
+                let front = Some(i) == active;
                 let opts = TabOptions {
                     size: (page.0, page.1),
                     scale: page.2,
@@ -581,16 +583,19 @@ impl Headed {
                     eprintln!("aperture: could not restore a tab: {e}");
                 }
             }
-            // The front tab could not be restored: show the first one rather than none.
-            let _ = h
-                .on_ui(|a| {
-                    a.with(|st| {
-                        if st.active.is_none() {
-                            st.active = st.order.first().copied();
-                        }
+            // The front tab could not be restored: show the first one rather than none (when
+            // the human named a page, that page takes the front instead).
+            if active.is_some() {
+                let _ = h
+                    .on_ui(|a| {
+                        a.with(|st| {
+                            if st.active.is_none() {
+                                st.active = st.order.first().copied();
+                            }
+                        })
                     })
-                })
-                .await;
+                    .await;
+            }
         });
         true
     }
