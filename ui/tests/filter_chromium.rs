@@ -47,25 +47,48 @@ fn render(chromium: &Path, dir: &Path, name: &str, html: &str) -> Shot {
     let html_path = dir.join(format!("{name}.html"));
     let png = dir.join(format!("{name}.png"));
     std::fs::write(&html_path, html).unwrap();
-    let out = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--hide-scrollbars",
-            "--window-size=800,400",
-        ])
-        .arg("--run-all-compositor-stages-before-draw")
-        .arg("--virtual-time-budget=2000")
-        .arg(format!("--screenshot={}", png.display()))
-        .arg(format!("file://{}", html_path.display()))
-        .output()
-        .expect("run chromium");
-    assert!(
-        png.exists(),
-        "chromium made no screenshot: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // Debian's Chromium sometimes never exits after `--screenshot` on a loaded machine: each
+    // try gets its own profile and a minute, and a hung one is killed and tried again.
+    let mut stderr = String::new();
+    for attempt in 0..3 {
+        let _ = std::fs::remove_file(&png);
+        let profile = dir.join(format!("{name}-profile-{attempt}"));
+        let err_path = dir.join(format!("{name}-{attempt}.err"));
+        let mut child = Command::new(chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--window-size=800,400",
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg("--run-all-compositor-stages-before-draw")
+            .arg("--virtual-time-budget=2000")
+            .arg(format!("--screenshot={}", png.display()))
+            .arg(format!("file://{}", html_path.display()))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&err_path).unwrap())
+            .spawn()
+            .expect("run chromium");
+        let t = std::time::Instant::now();
+        let exited = loop {
+            if child.try_wait().expect("wait for chromium").is_some() {
+                break true;
+            }
+            if t.elapsed() > std::time::Duration::from_secs(60) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        stderr = std::fs::read_to_string(&err_path).unwrap_or_default();
+        if exited && png.exists() {
+            break;
+        }
+    }
+    assert!(png.exists(), "chromium made no screenshot: {stderr}");
     common::decode_png(&png)
 }
 
