@@ -413,7 +413,15 @@ impl Headed {
         for id in first_seen {
             self.fit(id);
         }
-        let urls: Vec<(TabId, String)> = tabs.iter().map(|t| (t.id, t.url.clone())).collect();
+        // The address each tab really shows (a restored tab waiting to load shows none yet).
+        let urls: Vec<(TabId, String)> = self.actor.with(|st| {
+            st.order
+                .iter()
+                .filter_map(|id| st.tabs.get(id).map(|t| (*id, t)))
+                .filter(|(_, t)| t.pending_url.is_none() && !t.url.is_empty())
+                .map(|(id, t)| (id, t.url.clone()))
+                .collect()
+        });
         self.memory.track_zoom(&self.actor, &urls);
         // The private session ends with its last tab: its cookies and storage go with it.
         let private_open = self.actor.with(|st| st.tabs.values().any(|t| t.meta.private()));
