@@ -201,9 +201,45 @@ fn is_zero8(v: &u8) -> bool {
     *v == 0
 }
 
+/// How long a document must go without changing before a navigation's answer shows it: a
+/// client-rendered app renders within a few frames of its scripts running, and a page that
+/// keeps changing (a ticker, a carousel) is answered at the bound the caller sets anyway.
+/// Unmeasured choice.
+pub const QUIET: std::time::Duration = std::time::Duration::from_millis(300);
+
 impl Walk {
     /// Parses the walker's JSON output.
     pub fn from_json(s: &str) -> Result<Walk, serde_json::Error> {
         serde_json::from_str(s)
+    }
+
+    /// How much longer to wait, after this walk, for its document to have been quiet (no
+    /// DOM change) for `quiet`; `None` when it already has been, or the walker did not say.
+    /// A navigation's observation walks again after the wait, within a bound of its own.
+    pub fn quiet_wait(&self, quiet: std::time::Duration) -> Option<std::time::Duration> {
+        let since = std::time::Duration::from_millis(self.dom_quiet_ms?);
+        (since < quiet).then(|| quiet - since)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn quiet_wait_is_what_is_left_of_the_window() {
+        let w = |ms| Walk {
+            dom_quiet_ms: ms,
+            ..Walk::default()
+        };
+        assert_eq!(w(Some(100)).quiet_wait(QUIET), Some(Duration::from_millis(200)));
+        assert_eq!(w(Some(300)).quiet_wait(QUIET), None);
+        assert_eq!(w(Some(5000)).quiet_wait(QUIET), None);
+        assert_eq!(
+            w(None).quiet_wait(QUIET),
+            None,
+            "an older walker never holds an answer"
+        );
     }
 }
