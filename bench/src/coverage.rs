@@ -109,8 +109,9 @@ impl Coverage {
     }
 }
 
-/// Matches each actionable incumbent element, in document order, to an unused Aperture ref:
-/// first by kind and name, then by name alone, then (for unnamed controls) by kind alone.
+/// Matches each actionable incumbent element to an unused Aperture ref: named ones first (by
+/// kind and name, then by name alone), then unnamed ones by kind (an unnamed Aperture control
+/// first), then options their select counts; each pass in document order.
 /// Each Aperture ref answers for at most one incumbent element, so ten "Add to cart" buttons
 /// need ten refs.
 pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
@@ -144,22 +145,44 @@ pub fn check(incumbent: &[RefElement], aperture: &[RefElement]) -> Coverage {
         .map(|e| frame_of(&e.reference))
         .unwrap_or_default();
     let mut c = Coverage::default();
-    for e in incumbent.iter().filter(|e| ACTIONABLE.contains(&e.role.as_str())) {
-        c.actionable += 1;
+    let acts: Vec<&RefElement> = incumbent
+        .iter()
+        .filter(|e| ACTIONABLE.contains(&e.role.as_str()))
+        .collect();
+    c.actionable = acts.len();
+    let mut found = vec![Found::Missing; acts.len()];
+    // Named elements first: an unnamed one, matched by kind alone, must not take the control
+    // a named one would have matched. Then unnamed ones (an unnamed counterpart first), then
+    // options a select counts.
+    for (k, e) in acts.iter().enumerate() {
         let g = group(&e.role);
         let n = norm(e.name.as_deref().unwrap_or(""));
-        let found = if take(&|(ag, an)| ag == g && same_name(an, &n)) {
-            Found::Exact
-        } else if (!n.is_empty() && take(&|(ag, an)| ag != "counted option" && same_name(an, &n)))
-            || (n.is_empty() && take(&|(ag, _)| ag == g))
+        if n.is_empty() {
+            continue;
+        }
+        if take(&|(ag, an)| ag == g && same_name(an, &n)) {
+            found[k] = Found::Exact;
+        } else if take(&|(ag, an)| ag != "counted option" && same_name(an, &n)) {
+            found[k] = Found::Loose;
+        }
+    }
+    for (k, e) in acts.iter().enumerate() {
+        let g = group(&e.role);
+        if !norm(e.name.as_deref().unwrap_or("")).is_empty() {
+            continue;
+        }
+        if take(&|(ag, an)| ag == g && an.is_empty()) || take(&|(ag, _)| ag == g) {
+            found[k] = Found::Loose;
+        }
+    }
+    for (k, e) in acts.iter().enumerate() {
+        if found[k] == Found::Missing && group(&e.role) == "option" && take(&|(ag, _)| ag == "counted option")
         {
-            Found::Loose
-        } else if g == "option" && take(&|(ag, _)| ag == "counted option") {
-            Found::Counted
-        } else {
-            Found::Missing
-        };
-        match found {
+            found[k] = Found::Counted;
+        }
+    }
+    for (k, e) in acts.iter().enumerate() {
+        match found[k] {
             Found::Exact => c.exact += 1,
             Found::Loose => c.loose += 1,
             Found::Counted => c.counted += 1,
@@ -240,6 +263,14 @@ mod tests {
         );
         assert_eq!(c.missing_in_frames, 1);
         assert!((c.share() - 6.0 / 8.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_unnamed_element_does_not_take_a_named_one_s_counterpart() {
+        let inc = vec![el("e1", "link", None), el("e2", "link", Some("12:57"))];
+        let ap = vec![el("e1", "link", Some("12:57")), el("e2", "link", None)];
+        let c = check(&inc, &ap);
+        assert_eq!((c.exact, c.loose, c.missing.len()), (1, 1, 0));
     }
 
     #[test]
