@@ -30,7 +30,7 @@
 //!             _ => { /* route to tabs; update self.model; */ }
 //!         }
 //!     }
-//!     fn do_work(&mut self) { /* unsafe { cef_do_message_loop_work() } */ }
+//!     fn do_work(&mut self) { /* cef::do_message_loop_work() */ }
 //! }
 //!
 //! let event_loop = aperture_ui::event_loop()?;          // main thread, once
@@ -192,10 +192,8 @@
 //! CI should set `APERTURE_UI_REQUIRE=1` so a missing display or browser
 //! fails these tests instead of skipping them.
 
-// Denied, not forbidden: the three GL functions in `runner` (context and surface creation,
-// the GL loader, the BGRA texture upload) are `unsafe fn`s in glutin and glow with no safe
-// equivalent, and each opts out with its own `#[allow(unsafe_code)]`. Nothing else may.
-#![deny(unsafe_code)]
+// The GL bootstrap's `unsafe fn`s (glutin, glow) are called by `cef::gl`.
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod chrome;

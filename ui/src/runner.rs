@@ -3,37 +3,26 @@
 //!
 //! See the crate docs for the integration contract.
 
-//! # Why this module has `unsafe`
-//!
-//! The crate denies `unsafe_code`; three functions here opt out, each with an
-//! `#[allow(unsafe_code)]` and SAFETY comments at the call. glutin 0.32 makes
-//! `create_context` and `create_window_surface` `unsafe fn` (it cannot check
-//! that the raw window handle stays valid), glow 0.17 makes
-//! `Context::from_loader_function` and every GL call `unsafe fn`, and neither
-//! glutin-winit 0.5 nor egui_glow 0.37 offers a safe way to build a context
-//! (egui_glow takes a ready `glow::Context`). The only safe stacks (eframe,
-//! wgpu) would replace this runner and its CEF-pumped event loop. The native
-//! BGRA upload could fall back to the safe CPU path (`APERTURE_UI_CPU_UPLOAD`)
-//! at a per-frame swizzle cost.
+//! The GL bootstrap (context, window surfaces, the glow loader, the BGRA page
+//! texture) is `unsafe fn` in glutin and glow, so it is done by `cef::gl`, the
+//! workspace's one crate with `unsafe`; this crate forbids it. The only safe
+//! stacks (eframe, wgpu) would replace this runner and its CEF-pumped event
+//! loop. The native BGRA upload can fall back to the CPU path
+//! (`APERTURE_UI_CPU_UPLOAD`) at a per-frame swizzle cost.
 
 use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use cef::gl::{BgraTexture, Gl, GlError, GlWindow};
 use egui::{Event, Key, ViewportId};
-use egui_glow::glow::{self, HasContext as _};
-use glutin::config::ConfigTemplateBuilder;
-use glutin::context::{
-    ContextApi, ContextAttributesBuilder, NotCurrentGlContext as _, PossiblyCurrentContext,
-    PossiblyCurrentGlContext as _,
-};
-use glutin::display::{GetGlDisplay as _, GlDisplay as _};
-use glutin::surface::{GlSurface as _, Surface, SurfaceAttributesBuilder, SwapInterval, WindowSurface};
-use raw_window_handle::HasWindowHandle as _;
+use egui_glow::glow::HasContext as _;
+use glutin::context::PossiblyCurrentGlContext as _;
+use glutin::surface::{GlSurface as _, SwapInterval};
 use winit::application::ApplicationHandler;
 use winit::event::WindowEvent;
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop, EventLoopProxy};
-use winit::window::{Window, WindowAttributes, WindowId};
+use winit::window::{WindowAttributes, WindowId};
 
 use crate::chrome::{Chrome, ExternalPageTexture};
 use crate::command::UiCommand;
@@ -214,6 +203,15 @@ pub enum UiError {
     Window(String),
 }
 
+impl From<GlError> for UiError {
+    fn from(e: GlError) -> Self {
+        match e {
+            GlError::Window(e) => UiError::Window(e),
+            e => UiError::Gl(e.to_string()),
+        }
+    }
+}
+
 /// Create the event loop [`run`] needs. Must be called on the main thread,
 /// once per process (a winit rule).
 pub fn event_loop() -> Result<EventLoop<UiEvent>, UiError> {
@@ -250,11 +248,12 @@ pub fn run(
     }
 }
 
-// Field order is drop order: GL objects go before the window they draw to.
+// Field order is drop order: the painter before the surface (dropped with its
+// window in `GlWindow`) before the context.
 struct Gfx {
     painter: egui_glow::Painter,
-    surface: Surface<WindowSurface>,
-    context: PossiblyCurrentContext,
+    main: GlWindow,
+    gl: Gl,
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     shown: bool,
@@ -262,8 +261,6 @@ struct Gfx {
     /// can't portably, so it gets the chrome's CPU-converted texture.
     bgra_upload: bool,
     native_page: Option<NativePage>,
-    config: glutin::config::Config,
-    window: Window,
 }
 
 /// An extra window sharing the main GL context (made current on its own
@@ -271,19 +268,17 @@ struct Gfx {
 /// are per egui context and would collide in a shared one.
 struct Secondary {
     painter: egui_glow::Painter,
-    surface: Surface<WindowSurface>,
+    win: GlWindow,
     egui_ctx: egui::Context,
     egui_winit: egui_winit::State,
     ui: Box<dyn WindowUi>,
     shown: bool,
-    window: Window,
 }
 
 /// The page frame as a GL texture filled directly from BGRA.
 struct NativePage {
-    tex: glow::Texture,
+    tex: BgraTexture,
     id: egui::TextureId,
-    size: [u32; 2],
     generation: u64,
 }
 
@@ -309,8 +304,8 @@ impl<H: Host> App<H> {
         for (spec, ui) in requests {
             match open_secondary(event_loop, gfx, spec, ui) {
                 Ok(sec) => {
-                    sec.window.request_redraw();
-                    self.secondaries.insert(sec.window.id(), sec);
+                    sec.win.window().request_redraw();
+                    self.secondaries.insert(sec.win.window().id(), sec);
                 }
                 Err(e) => eprintln!("aperture-ui: cannot open window: {e}"),
             }
@@ -321,18 +316,18 @@ impl<H: Host> App<H> {
         let (Some(gfx), Some(sec)) = (&self.gfx, self.secondaries.get_mut(&id)) else {
             return;
         };
-        if let Err(e) = gfx.context.make_current(&sec.surface) {
+        if let Err(e) = gfx.gl.context().make_current(sec.win.surface()) {
             eprintln!("aperture-ui: make_current for a window failed: {e}");
             return;
         }
-        let mut raw = sec.egui_winit.take_egui_input(&sec.window);
+        let mut raw = sec.egui_winit.take_egui_input(sec.win.window());
         translate_clipboard(&mut raw, self.clipboard.as_mut(), false);
         let ui = &mut sec.ui;
         let output = sec.egui_ctx.run_ui(raw, |eui| ui.ui(eui));
         let mut platform = output.platform_output;
         take_copies(&mut platform, self.clipboard.as_mut());
-        sec.egui_winit.handle_platform_output(&sec.window, platform);
-        let size = sec.window.inner_size();
+        sec.egui_winit.handle_platform_output(sec.win.window(), platform);
+        let size = sec.win.window().inner_size();
         let primitives = sec.egui_ctx.tessellate(output.shapes, output.pixels_per_point);
         let mut textures = output.textures_delta;
         sec.painter.clear([size.width, size.height], [0.1, 0.1, 0.1, 1.0]);
@@ -342,27 +337,27 @@ impl<H: Host> App<H> {
             &primitives,
             &mut textures,
         );
-        if let Err(e) = sec.surface.swap_buffers(&gfx.context) {
+        if let Err(e) = sec.win.surface().swap_buffers(gfx.gl.context()) {
             eprintln!("aperture-ui: swap_buffers failed: {e}");
         }
         if !sec.shown {
-            sec.window.set_visible(true);
+            sec.win.window().set_visible(true);
             sec.shown = true;
         }
         let viewport = output.viewport_output.get(&ViewportId::ROOT);
         // The one viewport command an extra window uses: a second click on the button that
         // opened it brings it to the front.
         if viewport.is_some_and(|v| v.commands.contains(&egui::ViewportCommand::Focus)) {
-            sec.window.focus_window();
+            sec.win.window().focus_window();
         }
         let delay = viewport.map_or(Duration::MAX, |v| v.repaint_delay);
         if delay.is_zero() {
-            sec.window.request_redraw();
+            sec.win.window().request_redraw();
         } else if let Some(at) = Instant::now().checked_add(delay) {
             self.next_repaint = Some(self.next_repaint.map_or(at, |t| t.min(at)));
         }
         // The main window's redraw assumes its own surface is current.
-        let _ = gfx.context.make_current(&gfx.surface);
+        let _ = gfx.gl.context().make_current(gfx.main.surface());
     }
 
     fn close_secondary(&mut self, id: WindowId) {
@@ -370,19 +365,19 @@ impl<H: Host> App<H> {
             return;
         };
         if let Some(gfx) = &self.gfx {
-            let _ = gfx.context.make_current(&sec.surface);
+            let _ = gfx.gl.context().make_current(sec.win.surface());
             sec.painter.destroy();
-            let _ = gfx.context.make_current(&gfx.surface);
+            let _ = gfx.gl.context().make_current(gfx.main.surface());
         }
         sec.ui.closed();
     }
 
     fn request_redraw_all(&self) {
         if let Some(gfx) = &self.gfx {
-            gfx.window.request_redraw();
+            gfx.main.window().request_redraw();
         }
         for sec in self.secondaries.values() {
-            sec.window.request_redraw();
+            sec.win.window().request_redraw();
         }
     }
 
@@ -395,9 +390,9 @@ impl<H: Host> App<H> {
         let Some(gfx) = &mut self.gfx else { return };
         if !self.secondaries.is_empty() {
             // Another window may have left its surface current.
-            let _ = gfx.context.make_current(&gfx.surface);
+            let _ = gfx.gl.context().make_current(gfx.main.surface());
         }
-        let mut raw = gfx.egui_winit.take_egui_input(&gfx.window);
+        let mut raw = gfx.egui_winit.take_egui_input(gfx.main.window());
         translate_clipboard(&mut raw, self.clipboard.as_mut(), self.chrome.page_focused());
         let (output, commands, title) = {
             let model = self.model.lock().unwrap_or_else(|p| p.into_inner());
@@ -408,7 +403,7 @@ impl<H: Host> App<H> {
                 self.chrome
                     .set_external_page_texture(gfx.native_page.as_ref().map(|n| ExternalPageTexture {
                         id: n.id,
-                        size: n.size,
+                        size: n.tex.size(),
                         generation: n.generation,
                     }));
             }
@@ -421,15 +416,15 @@ impl<H: Host> App<H> {
             (output, commands, title)
         };
         if title != self.title {
-            gfx.window.set_title(&title);
+            gfx.main.window().set_title(&title);
             self.title = title;
         }
 
         let mut platform = output.platform_output;
         take_copies(&mut platform, self.clipboard.as_mut());
-        gfx.egui_winit.handle_platform_output(&gfx.window, platform);
+        gfx.egui_winit.handle_platform_output(gfx.main.window(), platform);
 
-        let size = gfx.window.inner_size();
+        let size = gfx.main.window().inner_size();
         let ppp = output.pixels_per_point;
         let primitives = gfx.egui_ctx.tessellate(output.shapes, ppp);
         let mut textures = output.textures_delta;
@@ -445,13 +440,13 @@ impl<H: Host> App<H> {
                 rgba: image.pixels.iter().flat_map(|c| c.to_array()).collect(),
             }
         });
-        if let Err(e) = gfx.surface.swap_buffers(&gfx.context) {
+        if let Err(e) = gfx.main.surface().swap_buffers(gfx.gl.context()) {
             eprintln!("aperture-ui: swap_buffers failed: {e}");
         }
         if !gfx.shown {
             // Shown only after the first frame so the human never sees an
             // uninitialised (often garbage) surface.
-            gfx.window.set_visible(true);
+            gfx.main.window().set_visible(true);
             gfx.shown = true;
         }
 
@@ -460,7 +455,7 @@ impl<H: Host> App<H> {
             .get(&ViewportId::ROOT)
             .map_or(Duration::MAX, |v| v.repaint_delay);
         if delay.is_zero() {
-            gfx.window.request_redraw();
+            gfx.main.window().request_redraw();
         } else if let Some(at) = Instant::now().checked_add(delay) {
             // Keep an earlier deadline another window asked for.
             self.next_repaint = Some(self.next_repaint.map_or(at, |t| t.min(at)));
@@ -482,7 +477,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
         }
         match create_gfx(event_loop, &self.options) {
             Ok(gfx) => {
-                let dark = match gfx.window.theme().or(event_loop.system_theme()) {
+                let dark = match gfx.main.window().theme().or(event_loop.system_theme()) {
                     Some(t) => t == winit::window::Theme::Dark,
                     None => {
                         // winit can't tell (X11); ask the desktop, and make
@@ -498,10 +493,11 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
                     }
                 };
                 let size = gfx
-                    .window
+                    .main
+                    .window()
                     .inner_size()
-                    .to_logical::<f64>(gfx.window.scale_factor());
-                gfx.window.request_redraw();
+                    .to_logical::<f64>(gfx.main.window().scale_factor());
+                gfx.main.window().request_redraw();
                 self.gfx = Some(gfx);
                 self.host.apply(UiCommand::SystemTheme { dark });
                 self.host.apply(UiCommand::WindowResized {
@@ -517,7 +513,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
 
     fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
         let Some(gfx) = &mut self.gfx else { return };
-        if id != gfx.window.id() {
+        if id != gfx.main.window().id() {
             if let Some(sec) = self.secondaries.get_mut(&id) {
                 match &event {
                     WindowEvent::CloseRequested => {
@@ -531,10 +527,10 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
                             && let (Some(w), Some(h)) =
                                 (NonZeroU32::new(size.width), NonZeroU32::new(size.height))
                         {
-                            sec.surface.resize(&gfx.context, w, h);
+                            sec.win.surface().resize(gfx.gl.context(), w, h);
                         }
-                        if sec.egui_winit.on_window_event(&sec.window, &event).repaint {
-                            sec.window.request_redraw();
+                        if sec.egui_winit.on_window_event(sec.win.window(), &event).repaint {
+                            sec.win.window().request_redraw();
                         }
                     }
                 }
@@ -555,9 +551,9 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
             }
             WindowEvent::Resized(size) => {
                 if let (Some(w), Some(h)) = (NonZeroU32::new(size.width), NonZeroU32::new(size.height)) {
-                    gfx.surface.resize(&gfx.context, w, h);
+                    gfx.main.surface().resize(gfx.gl.context(), w, h);
                 }
-                let logical = size.to_logical::<f64>(gfx.window.scale_factor());
+                let logical = size.to_logical::<f64>(gfx.main.window().scale_factor());
                 self.host.apply(UiCommand::WindowResized {
                     width: logical.width.round() as u32,
                     height: logical.height.round() as u32,
@@ -571,9 +567,9 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
             _ => {}
         }
         let Some(gfx) = &mut self.gfx else { return };
-        let response = gfx.egui_winit.on_window_event(&gfx.window, &event);
+        let response = gfx.egui_winit.on_window_event(gfx.main.window(), &event);
         if response.repaint {
-            gfx.window.request_redraw();
+            gfx.main.window().request_redraw();
         }
         let _ = event_loop;
     }
@@ -588,7 +584,7 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
             UiEvent::Screenshot => {
                 self.want_screenshot = true;
                 if let Some(gfx) = &self.gfx {
-                    gfx.window.request_redraw();
+                    gfx.main.window().request_redraw();
                 }
             }
             UiEvent::Quit => event_loop.exit(),
@@ -633,7 +629,6 @@ impl<H: Host> ApplicationHandler<UiEvent> for App<H> {
 }
 
 /// Upload a changed frame straight into the native texture (no swizzle).
-#[allow(unsafe_code)] // raw glow texture calls (`unsafe fn` in glow); see the module docs
 fn upload_native_page(gfx: &mut Gfx, frame: &PageFrame) {
     let (w, h) = (frame.width, frame.height);
     let len = w as usize * h as usize * 4;
@@ -647,62 +642,26 @@ fn upload_native_page(gfx: &mut Gfx, frame: &PageFrame) {
     {
         return;
     }
-    let gl = gfx.painter.gl().clone();
-    let data = glow::PixelUnpackData::Slice(Some(&frame.bgra[..len]));
-    // SAFETY: the context is current; the texture is ours and `data` holds
-    // exactly w*h*4 bytes.
-    unsafe {
-        let (tex, id, same_size) = match &gfx.native_page {
-            Some(n) => (n.tex, n.id, n.size == [w, h]),
-            None => {
-                let Ok(tex) = gl.create_texture() else {
-                    gfx.bgra_upload = false;
-                    return;
-                };
-                (tex, gfx.painter.register_native_texture(tex), false)
+    let mut page = match gfx.native_page.take() {
+        Some(page) => page,
+        None => {
+            let Ok(tex) = BgraTexture::new(&gfx.gl) else {
+                gfx.bgra_upload = false;
+                return;
+            };
+            let id = gfx.painter.register_native_texture(tex.native());
+            NativePage {
+                tex,
+                id,
+                generation: frame.generation,
             }
-        };
-        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
-        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, glow::NEAREST as i32);
-        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, glow::NEAREST as i32);
-        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE as i32);
-        gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE as i32);
-        gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 4);
-        if same_size {
-            gl.tex_sub_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                0,
-                0,
-                w as i32,
-                h as i32,
-                glow::BGRA,
-                glow::UNSIGNED_BYTE,
-                data,
-            );
-        } else {
-            // Plain RGBA8 like egui_glow's own textures: egui blends in
-            // gamma space, so an sRGB format would darken the page.
-            gl.tex_image_2d(
-                glow::TEXTURE_2D,
-                0,
-                glow::RGBA8 as i32,
-                w as i32,
-                h as i32,
-                0,
-                glow::BGRA,
-                glow::UNSIGNED_BYTE,
-                data,
-            );
         }
-        gl.bind_texture(glow::TEXTURE_2D, None);
-        gfx.native_page = Some(NativePage {
-            tex,
-            id,
-            size: [w, h],
-            generation: frame.generation,
-        });
+    };
+    if let Err(e) = page.tex.upload(&gfx.gl, w, h, &frame.bgra) {
+        eprintln!("aperture-ui: page upload failed: {e}");
     }
+    page.generation = frame.generation;
+    gfx.native_page = Some(page);
 }
 
 /// Send egui's copy requests to the system clipboard ourselves (egui-winit's
@@ -720,7 +679,6 @@ fn take_copies(platform: &mut egui::PlatformOutput, clipboard: Option<&mut arboa
     });
 }
 
-#[allow(unsafe_code)] // glutin surface creation for a second window; see the module docs
 fn open_secondary(
     event_loop: &ActiveEventLoop,
     gfx: &Gfx,
@@ -731,27 +689,13 @@ fn open_secondary(
         .with_title(spec.title)
         .with_inner_size(winit::dpi::LogicalSize::new(spec.width, spec.height))
         .with_visible(false);
-    let window = glutin_winit::finalize_window(event_loop, attrs, &gfx.config)
-        .map_err(|e| UiError::Window(e.to_string()))?;
-    let size = window.inner_size();
-    let handle = window
-        .window_handle()
-        .map_err(|e| UiError::Window(e.to_string()))?
-        .as_raw();
-    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
-        handle,
-        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
-        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
-    );
-    let display = gfx.config.display();
-    // SAFETY: the window outlives the surface (field order in `Secondary`).
-    let surface = unsafe { display.create_window_surface(&gfx.config, &surface_attrs) }
-        .map_err(|e| UiError::Gl(format!("no GL surface: {e}")))?;
-    gfx.context
-        .make_current(&surface)
+    let win = cef::gl::create_window(event_loop, &gfx.gl, attrs)?;
+    gfx.gl
+        .context()
+        .make_current(win.surface())
         .map_err(|e| UiError::Gl(format!("make_current: {e}")))?;
     let painter = egui_glow::Painter::new(gfx.painter.gl().clone(), "", None, true);
-    let _ = gfx.context.make_current(&gfx.surface);
+    let _ = gfx.gl.context().make_current(gfx.main.surface());
     let painter = painter.map_err(|e| UiError::Gl(format!("egui painter: {e}")))?;
     let egui_ctx = egui::Context::default();
     egui_ctx.set_theme(gfx.egui_ctx.theme());
@@ -759,19 +703,18 @@ fn open_secondary(
         egui_ctx.clone(),
         ViewportId::ROOT,
         event_loop,
-        Some(window.scale_factor() as f32),
+        Some(win.window().scale_factor() as f32),
         event_loop.system_theme(),
         Some(painter.max_texture_side()),
     );
     egui_winit.set_clipboard_shortcuts(false);
     Ok(Secondary {
         painter,
-        surface,
+        win,
         egui_ctx,
         egui_winit,
         ui,
         shown: false,
-        window,
     })
 }
 
@@ -818,100 +761,40 @@ fn translate_clipboard(
     }
 }
 
-#[allow(unsafe_code)] // glutin context and surface creation, glow loader; see the module docs
 fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx, UiError> {
     let attrs = WindowAttributes::default()
         .with_title(options.title.clone())
         .with_inner_size(winit::dpi::LogicalSize::new(options.width, options.height))
         .with_min_inner_size(winit::dpi::LogicalSize::new(400, 300))
         .with_visible(false);
-    let template = ConfigTemplateBuilder::new()
-        .prefer_hardware_accelerated(None)
-        .with_depth_size(0)
-        .with_stencil_size(0)
-        .with_transparency(false);
-    // EGL first with GLX fallback: both work on Mesa (llvmpipe under Xvfb
-    // included), and EGL is what Wayland and most drivers prefer.
-    let (window, config) = glutin_winit::DisplayBuilder::new()
-        .with_preference(glutin_winit::ApiPreference::FallbackEgl)
-        .with_window_attributes(Some(attrs.clone()))
-        .build(event_loop, template, |mut configs| {
-            configs.next().expect("glutin yields at least one config")
-        })
-        .map_err(|e| UiError::Gl(format!("no GL config: {e}")))?;
-    let display = config.display();
-    let raw_handle = window
-        .as_ref()
-        .and_then(|w| w.window_handle().ok())
-        .map(|h| h.as_raw());
-    let context = {
-        let core = ContextAttributesBuilder::new().build(raw_handle);
-        let gles = ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::Gles(None))
-            .build(raw_handle);
-        // SAFETY: the handle (if any) belongs to a live window we own.
-        unsafe {
-            display
-                .create_context(&config, &core)
-                .or_else(|_| display.create_context(&config, &gles))
-        }
-        .map_err(|e| UiError::Gl(format!("no GL context: {e}")))?
-    };
-    let window = match window {
-        Some(w) => w,
-        None => glutin_winit::finalize_window(event_loop, attrs, &config)
-            .map_err(|e| UiError::Window(e.to_string()))?,
-    };
-    let size = window.inner_size();
-    let handle = window
-        .window_handle()
-        .map_err(|e| UiError::Window(e.to_string()))?
-        .as_raw();
-    let surface_attrs = SurfaceAttributesBuilder::<WindowSurface>::new().build(
-        handle,
-        NonZeroU32::new(size.width).unwrap_or(NonZeroU32::MIN),
-        NonZeroU32::new(size.height).unwrap_or(NonZeroU32::MIN),
-    );
-    // SAFETY: the window outlives the surface (both live in `Gfx`, surface
-    // dropped first by field order).
-    let surface = unsafe { display.create_window_surface(&config, &surface_attrs) }
-        .map_err(|e| UiError::Gl(format!("no GL surface: {e}")))?;
-    let context = context
-        .make_current(&surface)
-        .map_err(|e| UiError::Gl(format!("make_current: {e}")))?;
+    let (main, gl) = cef::gl::create_main_window(event_loop, attrs)?;
     // Vsync where available; not fatal where it isn't (some Xvfb setups).
-    let _ = surface.set_swap_interval(&context, SwapInterval::Wait(NonZeroU32::MIN));
-    // SAFETY: the context is current on this thread and stays so.
-    let gl: glow::Context = unsafe {
-        glow::Context::from_loader_function(|s| {
-            let s = std::ffi::CString::new(s).expect("GL symbol names have no NUL");
-            display.get_proc_address(&s)
-        })
-    };
-    let bgra_upload = !gl.version().is_embedded && std::env::var_os("APERTURE_UI_CPU_UPLOAD").is_none();
-    let painter = egui_glow::Painter::new(Arc::new(gl), "", None, true)
+    let _ = main
+        .surface()
+        .set_swap_interval(gl.context(), SwapInterval::Wait(NonZeroU32::MIN));
+    let bgra_upload =
+        !gl.glow().version().is_embedded && std::env::var_os("APERTURE_UI_CPU_UPLOAD").is_none();
+    let painter = egui_glow::Painter::new(gl.glow().clone(), "", None, true)
         .map_err(|e| UiError::Gl(format!("egui painter: {e}")))?;
     let egui_ctx = egui::Context::default();
     let mut egui_winit = egui_winit::State::new(
         egui_ctx.clone(),
         ViewportId::ROOT,
         event_loop,
-        Some(window.scale_factor() as f32),
+        Some(main.window().scale_factor() as f32),
         event_loop.system_theme(),
         Some(painter.max_texture_side()),
     );
     // We translate clipboard keys ourselves (see `translate_clipboard`).
     egui_winit.set_clipboard_shortcuts(false);
     Ok(Gfx {
-        surface,
-        context,
-        window,
         painter,
+        main,
+        gl,
         egui_ctx,
         egui_winit,
         shown: false,
         bgra_upload,
         native_page: None,
-        config,
     })
 }

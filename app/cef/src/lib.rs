@@ -19,6 +19,8 @@
 mod api;
 mod client;
 mod context;
+#[cfg(feature = "gl")]
+pub mod gl;
 mod input;
 mod page;
 mod rc;
