@@ -39,6 +39,8 @@ pub enum Error {
     NotBookmarkFile,
     #[error("zoom is a percentage from {MIN_ZOOM} to {MAX_ZOOM}, not {0}")]
     InvalidZoom(f64),
+    #[error("a favicon is 1 to 256 pixels a side in RGBA, not {width}×{height} in {bytes} bytes")]
+    InvalidFavicon { width: u32, height: u32, bytes: usize },
 }
 
 impl Error {

@@ -22,6 +22,7 @@
 mod bookmarks;
 mod db;
 mod error;
+mod favicons;
 mod frecency;
 mod history;
 mod import;
@@ -42,6 +43,7 @@ use rusqlite::Connection;
 pub use bookmarks::{BookmarkId, BookmarkNode, NodeKind};
 pub use db::{FILE_NAME, Recovery};
 pub use error::Error;
+pub use favicons::{Favicon, host_key};
 pub use history::{HistoryEntry, VisitId};
 pub use import::{ImportReport, SkipReason, Skipped};
 pub use prefs::{MAX_ZOOM, MIN_ZOOM};
@@ -180,18 +182,48 @@ impl Places {
     }
 
     /// Deletes the visits from `from_ms` (inclusive) to `to_ms` (exclusive), of one container
-    /// or of all. Answers the number deleted.
+    /// or of all, and the icons of pages history no longer has or that were seen in the range
+    /// (a bookmarked page keeps its icon). Answers the number of visits deleted.
     pub fn clear_range(&self, container: Option<&str>, from_ms: i64, to_ms: i64) -> Reply<usize> {
         let container = container.map(str::to_owned);
         self.write("clear_range", move |c| {
-            history::clear_range(c, container.as_deref(), from_ms, to_ms)
+            let n = history::clear_range(c, container.as_deref(), from_ms, to_ms)?;
+            favicons::prune(c, Some(from_ms))?;
+            Ok(n)
         })
     }
 
-    /// Deletes all history, of one container or of all. Bookmarks and site preferences stay.
+    /// Deletes all history, of one container or of all, and the icons of pages it no longer
+    /// has. Bookmarks (and their icons) and site preferences stay.
     pub fn clear_all(&self, container: Option<&str>) -> Reply<usize> {
         let container = container.map(str::to_owned);
-        self.write("clear_all", move |c| history::clear_all(c, container.as_deref()))
+        self.write("clear_all", move |c| {
+            let n = history::clear_all(c, container.as_deref())?;
+            favicons::prune(c, None)?;
+            Ok(n)
+        })
+    }
+
+    // ----- icons -----
+
+    /// Remembers `page_url`'s icon. Fire-and-forget; never call this for a private container.
+    pub fn set_favicon(&self, page_url: &str, icon: Favicon) {
+        if let Err(e) = icon.check() {
+            tracing::warn!("favicon of {page_url} not kept: {e}");
+            return;
+        }
+        let (url, now) = (page_url.to_owned(), now_ms());
+        self.fire("set_favicon", move |c| favicons::set(c, &url, &icon, now));
+    }
+
+    /// The icon of `page_url`, or else the newest one seen on its host.
+    pub fn favicon_for(&self, page_url: &str) -> Result<Option<Favicon>, Error> {
+        self.read(|c| favicons::for_page(c, page_url))
+    }
+
+    /// The newest icon seen on `host` (a [`host_key`]: `host[:port]`).
+    pub fn favicon_for_host(&self, host: &str) -> Result<Option<Favicon>, Error> {
+        self.read(|c| favicons::for_host(c, host))
     }
 
     /// Omnibox suggestions for `input`, best first, at most `limit`: history of `container`

@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::Error;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -108,6 +108,20 @@ CREATE TABLE place_url_words (
     PRIMARY KEY (word, place_id)
 ) WITHOUT ROWID;
 CREATE INDEX place_url_words_place ON place_url_words (place_id, word);
+"#;
+
+/// Version 5: page icons (see `favicons.rs`), by page URL and by host.
+const V5: &str = r#"
+CREATE TABLE favicons (
+    page_url   TEXT PRIMARY KEY,
+    host       TEXT NOT NULL,
+    icon_url   TEXT NOT NULL,
+    width      INTEGER NOT NULL,
+    height     INTEGER NOT NULL,
+    rgba       BLOB NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX favicons_host ON favicons (host, updated_at);
 "#;
 
 /// Work a migration needs beyond SQL, run in the same transaction after it.
