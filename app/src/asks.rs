@@ -308,42 +308,8 @@ fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
     }
 }
 
-/// Ctrl+P and `window.print()`: a PDF of the page in the download directory, never a hang.
+/// Ctrl+P: a PDF of the page in the download directory (the same path as a page's
+/// `window.print()`), never a hang.
 fn print_to_pdf(cx: &Ctx, tab: TabId) {
-    let a = cx.actor;
-    let Some(dir) = cx.download_dir.clone() else {
-        a.with(|st| {
-            st.notices
-                .push("Cannot print: there is no download directory".into())
-        });
-        return;
-    };
-    let title = a
-        .with(|st| st.tabs.get(&tab).map(|t| t.title.clone()))
-        .unwrap_or_default();
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        a.with(|st| st.notices.push(format!("Cannot print: {e}")));
-        return;
-    }
-    let name = aperture_common::fs::safe_file_name(&format!(
-        "{}.pdf",
-        if title.is_empty() { "page" } else { &title }
-    ));
-    let path = aperture_common::fs::unique_path(&dir, &name);
-    let Some(h) = a.host(tab) else { return };
-    let a2 = a.clone();
-    let shown = path.clone();
-    h.print_to_pdf(
-        &path,
-        Box::new(move |ok| {
-            a2.with(|st| {
-                st.notices.push(if ok {
-                    format!("Saved PDF to {}", shown.display())
-                } else {
-                    "Printing to PDF failed".to_string()
-                });
-                st.events.push(crate::browser::Event::Refresh);
-            });
-        }),
-    );
+    page::print_page(cx.actor, tab, false);
 }

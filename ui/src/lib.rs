@@ -192,7 +192,7 @@
 //! CI should set `APERTURE_UI_REQUIRE=1` so a missing display or browser
 //! fails these tests instead of skipping them.
 
-// The GL bootstrap's `unsafe fn`s (glutin, glow) are called by `cef::gl`.
+// The GL bootstrap, whose glutin and glow calls the compiler cannot check, is `cef::gl`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 

@@ -7,6 +7,7 @@ use crate::input::{ConsoleLevel, Cursor, ResourceType};
 use crate::page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
     FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback, PermissionRequest,
+    PrintDialogCallback, PrintEvent,
 };
 use crate::rc::{RcBox, Ref, call};
 use crate::strings::{from_cef, from_userfree};
@@ -84,6 +85,8 @@ pub trait ClientHandler: 'static {
     fn on_fullscreen(&self, id: BrowserId, fullscreen: bool);
     /// Find-in-page results: `active` of `count` matches (`last`: no more updates coming).
     fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool);
+    /// CEF's print machinery (a page's `window.print()`); see [`PrintEvent`].
+    fn on_print(&self, id: BrowserId, ev: PrintEvent);
 }
 
 /// Decides, on CEF's IO thread, whether a network request is cancelled.
@@ -129,6 +132,7 @@ struct Handlers {
     dialog: *mut cef_dialog_handler_t,
     permission: *mut cef_permission_handler_t,
     find: *mut cef_find_handler_t,
+    print: *mut cef_print_handler_t,
 }
 // SAFETY: immortal CEF handler objects with atomic reference counts; only add_ref is called
 // on them from here, which CEF allows on any thread.
@@ -261,6 +265,19 @@ impl Client {
         let find = unsafe {
             RcBox::<cef_find_handler_t, Data>::new(|h| h.on_find_result = Some(on_find_result), sh)
         };
+        let print = unsafe {
+            RcBox::<cef_print_handler_t, Data>::new(
+                |h| {
+                    h.on_print_start = Some(on_print_start);
+                    h.on_print_settings = Some(on_print_settings);
+                    h.on_print_dialog = Some(on_print_dialog);
+                    h.on_print_job = Some(on_print_job);
+                    h.on_print_reset = Some(on_print_reset);
+                    h.get_pdf_paper_size = Some(get_pdf_paper_size);
+                },
+                sh,
+            )
+        };
         // The handler objects point at `sh`, and `sh` names them: set once they all exist.
         let _ = sh.handlers.set(Handlers {
             life,
@@ -275,6 +292,7 @@ impl Client {
             dialog,
             permission,
             find,
+            print,
         });
         let client = unsafe {
             RcBox::<cef_client_t, Data>::new(
@@ -290,6 +308,7 @@ impl Client {
                     c.get_dialog_handler = Some(client_dialog);
                     c.get_permission_handler = Some(client_permission);
                     c.get_find_handler = Some(client_find);
+                    c.get_print_handler = Some(client_print);
                     c.on_process_message_received = Some(on_process_message_received);
                 },
                 sh,
@@ -330,6 +349,7 @@ getter!(client_menu, menu, cef_context_menu_handler_t);
 getter!(client_dialog, dialog, cef_dialog_handler_t);
 getter!(client_permission, permission, cef_permission_handler_t);
 getter!(client_find, find, cef_find_handler_t);
+getter!(client_print, print, cef_print_handler_t);
 
 /// Adopts the references CEF passed with a callback's arguments, so they are released when the
 /// callback returns.
@@ -991,4 +1011,74 @@ extern "C" fn on_find_result(
         .ui
         .get()
         .on_find_result(b.id(), count, active, last != 0);
+}
+
+extern "C" fn on_print_start(this: *mut cef_print_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_print(b.id(), PrintEvent::Started);
+}
+
+extern "C" fn on_print_settings(
+    _this: *mut cef_print_handler_t,
+    b: *mut cef_browser_t,
+    settings: *mut cef_print_settings_t,
+    get_defaults: c_int,
+) {
+    let _b = adopt!(Browser, b);
+    // SAFETY: the settings reference is ours to release (CEF forbids keeping it).
+    let Some(settings) = (unsafe { Ref::adopt(settings) }) else {
+        return;
+    };
+    // Otherwise Chromium's own values stand (nothing of ours to sync).
+    if get_defaults != 0 {
+        crate::page::default_print_settings(&settings);
+    }
+}
+
+extern "C" fn on_print_dialog(
+    this: *mut cef_print_handler_t,
+    b: *mut cef_browser_t,
+    has_selection: c_int,
+    cb: *mut cef_print_dialog_callback_t,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    let ev = PrintEvent::Dialog {
+        has_selection: has_selection != 0,
+        answer: PrintDialogCallback(Some(cb)),
+    };
+    shared(this).ui.get().on_print(b.id(), ev);
+    // The handler answers (or drops, which cancels) the callback.
+    1
+}
+
+extern "C" fn on_print_job(
+    _this: *mut cef_print_handler_t,
+    b: *mut cef_browser_t,
+    _document_name: *const cef_string_t,
+    _pdf_file_path: *const cef_string_t,
+    cb: *mut cef_print_job_callback_t,
+) -> c_int {
+    let _b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours to release.
+    let _cb = unsafe { Ref::adopt(cb) };
+    // Dialogs are always cancelled, so no job is ever sent to a printer: refuse any that
+    // comes (CEF then deletes its temporary PDF).
+    0
+}
+
+extern "C" fn on_print_reset(this: *mut cef_print_handler_t, b: *mut cef_browser_t) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_print(b.id(), PrintEvent::Reset);
+}
+
+extern "C" fn get_pdf_paper_size(
+    _this: *mut cef_print_handler_t,
+    b: *mut cef_browser_t,
+    device_units_per_inch: c_int,
+) -> cef_size_t {
+    let _b = adopt!(Browser, b);
+    crate::page::pdf_paper_size(device_units_per_inch)
 }

@@ -39,7 +39,7 @@ pub use input::{
 pub use page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
     FileDialogCallback, FileDialogMode, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback,
-    PermissionRequest,
+    PermissionRequest, PrintDialogCallback, PrintEvent,
 };
 pub use runtime::{
     App, AppConfig, ProcessHandler, Settings, do_message_loop_work, execute_process, initialize, load,

@@ -405,3 +405,81 @@ pub(crate) fn pdf_callback(done: Box<dyn FnOnce(bool)>) -> *mut cef_pdf_print_ca
         )
     }
 }
+
+/// What CEF's print machinery tells the handler. On Linux every print that is not
+/// [`crate::BrowserHost::print_to_pdf`] (a page's `window.print()`, the PDF viewer's print
+/// button) comes through here; without a handler Chromium opens a GTK dialog that an
+/// off-screen browser never draws, and the page's script waits on it forever.
+pub enum PrintEvent {
+    /// Printing started for the browser (before any dialog).
+    Started,
+    /// The page asked for the print dialog. The page's script is blocked until `answer` is
+    /// answered (dropping it cancels, so it can never be left hanging).
+    Dialog {
+        has_selection: bool,
+        answer: PrintDialogCallback,
+    },
+    /// The print job ended or was cancelled; the browser's print state is reset.
+    Reset,
+}
+
+/// Answers a print dialog. There is no system dialog to show, so the only answer is to
+/// cancel it (the page's `window.print()` then returns); dropping it unanswered cancels too.
+pub struct PrintDialogCallback(pub(crate) Option<Ref<cef_print_dialog_callback_t>>);
+
+impl PrintDialogCallback {
+    pub fn cancel(mut self) {
+        self.cancel_now();
+    }
+    fn cancel_now(&mut self) {
+        if let Some(cb) = self.0.take() {
+            // SAFETY: a live callback; CEF posts to its UI thread if called elsewhere.
+            unsafe { call!(cb.cancel()) };
+        }
+    }
+}
+
+impl Drop for PrintDialogCallback {
+    fn drop(&mut self) {
+        self.cancel_now();
+    }
+}
+
+/// Letter in device units at `dpu` units per inch: the paper [`crate::BrowserHost::print_to_pdf`]
+/// uses by default, so both print paths agree.
+pub(crate) fn pdf_paper_size(dpu: i32) -> cef_size_t {
+    let dpu = dpu.max(72);
+    cef_size_t {
+        width: dpu * 17 / 2,
+        height: dpu * 11,
+    }
+}
+
+/// Fills `settings` with the defaults Chromium asks for before a page's print: Letter at
+/// 300 dpi, portrait, one copy. Chromium refuses to go on with empty settings (no size, no
+/// resolution) and the print would fail before the dialog that answers it is asked for.
+pub(crate) fn default_print_settings(settings: &Ref<cef_print_settings_t>) {
+    const DPI: i32 = 300;
+    let size = pdf_paper_size(DPI);
+    let area = cef_rect_t {
+        x: 0,
+        y: 0,
+        width: size.width,
+        height: size.height,
+    };
+    let name = CefStr::new("Save as PDF");
+    // SAFETY: a live, writable settings object, during the callback that passed it; the
+    // arguments are borrowed for each call (CEF copies them).
+    unsafe {
+        if call!(settings.is_valid()) == 0 || call!(settings.is_read_only()) != 0 {
+            return;
+        }
+        call!(settings.set_device_name(name.as_ptr()));
+        call!(settings.set_dpi(DPI));
+        call!(settings.set_orientation(0));
+        call!(settings.set_printer_printable_area(&size, &area, 0));
+        call!(settings.set_copies(1));
+        call!(settings.set_collate(0));
+        call!(settings.set_selection_only(0));
+    }
+}

@@ -284,6 +284,10 @@ impl cef::ClientHandler for Handler {
         });
     }
 
+    fn on_print(&self, id: BrowserId, ev: cef::PrintEvent) {
+        super::page::print_event(&self.0, tab_id(id), ev);
+    }
+
     fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]) {
         let f = Frame {
             w,

@@ -62,6 +62,8 @@ pub struct TabAsks {
     /// The last find-in-page result: (active match, matches, CEF's last update for this
     /// search).
     pub find: Option<(u32, u32, bool)>,
+    /// A PDF of this tab is being saved (one at a time: a page printing in a loop gets one).
+    pub printing: bool,
 }
 
 /// Where a download stands.
@@ -638,6 +640,164 @@ pub fn cancel_download(a: &Actor, id: u32) {
     if let Some(c) = ctl {
         c.cancel();
     }
+}
+
+/// CEF's print machinery: a page's `window.print()` asks for the print dialog, which is
+/// cancelled (there is no system dialog to draw, and the page's script waits until it is
+/// answered) and answered instead the way Ctrl+P is, with a PDF in the download directory.
+pub(super) fn print_event(a: &Actor, id: TabId, ev: cef::PrintEvent) {
+    match ev {
+        cef::PrintEvent::Started | cef::PrintEvent::Reset => {}
+        cef::PrintEvent::Dialog { answer, .. } => {
+            // Answered after this callback returns: cancelling runs Chromium's print
+            // teardown, which the callback itself is part of.
+            a.defer(move |a| {
+                answer.cancel();
+                print_page(a, id, true);
+            });
+        }
+    }
+}
+
+/// Ids of printed PDFs in the downloads list, apart from CEF's download ids (which count
+/// up from 1).
+const PDF_IDS: u32 = 0x8000_0000;
+
+/// Saves a PDF of the tab's page in the download directory under a unique name (a `.part`
+/// name while it is written), lists it with the downloads and says where in the window's
+/// notice; `by_page`: the page's own `window.print()`, which the agent is told of in the
+/// tab's console. Never blocks: CEF writes the PDF and calls back.
+pub fn print_page(a: &Actor, id: TabId, by_page: bool) {
+    let busy = a.with(|st| {
+        st.tabs
+            .get_mut(&id)
+            .map(|t| std::mem::replace(&mut t.asks.printing, true))
+    });
+    match busy {
+        None => return,
+        Some(true) => {
+            if by_page {
+                console_note(
+                    a,
+                    id,
+                    "the page asked to print again while its PDF was still being saved; ignored".into(),
+                );
+            }
+            return;
+        }
+        Some(false) => {}
+    }
+    let fail = |a: &Actor, why: String| {
+        a.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&id) {
+                t.asks.printing = false;
+            }
+            st.notices.push(format!("Cannot print: {why}"));
+            st.events.push(Event::Refresh);
+        });
+        if by_page {
+            console(
+                a,
+                id,
+                "error",
+                format!("the page asked to print; no PDF was saved: {why}"),
+            );
+        }
+    };
+    let Some(dir) = a.services().page.download_dir.borrow().clone() else {
+        return fail(a, "there is no download directory".into());
+    };
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return fail(a, format!("cannot create {}: {e}", dir.display()));
+    }
+    let Some((host, title)) = a.with(|st| st.tabs.get(&id).map(|t| (t.host.clone(), t.title.clone()))) else {
+        return;
+    };
+    let name = aperture_common::fs::safe_file_name(&format!(
+        "{}.pdf",
+        if title.trim().is_empty() {
+            "page"
+        } else {
+            title.trim()
+        }
+    ));
+    let path = aperture_common::fs::unique_path(&dir, &name);
+    let part = aperture_common::fs::part_path(&path);
+    let dl = PDF_IDS | (a.next_id() as u32 & !PDF_IDS);
+    a.with(|st| {
+        st.downloads.push(Download {
+            id: dl,
+            tab: id,
+            path: path.clone(),
+            part: part.clone(),
+            mime: "application/pdf".into(),
+            received: 0,
+            total: None,
+            state: DownloadState::InProgress,
+            ctl: None,
+        });
+        st.events.push(Event::Refresh);
+    });
+    tracing::info!(tab = id.0, "printing to {}", part.display());
+    let a2 = a.clone();
+    let target = part.clone();
+    host.print_to_pdf(
+        &target,
+        Box::new(move |ok| {
+            let r = if ok {
+                aperture_common::fs::publish_download(&part, &path).map_err(|e| e.to_string())
+            } else {
+                Err("Chromium could not make the PDF".into())
+            };
+            if r.is_err() {
+                let _ = std::fs::remove_file(&part);
+            }
+            let size = r
+                .as_ref()
+                .ok()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map_or(0, |m| m.len());
+            a2.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    t.asks.printing = false;
+                }
+                if let Some(d) = st.downloads.iter_mut().find(|d| d.id == dl) {
+                    match &r {
+                        Ok(p) => {
+                            d.path = p.clone();
+                            d.received = size;
+                            d.total = Some(size);
+                            d.state = DownloadState::Complete;
+                        }
+                        Err(e) => d.state = DownloadState::Failed(e.clone()),
+                    }
+                }
+                st.notices.push(match &r {
+                    Ok(p) => format!("Saved PDF to {}", p.display()),
+                    Err(e) => format!("Printing to PDF failed: {e}"),
+                });
+                st.events.push(Event::Refresh);
+            });
+            if by_page {
+                match &r {
+                    Ok(p) => console_note(
+                        &a2,
+                        id,
+                        format!(
+                            "the page asked to print (window.print()); a PDF of it was saved in the download directory as {}",
+                            p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()
+                        ),
+                    ),
+                    Err(e) => console(
+                        &a2,
+                        id,
+                        "error",
+                        format!("the page asked to print; no PDF was saved: {e}"),
+                    ),
+                }
+            }
+        }),
+    );
 }
 
 /// Chromium's download interrupt reasons, in words.

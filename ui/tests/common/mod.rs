@@ -168,9 +168,10 @@ impl Browser {
     pub fn launch(chromium: &Path, w: u32, h: u32) -> Browser {
         let (browser_in, to_browser) = std::io::pipe().unwrap();
         let (from_browser_pipe, browser_out) = std::io::pipe().unwrap();
-        // Chromium wants the pipe on fds 3 and 4. Instead of dup2 in a pre_exec hook (unsafe),
-        // hand the pipe ends over as stdin/stdout of a shell that moves them to 3 and 4 and
-        // then execs chromium with /dev/null as stdin/stdout, which is what it had before.
+        // Chromium wants the pipe on fds 3 and 4. Instead of dup2 in a pre_exec hook (which
+        // safe Rust cannot write), hand the pipe ends over as stdin/stdout of a shell that
+        // moves them to 3 and 4 and then execs chromium with /dev/null as stdin/stdout,
+        // which is what it had before.
         let mut cmd = Command::new("/bin/sh");
         cmd.arg("-c")
             .arg(r#"exec "$@" 3<&0 4>&1 </dev/null >/dev/null"#)
