@@ -102,6 +102,7 @@ pub struct HttpServer {
     shutdown: CancellationToken,
     task: JoinHandle<io::Result<()>>,
     pool: Arc<SessionPool>,
+    hub: Arc<crate::server::Hub>,
 }
 
 impl HttpServer {
@@ -118,6 +119,13 @@ impl HttpServer {
     /// How many MCP sessions are open now.
     pub fn session_count(&self) -> usize {
         self.pool.len()
+    }
+
+    /// How many page models (one per session and tab it observed) the sessions hold; a
+    /// closed or expired session's are dropped with it. Tabs being acted on at this moment
+    /// are not counted.
+    pub fn page_models(&self) -> usize {
+        self.hub.views()
     }
 
     /// `http://127.0.0.1:PORT/mcp`.
@@ -222,6 +230,7 @@ async fn serve_listener(
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(shutdown.child_token());
     let aperture = Aperture::new(backend);
+    let hub = aperture.hub.clone();
     let pool = Arc::new(SessionPool::new(config.max_sessions, config.session_idle));
     let service: StreamableHttpService<Aperture, SessionPool> =
         StreamableHttpService::new(move || Ok(aperture.share()), pool.clone(), rmcp_config);
@@ -248,6 +257,7 @@ async fn serve_listener(
         shutdown,
         task,
         pool,
+        hub,
     })
 }
 

@@ -1,17 +1,20 @@
-//! The MCP server: shared per-tab state, the rules every tool obeys, and the reply builder
-//! that keeps harness text and page text on their own sides of the envelope.
+//! The MCP server: per-tab state (one lock per tab, one page model per session and tab),
+//! the rules every tool obeys, and the reply builder that keeps harness text and page text on
+//! their own sides of the envelope.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use aperture_engine::record::{NodeRecord, Rect, Viewport};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool_handler};
 
-use crate::backend::{Backend, BackendError, BackendResult, TabId, TabInfo};
+use crate::backend::{Backend, BackendError, BackendResult, TabId, TabInfo, Walk};
 use crate::engine_glue::{Observation, TabSession, fence};
 
 /// How long any single backend call may take before it is treated as hung.
@@ -52,39 +55,230 @@ pub(crate) struct TabState {
     /// Observations a step made on its own (a `wait` that had to re-read the page), for the
     /// batch to add to its answer in order.
     pub pending: Vec<Observation>,
+    /// The tab's action count ([`TabShared::acts`]) at this session's last observation.
+    acts_seen: u64,
+    /// Actions this session made on the tab since its last observation.
+    own_acts: u64,
+}
+
+/// What every session's view of one tab shares, behind the tab's one lock: two sessions
+/// acting on a tab take turns, act and observe together.
+#[derive(Default)]
+pub(crate) struct TabShared {
+    /// Each session's page model of the tab, keyed by session: one session's observation
+    /// never advances another's.
+    views: HashMap<u64, TabState>,
+}
+
+/// What sessions need to know of each other's use of a tab. Kept beside the tab locks (and
+/// only changed by a holder of the tab's lock) so an observation can read it with nothing but
+/// its own view in hand.
+#[derive(Default, Clone, Copy)]
+struct TabCounts {
+    /// The renderer keeps one walk per tab (the last one made, by any session); refs of an
+    /// older walk can no longer be located.
+    latest_walk: Option<u64>,
+    /// Actions (input, navigation) any session made on the tab.
+    acts: u64,
 }
 
 /// State shared by every MCP session of one browser: the same tab must not be driven by two
-/// sessions at once, and the engine's model of a tab is a property of the tab.
+/// sessions at once, while each session keeps its own current tab and its own page models.
 pub(crate) struct Hub {
     pub backend: Arc<dyn Backend>,
-    tabs: Mutex<HashMap<TabId, Arc<tokio::sync::Mutex<TabState>>>>,
-    current: Mutex<Option<TabId>>,
+    tabs: Mutex<HashMap<TabId, Arc<tokio::sync::Mutex<TabShared>>>>,
+    counts: Mutex<HashMap<TabId, TabCounts>>,
+    next_session: AtomicU64,
+    /// Sessions that ended while one of their tabs was locked: their views there are dropped
+    /// by the next lock of that tab.
+    departed: Mutex<HashSet<u64>>,
 }
 
-/// The MCP server. Cheap to clone: one instance per MCP session, all sharing one [`Hub`].
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").finish_non_exhaustive()
+    }
+}
+
+impl Hub {
+    fn tabs(&self) -> MutexGuard<'_, HashMap<TabId, Arc<tokio::sync::Mutex<TabShared>>>> {
+        // Plain map updates in single statements: a poisoned lock is still consistent.
+        self.tabs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn counts(&self, id: TabId) -> TabCounts {
+        self.counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .copied()
+            .unwrap_or_default()
+    }
+
+    fn update_counts(&self, id: TabId, f: impl FnOnce(&mut TabCounts)) {
+        f(self
+            .counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(id)
+            .or_default());
+    }
+
+    fn forget(&self, keep: impl Fn(&TabId) -> bool) {
+        self.tabs().retain(|id, _| keep(id));
+        self.counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|id, _| keep(id));
+    }
+
+    fn departed(&self) -> MutexGuard<'_, HashSet<u64>> {
+        self.departed.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Page models held, over every session and tab (tabs locked right now are not counted).
+    pub(crate) fn views(&self) -> usize {
+        self.tabs()
+            .values()
+            .filter_map(|t| t.try_lock().ok().map(|t| t.views.len()))
+            .sum()
+    }
+}
+
+/// One MCP session: its current tab, and the key of its page models. Dropped when the last
+/// handle of the session goes (rmcp drops the session's server when it closes or expires),
+/// which drops its page models.
+struct SessionState {
+    key: u64,
+    current: Mutex<Option<TabId>>,
+    hub: std::sync::Weak<Hub>,
+}
+
+impl Drop for SessionState {
+    fn drop(&mut self) {
+        let Some(hub) = self.hub.upgrade() else { return };
+        let slots: Vec<_> = hub.tabs().values().cloned().collect();
+        let mut busy = false;
+        for slot in slots {
+            match slot.try_lock() {
+                Ok(mut t) => {
+                    t.views.remove(&self.key);
+                }
+                Err(_) => busy = true,
+            }
+        }
+        if busy {
+            hub.departed().insert(self.key);
+        }
+    }
+}
+
+/// A tab's lock, taken for this session (see [`Aperture::tab_state`]).
+pub(crate) struct TabLock {
+    slot: Arc<tokio::sync::Mutex<TabShared>>,
+    id: TabId,
+    key: u64,
+    hub: Arc<Hub>,
+}
+
+impl TabLock {
+    pub(crate) async fn lock(&self) -> TabGuard {
+        let mut slot = self.slot.clone().lock_owned().await;
+        {
+            let departed = self.hub.departed();
+            if !departed.is_empty() {
+                slot.views.retain(|k, _| !departed.contains(k));
+            }
+        }
+        let acts = self.hub.counts(self.id).acts;
+        slot.views.entry(self.key).or_insert_with(|| TabState {
+            acts_seen: acts,
+            ..TabState::default()
+        });
+        TabGuard { slot, key: self.key }
+    }
+
+    pub(crate) async fn lock_owned(self) -> TabGuard {
+        self.lock().await
+    }
+}
+
+/// This session's state of a locked tab. Derefs to its [`TabState`].
+pub(crate) struct TabGuard {
+    slot: tokio::sync::OwnedMutexGuard<TabShared>,
+    key: u64,
+}
+
+impl Deref for TabGuard {
+    type Target = TabState;
+    fn deref(&self) -> &TabState {
+        self.slot
+            .views
+            .get(&self.key)
+            .expect("a locked tab holds its session's view")
+    }
+}
+
+impl DerefMut for TabGuard {
+    fn deref_mut(&mut self) -> &mut TabState {
+        self.slot
+            .views
+            .get_mut(&self.key)
+            .expect("a locked tab holds its session's view")
+    }
+}
+
+/// Said at the head of an observation when another session acted on the tab since this
+/// session last observed it: the diff is against this session's own last state, so it
+/// includes those changes.
+pub(crate) const OTHER_SESSION: &str =
+    "another MCP session acted on this tab since your last observation; what it changed is in this answer";
+
+/// How long a navigation's observation keeps waiting for a client-rendered page to go quiet.
+const QUIET_CAP: Duration = Duration::from_secs(2);
+
+/// The MCP server. Cheap to clone: one instance per MCP session (see [`Aperture::share`]),
+/// all sharing one [`Hub`].
 #[derive(Clone)]
 pub struct Aperture {
     pub(crate) hub: Arc<Hub>,
+    session: Arc<SessionState>,
     tool_router: ToolRouter<Aperture>,
 }
 
 impl Aperture {
     /// A server driving `backend`.
     pub fn new(backend: Arc<dyn Backend>) -> Aperture {
+        let hub = Arc::new(Hub {
+            backend,
+            tabs: Mutex::new(HashMap::new()),
+            counts: Mutex::new(HashMap::new()),
+            next_session: AtomicU64::new(1),
+            departed: Mutex::new(HashSet::new()),
+        });
         Aperture {
-            hub: Arc::new(Hub {
-                backend,
-                tabs: Mutex::new(HashMap::new()),
+            session: Arc::new(SessionState {
+                key: 0,
                 current: Mutex::new(None),
+                hub: Arc::downgrade(&hub),
             }),
+            hub,
             tool_router: crate::tools::router(),
         }
     }
 
-    /// A second handle on the same browser state (for another MCP session).
+    /// A new MCP session on the same browser: the same tabs and tab locks, its own current
+    /// tab and its own page model of each tab.
     pub fn share(&self) -> Aperture {
-        self.clone()
+        Aperture {
+            hub: self.hub.clone(),
+            session: Arc::new(SessionState {
+                key: self.hub.next_session.fetch_add(1, Ordering::Relaxed),
+                current: Mutex::new(None),
+                hub: Arc::downgrade(&self.hub),
+            }),
+            tool_router: self.tool_router.clone(),
+        }
     }
 
     /// The tool definitions this server lists, in listing order.
@@ -96,20 +290,25 @@ impl Aperture {
         &*self.hub.backend
     }
 
-    /// The per-tab lock and state.
-    pub(crate) fn tab_state(&self, id: TabId) -> Arc<tokio::sync::Mutex<TabState>> {
-        let mut tabs = self.hub.tabs.lock().unwrap_or_else(|e| e.into_inner());
-        tabs.entry(id).or_default().clone()
+    /// The tab's lock, for this session's state of it.
+    pub(crate) fn tab_state(&self, id: TabId) -> TabLock {
+        let slot = self.hub.tabs().entry(id).or_default().clone();
+        TabLock {
+            slot,
+            id,
+            key: self.session.key,
+            hub: self.hub.clone(),
+        }
     }
 
-    /// Forgets a closed tab.
+    fn current_slot(&self) -> MutexGuard<'_, Option<TabId>> {
+        self.session.current.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Forgets a closed tab (every session's state of it).
     pub(crate) fn forget_tab(&self, id: TabId) {
-        self.hub
-            .tabs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
-        let mut cur = self.hub.current.lock().unwrap_or_else(|e| e.into_inner());
+        self.hub.forget(|t| *t != id);
+        let mut cur = self.current_slot();
         if *cur == Some(id) {
             *cur = None;
         }
@@ -117,20 +316,32 @@ impl Aperture {
 
     /// Drops state for tabs that no longer exist.
     pub(crate) fn prune(&self, live: &[TabInfo]) {
-        let mut tabs = self.hub.tabs.lock().unwrap_or_else(|e| e.into_inner());
-        tabs.retain(|id, _| live.iter().any(|t| t.id == *id));
-        let mut cur = self.hub.current.lock().unwrap_or_else(|e| e.into_inner());
+        self.hub.forget(|id| live.iter().any(|t| t.id == *id));
+        let mut cur = self.current_slot();
         if cur.is_some_and(|c| !live.iter().any(|t| t.id == c)) {
             *cur = None;
         }
     }
 
     pub(crate) fn set_current(&self, id: TabId) {
-        *self.hub.current.lock().unwrap_or_else(|e| e.into_inner()) = Some(id);
+        *self.current_slot() = Some(id);
     }
 
     pub(crate) fn current(&self) -> Option<TabId> {
-        *self.hub.current.lock().unwrap_or_else(|e| e.into_inner())
+        *self.current_slot()
+    }
+
+    /// Records that this session acted on the tab (sent input or navigated it), so the other
+    /// sessions' next observations of it say so. Called with the tab locked.
+    pub(crate) fn acted(&self, id: TabId, st: &mut TabState) {
+        self.hub.update_counts(id, |c| c.acts += 1);
+        st.own_acts += 1;
+    }
+
+    /// Whether another session walked the tab since this one did, so this session's refs
+    /// name a walk the renderer no longer holds. Called with the tab locked.
+    pub(crate) fn walk_superseded(&self, id: TabId, st: &TabState) -> bool {
+        st.walk_id.is_some() && self.hub.counts(id).latest_walk != st.walk_id
     }
 
     /// The tab a call addresses: the one named, else the agent's current tab, else the
@@ -157,6 +368,9 @@ impl Aperture {
 
     /// Walks the tab and runs the engine over it. `navigated` is forced on when the URL moved
     /// since the last observation, so the engine resets rather than diffing across pages.
+    /// After a navigation, a page still building itself (a client-rendered app) is walked
+    /// again until its DOM goes quiet, for at most [`QUIET_CAP`], so the answer shows what it
+    /// rendered rather than its empty shell.
     pub(crate) async fn observe(
         &self,
         id: TabId,
@@ -167,7 +381,8 @@ impl Aperture {
         // Asked before the walk: if a navigation slips in between, the next observation sees
         // the document change and retires refs, which errs on the safe side.
         let document = call(self.backend().document(id), CALL_TIMEOUT).await?;
-        let walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
+        let mut walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
+        self.hub.update_counts(id, |c| c.latest_walk = Some(walk.walk_id));
         let moved = match (document, st.document) {
             (Some(now), Some(before)) => now != before,
             _ => st
@@ -175,13 +390,58 @@ impl Aperture {
                 .as_deref()
                 .is_some_and(|u| strip_fragment(u) != strip_fragment(&walk.url)),
         };
-        let obs = st.session.observe(&walk, force_full, navigated || moved);
+        if navigated || moved {
+            walk = self.quiet_walk(id, walk).await?;
+        }
+        let acts = self.hub.counts(id).acts;
+        let others = acts.saturating_sub(st.acts_seen) > st.own_acts;
+        let mut obs = st.session.observe(&walk, force_full, navigated || moved);
+        if others {
+            obs.text = format!("{OTHER_SESSION}\n{}", obs.text);
+        }
+        st.acts_seen = acts;
+        st.own_acts = 0;
         st.walk_id = Some(walk.walk_id);
         st.url = Some(walk.url.clone());
         st.document = document;
         st.viewport = walk.viewport;
         st.seq = Some(obs.seq.clone());
         Ok(obs)
+    }
+
+    /// Walks again while the walk says the page's DOM is still changing, up to [`QUIET_CAP`]
+    /// from the first walk; the last walk is the one observed.
+    async fn quiet_walk(&self, id: TabId, mut walk: Walk) -> BackendResult<Walk> {
+        let start = Instant::now();
+        loop {
+            let Some(wait) = walk.quiet_wait(aperture_engine::record::QUIET) else {
+                return Ok(walk);
+            };
+            let left = QUIET_CAP.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return Ok(walk);
+            }
+            tokio::time::sleep(wait.min(left)).await;
+            walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
+            self.hub.update_counts(id, |c| c.latest_walk = Some(walk.walk_id));
+        }
+    }
+
+    /// Before a batch acts on refs: when another session walked the tab since this one did,
+    /// this session's refs name a walk the renderer no longer holds, so the tab is observed
+    /// again (a diff against this session's own state, which maps its refs onto the page as
+    /// it is) and the observation joins the batch's answer.
+    pub(crate) async fn catch_up(&self, id: TabId, st: &mut TabState, trail: &mut Vec<Observation>) {
+        if !self.walk_superseded(id, st) {
+            return;
+        }
+        let before = st.seq.clone();
+        // A failure here is the first step's to report: it meets the same page.
+        if let Ok(obs) = self.observe(id, st, false, false).await
+            && (obs.full || Some(&obs.seq) != before.as_ref() || obs.text.starts_with(OTHER_SESSION))
+        {
+            push_obs(trail, obs);
+        }
     }
 
     /// Observes between the steps of a batch, so each step resolves its ref against the page
@@ -242,6 +502,7 @@ impl Aperture {
         mut r: Reply,
         mut trail: Vec<Observation>,
     ) -> Reply {
+        self.acted(id, st);
         let last = self.observe_last(id, st, &mut trail).await;
         r = with_trail(r, id, &trail, "now");
         if let Err(e) = last {

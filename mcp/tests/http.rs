@@ -283,7 +283,7 @@ async fn ipv6_loopback_listener_accepts_its_own_host_name() {
 }
 
 #[tokio::test]
-async fn tool_calls_over_http_share_one_browser_state() {
+async fn sessions_share_the_browser_but_not_their_page_models() {
     let fake = common::Fake::new();
     fake.add_tab(
         common::Page::list("https://shop.example/", &["apples", "bread"]),
@@ -304,8 +304,26 @@ async fn tool_calls_over_http_share_one_browser_state() {
     let snap = call(&a, "browser_snapshot", serde_json::json!({})).await;
     let snap = common::text(&snap);
     assert!(snap.contains("e2 button \"Remove bread\""), "{snap}");
-    // A ref from one session's snapshot is good in another session: the page model belongs to
-    // the tab, not to the connection.
+    // A ref from one session's snapshot means nothing in another: each session acts on
+    // what it observed itself (issue 18), and nothing reaches the page.
+    let r = call(
+        &b,
+        "browser_act",
+        serde_json::json!({"action": "click", "ref": "e2"}),
+    )
+    .await;
+    let refused = common::text(&r);
+    assert_eq!(r.is_error, Some(true), "{refused}");
+    assert!(refused.contains("not been observed"), "{refused}");
+    assert_eq!(
+        fake.page(aperture_mcp::backend::TabId(1)).rows,
+        ["apples", "bread"]
+    );
+    // The refusal answers with the page as it is: B's own first look, in full.
+    assert!(
+        refused.contains("FULL SNAPSHOT") && refused.contains("e2 button \"Remove bread\""),
+        "{refused}"
+    );
     let r = call(
         &b,
         "browser_act",
@@ -338,6 +356,7 @@ async fn actions_on_one_tab_never_interleave() {
     let a = connect(&server.url(), server.token().expose()).await;
     let b = connect(&server.url(), server.token().expose()).await;
     call(&a, "browser_snapshot", serde_json::json!({})).await;
+    call(&b, "browser_snapshot", serde_json::json!({})).await;
     fake.state.lock().unwrap().click_delay = Some(std::time::Duration::from_millis(150));
     let click = |c, r: &str| call(c, "browser_act", serde_json::json!({"action": "click", "ref": r}));
     let (ra, rb) = tokio::join!(click(&a, "e1"), click(&b, "e2"));

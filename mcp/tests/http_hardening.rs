@@ -328,7 +328,9 @@ async fn when_every_session_is_busy_a_new_one_is_refused_with_503_and_a_sentence
     let server = start_with(2, Duration::from_secs(600), fake.clone()).await;
     let a = connect(&server.url(), server.token().expose()).await;
     let b = connect(&server.url(), server.token().expose()).await;
+    // Each session acts on refs of its own observation.
     call(&a, "browser_snapshot", serde_json::json!({})).await;
+    call(&b, "browser_snapshot", serde_json::json!({})).await;
     fake.state.lock().unwrap().click_delay = Some(Duration::from_millis(2500));
     // Bounded: a call whose session is closed under it never gets an answer.
     let click = |c, r: &'static str| async move {

@@ -9,12 +9,11 @@ use rmcp::model::CallToolResult;
 use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::sync::OwnedMutexGuard;
 
 use crate::backend::{BackendError, Delivery, ElementOp, MouseButton, Nav, Rect, TabId};
 use crate::engine_glue::Observation;
 use crate::server::{
-    Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabState, aim, call, push_obs, resolve, with_trail,
+    Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
 };
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
@@ -845,7 +844,7 @@ impl Aperture {
 /// the observations made of it so far.
 struct Held {
     id: TabId,
-    st: OwnedMutexGuard<TabState>,
+    st: TabGuard,
     trail: Vec<Observation>,
 }
 
@@ -853,12 +852,10 @@ impl Aperture {
     async fn hold(&self, id: TabId) -> Held {
         // One batch at a time per tab: steps planned against one observation must not
         // interleave with another caller's.
-        let st = self.tab_state(id).lock_owned().await;
-        Held {
-            id,
-            st,
-            trail: Vec::new(),
-        }
+        let mut st = self.tab_state(id).lock_owned().await;
+        let mut trail = Vec::new();
+        self.catch_up(id, &mut st, &mut trail).await;
+        Held { id, st, trail }
     }
 
     async fn act(&self, args: ActArgs) -> Reply {

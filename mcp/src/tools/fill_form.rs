@@ -207,6 +207,7 @@ impl Aperture {
         let mut r = Reply::new();
         let mut failed = false;
         let mut trail = Vec::new();
+        self.catch_up(id, &mut st, &mut trail).await;
         let total = args.fields.len();
         for (i, f) in args.fields.iter().enumerate() {
             let rest = total - (i + 1);

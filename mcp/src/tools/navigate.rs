@@ -99,6 +99,7 @@ impl Aperture {
         };
         let lock = self.tab_state(id);
         let mut st = lock.lock().await;
+        self.acted(id, &mut st);
         let outcome = match call(self.backend().navigate(id, nav), NAV_TIMEOUT).await {
             Ok(o) => o,
             Err(e) => return Reply::failed(&e),
