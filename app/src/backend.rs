@@ -137,6 +137,17 @@ impl AppBackend {
                 .devtools("Network.enable", serde_json::json!({}))
                 .await
                 .map_err(|e| err(id, e))?;
+            // From now on its events count the tab's requests in flight (network-idle waits).
+            self.h
+                .on_ui(move |a| {
+                    a.with(|st| {
+                        if let Some(t) = st.tabs.get_mut(&id) {
+                            t.net.start();
+                        }
+                    })
+                })
+                .await
+                .map_err(|e| err(id, e))?;
         }
         Ok(())
     }
@@ -554,16 +565,19 @@ impl Backend for AppBackend {
 
     async fn network_quiet(&self, id: TabId) -> BackendResult<NetQuiet> {
         self.agent_reads(id).await?;
-        let loading = self
+        let (loading, watched) = self
             .h
-            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.loading)))
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| (t.loading, t.net.look()))))
             .await
             .map_err(|e| err(id, e))?
             .ok_or(BackendError::NoSuchTab(id))?;
+        // The document's own timeline: when its last request finished, and whether it loaded.
         let n = self.tab(id).net_state().await.map_err(|e| err(id, e))?;
+        let finished = Duration::from_millis(n.quiet_ms);
         Ok(NetQuiet {
             loaded: n.complete && !loading,
-            quiet: Duration::from_millis(n.quiet_ms),
+            quiet: watched.map_or(finished, |w| w.idle.min(finished)),
+            open: watched.map(|w| w.open),
         })
     }
 

@@ -5,6 +5,9 @@ use aperture_testkit::mcp::{Client, call, role_ref, text};
 use aperture_testkit::{Launch, McpBrowser, Server};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 async fn launch() -> McpBrowser {
@@ -257,4 +260,198 @@ async fn a_batch_navigates_and_switches_tabs_answering_each_with_its_observation
     assert!(err && t.contains("goto needs `url`"), "{t}");
     let (err, t) = act(&c, json!({"action": "goto", "url": "file:///etc/passwd"})).await;
     assert!(err && t.contains("refused by rule scheme"), "{t}");
+}
+
+/// A page whose buttons start a fetch the server answers after 3 s, or one it never answers
+/// (a long poll), and a second page to leave for.
+const FETCHES: &str = r#"<!doctype html><html><head><title>Fetches</title></head><body>
+<button id=slow>Slow fetch</button> <button id=poll>Long poll</button><p id=out>idle</p>
+<script>
+const out = document.getElementById('out');
+document.getElementById('slow').onclick = () => {
+  out.textContent = 'fetching';
+  fetch('/slow').then((r) => r.text()).then((t) => { out.textContent = 'got ' + t; });
+};
+document.getElementById('poll').onclick = () => { fetch('/hang'); out.textContent = 'polling'; };
+</script></body></html>"#;
+
+/// How long `/slow` takes to answer.
+const SLOW: Duration = Duration::from_secs(3);
+
+/// A loopback server answering each connection on its own thread, so a slow or never-ending
+/// response holds nothing else up: `/` is [`FETCHES`], `/other` a plain page, `/slow` answers
+/// after [`SLOW`] (the moment its answer was written is recorded), `/hang` never answers.
+struct SlowServer {
+    base: String,
+    slow_done: Arc<Mutex<Option<Instant>>>,
+}
+
+impl SlowServer {
+    fn start() -> SlowServer {
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+        let base = format!("http://{}", l.local_addr().unwrap());
+        let slow_done = Arc::new(Mutex::new(None));
+        let done = slow_done.clone();
+        std::thread::spawn(move || {
+            for s in l.incoming().map_while(Result::ok) {
+                let done = done.clone();
+                std::thread::spawn(move || serve_one(s, &done));
+            }
+        });
+        SlowServer { base, slow_done }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    fn slow_done(&self) -> Option<Instant> {
+        *self.slow_done.lock().unwrap()
+    }
+}
+
+fn serve_one(mut s: TcpStream, done: &Mutex<Option<Instant>>) {
+    let mut head = Vec::new();
+    let mut b = [0u8; 2048];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut b) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&b[..n]),
+        }
+    }
+    let head = String::from_utf8_lossy(&head).to_string();
+    let path = head
+        .split_whitespace()
+        .nth(1)
+        .unwrap_or("/")
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .to_string();
+    let (status, ty, body) = match path.as_str() {
+        "/" => ("200 OK", "text/html", FETCHES.to_string()),
+        "/other" => (
+            "200 OK",
+            "text/html",
+            "<!doctype html><title>Other</title><p>Another page</p>".to_string(),
+        ),
+        "/slow" => {
+            std::thread::sleep(SLOW);
+            ("200 OK", "text/plain", "the slow answer".to_string())
+        }
+        "/hang" => {
+            // Never answered: the connection stays open until the browser gives up on it.
+            let _ = s.read(&mut b);
+            std::thread::sleep(Duration::from_secs(120));
+            return;
+        }
+        _ => ("404 Not Found", "text/plain", "not found".to_string()),
+    };
+    let _ = write!(
+        s,
+        "HTTP/1.1 {status}\r\nContent-Type: {ty}; charset=utf-8\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = s.flush();
+    if path == "/slow" {
+        *done.lock().unwrap() = Some(Instant::now());
+    }
+}
+
+/// The network-idle wait counts requests in flight: it does not return while a fetch is
+/// unanswered, returns soon after it ends, returns at once on a quiet page, and runs out
+/// (saying what is still open) on a long poll that never ends.
+#[tokio::test]
+async fn network_idle_waits_for_requests_in_flight() {
+    let browser = launch().await;
+    let server = SlowServer::start();
+    let c = browser.connect().await;
+    let snap = text(
+        &call(
+            &c,
+            "browser_tabs",
+            json!({"action": "open", "url": server.url("/")}),
+        )
+        .await,
+    );
+    let slow = role_ref(&snap, "button", "Slow fetch");
+    let poll = role_ref(&snap, "button", "Long poll");
+
+    // Nothing in flight: the wait ends as soon as the page has been watched that long.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let start = Instant::now();
+    let (err, t) = act(&c, json!({"action": "wait", "idle": 500})).await;
+    assert!(!err && t.contains("the network is idle"), "{t}");
+    assert!(
+        start.elapsed() < Duration::from_millis(1500),
+        "a quiet page's wait took {:?}:\n{t}",
+        start.elapsed()
+    );
+
+    // A fetch the server answers after 3 s: not idle until it has finished, idle soon after.
+    let clicked = Instant::now();
+    let (err, t) = act(
+        &c,
+        json!({"steps": [{"action": "click", "ref": slow}, {"action": "wait", "idle": 500}]}),
+    )
+    .await;
+    let answered = Instant::now();
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("2. waited") && t.contains("the network is idle"),
+        "{t}"
+    );
+    let done = server.slow_done().expect("the slow request was answered");
+    assert!(
+        answered >= done + Duration::from_millis(500),
+        "the wait ended {:?} after the click, before the slow answer plus 500 ms ({:?}):\n{t}",
+        answered - clicked,
+        done - clicked
+    );
+    assert!(
+        answered - done < Duration::from_millis(3000),
+        "the wait went on {:?} after the slow answer:\n{t}",
+        answered - done
+    );
+    assert!(t.contains("got the slow answer"), "{t}");
+
+    // A long poll never ends: the wait runs out at its bound and says what is still open.
+    let (err, t) = act(
+        &c,
+        json!({"steps": [{"action": "click", "ref": poll}, {"action": "wait", "idle": 500, "ms": 3000}]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(
+        t.contains(
+            "gave up after 3.0 s: the network has not been idle that long (1 request still in flight)"
+        ),
+        "{t}"
+    );
+    let start = Instant::now();
+    let (err, t) = act(&c, json!({"action": "wait", "idle": 500})).await;
+    let took = start.elapsed();
+    assert!(err, "{t}");
+    assert!(
+        t.contains(
+            "gave up after 20.0 s: the network has not been idle that long (1 request still in flight)"
+        ),
+        "{t}"
+    );
+    assert!(
+        took >= Duration::from_secs(20) && took < Duration::from_secs(26),
+        "{took:?}"
+    );
+
+    // Leaving the page ends its requests: the next page is idle at once.
+    let (err, t) = act(
+        &c,
+        json!({"steps": [{"action": "goto", "url": server.url("/other")}, {"action": "wait", "idle": 300}]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("2. waited") && t.contains("the network is idle"),
+        "{t}"
+    );
 }

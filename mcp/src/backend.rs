@@ -150,8 +150,12 @@ pub struct Delivery {
 pub struct NetQuiet {
     /// The document and its subresources have finished loading.
     pub loaded: bool,
-    /// How long since the last request finished. Requests still open may not be seen.
+    /// How long no request has been in flight (as far as `open` is known), else since the
+    /// last request finished.
     pub quiet: Duration,
+    /// Requests in flight now; `None` when the browser does not watch the tab's requests
+    /// (then one still open is seen only once it finishes).
+    pub open: Option<usize>,
 }
 
 /// The rendered text of a whole page.
@@ -570,6 +574,7 @@ pub trait Backend: Send + Sync + 'static {
         Ok(NetQuiet {
             loaded: true,
             quiet: Duration::MAX,
+            open: Some(0),
         })
     }
     /// A PNG of the visible viewport, downscaled so its long edge is at most

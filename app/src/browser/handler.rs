@@ -209,6 +209,13 @@ impl cef::ClientHandler for Handler {
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(json) else {
             return;
         };
+        if let Some(m) = v["method"].as_str().filter(|m| m.starts_with("Network.")) {
+            self.0.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    t.net.event(m, &v["params"]);
+                }
+            });
+        }
         if v.get("method").and_then(|m| m.as_str()) == Some("Network.responseReceived") {
             check_document_response(&self.0, id, &v);
             return;

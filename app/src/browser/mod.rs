@@ -9,6 +9,7 @@
 //! [`Actor::defer`] and runs after the callback returns.
 
 mod handler;
+pub mod netwatch;
 pub mod page;
 pub mod state;
 

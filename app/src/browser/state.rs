@@ -76,6 +76,8 @@ pub struct TabRec {
     /// A restored tab's page, loaded when the tab is first shown (a restored session of many
     /// tabs does not load them all at start).
     pub pending_url: Option<String>,
+    /// Requests in flight, for the network-idle wait.
+    pub net: super::netwatch::NetWatch,
 }
 
 impl TabRec {
@@ -201,6 +203,7 @@ impl State {
                 refused_page: None,
                 asks: Default::default(),
                 pending_url: None,
+                net: Default::default(),
             },
         );
     }
@@ -427,6 +430,7 @@ impl State {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.renderer_generation += 1;
             t.renderer_dead = Some(why.clone());
+            t.net.renderer_gone();
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::RendererGone(why.clone())));
             }

@@ -23,7 +23,7 @@ what changed (a diff against your last observation). Actions: `click` a `ref` (`
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
 a <select>; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
 `text` shows or `ref` is visible (`gone: true`: the opposite), the URL contains `url` (`*` \
-wildcards), no request finishes for `idle` ms, or for `ms` alone (`ms` caps a condition; at most \
+wildcards), no request is in flight for `idle` ms, or for `ms` alone (`ms` caps a condition; at most \
 20000); `goto` `url`, `back`, `forward`, `reload`; `tab_open` (`url`), `tab_select` or \
 `tab_close` `tab`. `steps` (1–25, same fields) run in order, stopping at the first failure or \
 before a step once 20 s have passed. A covered target is refused, naming what covers it; input \
@@ -440,13 +440,15 @@ impl Aperture {
     }
 
     /// Runs one step on tab `id`. `Ok` carries a short harness summary. `budget` is what is
-    /// left of the batch's time, which bounds a `wait`.
+    /// left of the batch's time, which bounds a `wait`; `after` is when the batch's previous
+    /// step started (a network-idle wait counts quiet from then at the earliest).
     async fn step(
         &self,
         id: TabId,
         st: &mut TabState,
         s: &Step,
         budget: Duration,
+        after: Option<Instant>,
     ) -> Result<String, StepFail> {
         // Trimmed: a ref resolves with surrounding whitespace, and the summaries below echo it.
         let need_ref = || {
@@ -622,7 +624,7 @@ impl Aperture {
                     None => delivered(Delivery { elsewhere: None, ..d }, "scroll", "", done),
                 }
             }
-            ActAction::Wait => self.wait(id, st, s, budget).await,
+            ActAction::Wait => self.wait(id, st, s, budget, after).await,
             ActAction::Goto
             | ActAction::Back
             | ActAction::Forward
@@ -676,6 +678,7 @@ impl Aperture {
         st: &mut TabState,
         s: &Step,
         budget: Duration,
+        after: Option<Instant>,
     ) -> Result<String, StepFail> {
         let mut conds = Vec::new();
         if let Some(t) = s.text.as_deref() {
@@ -721,6 +724,8 @@ impl Aperture {
             return Ok(format!("waited {}{}", secs(start.elapsed()), cut(limit)));
         }
         let be = self.backend();
+        // Requests in flight at the last look (network-idle waits).
+        let mut open: Option<usize> = None;
         loop {
             let (met, said) = match &until {
                 Until::Text(t) => {
@@ -757,10 +762,17 @@ impl Aperture {
                     let q = call(be.network_quiet(id), CALL_TIMEOUT)
                         .await
                         .map_err(before_send)?;
-                    // Watched for the whole period too: a request in flight is only seen when
-                    // it finishes, so one started just before the wait must get the time to.
+                    open = q.open;
+                    // Quiet since the previous step started: what that step set off (a click's
+                    // fetch on a timer) may not have begun when the wait first looks.
+                    let quiet = after.map_or(q.quiet, |t| q.quiet.min(t.elapsed()));
+                    // Where the browser cannot see requests in flight, one is only seen when it
+                    // finishes, so the wait itself must last the period too.
                     (
-                        q.loaded && q.quiet >= *n && start.elapsed() >= *n,
+                        q.loaded
+                            && q.open.unwrap_or(0) == 0
+                            && quiet >= *n
+                            && (q.open.is_some() || start.elapsed() >= *n),
                         "the network is idle",
                     )
                 }
@@ -780,8 +792,13 @@ impl Aperture {
                     Until::Idle(_) => "the network has not been idle that long",
                     Until::Delay => unreachable!("returned above"),
                 };
+                let still = match open {
+                    Some(1) => " (1 request still in flight)".to_string(),
+                    Some(k) if k > 1 => format!(" ({k} requests still in flight)"),
+                    _ => String::new(),
+                };
                 return Err(StepFail::Unmet(format!(
-                    "gave up after {}{}: {not}",
+                    "gave up after {}{}: {not}{still}",
                     secs(start.elapsed()),
                     cut(limit)
                 )));
@@ -878,7 +895,9 @@ impl Aperture {
         let total = steps.len();
         let mut r = Reply::new();
         let mut failed = false;
+        let mut prev: Option<Instant> = None;
         for (i, s) in steps.iter().enumerate() {
+            let after = std::mem::replace(&mut prev, Some(Instant::now()));
             let rest = match total - (i + 1) {
                 0 => String::new(),
                 1 => format!("; step {total} was not run"),
@@ -926,7 +945,13 @@ impl Aperture {
                 } else {
                     let budget = BATCH_LIMIT.saturating_sub(started.elapsed());
                     let res = self
-                        .step(h.id, &mut h.st, s, if total > 1 { budget } else { WAIT_MAX })
+                        .step(
+                            h.id,
+                            &mut h.st,
+                            s,
+                            if total > 1 { budget } else { WAIT_MAX },
+                            after,
+                        )
                         .await;
                     // Observations a wait made join the trail, in order.
                     for o in std::mem::take(&mut h.st.pending) {
