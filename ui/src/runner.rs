@@ -6,7 +6,7 @@
 //! The GL bootstrap (context, window surfaces, the glow loader, the BGRA page
 //! texture) is made of glutin and glow calls whose preconditions the compiler
 //! cannot check, so it is done by `cef::gl`, the workspace's one crate allowed
-//! such code; this crate forbids it (`unsafe_code`). The only safe
+//! such code; this crate forbids it. The only safe
 //! stacks (eframe, wgpu) would replace this runner and its CEF-pumped event
 //! loop. The native BGRA upload can fall back to the CPU path
 //! (`APERTURE_UI_CPU_UPLOAD`) at a per-frame swizzle cost.
