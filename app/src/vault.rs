@@ -641,7 +641,9 @@ impl VaultWiring {
         // Focus the first field, then redeem against the frame that actually has focus: that
         // is where the keystrokes go.
         let first = targets[0];
-        focus(&tab, id, first).await?;
+        if let Err(e) = focus(&tab, id, first).await {
+            return Err(self.redact_focus(h, id, e).await);
+        }
         let frame = self.focused_origin(h, id).await?;
         let secret = filler.redeem(grant, &frame).map_err(fill_err)?;
         let values: Vec<&str> = targets
@@ -660,7 +662,9 @@ impl VaultWiring {
 
         let mut typed: Vec<&'static str> = Vec::new();
         for (i, (t, v)) in targets.iter().zip(&values).enumerate() {
-            let step = async {
+            let word = field_word(t.field);
+            // Up to the clear, a failure leaves this field as it was.
+            let ready = async {
                 if i > 0 {
                     focus(&tab, id, *t).await?;
                     // Never type a value into a frame of another site, whatever focus did.
@@ -668,23 +672,39 @@ impl VaultWiring {
                         return Err(refused("focus moved to a frame of another site; stopped"));
                     }
                 }
-                element(&tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await?;
-                tab.type_text(v).await.map_err(|e| tab_err(id, e))
+                element(&tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await
             };
-            match step.await {
-                Ok(()) => typed.push(field_word(t.field)),
-                Err(e) if typed.is_empty() && e.nothing_sent() => return Err(e),
+            if let Err(e) = ready.await {
+                let e = self.redact_focus(h, id, e).await;
+                return Err(if typed.is_empty() {
+                    e
+                } else {
+                    stopped(&typed, word, false, e)
+                });
+            }
+            match tab.type_text(v).await {
+                Ok(()) => typed.push(word),
+                // Not one key of this field went in, and none of a later one was sent.
+                Err(crate::tab::TabError::FocusMoved { typed: 0, went, .. }) => {
+                    let e = BackendError::FocusMoved {
+                        typed: 0,
+                        total: 0,
+                        went,
+                    };
+                    return Err(stopped(&typed, word, true, self.redact_focus(h, id, e).await));
+                }
+                // Some of its characters may have gone in.
                 Err(e) if typed.is_empty() => {
                     return Err(BackendError::ActionOutcomeUnknown(format!(
-                        "while filling the {}: {e}",
-                        field_word(t.field)
+                        "while typing the {word}: {}",
+                        tab_err(id, e)
                     )));
                 }
                 Err(e) => {
                     return Err(BackendError::ActionOutcomeUnknown(format!(
-                        "the {} was typed, then filling the {} failed: {e}",
+                        "the {} was typed, then while typing the {word}: {}",
                         typed.join(" and "),
-                        field_word(t.field)
+                        tab_err(id, e)
                     )));
                 }
             }
@@ -713,6 +733,21 @@ impl VaultWiring {
     fn nothing_filled(&self) -> bool {
         let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
         g.tabs.is_empty() && g.sites.is_empty()
+    }
+
+    /// `e`, with where focus went (page text) redacted like any read of the tab.
+    async fn redact_focus(&self, h: &Handle, id: TabId, e: BackendError) -> BackendError {
+        match e {
+            BackendError::FocusMoved {
+                typed,
+                total,
+                mut went,
+            } => {
+                self.redact_live(h, id, &mut [&mut went]).await;
+                BackendError::FocusMoved { typed, total, went }
+            }
+            other => other,
+        }
     }
 
     async fn focused_origin(&self, h: &Handle, id: TabId) -> BackendResult<Origin> {
@@ -835,8 +870,38 @@ async fn element(
         })
 }
 
+/// Focuses `t`'s field and checks focus stayed there: a focus handler can move it (a popup, a
+/// re-render), and then nothing may be typed.
 async fn focus(tab: &crate::tab::Tab, id: TabId, t: VaultTarget) -> BackendResult<()> {
-    element(tab, id, t, aperture_engine::protocol::ElementOp::Focus).await
+    use aperture_engine::protocol::ElementOp;
+    element(tab, id, t, ElementOp::Focus).await?;
+    let check = tab
+        .element(t.walk_id, t.idx, ElementOp::Focused)
+        .await
+        .map_err(|e| match e {
+            crate::tab::TabError::Walker(w) => BackendError::from_walker(t.walk_id, w),
+            other => tab_err(id, other),
+        })?;
+    match check.focus {
+        // Counts are left out: a fill's would be a secret's length.
+        Some(went) => Err(BackendError::FocusMoved {
+            typed: 0,
+            total: 0,
+            went: went.line(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A fill that stopped before typing anything into `field` (emptied first when `emptied`),
+/// after filling `filled` whole.
+fn stopped(filled: &[&str], field: &str, emptied: bool, why: BackendError) -> BackendError {
+    BackendError::FillStopped {
+        filled: filled.iter().map(|f| f.to_string()).collect(),
+        stopped: field.to_string(),
+        emptied,
+        why: Box::new(why),
+    }
 }
 
 #[cfg(test)]

@@ -804,3 +804,126 @@ console.log("stored " + v);
     drop(cl);
     drop(browser);
 }
+
+/// Sign-in forms whose field hands focus to a cookie banner the moment it gets it: on `/first`
+/// the username field does, on `/second` the password field. Every key the page receives is
+/// reported to `/k/<target id>`.
+fn focus_thief(thief: &str) -> String {
+    format!(
+        r#"<!doctype html><html><head><title>Sign in</title></head><body>
+<label>Username <input id="u" autocomplete="username"></label>
+<label>Password <input id="p" type="password" autocomplete="current-password"></label>
+<div role="dialog" aria-label="Cookies"><button id="ok">Accept cookies</button></div>
+<script>
+document.getElementById("{thief}").addEventListener("focus", () => document.getElementById("ok").focus());
+document.addEventListener("keydown", (e) => fetch("/k/" + e.target.id, {{keepalive: true}}));
+</script></body></html>"#
+    )
+}
+
+/// A fill whose focus never reaches the field types nothing and says so: a refusal with
+/// nothing sent when it is the first field, and "the username was filled, nothing was typed
+/// into the password field" when it is the second; never OUTCOME UNKNOWN, which is only for
+/// characters that may have gone in.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fill_whose_focus_is_taken_types_nothing_and_says_so() {
+    cef_dir();
+    let s = Scratch::new("focus-thief");
+    let server = Server::start(
+        HashMap::from([
+            ("/first".to_string(), focus_thief("u")),
+            ("/second".to_string(), focus_thief("p")),
+        ]),
+        None,
+    );
+    vault_cli(&s.profile, &s.pass, &["init", "--insecure-fast-kdf"], None);
+    let entry = vault_cli(
+        &s.profile,
+        &s.pass,
+        &[
+            "add",
+            "--origin",
+            &server.base,
+            "--label",
+            "Login",
+            "--username",
+            USERNAME,
+        ],
+        Some(&format!("{PASSWORD}\n")),
+    )
+    .trim()
+    .to_string();
+    let browser = Launch::new(exe())
+        .arg("--vault-passphrase-file")
+        .arg(&s.pass)
+        .args(["--vault-allow-fill", &server.base])
+        .profile(&s.profile)
+        .start()
+        .await;
+    let cl = browser.connect().await;
+    let keys = || -> Vec<String> {
+        server
+            .requests()
+            .into_iter()
+            .filter(|p| p.starts_with("/k/"))
+            .collect()
+    };
+
+    ok(&call(
+        &cl,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/first")}),
+    )
+    .await);
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let (u, p) = (ref_on(&snap, "Username"), ref_on(&snap, "Password"));
+    let t = refused(
+        &call(
+            &cl,
+            "vault_request_fill",
+            json!({"entry": entry, "username": u, "password": p}),
+        )
+        .await,
+    );
+    assert_clean(&t, "the refused fill");
+    assert!(!t.contains("OUTCOME UNKNOWN"), "{t}");
+    assert!(t.contains("nothing was filled:"), "{t}");
+    assert!(
+        t.contains("keyboard focus is not on the field, so nothing was typed; focus is on:"),
+        "{t}"
+    );
+    assert!(t.contains("Accept cookies"), "{t}");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(keys().is_empty(), "keys reached the page: {:?}", keys());
+
+    // The second field's focus is taken: the username is in, the password field untouched.
+    ok(&call(
+        &cl,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/second")}),
+    )
+    .await);
+    let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
+    let (u, p) = (ref_on(&snap, "Username"), ref_on(&snap, "Password"));
+    let t = refused(
+        &call(
+            &cl,
+            "vault_request_fill",
+            json!({"entry": entry, "username": u, "password": p}),
+        )
+        .await,
+    );
+    assert_clean(&t, "the stopped fill");
+    assert!(!t.contains("OUTCOME UNKNOWN"), "{t}");
+    assert!(
+        t.contains("the username was filled; nothing was typed into the password field: keyboard focus is not on the field"),
+        "{t}"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let got = keys();
+    // Keys into the username field only (a character without a key, such as '.', has no keydown).
+    assert!(!got.is_empty() && got.iter().all(|k| k == "/k/u"), "{got:?}");
+
+    drop(cl);
+    drop(browser);
+}

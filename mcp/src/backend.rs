@@ -409,6 +409,21 @@ pub enum BackendError {
         /// Where focus went (page text).
         went: String,
     },
+    /// A vault fill stopped before typing anything into the `stopped` field (emptied first
+    /// when `emptied`): the fields in `filled` hold their whole values, no later field was
+    /// touched. `why` says what stopped it. Nothing in it is uncertain, and it names no count
+    /// (a count of characters would be a secret's length).
+    #[error("{}", fill_stopped_words(.filled, .stopped, *.emptied, .why))]
+    FillStopped {
+        /// Fields filled whole (`username`...).
+        filled: Vec<String>,
+        /// The field nothing was typed into.
+        stopped: String,
+        /// Whether that field was emptied before the stop.
+        emptied: bool,
+        /// What stopped the fill.
+        why: Box<BackendError>,
+    },
     /// The vault refused before anything was typed: locked, no such entry for this page's
     /// origin (one answer for unknown and foreign ids), the human has not allowed fills here.
     /// Terminal: there is no override to retry with.
@@ -417,6 +432,19 @@ pub enum BackendError {
     /// Anything else, described for the agent.
     #[error("{0}")]
     Other(String),
+}
+
+fn fill_stopped_words(filled: &[String], stopped: &str, emptied: bool, why: &BackendError) -> String {
+    let into = if emptied {
+        format!("the {stopped} field was emptied, then nothing was typed into it")
+    } else {
+        format!("nothing was typed into the {stopped} field")
+    };
+    if filled.is_empty() {
+        format!("{into}: {why}")
+    } else {
+        format!("the {} was filled; {into}: {why}", filled.join(" and "))
+    }
 }
 
 fn focus_words(typed: usize, total: usize) -> String {

@@ -170,6 +170,11 @@ impl Aperture {
                     .backend_error(&e)
                     .mark_error();
             }
+            // Known to the field: what was filled, and that nothing went into the rest.
+            Err(e @ BackendError::FillStopped { .. }) => Reply::new()
+                .say(format!("filling {filled} stopped:"))
+                .backend_error(&e)
+                .mark_error(),
             Err(e) => StepFail::Unknown(e)
                 .render(Reply::new().say(format!("filling {filled}:")))
                 .mark_error(),
