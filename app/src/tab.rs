@@ -2,6 +2,7 @@
 //! does to a page. Each method posts a job to the UI thread and awaits its answer with a
 //! timeout, so a hung page or a dead renderer is an error, never a hang.
 
+use crate::browser::frames::{self, Target};
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use crate::browser::{Actor, Handle};
 use crate::keys;
@@ -319,7 +320,7 @@ pub enum Nav {
 
 impl Tab {
     /// Runs `f` on the UI thread with the actor.
-    async fn ui<R: Send + 'static>(
+    pub(crate) async fn ui<R: Send + 'static>(
         &self,
         f: impl FnOnce(&Actor) -> R + Send + 'static,
     ) -> Result<R, TabError> {
@@ -385,6 +386,16 @@ impl Tab {
     }
 
     async fn rpc_within(&self, request: String, timeout: Duration) -> Result<String, TabError> {
+        self.rpc_to(Target::Main, request, timeout).await
+    }
+
+    /// Sends one request to the walker of the frame `target` names.
+    pub(crate) async fn rpc_to(
+        &self,
+        target: Target,
+        request: String,
+        timeout: Duration,
+    ) -> Result<String, TabError> {
         let id = self.id;
         let (tx, rx) = oneshot::channel();
         let rid = self
@@ -392,7 +403,7 @@ impl Tab {
                 if let Some(why) = dead_renderer(a, id) {
                     return Err(TabError::RendererGone(why));
                 }
-                let f = browser_of(a, id)?.main_frame().ok_or(TabError::NoSuchTab(id))?;
+                let f = frames::frame_of(a, id, browser_of(a, id)?, target)?;
                 let rid = a.next_id();
                 a.with(|st| st.add_rpc(rid, id, tx));
                 f.send_script_request(rid, &request);
@@ -407,7 +418,17 @@ impl Tab {
     }
     /// Sends a walker request and reads its typed answer.
     async fn ask<T: serde::de::DeserializeOwned>(&self, req: &Request) -> Result<T, TabError> {
-        let json = self.rpc(req.to_json()).await?;
+        self.ask_to(frames::target_of(req), req, RPC_TIMEOUT).await
+    }
+
+    /// Sends a walker request to the walker of `target` and reads its typed answer.
+    pub(crate) async fn ask_to<T: serde::de::DeserializeOwned>(
+        &self,
+        target: Target,
+        req: &Request,
+        within: Duration,
+    ) -> Result<T, TabError> {
+        let json = self.rpc_to(target, req.to_json(), within).await?;
         protocol::parse_reply(&json).map_err(TabError::Walker)
     }
 
@@ -419,14 +440,22 @@ impl Tab {
         }
     }
 
-    /// Walks the page in the render process.
+    /// Walks the page in the render process, and each frame of another origin in its own
+    /// (merged under its `<iframe>`: see `browser::frames`).
     pub async fn walk(&self) -> Result<Walk, TabError> {
-        self.ask_retrying(&Request::Walk { cap: None }).await
+        let main = self
+            .ask_retrying(&Request::Walk {
+                cap: None,
+                sub: false,
+            })
+            .await?;
+        frames::walk_frames(self, main).await
     }
 
-    /// An element operation on the latest walk's element `idx`.
+    /// An element operation on the latest walk's element `idx` (in whichever frame's
+    /// renderer holds it).
     pub async fn element(&self, walk_id: u64, idx: u32, op: ElementOp) -> Result<ElementReply, TabError> {
-        self.ask(&Request::element(walk_id, idx, op)).await
+        frames::element(self, walk_id, idx, op).await
     }
 
     /// The OS process id of the renderer serving this tab.
@@ -711,7 +740,7 @@ impl Tab {
             }
         };
         tokio::select! {
-            r = self.rpc_within(req.to_json(), within) => {
+            r = self.rpc_to(frames::target_of(req), req.to_json(), within) => {
                 protocol::parse_reply(&r?).map(Some).map_err(TabError::Walker)
             }
             _ = until_dialog => Ok(None),
@@ -747,7 +776,9 @@ impl Tab {
 
     /// The page's input state.
     async fn state_within(&self, within: Duration) -> Result<InputState, TabError> {
-        let json = self.rpc_within(Request::Inputs.to_json(), within).await?;
+        let json = self
+            .rpc_to(Target::Input, Request::Inputs.to_json(), within)
+            .await?;
         protocol::parse_reply::<InputState>(&json).map_err(TabError::Walker)
     }
 

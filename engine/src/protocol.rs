@@ -8,7 +8,7 @@
 //!
 //! | request | reply |
 //! |---|---|
-//! | `{"op":"walk"}`, optionally `"cap":N` (element cap, default 25000) | a [`Walk`] |
+//! | `{"op":"walk"}`, optionally `"cap":N` (element cap, default 25000) and `"sub":true` (a frame of another origin: its `slot`, or only `reached`) | a [`Walk`] |
 //! | `{"op":"el","walk_id":W,"idx":I,"do":D,…}` on element `I` of walk `W`, which must be the renderer's latest walk | [`ElementReply`] |
 //! | `{"op":"text"}`, optionally `"cap":N` (default 20000) | [`TextReply`], the body's `innerText` |
 //! | `{"op":"inputs"}` | [`InputState`]: trusted events the window has seen, where an aimed pointer action landed, what a focus guard stopped |
@@ -55,6 +55,11 @@ pub enum Request {
         /// Most elements to report; the walker's default (25000) when `None`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cap: Option<u32>,
+        /// Walk as a frame of another origin, for the app to place under its `<iframe>`: the
+        /// walk says its `slot`, or only `reached` when the parent's walker walks this
+        /// document itself.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        sub: bool,
     },
     /// An operation on element `idx` of walk `walk_id`.
     El {
@@ -520,8 +525,24 @@ mod tests {
     #[test]
     fn requests_serialise_to_what_the_walker_reads() {
         let cases: Vec<(Request, &str)> = vec![
-            (Request::Walk { cap: None }, r#"{"op":"walk"}"#),
-            (Request::Walk { cap: Some(500) }, r#"{"op":"walk","cap":500}"#),
+            (
+                Request::Walk {
+                    cap: None,
+                    sub: false,
+                },
+                r#"{"op":"walk"}"#,
+            ),
+            (
+                Request::Walk {
+                    cap: Some(500),
+                    sub: false,
+                },
+                r#"{"op":"walk","cap":500}"#,
+            ),
+            (
+                Request::Walk { cap: None, sub: true },
+                r#"{"op":"walk","sub":true}"#,
+            ),
             (Request::Text { cap: None }, r#"{"op":"text"}"#),
             (Request::Text { cap: Some(20000) }, r#"{"op":"text","cap":20000}"#),
             (Request::Inputs, r#"{"op":"inputs"}"#),
@@ -621,7 +642,10 @@ mod tests {
             assert!(WALKER.contains(field), "walker.js does not read {field}");
         }
         let all = [
-            wire(&Request::Walk { cap: Some(1) }),
+            wire(&Request::Walk {
+                cap: Some(1),
+                sub: true,
+            }),
             wire(&Request::Text { cap: Some(1) }),
             wire(&Request::element(1, 2, ElementOp::Select { values: vec![] })),
             wire(&Request::element(1, 2, ElementOp::Text { cap: Some(1) })),

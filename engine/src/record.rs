@@ -35,6 +35,13 @@ pub struct Walk {
     /// wait for this to pass a quiet window, so client-rendered apps are seen rendered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dom_quiet_ms: Option<u64>,
+    /// A frame's walk (`Request::Walk` with `sub`): this window's index among its parent's
+    /// child frames, matched by the app against an `<iframe>`'s [`NodeRecord::slot`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u32>,
+    /// A frame's walk that was not taken: the parent's walker reaches this document itself.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub reached: bool,
 }
 
 /// One option of a `<select>`, as the walker lists it on the select's record.
@@ -68,6 +75,14 @@ pub struct Rect {
     pub y: f32,
     pub w: f32,
     pub h: f32,
+}
+
+/// An offset in CSS pixels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Offset {
+    pub x: f32,
+    pub y: f32,
 }
 
 /// A tri-state ARIA value (`aria-checked="mixed"`).
@@ -191,6 +206,14 @@ pub struct NodeRecord {
     /// listener, or a `cursor: pointer` region) rather than by what the element is.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub scripted: bool,
+    /// An `<iframe>` the walker could not enter (a document of another origin, walked in its
+    /// own renderer): its frame's index in `window.frames`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot: Option<u32>,
+    /// With `slot`: where the frame's viewport starts inside the iframe's border box (its
+    /// borders and padding).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inset: Option<Offset>,
 }
 
 fn is_zero(v: &u32) -> bool {

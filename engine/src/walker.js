@@ -81,6 +81,9 @@
     iframeDoc: getter(G.HTMLIFrameElement.prototype, 'contentDocument'),
     nodeListLength: getter(G.NodeList.prototype, 'length'),
     frameElement: getter(G.Window.prototype, 'frameElement') || getter(G, 'frameElement'),
+    contentWindow: getter(G.HTMLIFrameElement.prototype, 'contentWindow'),
+    // Own accessors of the window ([Replaceable]): captured before the page can shadow them.
+    frameCount: getter(G, 'length'), parent: getter(G, 'parent'),
     parentNode: getter(NodeP, 'parentNode'),
     host: getter(G.ShadowRoot.prototype, 'host'),
     srActive: getter(G.ShadowRoot.prototype, 'activeElement'),
@@ -335,6 +338,33 @@
     return { x: apply(rectGet.x, r, []), y: apply(rectGet.y, r, []), w: apply(rectGet.w, r, []), h: apply(rectGet.h, r, []) };
   }
   function round1(v) { return mathRound(v * 10) / 10; }
+
+  // Frames of other sites live in other renderers, whose walkers answer for them; the app
+  // matches each such frame's walk to its <iframe> by the frame's index among its parent's
+  // child frames (`window.frames`, tree order), which both sides can compute: the parent by
+  // comparing each frame's WindowProxy with the iframe's contentWindow, the child by finding
+  // itself among its parent's frames (both allowed across origins).
+  function slotOf(el) {
+    const cw = safe(g.contentWindow, el, null);
+    if (!cw) return -1;
+    const n = safe(g.frameCount, G, 0);
+    for (let i = 0; i < n && i < 1000; i++) if (G[i] === cw) return i;
+    return -1;
+  }
+  // This window's index among its parent's frames, when the parent cannot reach this
+  // document itself (a frame of another origin); -1 for a top window, -2 when the parent's
+  // walker walks this document inline.
+  function ownSlot() {
+    const p = safe(g.parent, G, null);
+    if (!p || p === G) return -1;
+    if (safe(g.frameElement, G, null)) return -2;
+    try {
+      const n = p.length;
+      for (let i = 0; i < n && i < 1000; i++) if (p[i] === G) return i;
+    } catch (e) { /* a parent gone mid-walk */ }
+    return -1;
+  }
+  function px(cs, prop) { return +apply(strSlice, apply(m.getPropertyValue, cs, [prop]), [0, -2]) || 0; }
 
   function roleOf(el, tag) {
     const explicit = attr(el, 'role');
@@ -818,8 +848,16 @@
 
   function tri(v) { return v === 'true' ? 'true' : v === 'false' ? 'false' : v === 'mixed' ? 'mixed' : undefined; }
 
-  function walk(cap) {
+  function walk(cap, sub) {
     const t0 = now();
+    // A frame's walk for the app to place under its <iframe>: none when the parent's walker
+    // reaches this document itself.
+    const mySlot = sub ? ownSlot() : -1;
+    if (sub && mySlot < 0) {
+      const out = obj();
+      out.reached = true;
+      return out;
+    }
     const id = ++walkSeq;
     const els = arr(), frames = arr(), nodes = arr();
     const nodeCap = cap > 0 ? cap : DEFAULT_NODE_CAP;
@@ -894,6 +932,9 @@
       const sr = apply(g.shadowRoot, el, []);
       const iframeDoc = tag === 'iframe' ? apply(g.iframeDoc, el, []) : null;
       if (iframeDoc) instrument(apply(g.defaultView, iframeDoc, []));
+      // A frame this walk cannot enter (another origin), in this walker's own document: the
+      // app walks it in its own renderer and places it here.
+      const slot = tag === 'iframe' && !iframeDoc && frame === 0 ? slotOf(el) : -1;
       const report = actionable || focusable || editable || role !== null || text !== '' || !!domId ||
         !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
       let myIdx = parentIdx;
@@ -975,6 +1016,14 @@
           if (text !== '' && myPads) n.pad = myPads;
         }
         if (scripted) n.scripted = true;
+        if (slot >= 0) {
+          n.slot = slot;
+          // Where the frame's viewport starts inside the iframe's box: its content box.
+          const ins = obj();
+          ins.x = round1(px(cs, 'border-left-width') + px(cs, 'padding-left'));
+          ins.y = round1(px(cs, 'border-top-width') + px(cs, 'padding-top'));
+          n.inset = ins;
+        }
         if (byPointer) pointerOnly[pointerOnly.length] = myIdx;
         if (tag === 'select') listOptions(el, n);
         if (tag === 'label') {
@@ -1037,6 +1086,7 @@
     lastWalk = { id: id, els: els, frames: frames };
     const out = obj();
     out.walk_id = id;
+    if (mySlot >= 0) out.slot = mySlot;
     out.dom_quiet_ms = domQuietMs();
     out.url = apply(g.URL, topDoc, []);
     out.title = collapse(apply(g.title, topDoc, []), 300);
@@ -1280,8 +1330,14 @@
   // of it is engine/src/protocol.rs (`Request`, `ElementOp`, the reply types, `WalkerError`);
   // keep the two in agreement. Absent optional fields take the defaults shown.
   //
-  //   {"op":"walk","cap":N}     N = element cap (optional, default 25000)
-  //       -> a Walk (engine/src/record.rs)
+  //   {"op":"walk","cap":N,"sub":B}  N = element cap (optional, default 25000); B (optional,
+  //                             default false): walk as a frame of another origin, for the
+  //                             app to place under its <iframe>
+  //       -> a Walk (engine/src/record.rs); with "sub", {"reached":true} instead when the
+  //          parent's walker walks this document itself, else the Walk has "slot":I, this
+  //          window's index among its parent's frames. A Walk marks each <iframe> it cannot
+  //          enter with "slot" (its frame's index in window.frames) and "inset" (where the
+  //          frame's viewport starts in the iframe's box)
   //   {"op":"el","walk_id":W,"idx":I,"do":D,...}  on element I of walk W, which must be the
   //                             latest walk (else "stale"); D is one of
   //       "rect"                just report where the element is
@@ -1356,7 +1412,7 @@
     const op = req.op;
     let out;
     try {
-      if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0);
+      if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0, req.sub === true);
       else if (op === 'el') out = elementOp(req);
       else if (op === 'inputs') out = inputState();
       else if (op === 'void') {

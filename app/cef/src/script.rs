@@ -1,7 +1,9 @@
-//! The script channel between the browser process and a page's renderer: at each main-frame
+//! The script channel between the browser process and a page's renderers: at each frame's
 //! V8 context creation the renderer evaluates the app's script (which must evaluate to a
 //! function) and keeps that function in native code, never on the page's global; the browser
-//! sends it string requests as process messages and gets string answers back.
+//! sends a frame string requests as process messages and gets string answers back from the
+//! script of that frame's current context. Every frame gets the script, so a frame of another
+//! site (in its own renderer, out of reach of the main frame's script) answers for itself.
 //!
 //! Messages: `aperture.req` [id_lo, id_hi, request] and `aperture.rep` [id_lo, id_hi, reply,
 //! error]. The request named by [`crate::AppConfig::pid_request`] is answered natively with the
@@ -71,13 +73,13 @@ struct Installed {
 pub(crate) struct ScriptHost {
     source: &'static str,
     pid_request: &'static str,
-    /// Per browser id: the script function of its main frame's current context.
-    installed: RefCell<HashMap<i32, Installed>>,
+    /// Per frame identifier: the script function of the frame's current context.
+    installed: RefCell<HashMap<String, Installed>>,
 }
 
 type Host = RcBox<cef_render_process_handler_t, ScriptHost>;
 
-/// A new render-process handler that hosts `source` in every main-frame context.
+/// A new render-process handler that hosts `source` in every frame's context.
 pub(crate) fn render_process_handler(
     source: &'static str,
     pid_request: &'static str,
@@ -107,12 +109,9 @@ extern "C" fn on_context_created(
 ) {
     // SAFETY: callback arguments carry references for us to release.
     let (b, f, ctx) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(ctx)) };
-    let (Some(b), Some(f), Some(ctx)) = (b, f, ctx) else {
+    let (Some(_b), Some(f), Some(ctx)) = (b, f, ctx) else {
         return;
     };
-    if !f.is_main() {
-        return; // Same-process iframes are reached from the main frame's script.
-    }
     // SAFETY: the handler data of an object made by render_process_handler.
     let host = unsafe { Host::data(this) };
     let code = CefStr::new(host.source);
@@ -122,7 +121,7 @@ extern "C" fn on_context_created(
     // SAFETY: a live browser and context on the renderer thread; eval's out-parameters are
     // new references (or NULL) that we adopt.
     unsafe {
-        let id = call!(b.get_identifier());
+        let id = f.id();
         let ok = call!(ctx.eval(code.as_ptr(), url.as_ptr(), 1, &mut ret, &mut exc));
         let exc = Ref::adopt(exc);
         match (ok, Ref::adopt(ret)) {
@@ -153,15 +152,12 @@ extern "C" fn on_context_released(
 ) {
     // SAFETY: callback arguments carry references for us to release.
     let (b, f, ctx) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(ctx)) };
-    let (Some(b), Some(f), Some(ctx)) = (b, f, ctx) else {
+    let (Some(_b), Some(f), Some(ctx)) = (b, f, ctx) else {
         return;
     };
-    if !f.is_main() {
-        return;
-    }
     // SAFETY: as in on_context_created.
     let host = unsafe { Host::data(this) };
-    let id = unsafe { call!(b.get_identifier()) };
+    let id = f.id();
     let removed = {
         let mut m = host.installed.borrow_mut();
         // SAFETY: is_same takes a reference to its argument, which into_cef provides.
@@ -182,11 +178,11 @@ extern "C" fn on_process_message_received(
 ) -> c_int {
     // SAFETY: callback arguments carry references for us to release.
     let (b, f, msg) = unsafe { (Ref::adopt(b), Frame::adopt(f), Ref::adopt(msg)) };
-    let (Some(b), Some(f), Some(msg)) = (b, f, msg) else {
+    let (Some(_b), Some(f), Some(msg)) = (b, f, msg) else {
         return 0;
     };
     // SAFETY: getters on live objects; userfree strings freed once.
-    let (lo, hi, req, id) = unsafe {
+    let (lo, hi, req) = unsafe {
         if from_userfree(call!(msg.get_name())) != REQUEST {
             return 0;
         }
@@ -197,12 +193,12 @@ extern "C" fn on_process_message_received(
             call!(args.get_int(0)),
             call!(args.get_int(1)),
             from_userfree(call!(args.get_string(2))),
-            call!(b.get_identifier()),
         )
     };
+    let id = f.id();
     // SAFETY: as in on_context_created.
     let host = unsafe { Host::data(this) };
-    let (body, err) = match run(host, id, &req) {
+    let (body, err) = match run(host, &id, &req) {
         Ok(s) => (s, String::new()),
         Err(e) => (String::new(), e),
     };
@@ -221,14 +217,14 @@ extern "C" fn on_process_message_received(
     1
 }
 
-fn run(host: &ScriptHost, id: i32, req: &str) -> Result<String, String> {
+fn run(host: &ScriptHost, id: &str, req: &str) -> Result<String, String> {
     if req == host.pid_request {
         return Ok(std::process::id().to_string());
     }
     let (ctx, function) = host
         .installed
         .borrow()
-        .get(&id)
+        .get(id)
         .map(|i| (i.context.clone(), i.function.clone()))
         .ok_or("the page has no script context yet (still loading?)")?;
     // SAFETY: V8 calls on the renderer thread, inside the entered context as CEF requires;

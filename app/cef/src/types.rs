@@ -85,6 +85,28 @@ impl Browser {
         // SAFETY: returns a new reference or NULL.
         unsafe { Frame::adopt(call!(self.get_focused_frame())) }
     }
+    /// The identifiers of every frame of the browser (cross-site frames in other renderers
+    /// included), in no particular order.
+    pub fn frame_ids(&self) -> Vec<String> {
+        let a = api();
+        // SAFETY: a list we allocate, fill through CEF and free once.
+        unsafe {
+            let list = (a.cef_string_list_alloc)();
+            if list.is_null() {
+                return Vec::new();
+            }
+            call!(self.get_frame_identifiers(list));
+            let out = crate::page::read_list(list);
+            (a.cef_string_list_free)(list);
+            out
+        }
+    }
+    /// The frame with identifier `id`, while it exists.
+    pub fn frame(&self, id: &str) -> Option<Frame> {
+        let s = CefStr::new(id);
+        // SAFETY: a live browser; the string is borrowed for the call; a new reference or NULL.
+        unsafe { Frame::adopt(call!(self.get_frame_by_identifier(s.as_ptr()))) }
+    }
     pub fn can_go_back(&self) -> bool {
         // SAFETY: a live browser.
         unsafe { call!(self.can_go_back()) != 0 }
@@ -115,6 +137,22 @@ impl Frame {
     pub fn is_main(&self) -> bool {
         // SAFETY: a live frame.
         unsafe { call!(self.is_main()) != 0 }
+    }
+    /// The frame's identifier: unique for the frame's document host; a frame that swaps
+    /// hosts (a cross-process navigation) gets a new one.
+    pub fn id(&self) -> String {
+        // SAFETY: get_identifier returns a userfree string we free once.
+        unsafe { from_userfree(call!(self.get_identifier())) }
+    }
+    /// The frame that embeds this one (`None` for the main frame).
+    pub fn parent(&self) -> Option<Frame> {
+        // SAFETY: returns a new reference or NULL.
+        unsafe { Frame::adopt(call!(self.get_parent())) }
+    }
+    /// Whether the frame still exists (it has not navigated away to another host or gone).
+    pub fn is_valid(&self) -> bool {
+        // SAFETY: a live frame object.
+        unsafe { call!(self.is_valid()) != 0 }
     }
     pub fn url(&self) -> String {
         // SAFETY: get_url returns a userfree string we free once.

@@ -8,6 +8,7 @@
 //! inside a CEF callback (navigation from a DevTools observer) is queued with
 //! [`Actor::defer`] and runs after the callback returns.
 
+pub mod frames;
 mod handler;
 pub mod netwatch;
 pub mod page;

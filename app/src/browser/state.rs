@@ -76,6 +76,12 @@ pub struct TabRec {
     /// A restored tab's page, loaded when the tab is first shown (a restored session of many
     /// tabs does not load them all at start).
     pub pending_url: Option<String>,
+    /// Where the elements of the latest walk's other-origin frames live (see
+    /// `browser::frames`).
+    pub frames: Option<super::frames::Merged>,
+    /// The frame whose walker counts the input being sent: the frame of the element the
+    /// latest element op aimed at or focused (`None`: the main frame).
+    pub input_frame: Option<String>,
     /// Requests in flight, for the network-idle wait.
     pub net: super::netwatch::NetWatch,
 }
@@ -203,6 +209,8 @@ impl State {
                 refused_page: None,
                 asks: Default::default(),
                 pending_url: None,
+                frames: None,
+                input_frame: None,
                 net: Default::default(),
             },
         );

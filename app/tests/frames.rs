@@ -1,0 +1,195 @@
+//! Frames of another site (issue 15, item 2): a sign-in form in a cross-origin iframe, which
+//! under site isolation lives in a renderer of its own, is in the snapshot with refs, is filled
+//! and submitted through those refs with input landing inside the frame, and a ref from the
+//! frame is refused once the frame has navigated.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        // 127.0.0.1 and localhost are two sites: the frame gets a renderer of its own.
+        .allow_hosts(["127.0.0.1", "localhost"])
+        .start()
+        .await
+}
+
+/// The top page: the frame sits right of the page's left edge, inside a border and padding, so
+/// input aimed at the frame's elements must be moved by the iframe's content-box origin. The
+/// page says whether its script can reach the frame's document (it must not: another origin).
+fn top_page(frame_url: &str) -> String {
+    format!(
+        r#"<!doctype html><html><head><title>Checkout</title></head><body style="margin:0">
+<h1>Checkout</h1>
+<p id=xo>checking</p>
+<iframe id=f title="Sign-in frame" src="{frame_url}" style="margin-left:120px;border:6px solid #999;padding:9px;width:420px;height:320px"></iframe>
+<p><button onclick="this.textContent='Top pressed'">Top button</button></p>
+<script>
+addEventListener('load', () => {{
+  document.getElementById('xo').textContent =
+    document.getElementById('f').contentDocument === null ? 'frame is cross-origin' : 'frame is same-origin';
+}});
+</script></body></html>"#
+    )
+}
+
+/// The sign-in form. Submitting reports what it got to the fixture server (its log, which no
+/// answer of the browser can influence) and navigates the frame to a welcome page.
+const LOGIN: &str = r#"<!doctype html><html><head><title>Sign in</title></head><body style="margin:0">
+<form id=f action="/welcome" style="margin-top:40px">
+<p><label for=user>Username</label> <input id=user name=user></p>
+<p><label for=pass>Password</label> <input id=pass name=pass type=password></p>
+<p><button id=go>Sign in</button></p>
+</form>
+<script>
+document.getElementById('f').addEventListener('submit', () => {
+  const u = document.getElementById('user').value, p = document.getElementById('pass').value;
+  fetch('/got/' + encodeURIComponent(u) + '/' + encodeURIComponent(p), {keepalive: true});
+});
+</script></body></html>"#;
+
+const WELCOME: &str = r#"<!doctype html><html><head><title>Welcome</title></head><body>
+<p id=w>welcome</p>
+<button onclick="setTimeout(() => { location.href = '/login'; }, 300)">Continue</button>
+<button onclick="fetch('/later', {keepalive: true})">Later</button>
+<script>
+document.getElementById('w').textContent = 'Signed in as ' + new URLSearchParams(location.search).get('user');
+</script></body></html>"#;
+
+async fn act(c: &Client, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, "browser_act", args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+async fn snapshot(c: &Client) -> String {
+    text(&call(c, "browser_snapshot", json!({"full": true})).await)
+}
+
+/// Snapshots until one contains `needle` (a frame loads on its own schedule).
+async fn snapshot_with(c: &Client, needle: &str) -> String {
+    let start = Instant::now();
+    loop {
+        let s = snapshot(c).await;
+        if s.contains(needle) || start.elapsed() > Duration::from_secs(15) {
+            return s;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted() {
+    let browser = launch().await;
+    let frame_site = Server::start(
+        HashMap::from([
+            ("/login".to_string(), LOGIN.to_string()),
+            ("/welcome".to_string(), WELCOME.to_string()),
+        ]),
+        None,
+    );
+    let frame_url = frame_site.url("/login").replace("127.0.0.1", "localhost");
+    let top = Server::page(&top_page(&frame_url));
+    let c = browser.connect().await;
+    call(&c, "browser_tabs", json!({"action": "open", "url": top.url("/")})).await;
+
+    // The frame's form, under the iframe, with refs.
+    let snap = snapshot_with(&c, "Sign in").await;
+    assert!(snap.contains("frame is cross-origin"), "{snap}");
+    let user = role_ref(&snap, "textbox", "Username");
+    let pass = role_ref(&snap, "textbox", "Password");
+    let go = role_ref(&snap, "button", "Sign in");
+    let lines: Vec<&str> = snap.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{snap}"))
+    };
+    let indent = |i: usize| lines[i].len() - lines[i].trim_start().len();
+    let (iframe, field) = (at("Sign-in frame"), at(&format!("{user} ")));
+    assert!(
+        iframe < field && indent(field) > indent(iframe),
+        "the frame's content is under its iframe:\n{snap}"
+    );
+    // Refs of the frame are apart from the page's own, and stable across observations.
+    let top_button = role_ref(&snap, "button", "Top button");
+    assert_ne!(top_button, go);
+    let again = snapshot(&c).await;
+    assert_eq!(role_ref(&again, "textbox", "Username"), user, "{again}");
+    assert_eq!(role_ref(&again, "button", "Sign in"), go, "{again}");
+
+    // Filling types into the frame's fields (focus, keys and their counting in the frame).
+    let r = call(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": user, "value": "alice"}, {"ref": pass, "value": "s3cret"}]}),
+    )
+    .await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    let snap = snapshot(&c).await;
+    assert!(snap.contains(r#"value="alice""#), "{snap}");
+
+    // The page's own button still works (its elements are the main frame's).
+    let (err, t) = act(&c, json!({"action": "click", "ref": top_button})).await;
+    assert!(!err, "{t}");
+
+    // A trusted click on the frame's button lands on it: the form is submitted with the values.
+    let (err, t) = act(&c, json!({"action": "click", "ref": go})).await;
+    assert!(!err, "{t}");
+    let start = Instant::now();
+    while !frame_site.requests().iter().any(|p| p.starts_with("/got/"))
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let got: Vec<String> = frame_site
+        .requests()
+        .into_iter()
+        .filter(|p| p.starts_with("/got/"))
+        .collect();
+    assert_eq!(
+        got,
+        ["/got/alice/s3cret"],
+        "the frame's form got the typed values once"
+    );
+    let snap = snapshot_with(&c, "Signed in as alice").await;
+    assert!(snap.contains("Signed in as alice"), "{snap}");
+    assert!(snap.contains("Top pressed"), "{snap}");
+
+    // The frame navigated: a ref to its old document's field is refused, nothing is typed.
+    let (err, t) = act(&c, json!({"action": "type", "ref": user, "text": "mallory"})).await;
+    assert!(err, "a ref from the frame's previous document is refused: {t}");
+    assert!(t.contains(&format!("{user} is gone")), "{t}");
+    assert!(!snapshot(&c).await.contains("mallory"));
+
+    // The frame navigates on its own after the last observation: its old refs are refused
+    // by the frame (or found gone), never sent to the new document.
+    let snap = snapshot(&c).await;
+    let later = role_ref(&snap, "button", "Later");
+    let (err, t) = act(
+        &c,
+        json!({"action": "click", "ref": role_ref(&snap, "button", "Continue")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let start = Instant::now();
+    while frame_site.requests().iter().filter(|p| *p == "/login").count() < 2
+        && start.elapsed() < Duration::from_secs(10)
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (err, t) = act(&c, json!({"action": "click", "ref": later})).await;
+    assert!(err, "a ref from the frame's previous document is refused: {t}");
+    assert!(t.contains("nothing was sent"), "{t}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !frame_site.requests().iter().any(|p| p == "/later"),
+        "nothing reached the new document"
+    );
+}
