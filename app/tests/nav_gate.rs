@@ -289,3 +289,99 @@ async fn a_human_tab_on_a_refused_page_is_refused_to_the_agent_and_back_does_not
     let again = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
     assert!(again.contains(&format!("tab {tab}")), "{again}");
 }
+
+/// A name that passes the gate but connects to a refused address (DNS rebinding; here
+/// Chromium's resolver maps the name to 127.0.0.2): the document's connected address is checked
+/// when its response arrives (a DevTools observer callback), the tab leaves the page, and the
+/// browser lives on. Leaving the page is a navigation, which CEF does not allow from inside that
+/// callback (calling it there is what took the browser down before), so this is the path that
+/// must defer it.
+#[tokio::test]
+async fn a_name_that_connects_to_a_refused_address_is_left_and_the_browser_lives_on() {
+    let refused = Refused::start();
+    let port = refused
+        .other_host
+        .base
+        .rsplit(':')
+        .next()
+        .expect("port")
+        .to_string();
+    let name = "rebind.aperture-test.net";
+    let to = format!("http://{name}:{port}");
+    let a = Server::start_full(
+        "127.0.0.1",
+        HashMap::from([(
+            "/rebind".to_string(),
+            format!(
+                r#"<!doctype html><title>Allowed</title><h1>allowed page</h1><a href="{to}/x">rebound link</a>"#
+            ),
+        )]),
+        HashMap::new(),
+        None,
+    );
+    let rule = format!("host-resolver-rules=MAP {name} 127.0.0.2");
+    let b = launch(&a, &["--chromium-switch", rule.as_str()]).await;
+    let c = b.connect().await;
+
+    for round in 0..3 {
+        let (tab, first) = open(&c, &a.url("/rebind")).await;
+        assert!(first.contains("allowed page"), "round {round}: {first}");
+        let clicked = click(&c, tab, "link", "rebound link").await;
+        // The name passed the gate, so the request did reach 127.0.0.2: what matters is that
+        // the agent never gets the page and the tab is taken off it (until then, reads of the
+        // tab are refused).
+        let t = Instant::now();
+        let after = loop {
+            let s = snapshot(&c, tab).await;
+            assert!(
+                !clicked.contains("secret REFUSED") && !s.contains("secret REFUSED"),
+                "round {round}: the agent read the refused page:\nclick: {clicked}\nsnapshot: {s}"
+            );
+            if s.contains("url \"about:blank\"") || t.elapsed() > Duration::from_secs(15) {
+                break s;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        };
+        assert!(
+            b.pids().len() > 1,
+            "round {round}: the browser died; its stderr:\n{}",
+            b.stderr()
+        );
+        let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+        assert!(tabs.contains(&format!("tab {tab}")), "round {round}: {tabs}");
+        assert!(
+            !tabs.contains("REFUSED"),
+            "round {round}: no tab shows the refused page: {tabs}"
+        );
+        assert!(
+            after.contains("url \"about:blank\""),
+            "round {round}: the tab was not taken off the page: {after}"
+        );
+        let read = call(&c, "browser_read", json!({"tab": tab})).await;
+        assert!(
+            !text(&read).contains("secret REFUSED"),
+            "round {round}: {}",
+            text(&read)
+        );
+        let console = text(&call(&c, "browser_console", json!({"tab": tab})).await);
+        assert!(
+            console.contains("loopback-after-dns"),
+            "round {round}: the refusal names the rule: {console}"
+        );
+        // Navigating the tab to an allowed address works.
+        let r = text(
+            &call(
+                &c,
+                "browser_navigate",
+                json!({"tab": tab, "action": "goto", "url": a.url("/rebind")}),
+            )
+            .await,
+        );
+        assert!(r.contains("allowed page"), "round {round}: {r}");
+    }
+    assert!(
+        refused.other_host.requests().iter().any(|p| p == "/x"),
+        "the rebound name never reached 127.0.0.2, so nothing was tested: {:?}",
+        refused.other_host.requests()
+    );
+}
