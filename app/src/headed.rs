@@ -60,6 +60,8 @@ pub struct Config {
     pub blocker: Option<Arc<crate::privacy::BlockFilter>>,
     /// The profile's vault, for the vault window (`None` in the one-shot debug modes).
     pub vault: Option<Arc<crate::vault::VaultWiring>>,
+    /// How long an agent's vault fill waits for the human's consent.
+    pub vault_consent_timeout: Duration,
 }
 
 /// Runs the window until it closes (or `done`), on the main thread, after `runtime::init`.
@@ -149,6 +151,16 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
             .vault
             .clone()
             .map(|v| crate::vault_window::VaultWindows::new(v, waker.clone())),
+        consent: cfg.vault.as_ref().map(|v| {
+            let w = waker.clone();
+            let c = Arc::new(crate::consent::Consent::load(
+                &cfg.profile,
+                Box::new(move || w.schedule_work(Duration::ZERO)),
+                cfg.vault_consent_timeout,
+            ));
+            v.ask_human(c.clone());
+            c
+        }),
     };
     let restored = host.restore_session(!cfg.url_given);
     if cfg.url_given || !restored {
@@ -210,6 +222,8 @@ struct Headed {
     shot_path: Option<PathBuf>,
     /// The vault window (its own OS window, never a tab).
     vault_window: Option<crate::vault_window::VaultWindows>,
+    /// The human's consent to the agent's vault fills (the sheet over the page).
+    consent: Option<Arc<crate::consent::Consent>>,
 }
 
 impl Headed {
@@ -455,6 +469,11 @@ impl Headed {
             changed = true;
         }
         changed |= crate::asks::mirror(&self.actor, self.active, &mut m, &mut self.asks);
+        let consent = self.consent.as_ref().and_then(|c| c.current());
+        if m.vault_consent != consent {
+            m.vault_consent = consent;
+            changed = true;
+        }
         changed |= self.memory.mirror(&self.actor, &mut m);
         changed |= self.glue.mirror(&self.actor, &self.settings, &mut m);
         if m.show_bookmarks_bar != self.settings.show_bookmarks_bar {
@@ -852,6 +871,11 @@ impl Host for Headed {
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
             UiCommand::SetDarkFilter { .. } | UiCommand::SetColorScheme(_) | UiCommand::SetDarkDefault(_) => {
                 self.replan_all(None)
+            }
+            UiCommand::AnswerVaultConsent { id, answer } => {
+                if let Some(c) = &self.consent {
+                    c.answer(id, answer);
+                }
             }
             UiCommand::OpenVault => match &self.vault_window {
                 Some(v) => v.open(),

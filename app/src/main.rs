@@ -9,6 +9,7 @@ mod backend;
 mod browser;
 mod chromelog;
 mod cli;
+mod consent;
 mod headed;
 mod imaging;
 mod instance;
@@ -92,9 +93,14 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     vault_passphrase_file: Option<PathBuf>,
     /// The human's consent for the agent's vault fills on ORIGIN (`https://example.com`, exact
-    /// scheme, host and port). Repeatable; fills on other origins are refused.
+    /// scheme, host and port). Repeatable. Headless, fills on other origins are refused; with a
+    /// window, they ask the human.
     #[arg(long, value_name = "ORIGIN")]
     vault_allow_fill: Vec<String>,
+    /// With a window: how long an agent's vault fill waits for the human's answer before it
+    /// is refused.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    vault_consent_timeout: u64,
     /// Save downloads here (default: the XDG download directory, usually ~/Downloads).
     #[arg(long, value_name = "DIR")]
     download_dir: Option<PathBuf>,
@@ -481,6 +487,7 @@ fn run(cli: Cli) -> Result<i32> {
                 places: places.clone(),
                 blocker: blocker.clone(),
                 vault: vault.clone(),
+                vault_consent_timeout: std::time::Duration::from_secs(cli.vault_consent_timeout.max(1)),
             };
             if let Err(e) = headed::run(cfg, &actor, rx, &rt) {
                 finish(&code, Err(e));

@@ -11,10 +11,11 @@
 //! (to redeem them) and keeps both on the app side. The origin a fill is for is always read
 //! from the tab by the browser, never taken from the agent.
 //!
-//! Consent: a fill needs the human's yes, given where the agent cannot reach. Headless, the
-//! human gives it up front with `--vault-allow-fill ORIGIN` (exact scheme, host and port);
-//! a fill on any other origin is refused. The headed-mode native consent dialog is not built
-//! yet (follow-up): until it is, headed mode uses the same flag.
+//! Consent: a fill needs the human's yes, given where the agent cannot reach. With a window,
+//! a fill on an origin not yet approved raises the consent sheet (`crate::consent`) and waits
+//! for the human's answer. Headless there is nobody to ask: the human gives it up front with
+//! `--vault-allow-fill ORIGIN` (exact scheme, host and port), which also pre-approves in a
+//! window, and a fill on any other origin is refused.
 //!
 //! Known limits, stated rather than buried:
 //! * Screenshots are not redacted: a filled username is visible in `browser_capture` pixels
@@ -409,6 +410,7 @@ pub fn load(
         slot: Mutex::new(vault),
         allow_fill: allow,
         taint: Mutex::new(Taint::default()),
+        consent: std::sync::OnceLock::new(),
     })))
 }
 
@@ -429,6 +431,8 @@ pub struct VaultWiring {
     allow_fill: Vec<Origin>,
     /// Values filled, per tab and per (container, site).
     taint: Mutex<Taint>,
+    /// The window's consent sheet; unset headless (no human to ask).
+    consent: std::sync::OnceLock<Arc<crate::consent::Consent>>,
 }
 
 /// Said when the profile has no vault at all.
@@ -453,6 +457,11 @@ impl VaultWiring {
             *g = Some(Vault::open(&self.path)?);
         }
         Ok(g.clone())
+    }
+
+    /// From now on, fills on origins not pre-approved ask the human through `consent`.
+    pub fn ask_human(&self, consent: Arc<crate::consent::Consent>) {
+        let _ = self.consent.set(consent);
     }
 
     /// Makes `v` (just created by the vault window) the profile's vault.
@@ -623,10 +632,7 @@ impl VaultWiring {
         // Consent before anything else, so on an origin the human did not approve the answer
         // says nothing about which ids exist.
         if !self.allow_fill.contains(&origin) {
-            return Err(refused(
-                "the human has not allowed vault fills on this page's origin (the browser must be \
-                 started with --vault-allow-fill for it); nothing was typed",
-            ));
+            self.consent(h, id, &origin, &targets).await?;
         }
         let eid = EntryId::parse(entry).ok_or_else(|| refused(NOT_AVAILABLE))?;
         let target = if targets.iter().any(|t| t.field == FillField::OneTimeCode) {
@@ -710,6 +716,49 @@ impl VaultWiring {
             }
         }
         Ok(())
+    }
+
+    /// The human's yes for filling `targets` on `origin`, asked in the window; headless,
+    /// only the start-up allowlist says yes.
+    async fn consent(
+        &self,
+        h: &Handle,
+        id: TabId,
+        origin: &Origin,
+        targets: &[VaultTarget],
+    ) -> BackendResult<()> {
+        use crate::consent::{Refusal, Request};
+        let Some(c) = self.consent.get() else {
+            return Err(refused(
+                "the human has not allowed vault fills on this page's origin (a browser without a \
+                 window asks nobody: it must be started with --vault-allow-fill for it); nothing \
+                 was typed",
+            ));
+        };
+        let tab_title = h
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
+            .await
+            .map_err(|e| tab_err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))?;
+        let mut fields: Vec<String> = Vec::new();
+        for t in targets {
+            let w = field_word(t.field).to_string();
+            if !fields.contains(&w) {
+                fields.push(w);
+            }
+        }
+        let req = Request {
+            origin: origin.to_string(),
+            fields,
+            tab_title,
+        };
+        c.ask(req).await.map_err(|r| match r {
+            Refusal::Denied => refused("the human denied this fill; nothing was typed"),
+            Refusal::TimedOut(d) => refused(format!(
+                "the human did not answer the fill request within {} s; nothing was typed",
+                d.as_secs()
+            )),
+        })
     }
 
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
@@ -935,6 +984,7 @@ mod tests {
             slot: Mutex::new(Some(v)),
             allow_fill: vec![],
             taint: Mutex::new(Taint::default()),
+            consent: std::sync::OnceLock::new(),
         };
         assert!(!w.tainted(TabId(1), ""));
         // What `fill` records for a fill into tab 1, in the default container.

@@ -25,6 +25,7 @@ use crate::model::{ChromeModel, CursorShape, PageFrame, Rgb, TabId, TabView};
 use crate::omnibox::{SearchEngine, resolve_input_with};
 
 mod bookmarks;
+mod consent;
 mod file_picker;
 mod find;
 mod history;
@@ -135,6 +136,14 @@ pub mod controls {
     pub const DOWNLOADS_PANEL: &str = "downloads:panel";
     /// "Open downloads folder" at the foot of the panel.
     pub const DOWNLOADS_FOLDER: &str = "downloads:folder";
+    /// The vault consent sheet (while shown).
+    pub const VAULT_CONSENT: &str = "vault_consent";
+    /// Its "Allow once".
+    pub const VAULT_CONSENT_ONCE: &str = "vault_consent:once";
+    /// Its "Always for this site".
+    pub const VAULT_CONSENT_ALWAYS: &str = "vault_consent:always";
+    /// Its "Deny".
+    pub const VAULT_CONSENT_DENY: &str = "vault_consent:deny";
     /// The permission bubble under the omnibox (while shown).
     pub const PERMISSION: &str = "permission";
     /// The permission bubble's Allow.
@@ -467,6 +476,8 @@ pub struct Chrome {
     download_badge: Option<DownloadBadge>,
     /// The permission request last answered (hidden until the app clears it).
     answered_permission: Option<u64>,
+    /// The vault consent request last answered (hidden until the app clears it).
+    answered_consent: Option<u64>,
     /// The file chooser on screen.
     file_picker: Option<file_picker::FilePicker>,
     /// The file chooser last answered (hidden until the app clears it).
@@ -552,6 +563,7 @@ impl Chrome {
             seen_downloads: Default::default(),
             download_badge: None,
             answered_permission: None,
+            answered_consent: None,
             file_picker: None,
             answered_chooser: None,
             dismissed_notice: None,

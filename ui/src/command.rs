@@ -191,6 +191,14 @@ pub enum UiCommand {
         /// [`crate::model::DownloadView::id`].
         id: u32,
     },
+    /// The human answered the agent's vault fill request. Escape sends
+    /// [`ConsentAnswer::Deny`].
+    AnswerVaultConsent {
+        /// [`crate::model::VaultConsentView::id`].
+        id: u64,
+        /// What the human chose.
+        answer: ConsentAnswer,
+    },
     /// The human answered a permission prompt. Escape sends `allow: false`.
     AnswerPermission {
         /// [`crate::model::PermissionView::id`].
@@ -525,4 +533,15 @@ pub enum PageInput {
         /// The committed text.
         text: String,
     },
+}
+
+/// The human's answer to a vault fill request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConsentAnswer {
+    /// This request only.
+    Once,
+    /// This request and every later one on the same origin (remembered).
+    Always,
+    /// Refuse; nothing is typed.
+    Deny,
 }

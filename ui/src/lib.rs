@@ -207,11 +207,13 @@ pub mod settings;
 pub mod vault_window;
 
 pub use chrome::Chrome;
-pub use command::{ClearData, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep};
+pub use command::{
+    ClearData, ConsentAnswer, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep,
+};
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
     DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, PageFrame,
-    PermissionView, PopupView, Rgb, SettingsView, SuggestionView, TabId, TabView,
+    PermissionView, PopupView, Rgb, SettingsView, SuggestionView, TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

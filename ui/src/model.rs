@@ -244,6 +244,9 @@ pub struct ChromeModel {
     /// A permission request waiting for Allow / Block (shown for the active
     /// tab only).
     pub permission: Option<PermissionView>,
+    /// The agent asks to fill from the vault: the human's consent, drawn by the chrome over
+    /// whatever tab is in front (never a page, so no tool can see or click it).
+    pub vault_consent: Option<VaultConsentView>,
     /// The active tab's open popup widget (a `<select>` list, …): CEF's
     /// `PET_POPUP` paint, drawn over the page frame.
     pub popup: Option<PopupView>,
@@ -382,6 +385,22 @@ impl DownloadView {
     pub fn finished(&self) -> bool {
         self.state != DownloadState::InProgress
     }
+}
+
+/// The agent asking to fill vault values into a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VaultConsentView {
+    /// Chosen by the app, new for every request; echoed in
+    /// [`crate::UiCommand::AnswerVaultConsent`].
+    pub id: u64,
+    /// The page's origin, as the browser read it from the tab ("https://example.com").
+    pub origin: String,
+    /// The fields it would fill, in human words ("username", "password").
+    pub fields: Vec<String>,
+    /// The tab's title, so the human knows which tab is meant.
+    pub tab_title: String,
+    /// Requests queued behind this one.
+    pub waiting: usize,
 }
 
 /// A site asking for permissions.

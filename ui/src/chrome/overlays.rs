@@ -64,6 +64,7 @@ impl Chrome {
         if model.permission.as_ref().map(|p| p.id) != self.answered_permission {
             self.answered_permission = None;
         }
+        self.sync_consent(model);
         if model.downloads.is_empty() || model.fullscreen {
             self.downloads_open = false;
         }
@@ -180,6 +181,11 @@ impl Chrome {
                 true
             }
             Key::Escape if !omnibox => {
+                // The vault question first: it is the one over everything else.
+                if let Some(c) = self.shown_consent(model).cloned() {
+                    self.answer_consent(&c, crate::command::ConsentAnswer::Deny);
+                    return true;
+                }
                 if let Some(f) = self.shown_chooser(model).cloned() {
                     self.finish_chooser(ctx, &f, Vec::new());
                     return true;
@@ -255,6 +261,10 @@ impl Chrome {
         }
         if let Some(p) = self.shown_permission(model).cloned() {
             self.permission_bubble(&ctx, &p);
+        }
+        // Last, so it sits above every other overlay.
+        if let Some(c) = self.shown_consent(model).cloned() {
+            self.consent_sheet(&ctx, &c);
         }
         if let Some(text) = model
             .notice

@@ -1,0 +1,289 @@
+//! The human's consent to the agent's vault fills, in the real window under X: a fill on an
+//! origin not yet approved waits for the sheet's answer (clicked with real X input); Deny and
+//! no answer refuse with nothing typed; Allow once asks again next time; Always for this site
+//! is remembered across a restart; the agent's tools never see the sheet.
+
+#![forbid(unsafe_code)]
+
+#[path = "common/windowed.rs"]
+mod windowed;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use aperture_testkit::mcp::{Client, call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
+use serde_json::json;
+
+const MAGENTA: [u8; 3] = [230, 20, 140];
+const USERNAME: &str = "grace.hopper";
+const PASSWORD: &str = "c0bol-Was-H3re!";
+
+const LOGIN: &str = r#"<!doctype html><html><head><title>Consent login</title></head>
+<body style="margin:0;background:rgb(230,20,140);min-height:100vh">
+<form id="f" style="padding:8px">
+<label>Username <input id="u" autocomplete="username"></label>
+<label>Password <input id="p" type="password" autocomplete="current-password"></label>
+</form>
+</body></html>"#;
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_aperture")
+}
+
+fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> String {
+    let mut c = Command::new(exe())
+        .arg("vault")
+        .arg("--profile")
+        .arg(profile)
+        .arg("--passphrase-file")
+        .arg(pass)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aperture vault");
+    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = c.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "vault {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+async fn start(profile: &Path, pass: &Path) -> (McpBrowser, Arc<Client>, String) {
+    let b = Launch::new(exe())
+        .windowed()
+        .args(["--size", "1000x700", "--vault-consent-timeout", "6"])
+        .arg("--vault-passphrase-file")
+        .arg(pass)
+        .profile(profile)
+        .start()
+        .await;
+    let c = Arc::new(b.connect().await);
+    let w = windowed::window_of(|| b.pids(), "", Duration::from_secs(60));
+    (b, c, w)
+}
+
+/// Opens the login page in a new agent tab; the username and password refs.
+async fn open_login(c: &Client, url: &str) -> (String, String) {
+    let opened = text(&call(c, "browser_tabs", json!({"action": "open", "url": url})).await);
+    let id: u64 = opened
+        .split_once("opened tab ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in {opened}"));
+    // In front, so the test can see the sheet over the magenta page.
+    call(c, "browser_tabs", json!({"action": "select", "tab": id})).await;
+    let snap = text(&call(c, "browser_snapshot", json!({"full": true})).await);
+    (
+        role_ref(&snap, "textbox", "Username"),
+        role_ref(&snap, "textbox", "Password"),
+    )
+}
+
+/// The consent sheet's three buttons, left to right (Deny, Always for this site, Allow once),
+/// found in a capture as the hole the sheet makes in the magenta page and the three button
+/// shapes on its lowest row of controls. `None` while no sheet is shown.
+fn sheet_buttons(img: &image::RgbImage) -> Option<[(u32, u32); 3]> {
+    let page = windowed::bbox(img, MAGENTA, 25, 0..img.height())?;
+    let is_page = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y).0;
+        (0..3).all(|i| (p[i] as i32 - MAGENTA[i] as i32).abs() <= 25)
+    };
+    let cx = (page.0 + page.2) / 2;
+    let top = (page.1..page.3).find(|&y| !is_page(cx, y))?;
+    let bottom = (top..page.3).find(|&y| is_page(cx, y))?;
+    if bottom - top < 60 {
+        return None;
+    }
+    let mid = (top + bottom) / 2;
+    let left = (page.0..cx).rev().find(|&x| is_page(x, mid))?;
+    let right = (cx..page.2).find(|&x| is_page(x, mid))?;
+    // The frame's fill: the commonest colour inside the sheet.
+    let mut counts = std::collections::HashMap::<[u8; 3], u32>::new();
+    for y in top..bottom {
+        for x in left..right {
+            *counts.entry(img.get_pixel(x, y).0).or_default() += 1;
+        }
+    }
+    let fill = counts.into_iter().max_by_key(|(_, n)| *n)?.0;
+    let differs = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y).0;
+        (0..3).any(|i| (p[i] as i32 - fill[i] as i32).abs() > 12) && !is_page(x, y)
+    };
+    for y in (top..bottom).rev() {
+        let mut runs = Vec::new();
+        let mut start = None;
+        for x in left + 16..right.saturating_sub(16) {
+            match (differs(x, y), start) {
+                (true, None) => start = Some(x),
+                (false, Some(s)) => {
+                    runs.push((s, x));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        let runs: Vec<_> = runs.into_iter().filter(|(a, b)| b - a >= 30).collect();
+        if runs.len() == 3 {
+            let c = |i: usize| ((runs[i].0 + runs[i].1) / 2, y.saturating_sub(5));
+            return Some([c(0), c(1), c(2)]);
+        }
+    }
+    None
+}
+
+fn wait_sheet(window: &str, what: &str) -> [(u32, u32); 3] {
+    let t = Instant::now();
+    loop {
+        let img = windowed::capture(window);
+        if let Some(b) = sheet_buttons(&img) {
+            return b;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            windowed::keep(&img, what);
+            panic!("{what}: no consent sheet");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+fn no_sheet_for(window: &str, d: Duration, what: &str) {
+    let t = Instant::now();
+    while t.elapsed() < d {
+        let img = windowed::capture(window);
+        if sheet_buttons(&img).is_some() {
+            windowed::keep(&img, what);
+            panic!("{what}: a consent sheet is showing");
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn fill_args(entry: &str, refs: &(String, String)) -> serde_json::Value {
+    json!({"entry": entry, "username": refs.0, "password": refs.1})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
+    if !windowed::can_run("vault_consent") {
+        return;
+    }
+    let server = Server::page(LOGIN);
+    let url = server.url("/");
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let entry = vault_cli(
+        &profile,
+        &pass,
+        &[
+            "add",
+            "--origin",
+            &url,
+            "--label",
+            "Consent test",
+            "--username",
+            USERNAME,
+        ],
+        &format!("{PASSWORD}\n"),
+    );
+
+    let (b, c, window) = start(&profile, &pass).await;
+    let refs = open_login(&c, &url).await;
+    let tab_list = async || -> String {
+        let t = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+        t.lines()
+            .filter(|l| !l.contains("nonce="))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let tabs_before = tab_list().await;
+
+    // 1. Deny: the call waits for the human, then is refused with nothing typed.
+    let pending = tokio::spawn({
+        let (c2, args) = (c.clone(), fill_args(&entry, &refs));
+        async move { call(&c2, "vault_request_fill", args).await }
+    });
+    let [deny, _, _] = wait_sheet(&window, "consent-deny");
+    // Meanwhile the agent's tab list is unchanged: the sheet is not a tab.
+    let tabs = tab_list().await;
+    assert_eq!(tabs, tabs_before, "the sheet must not be a tab");
+    assert!(!pending.is_finished(), "the fill must wait for the human");
+    windowed::click_at(&window, deny.0, deny.1);
+    let r = pending.await.unwrap();
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    assert!(t.contains("denied") && t.contains("nothing was typed"), "{t}");
+    let snap = text(&call(&c, "browser_snapshot", json!({"full": true})).await);
+    assert!(
+        !snap.contains("[redacted:vault]"),
+        "nothing was filled after Deny:\n{snap}"
+    );
+
+    // 2. Nobody answers: refused after the timeout, the sheet goes away.
+    let t0 = Instant::now();
+    let r = call(&c, "vault_request_fill", fill_args(&entry, &refs)).await;
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    assert!(
+        t.contains("did not answer") && t.contains("nothing was typed"),
+        "{t}"
+    );
+    assert!(
+        t0.elapsed() >= Duration::from_secs(5),
+        "answered before the timeout: {t}"
+    );
+    let t1 = Instant::now();
+    while sheet_buttons(&windowed::capture(&window)).is_some() {
+        assert!(
+            t1.elapsed() < Duration::from_secs(5),
+            "the sheet stayed after the timeout"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // 3. Allow once fills, and does not remember.
+    for round in ["once", "always"] {
+        let pending = tokio::spawn({
+            let (c2, args) = (c.clone(), fill_args(&entry, &refs));
+            async move { call(&c2, "vault_request_fill", args).await }
+        });
+        let [_, always, once] = wait_sheet(&window, &format!("consent-{round}"));
+        let at = if round == "once" { once } else { always };
+        windowed::click_at(&window, at.0, at.1);
+        let r = pending.await.unwrap();
+        let t = text(&r);
+        assert_ne!(r.is_error, Some(true), "{round}: {t}");
+        assert!(t.contains("filled"), "{round}: {t}");
+        assert!(!t.contains(PASSWORD) && !t.contains(USERNAME), "{t}");
+    }
+    let saved = std::fs::read_to_string(profile.join("vault-consent.json")).expect("vault-consent.json");
+    let origin = url.trim_end_matches('/');
+    assert!(saved.contains(origin), "{saved}");
+
+    // 4. Always: the next fill goes through with nobody clicking, and after a restart too.
+    let r = call(&c, "vault_request_fill", fill_args(&entry, &refs)).await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    drop(c);
+    drop(b);
+    std::thread::sleep(Duration::from_secs(1));
+    let (_b, c, window) = start(&profile, &pass).await;
+    let refs = open_login(&c, &url).await;
+    let r = call(&c, "vault_request_fill", fill_args(&entry, &refs)).await;
+    assert_ne!(
+        r.is_error,
+        Some(true),
+        "remembered across a restart: {}",
+        text(&r)
+    );
+    no_sheet_for(&window, Duration::from_secs(1), "consent-remembered");
+}
