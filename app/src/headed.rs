@@ -134,7 +134,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         asks: crate::asks::Mirror::default(),
         profile: cfg.profile.clone(),
         closed_tabs: Vec::new(),
-        memory: crate::memory::Memory::new(cfg.places.clone()),
+        memory: crate::memory::Memory::new(actor, cfg.places.clone()),
         glue: crate::settings_glue::Glue::new(
             actor,
             rt.handle().clone(),
@@ -146,6 +146,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         private_seen: false,
         session_saved: None,
         session_due: None,
+        restore_offer: None,
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
         vault_window: cfg
             .vault
@@ -188,6 +189,8 @@ struct Headed {
     /// The session as last written, and when the next write is due.
     session_saved: Option<crate::session::Session>,
     session_due: Option<Instant>,
+    /// The last session, cut short, offered until the human answers.
+    restore_offer: Option<crate::session::Session>,
     model: Arc<Mutex<ChromeModel>>,
     waker: UiWaker,
     rx: Receiver<Job>,
@@ -289,7 +292,7 @@ impl Headed {
     fn select(&mut self, id: TabId) {
         self.active = Some(id);
         let pending = self.actor.with(|st| {
-            st.active = Some(id);
+            st.activate(id);
             st.tabs.get_mut(&id).and_then(|t| t.pending_url.take())
         });
         // A restored tab loads its page the first time it is shown.
@@ -476,6 +479,11 @@ impl Headed {
         }
         changed |= self.memory.mirror(&self.actor, &mut m);
         changed |= self.glue.mirror(&self.actor, &self.settings, &mut m);
+        let offer = self.restore_offer.as_ref().map(|s| s.tabs.len());
+        if m.restore_offer != offer {
+            m.restore_offer = offer;
+            changed = true;
+        }
         if m.show_bookmarks_bar != self.settings.show_bookmarks_bar {
             m.show_bookmarks_bar = self.settings.show_bookmarks_bar;
             changed = true;
@@ -531,8 +539,8 @@ impl Headed {
 
     /// Restores the last session's tabs (only the front one loads now; the others when
     /// first shown). With `front: false` (the human named a page to open, which comes to the
-    /// front) every restored tab waits in the background. False when there was nothing to
-    /// restore.
+    /// front) every restored tab waits in the background. A session cut short is offered
+    /// instead (see `session`). False when nothing was restored.
     fn restore_session(&mut self, front: bool) -> bool {
         use crate::session::Loaded;
         let s = match crate::session::load(&self.profile) {
@@ -549,87 +557,53 @@ impl Headed {
             Loaded::Found(s) => s,
         };
         self.closed_tabs = s.closed.clone();
+        if crate::session::offer_first(&s) {
+            self.restore_offer = Some(s);
+            return false;
+        }
         if s.tabs.is_empty() {
             return false;
         }
-        if !s.clean_exit {
-            self.actor.with(|st| {
-                st.notices
-                    .push("Aperture did not quit cleanly last time; your tabs were restored".into())
-            });
-        }
-        let (containers, page, h) = (self.containers.clone(), self.page, self.actor.handle());
         let active = front.then(|| s.active.unwrap_or(0).min(s.tabs.len() - 1));
-        let tabs = s.tabs;
-        self.rt.spawn(async move {
-            // One after the other, so the strip keeps the saved order.
-            for (i, t) in tabs.into_iter().enumerate() {
-                let ctx = match containers.context(&t.container, false).await {
-                    Ok(c) => c,
-                    // A container deleted since: the tab comes back in the default one.
-                    Err(_) => match containers.context(&containers.default_id(), false).await {
-                        Ok(c) => c,
-                        Err(e) => {
-                            eprintln!("aperture: could not restore a tab: {e}");
-                            continue;
-                        }
-                    },
-                };
-                let (ctx, name) = ctx;
-                let front = Some(i) == active;
-                let opts = TabOptions {
-                    size: (page.0, page.1),
-                    scale: page.2,
-                    meta: crate::browser::state::TabMeta {
-                        container: name,
-                        ..Default::default()
-                    },
-                    context: Some(ctx),
-                };
-                let r = h
-                    .on_ui(move |a| {
-                        let first = if front { t.url.as_str() } else { "about:blank" };
-                        let id = a.create_browser(first, opts)?;
-                        a.with(|st| {
-                            if !front && let Some(rec) = st.tabs.get_mut(&id) {
-                                rec.pending_url = Some(t.url.clone());
-                                rec.title = t.title.clone();
-                            }
-                            if front {
-                                st.active = Some(id);
-                            } else if st.active == Some(id) {
-                                // The first tab made becomes the active one; a background
-                                // tab shown before the front one arrives would load its page.
-                                st.active = None;
-                            }
-                        });
-                        Ok::<_, crate::tab::TabError>(id)
-                    })
-                    .await;
-                if let Ok(Err(e)) | Err(e) = r.map(|r| r.map(|_| ())) {
-                    eprintln!("aperture: could not restore a tab: {e}");
-                }
-            }
-            // The front tab could not be restored: show the first one rather than none (when
-            // the human named a page, that page takes the front instead).
-            if active.is_some() {
-                let _ = h
-                    .on_ui(|a| {
-                        a.with(|st| {
-                            if st.active.is_none() {
-                                st.active = st.order.first().copied();
-                            }
-                        })
-                    })
-                    .await;
-            }
-        });
+        crate::session::spawn_restore(
+            &self.rt,
+            self.actor.handle(),
+            self.containers.clone(),
+            self.page,
+            s.tabs,
+            active,
+            None,
+        );
         true
+    }
+
+    /// The human answered the offer to restore the last session.
+    fn answer_restore(&mut self, restore: bool) {
+        let Some(s) = self.restore_offer.take() else {
+            return;
+        };
+        if restore && !s.tabs.is_empty() {
+            let active = Some(s.active.unwrap_or(0).min(s.tabs.len() - 1));
+            // The blank tab the window started with gives way to the restored ones.
+            let replace = self.active.filter(|_| self.order.len() == 1);
+            crate::session::spawn_restore(
+                &self.rt,
+                self.actor.handle(),
+                self.containers.clone(),
+                self.page,
+                s.tabs,
+                active,
+                replace,
+            );
+        }
+        // Either way the file no longer holds the offered tabs ahead of this run's.
+        self.session_saved = None;
+        self.session_due = Some(Instant::now());
     }
 
     /// The human's tabs as they are now.
     fn current_session(&self) -> crate::session::Session {
-        self.actor.with(|st| {
+        let s = self.actor.with(|st| {
             let mut s = crate::session::Session::default();
             for id in &st.order {
                 let Some(t) = st.tabs.get(id) else { continue };
@@ -653,7 +627,12 @@ impl Headed {
             }
             s.closed = self.closed_tabs.clone();
             s
-        })
+        });
+        // Until the human answers the offer, its tabs stay in the file.
+        match &self.restore_offer {
+            Some(o) => crate::session::with_offered(o, s),
+            None => s,
+        }
     }
 
     /// Writes the session when it changed (debounced), or now with `clean` on quit.
@@ -900,6 +879,8 @@ impl Host for Headed {
                 self.replan_all(None);
             }
             UiCommand::CloseRequested => self.begin_close(),
+            UiCommand::RestoreSession => self.answer_restore(true),
+            UiCommand::DiscardSession => self.answer_restore(false),
             UiCommand::ReopenClosedTab => {
                 if let Some(t) = self.closed_tabs.pop() {
                     let container = if t.container.is_empty() {

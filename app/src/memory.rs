@@ -3,21 +3,33 @@
 //! suggestions, the history view, find in page and per-site zoom.
 //!
 //! The database is `aperture_places` (`<profile>/places.sqlite`); its writes go to its own
-//! thread, so nothing here blocks the UI thread on disk. Reads (suggestions, the star, the
-//! bookmark tree) are indexed queries answered on the spot.
+//! thread and their answers are polled once per model sync, so nothing here blocks the UI
+//! thread on disk. Reads (suggestions, the star, the bookmark tree, icons) are indexed queries
+//! answered on the spot.
+//!
+//! Page icons: CEF reports the icons a page declares (`Event::Favicon`); the first is fetched
+//! with the tab's own `download_image` (through its container's request context), shown in
+//! the tab, and kept in places by page URL (never for a private tab), so a restored tab
+//! that has not loaded yet and the history panel's rows show it too.
 
 use crate::browser::{Actor, Event};
 use aperture_mcp::backend::TabId;
-use aperture_places::{BookmarkId, Places};
+use aperture_places::{BookmarkId, Places, Reply};
+use aperture_ui::model::Favicon;
 use aperture_ui::{BookmarkNode, ChromeModel, FindView, HistoryRow, SuggestionView, UiCommand, ZoomStep};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// Suggestions shown under the omnibox.
 const SUGGESTIONS: usize = 8;
 /// Rows the history view shows for one query.
 const HISTORY_ROWS: usize = 500;
+/// Icons are fetched at most this many pixels a side (they are drawn at 16 px, 32 on HiDPI).
+const ICON_SIZE: u32 = 32;
+/// Icon lookups kept between syncs; past this the memo starts over.
+const ICON_MEMO: usize = 512;
 
 /// Only addresses a person could come back to are history.
 fn recordable(url: &str) -> bool {
@@ -77,6 +89,22 @@ pub fn record_history(actor: &Actor, places: Places) {
     }));
 }
 
+/// A tab's icon as fetched: the page it was declared by, where it came from, the pixels.
+struct TabIcon {
+    page: String,
+    icon_url: String,
+    icon: Favicon,
+}
+
+/// What the window needs once a queued write has been answered.
+enum After {
+    Bookmarks,
+    History,
+}
+
+/// A write whose answer is polled each sync: its notice (if any) and what to refresh.
+type Waiting = Box<dyn FnMut() -> Option<(Option<String>, After)>>;
+
 /// The window's side of the browser's memory.
 pub struct Memory {
     places: Option<Places>,
@@ -93,13 +121,22 @@ pub struct Memory {
     inline: Option<String>,
     /// The site each tab's zoom was last applied for, and the zoom seen there.
     zoom: HashMap<TabId, (String, u32)>,
+    /// Tabs whose zoom must be looked at: they reached a new address, or the human zoomed.
+    zoom_due: Rc<RefCell<HashSet<TabId>>>,
+    /// Icons fetched for each tab's page.
+    icons: Rc<RefCell<HashMap<TabId, TabIcon>>>,
+    /// Icons looked up in places, by page URL (`p:`) or host (`h:`); cleared when one is
+    /// fetched.
+    icon_memo: Rc<RefCell<HashMap<String, Option<Favicon>>>>,
+    /// Writes whose answers are still to come.
+    waiting: Vec<Waiting>,
     /// Messages for the chrome's notice line.
     notices: Vec<String>,
 }
 
 impl Memory {
-    pub fn new(places: Option<Places>) -> Memory {
-        Memory {
+    pub fn new(actor: &Actor, places: Option<Places>) -> Memory {
+        let m = Memory {
             places,
             find: HashMap::new(),
             bookmarks: Vec::new(),
@@ -110,8 +147,69 @@ impl Memory {
             suggestions: Vec::new(),
             inline: None,
             zoom: HashMap::new(),
+            zoom_due: Rc::default(),
+            icons: Rc::default(),
+            icon_memo: Rc::default(),
+            waiting: Vec::new(),
             notices: Vec::new(),
+        };
+        let (due, icons, memo, places) = (
+            m.zoom_due.clone(),
+            m.icons.clone(),
+            m.icon_memo.clone(),
+            m.places.clone(),
+        );
+        actor.subscribe(Box::new(move |a, ev| match ev {
+            Event::Address { id, url } => {
+                due.borrow_mut().insert(*id);
+                // Another site's page: its own icon will be reported; the old one goes.
+                let mut icons = icons.borrow_mut();
+                if icons
+                    .get(id)
+                    .is_some_and(|t| aperture_places::host_key(&t.page) != aperture_places::host_key(url))
+                {
+                    icons.remove(id);
+                }
+            }
+            Event::Favicon { id, urls } => fetch_icon(a, *id, urls, &icons, &memo, places.clone()),
+            _ => {}
+        }));
+        m
+    }
+
+    /// Polls the writes still waiting; applies their notices and refreshes.
+    fn poll_waiting(&mut self) {
+        let mut after = Vec::new();
+        self.waiting.retain_mut(|w| match w() {
+            Some(done) => {
+                after.push(done);
+                false
+            }
+            None => true,
+        });
+        for (notice, then) in after {
+            if let Some(n) = notice {
+                self.notices.push(n);
+            }
+            match then {
+                After::Bookmarks => self.bookmarks_changed(),
+                After::History => self.refresh_history(),
+            }
         }
+    }
+
+    /// Waits for `reply` without blocking: `then` turns its answer into a notice and a
+    /// refresh once it comes.
+    fn when_done<T: 'static>(
+        &mut self,
+        mut reply: Reply<T>,
+        then: impl FnOnce(Result<T, aperture_places::Error>) -> (Option<String>, After) + 'static,
+    ) {
+        let mut then = Some(then);
+        self.waiting.push(Box::new(move || {
+            let r = reply.try_take()?;
+            then.take().map(|f| f(r))
+        }));
     }
 
     fn bookmarks_changed(&mut self) {
@@ -156,6 +254,7 @@ impl Memory {
                     ZoomStep::Out => cef::ZoomStep::Out,
                     ZoomStep::Reset => cef::ZoomStep::Reset,
                 });
+                self.zoom_due.borrow_mut().insert(*tab);
             }
             UiCommand::ToggleBookmark { tab } => {
                 let Some(p) = &self.places else {
@@ -171,65 +270,78 @@ impl Memory {
                 if !recordable(&url) {
                     return true;
                 }
-                if let Err(e) = p.toggle(&url, &title).wait() {
-                    self.notices.push(format!("Could not change the bookmark: {e}"));
-                }
-                self.bookmarks_changed();
+                let r = p.toggle(&url, &title);
+                self.when_done(r, |r| {
+                    let n = r.err().map(|e| format!("Could not change the bookmark: {e}"));
+                    (n, After::Bookmarks)
+                });
             }
             UiCommand::RemoveBookmark { id } => {
-                if let Some(p) = &self.places
-                    && let Err(e) = p.remove_bookmark(BookmarkId(*id)).wait()
-                {
-                    self.notices.push(format!("Could not remove the bookmark: {e}"));
+                if let Some(p) = &self.places {
+                    let r = p.remove_bookmark(BookmarkId(*id));
+                    self.when_done(r, |r| {
+                        let n = r.err().map(|e| format!("Could not remove the bookmark: {e}"));
+                        (n, After::Bookmarks)
+                    });
                 }
-                self.bookmarks_changed();
             }
             UiCommand::ImportBookmarks { path } => {
                 let Some(p) = &self.places else { return true };
-                let msg = match std::fs::read(path) {
-                    Err(e) => format!("Could not read {}: {e}", path.display()),
-                    Ok(bytes) => match p.import_html(String::from_utf8_lossy(&bytes).into_owned()).wait() {
-                        Ok(r) => format!(
-                            "Imported {} bookmarks in {} folders from {}{}",
-                            r.added,
-                            r.folders,
-                            path.display(),
-                            if r.skipped.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" ({} entries skipped)", r.skipped.len())
-                            }
-                        ),
-                        Err(e) => format!("Nothing was imported from {}: {e}", path.display()),
-                    },
-                };
-                self.notices.push(msg);
-                self.bookmarks_changed();
+                match std::fs::read(path) {
+                    Err(e) => self
+                        .notices
+                        .push(format!("Could not read {}: {e}", path.display())),
+                    Ok(bytes) => {
+                        let r = p.import_html(String::from_utf8_lossy(&bytes).into_owned());
+                        let path = path.clone();
+                        self.when_done(r, move |r| {
+                            let msg = match r {
+                                Ok(r) => format!(
+                                    "Imported {} bookmarks in {} folders from {}{}",
+                                    r.added,
+                                    r.folders,
+                                    path.display(),
+                                    if r.skipped.is_empty() {
+                                        String::new()
+                                    } else {
+                                        format!(" ({} entries skipped)", r.skipped.len())
+                                    }
+                                ),
+                                Err(e) => format!("Nothing was imported from {}: {e}", path.display()),
+                            };
+                            (Some(msg), After::Bookmarks)
+                        });
+                    }
+                }
             }
             UiCommand::HistoryQuery { text } => {
                 self.history_query = Some(text.clone());
                 self.refresh_history();
             }
             UiCommand::HistoryDelete { id } => {
-                if let Some(p) = &self.places
-                    && let Err(e) = p.delete_visit(aperture_places::VisitId(*id)).wait()
-                {
-                    self.notices.push(format!("Could not delete the entry: {e}"));
+                if let Some(p) = &self.places {
+                    let r = p.delete_visit(aperture_places::VisitId(*id));
+                    self.when_done(r, |r| {
+                        let n = r.err().map(|e| format!("Could not delete the entry: {e}"));
+                        (n, After::History)
+                    });
                 }
-                self.refresh_history();
             }
             UiCommand::HistoryClear { since_ms } => {
                 if let Some(p) = &self.places {
                     let r = match since_ms {
-                        Some(from) => p.clear_range(None, *from, i64::MAX).wait(),
-                        None => p.clear_all(None).wait(),
+                        Some(from) => p.clear_range(None, *from, i64::MAX),
+                        None => p.clear_all(None),
                     };
-                    match r {
-                        Ok(n) => self.notices.push(format!("Deleted {n} history entries")),
-                        Err(e) => self.notices.push(format!("Could not clear history: {e}")),
-                    }
+                    self.icon_memo.borrow_mut().clear();
+                    self.when_done(r, |r| {
+                        let n = match r {
+                            Ok(n) => format!("Deleted {n} history entries"),
+                            Err(e) => format!("Could not clear history: {e}"),
+                        };
+                        (Some(n), After::History)
+                    });
                 }
-                self.refresh_history();
             }
             UiCommand::OmniboxInput { tab, text } => {
                 self.suggestions.clear();
@@ -294,23 +406,30 @@ impl Memory {
     }
 
     /// Applies the remembered zoom when a tab reaches another site, and remembers a zoom the
-    /// human changed. Called on every model sync for the tabs that exist.
+    /// human changed: only for the tabs that reached a new address or were zoomed since the
+    /// last call (`tabs`: every tab and the address it really shows).
     pub fn track_zoom(&mut self, actor: &Actor, tabs: &[(TabId, String)]) {
         let Some(p) = &self.places else { return };
         self.zoom.retain(|id, _| tabs.iter().any(|(t, _)| t == id));
+        if self.zoom_due.borrow().is_empty() {
+            return;
+        }
+        let mut due = self.zoom_due.borrow_mut();
         for (id, url) in tabs {
+            // A tab still waiting for its address (a restored one) stays due.
+            if !due.remove(id) {
+                continue;
+            }
             let Some(site) = zoom_site(url) else { continue };
             let Some(h) = actor.host(*id) else { continue };
             let now = h.zoom_percent();
             match self.zoom.get(id) {
                 Some((s, seen)) if *s == site => {
                     if *seen != now {
-                        // The human zoomed (or Chromium applied its own per-host zoom):
-                        // remember it for the site.
+                        // The human zoomed: remember it for the site (the writer logs a
+                        // failure; nobody waits for it).
                         let z = (now != 100).then_some(f64::from(now));
-                        if let Err(e) = p.set_zoom(&site, z).wait() {
-                            tracing::warn!("could not remember the zoom of {site}: {e}");
-                        }
+                        drop(p.set_zoom(&site, z));
                         self.zoom.insert(*id, (site, now));
                     }
                 }
@@ -323,10 +442,12 @@ impl Memory {
                 }
             }
         }
+        due.retain(|id| tabs.iter().any(|(t, _)| t == id) || actor.host(*id).is_some());
     }
 
     /// Fills the model's memory fields; true when anything changed.
     pub fn mirror(&mut self, actor: &Actor, m: &mut ChromeModel) -> bool {
+        self.poll_waiting();
         let mut changed = false;
         if self.bookmarks_stale {
             self.bookmarks_stale = false;
@@ -343,6 +464,18 @@ impl Memory {
         }
         if m.history != self.history {
             m.history = self.history.clone();
+            changed = true;
+        }
+        let hosts: BTreeMap<String, Favicon> = self
+            .history
+            .iter()
+            .map(|r| aperture_places::host_key(&r.url))
+            .collect::<HashSet<_>>()
+            .into_iter()
+            .filter_map(|h| self.host_icon(&h).map(|i| (h, i)))
+            .collect();
+        if m.favicons != hosts {
+            m.favicons = hosts;
             changed = true;
         }
         if m.suggestions != self.suggestions || m.inline_completion != self.inline {
@@ -363,18 +496,67 @@ impl Memory {
             });
             let zoom = actor.host(t.id).map_or(100, |h| h.zoom_percent());
             let bookmarked = self.is_starred(&t.url);
-            if t.find != find || t.zoom_percent != zoom || t.bookmarked != bookmarked {
+            let icon = self.tab_icon(t.id, &t.url);
+            if t.find != find || t.zoom_percent != zoom || t.bookmarked != bookmarked || t.favicon != icon {
                 changed = true;
             }
             t.find = find;
             t.zoom_percent = zoom;
             t.bookmarked = bookmarked;
+            t.favicon = icon;
         }
+        let live: HashSet<TabId> = m.tabs.iter().map(|t| t.id).collect();
+        self.icons.borrow_mut().retain(|id, _| live.contains(id));
         if let Some(n) = self.notices.pop() {
             m.notice = Some(n);
             changed = true;
         }
         changed
+    }
+
+    /// The icon a tab shows: the one fetched for its page (or its site's), else the one places
+    /// kept for its address (a restored tab that has not loaded yet).
+    fn tab_icon(&self, id: TabId, url: &str) -> Option<Favicon> {
+        if let Some(t) = self.icons.borrow().get(&id)
+            && aperture_places::host_key(&t.page) == aperture_places::host_key(url)
+        {
+            return Some(t.icon.clone());
+        }
+        if !recordable(url) {
+            return None;
+        }
+        self.memo(format!("p:{url}"), |p| p.favicon_for(url))
+    }
+
+    fn host_icon(&self, host: &str) -> Option<Favicon> {
+        if host.is_empty() {
+            return None;
+        }
+        self.memo(format!("h:{host}"), |p| p.favicon_for_host(host))
+    }
+
+    fn memo(
+        &self,
+        key: String,
+        read: impl FnOnce(&Places) -> Result<Option<aperture_places::Favicon>, aperture_places::Error>,
+    ) -> Option<Favicon> {
+        let p = self.places.as_ref()?;
+        if let Some(f) = self.icon_memo.borrow().get(&key) {
+            return f.clone();
+        }
+        let f = match read(p) {
+            Ok(f) => f.map(|f| favicon(&f.icon_url, f.width, f.height, f.rgba)),
+            Err(e) => {
+                tracing::warn!("icons: {e}");
+                None
+            }
+        };
+        let mut memo = self.icon_memo.borrow_mut();
+        if memo.len() >= ICON_MEMO {
+            memo.clear();
+        }
+        memo.insert(key, f.clone());
+        f
     }
 
     fn is_starred(&self, url: &str) -> bool {
@@ -398,4 +580,85 @@ fn node(n: &aperture_places::BookmarkNode) -> BookmarkNode {
         url: n.url().map(str::to_string),
         children: n.children().iter().map(node).collect(),
     }
+}
+
+/// The chrome's icon: the key names the pixels, so the chrome uploads each icon once.
+fn favicon(icon_url: &str, width: u32, height: u32, rgba: Vec<u8>) -> Favicon {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (icon_url, width, height, &rgba).hash(&mut h);
+    Favicon {
+        key: h.finish(),
+        width,
+        height,
+        rgba: Arc::from(rgba),
+    }
+}
+
+/// Fetches the first icon a tab's page declared, through the tab's own request context, and
+/// keeps it for the tab and (unless the tab is private) in places.
+fn fetch_icon(
+    a: &Actor,
+    id: TabId,
+    urls: &[String],
+    icons: &Rc<RefCell<HashMap<TabId, TabIcon>>>,
+    memo: &Rc<RefCell<HashMap<String, Option<Favicon>>>>,
+    places: Option<Places>,
+) {
+    let Some((page, private, host)) = a.with(|st| {
+        st.tabs
+            .get(&id)
+            .map(|t| (t.url.clone(), t.meta.private(), t.host.clone()))
+    }) else {
+        return;
+    };
+    let Some(icon_url) = urls
+        .iter()
+        .find(|u| u.starts_with("http://") || u.starts_with("https://") || u.starts_with("data:"))
+        .cloned()
+    else {
+        icons.borrow_mut().remove(&id);
+        return;
+    };
+    if icons
+        .borrow()
+        .get(&id)
+        .is_some_and(|t| t.icon_url == icon_url && t.page == page)
+    {
+        return;
+    }
+    let (icons, memo, actor) = (icons.clone(), memo.clone(), a.clone());
+    host.download_image(
+        &icon_url.clone(),
+        ICON_SIZE,
+        Box::new(move |bitmap| {
+            let Some(b) = bitmap else {
+                tracing::debug!(tab = id.0, "no icon at {icon_url}");
+                return;
+            };
+            // The tab may have moved on while the icon came.
+            let still = actor.with(|st| st.tabs.get(&id).is_some_and(|t| t.url == page));
+            if !still {
+                return;
+            }
+            if !private
+                && recordable(&page)
+                && let Some(p) = &places
+            {
+                p.set_favicon(
+                    &page,
+                    aperture_places::Favicon {
+                        icon_url: icon_url.clone(),
+                        width: b.width,
+                        height: b.height,
+                        rgba: b.rgba.clone(),
+                    },
+                );
+            }
+            memo.borrow_mut().clear();
+            let icon = favicon(&icon_url, b.width, b.height, b.rgba);
+            icons.borrow_mut().insert(id, TabIcon { page, icon_url, icon });
+            actor.with(|st| st.events.push(Event::Refresh));
+        }),
+    );
 }

@@ -1,8 +1,17 @@
 //! The window's session: the human's tabs (URL, title, container, order, the front one) and
 //! the last closed ones, in `<profile>/session.json`, written atomically whenever they change
-//! and once more, marked clean, on quit. A session not marked clean was cut short (a crash, a
-//! kill): the next start restores it all the same and says so.
+//! and once more, marked clean, on quit. A session marked clean comes back at the next start;
+//! one not marked clean was cut short (a crash, a kill), and the next start offers it instead
+//! ("Restore N tabs from your last session?"): Restore brings the tabs back, Don't drops them
+//! for good. Until the human answers, the offered tabs stay in the file ahead of the new
+//! ones, so a second crash loses nothing and a clean quit keeps them to restore next time.
+//! Restored tabs load lazily: only the front one loads at once, the others when first shown.
+//! Headless browsers keep no session (the agent's tabs are its working state).
 
+use crate::browser::Handle;
+use crate::privacy::Containers;
+use crate::tab::TabOptions;
+use aperture_mcp::backend::TabId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -91,6 +100,116 @@ pub fn save(profile: &Path, s: &Session) -> std::io::Result<()> {
     aperture_common::fs::write_atomic(&path(profile), &bytes)
 }
 
+/// Whether a saved session is offered first rather than restored at start: it was cut short
+/// and has a page worth offering (blank tabs alone are not).
+pub fn offer_first(s: &Session) -> bool {
+    !s.clean_exit && s.tabs.iter().any(|t| t.url != "about:blank")
+}
+
+/// The session to write while an offer is unanswered: the offered tabs, then the tabs of
+/// this run (the front one is this run's).
+pub fn with_offered(offered: &Session, mut now: Session) -> Session {
+    let n = offered.tabs.len();
+    let mut tabs = offered.tabs.clone();
+    tabs.append(&mut now.tabs);
+    now.tabs = tabs;
+    now.active = now.active.map(|a| a + n).or(offered.active);
+    now
+}
+
+/// Where restored tabs go: the window's page area (DIP width, height, scale).
+pub type PageSize = (i32, i32, f32);
+
+/// Recreates `tabs` in order on the runtime, each in its container (the default one if its
+/// container was deleted since). Only the tab at `active` loads now and comes to the front;
+/// the others wait with their address until first shown. `None`: every tab waits in the
+/// background (the human named a page to open, which takes the front). Once all are made,
+/// `replace` (the blank tab the window started with) is closed if it is still blank.
+pub fn spawn_restore(
+    rt: &tokio::runtime::Handle,
+    h: Handle,
+    containers: Containers,
+    page: PageSize,
+    tabs: Vec<SavedTab>,
+    active: Option<usize>,
+    replace: Option<TabId>,
+) {
+    rt.spawn(async move {
+        // One after the other, so the strip keeps the saved order.
+        for (i, t) in tabs.into_iter().enumerate() {
+            let ctx = match containers.context(&t.container, false).await {
+                Ok(c) => c,
+                Err(_) => match containers.context(&containers.default_id(), false).await {
+                    Ok(c) => c,
+                    Err(e) => {
+                        eprintln!("aperture: could not restore a tab: {e}");
+                        continue;
+                    }
+                },
+            };
+            let (ctx, name) = ctx;
+            let front = Some(i) == active;
+            let opts = TabOptions {
+                size: (page.0, page.1),
+                scale: page.2,
+                meta: crate::browser::state::TabMeta {
+                    container: name,
+                    ..Default::default()
+                },
+                context: Some(ctx),
+            };
+            let r = h
+                .on_ui(move |a| {
+                    let first = if front { t.url.as_str() } else { "about:blank" };
+                    let id = a.create_browser(first, opts)?;
+                    a.with(|st| {
+                        if !front && let Some(rec) = st.tabs.get_mut(&id) {
+                            rec.pending_url = Some(t.url.clone());
+                            rec.title = t.title.clone();
+                        }
+                        if front {
+                            st.active = Some(id);
+                        } else if st.active == Some(id) {
+                            // The first tab made becomes the active one; a background tab
+                            // shown before the front one arrives would load its page.
+                            st.active = None;
+                        }
+                    });
+                    Ok::<_, crate::tab::TabError>(id)
+                })
+                .await;
+            if let Ok(Err(e)) | Err(e) = r.map(|r| r.map(|_| ())) {
+                eprintln!("aperture: could not restore a tab: {e}");
+            }
+        }
+        let _ = h
+            .on_ui(move |a| {
+                // The front tab could not be restored: show the first one rather than none
+                // (when the human named a page, that page takes the front instead).
+                if active.is_some() {
+                    a.with(|st| {
+                        if st.active.is_none() {
+                            st.active = st.order.first().copied();
+                        }
+                    });
+                }
+                let blank = replace.and_then(|id| {
+                    a.with(|st| {
+                        let t = st.tabs.get(&id)?;
+                        let blank = t.pending_url.is_none()
+                            && !t.can_back
+                            && (t.url.is_empty() || t.url == "about:blank");
+                        (blank && st.order.len() > 1).then(|| t.host.clone())
+                    })
+                });
+                if let Some(host) = blank {
+                    host.close(true);
+                }
+            })
+            .await;
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +246,43 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(path(d.path())).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
+    }
+
+    #[test]
+    fn an_unclean_session_is_offered_and_kept_ahead_of_the_new_tabs_until_answered() {
+        let crashed = Session {
+            version: VERSION,
+            clean_exit: false,
+            tabs: vec![tab("https://a.example/"), tab("https://b.example/")],
+            active: Some(1),
+            closed: vec![],
+        };
+        assert!(offer_first(&crashed));
+        assert!(!offer_first(&Session {
+            clean_exit: true,
+            ..crashed.clone()
+        }));
+        assert!(!offer_first(&Session {
+            tabs: vec![],
+            ..crashed.clone()
+        }));
+        assert!(!offer_first(&Session {
+            tabs: vec![tab("about:blank")],
+            ..crashed.clone()
+        }));
+        let now = Session {
+            tabs: vec![tab("about:blank")],
+            active: Some(0),
+            closed: vec![tab("https://c.example/")],
+            ..Default::default()
+        };
+        let w = with_offered(&crashed, now.clone());
+        let urls: Vec<&str> = w.tabs.iter().map(|t| t.url.as_str()).collect();
+        assert_eq!(urls, ["https://a.example/", "https://b.example/", "about:blank"]);
+        assert_eq!(w.active, Some(2), "this run's front tab stays in front");
+        assert_eq!(w.closed, now.closed);
+        let w = with_offered(&crashed, Session { active: None, ..now });
+        assert_eq!(w.active, Some(1), "with no tab of its own, the offered front one");
     }
 
     #[test]

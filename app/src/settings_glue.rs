@@ -224,6 +224,8 @@ impl Glue {
         });
         let (h, containers) = (self.h.clone(), self.containers.clone());
         let (cookies, cache) = (what.cookies, what.cache);
+        // Cookies of a time range go through the cookie manager; all of them through DevTools.
+        let ranged_cookies = what.since_ms.filter(|_| cookies);
         self.rt.spawn(async move {
             let mut done = Vec::new();
             let mut failed = Vec::new();
@@ -237,8 +239,22 @@ impl Glue {
             if cookies || cache {
                 let mut ok = true;
                 for (id, name) in &targets {
-                    if let Err(e) = clear_context(&h, &containers, id.as_deref(), name, cookies, cache).await
-                    {
+                    let r = match ranged_cookies {
+                        Some(since) => clear_cookies_since(&h, &containers, id.as_deref(), since)
+                            .await
+                            .map(|n| {
+                                tracing::info!(container = %name, since, "deleted {n} cookies created in the range");
+                            }),
+                        None => Ok(()),
+                    };
+                    let devtools_cookies = cookies && ranged_cookies.is_none();
+                    let r = match r {
+                        Ok(()) if devtools_cookies || cache => {
+                            clear_context(&h, &containers, id.as_deref(), name, devtools_cookies, cache).await
+                        }
+                        other => other,
+                    };
+                    if let Err(e) = r {
                         let who = if name.is_empty() {
                             "tabs without a container"
                         } else {
@@ -281,6 +297,43 @@ fn notice(actor: &Actor, text: String) {
         st.notices.push(text);
         st.events.push(Event::Refresh);
     });
+}
+
+/// How long deleting a container's cookies of a time range may take.
+const COOKIE_CLEAR_WAIT: Duration = Duration::from_secs(15);
+
+/// Deletes the cookies of one container's request context (`id` `None`: the global one) that
+/// were created at or after `since_ms`; answers how many.
+async fn clear_cookies_since(
+    h: &Handle,
+    containers: &Containers,
+    id: Option<&str>,
+    since_ms: i64,
+) -> Result<usize, String> {
+    let ctx = match id {
+        Some(id) => containers.context(id, false).await?.0,
+        None => h
+            .on_ui(|_| cef::RequestContext::global())
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the global request context is gone")?,
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    h.on_ui(move |_| {
+        ctx.delete_cookies_since(
+            since_ms,
+            Box::new(move |r| {
+                let _ = tx.send(r);
+            }),
+        )
+    })
+    .await
+    .map_err(|e| e.to_string())?;
+    match tokio::time::timeout(COOKIE_CLEAR_WAIT, rx).await {
+        Ok(Ok(r)) => r.map_err(|e| format!("cookies: {e}")),
+        Ok(Err(_)) => Err("cookies: the cookie store went away".into()),
+        Err(_) => Err("cookies: the cookie store did not answer".into()),
+    }
 }
 
 /// Clears Chromium's cookies and/or HTTP cache of one container's request context (`id`

@@ -952,13 +952,27 @@ fn tabs_come_back_after_a_quit_and_after_a_crash() {
     assert_eq!(saved["clean_exit"], false, "running: not clean yet: {saved}");
     assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");
 
-    // A crash (SIGKILL) loses nothing: run 3 restores the same tabs.
+    // A crash (SIGKILL) loses nothing: run 3 offers the same tabs rather than restoring them
+    // by itself (restore_offer.rs answers the offer), and keeps them in the file meanwhile.
     end_keeping_profile(app, true);
     let app = launch(dir.clone(), &[], None);
-    wait_for(&app, YELLOW, 90, "session run 3 after a crash");
-    std::thread::sleep(Duration::from_millis(1500));
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(4) {
+        let img = capture(&app);
+        assert!(
+            bbox(&img, YELLOW, 25, 0..img.height()).is_none_or(|b| b.2 - b.0 < 50),
+            "run 3 restored the crashed session without asking"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
     let saved = session_tabs(&dir);
-    assert_eq!(saved["tabs"].as_array().map(|a| a.len()), Some(2), "{saved}");
+    let urls: Vec<&str> = saved["tabs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(&urls[..2], [page.as_str(), popup.as_str()], "{saved}");
     drop(app);
 }
 

@@ -26,10 +26,12 @@ use crate::omnibox::{SearchEngine, resolve_input_with};
 
 mod bookmarks;
 mod consent;
+mod favicon;
 mod file_picker;
 mod find;
 mod history;
 mod overlays;
+mod restore;
 mod settings_view;
 mod suggest;
 
@@ -167,6 +169,12 @@ pub mod controls {
     pub const FILE_CANCEL: &str = "file:^cancel";
     /// "Show all files" (when the input has an `accept` filter).
     pub const FILE_SHOW_ALL: &str = "file:^all";
+    /// The offer to restore the last session (while shown).
+    pub const RESTORE_BAR: &str = "restore";
+    /// The offer's Restore.
+    pub const RESTORE_YES: &str = "restore:yes";
+    /// The offer's Don't.
+    pub const RESTORE_NO: &str = "restore:no";
     /// The notice bar (while shown).
     pub const NOTICE: &str = "notice";
     /// The notice bar's close button.
@@ -992,6 +1000,9 @@ impl Chrome {
         egui::CentralPanel::no_frame().show(ui, |ui| self.page_area(ui, model));
         self.overlays(ui, model);
         self.memory_overlays(ui, model);
+        if let Some(n) = model.restore_offer {
+            self.restore_bar(ui.ctx(), n);
+        }
 
         // An egui widget took keyboard focus (omnibox click, Tab inside the
         // chrome): the page no longer has it.
@@ -1205,6 +1216,11 @@ impl Chrome {
             ui.ctx()
                 .request_repaint_after(std::time::Duration::from_millis(120));
             x += 18.0;
+        } else if let Some(icon) = &tab.favicon {
+            let r = Rect::from_center_size(pos2(x + 8.0, mid), vec2(16.0, 16.0));
+            if favicon::paint(ui.ctx(), &painter, r, icon) {
+                x += 22.0;
+            }
         }
         let mark = if tab.human_driving {
             Some((

@@ -252,6 +252,10 @@ pub enum UiCommand {
     },
     /// Ctrl+Shift+T: reopen the most recently closed tab.
     ReopenClosedTab,
+    /// "Restore" on the offer after an unclean exit: bring the last session's tabs back.
+    RestoreSession,
+    /// "Don't" on that offer: the last session's tabs are dropped and not offered again.
+    DiscardSession,
     /// The human dragged a tab to a new place in the strip.
     MoveTab {
         /// The tab.

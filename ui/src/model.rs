@@ -62,6 +62,8 @@ pub struct TabView {
     pub zoom_percent: u32,
     /// The tab's URL is bookmarked (the omnibox star is filled).
     pub bookmarked: bool,
+    /// The page's icon, drawn in the tab (the spinner takes its place while loading).
+    pub favicon: Option<Favicon>,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -82,6 +84,7 @@ impl Default for TabView {
             find: None,
             zoom_percent: 100,
             bookmarked: false,
+            favicon: None,
         }
     }
 }
@@ -271,6 +274,12 @@ pub struct ChromeModel {
     pub inline_completion: Option<String>,
     /// What the settings view shows, and the search engine the omnibox uses.
     pub settings: SettingsView,
+    /// The last run ended without quitting (a crash, a kill) and left this many tabs: the
+    /// chrome offers to restore them ([`crate::UiCommand::RestoreSession`] /
+    /// [`crate::UiCommand::DiscardSession`]).
+    pub restore_offer: Option<usize>,
+    /// Icons by host, for the history panel's and the bookmarks' rows.
+    pub favicons: std::collections::BTreeMap<String, Favicon>,
 }
 
 /// The settings view's data: the saved settings and what the app knows beyond them.
@@ -476,4 +485,17 @@ impl ChromeModel {
             .filter(|d| self.containers.iter().any(|c| c.id == *d))
             .or_else(|| self.containers.first().map(|c| c.id.as_str()))
     }
+}
+
+/// A page's icon: `width * height` RGBA pixels (not premultiplied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Favicon {
+    /// Chosen by the app, the same for the same pixels: the chrome uploads one texture per key.
+    pub key: u64,
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// The pixels, row by row.
+    pub rgba: std::sync::Arc<[u8]>,
 }

@@ -325,7 +325,7 @@ fn clear_browsing_data_sends_what_was_ticked() {
         "{since} vs {before}"
     );
     assert!(what.container.is_none() && what.history && what.cookies && what.cache);
-    assert!(h.shows("Cookies and cached files go for all time"));
+    assert!(h.shows("Cached files go for all time"));
 
     // All time, one container, history only.
     h.click(controls::SETTINGS_CLEAR_RANGE);
@@ -336,7 +336,7 @@ fn clear_browsing_data_sends_what_was_ticked() {
     h.click(controls::SETTINGS_CLEAR_CACHE);
     settle(&mut h);
     assert!(h.shows("All time") && h.shows("Work"));
-    assert!(!h.shows("Cookies and cached files go for all time"));
+    assert!(!h.shows("Cached files go for all time"));
     assert_eq!(
         without_noise(h.click(controls::SETTINGS_CLEAR_OK)),
         vec![UiCommand::ClearBrowsingData(ClearData {

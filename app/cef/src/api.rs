@@ -73,6 +73,7 @@ cef_api! {
     cef_string_list_value: fn(cef_string_list_t, usize, *mut cef_string_t) -> c_int;
     cef_string_list_append: fn(cef_string_list_t, *const cef_string_t);
     cef_string_list_free: fn(cef_string_list_t);
+    cef_request_context_get_global_context: fn() -> *mut cef_request_context_t;
 }
 
 // The one process global of the CEF layer: the loaded library's entry points, which exist

@@ -87,6 +87,8 @@ pub trait ClientHandler: 'static {
     fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool);
     /// CEF's print machinery (a page's `window.print()`); see [`PrintEvent`].
     fn on_print(&self, id: BrowserId, ev: PrintEvent);
+    /// The page's icons changed (`<link rel=icon>` URLs, best first; empty: none declared).
+    fn on_favicon_urls(&self, id: BrowserId, urls: Vec<String>);
 }
 
 /// Decides, on CEF's IO thread, whether a network request is cancelled.
@@ -200,6 +202,7 @@ impl Client {
                     h.on_console_message = Some(on_console_message);
                     h.on_cursor_change = Some(on_cursor_change);
                     h.on_fullscreen_mode_change = Some(on_fullscreen_mode_change);
+                    h.on_favicon_urlchange = Some(on_favicon_urlchange);
                 },
                 sh,
             )
@@ -995,6 +998,30 @@ extern "C" fn on_dismiss_permission_prompt(
 extern "C" fn on_fullscreen_mode_change(this: *mut cef_display_handler_t, b: *mut cef_browser_t, on: c_int) {
     let Some(b) = adopt!(Browser, b) else { return };
     shared(this).ui.get().on_fullscreen(b.id(), on != 0);
+}
+
+extern "C" fn on_favicon_urlchange(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    urls: cef_string_list_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    let a = crate::api::api();
+    let mut out = Vec::new();
+    if !urls.is_null() {
+        // SAFETY: a list CEF owns, valid for the call; each value is copied into a string we
+        // clear.
+        unsafe {
+            for i in 0..(a.cef_string_list_size)(urls) {
+                let mut s: cef_string_t = std::mem::zeroed();
+                if (a.cef_string_list_value)(urls, i, &mut s) != 0 {
+                    out.push(from_cef(&s));
+                }
+                (a.cef_string_utf16_clear)(&mut s);
+            }
+        }
+    }
+    shared(this).ui.get().on_favicon_urls(b.id(), out);
 }
 
 extern "C" fn on_find_result(

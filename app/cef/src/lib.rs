@@ -19,8 +19,10 @@
 mod api;
 mod client;
 mod context;
+mod cookies;
 #[cfg(feature = "gl")]
 pub mod gl;
+mod icons;
 mod input;
 mod page;
 mod rc;
@@ -33,6 +35,8 @@ use cef_dll_sys as sys;
 
 pub use api::{RuntimeError, on_ui_thread};
 pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
+pub use cookies::ClearDone;
+pub use icons::Bitmap;
 pub use input::{
     ConsoleLevel, Cursor, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent, ResourceType,
 };

@@ -73,6 +73,7 @@ impl cef::ClientHandler for Handler {
             };
             match a.create_browser(&url, opts) {
                 Ok(id) => a.with(|st| {
+                    st.set_opener(id, opener);
                     // Next to its opener, as browsers place them.
                     if let Some(at) = st.order.iter().position(|t| *t == opener) {
                         st.order.retain(|t| *t != id);
@@ -289,6 +290,11 @@ impl cef::ClientHandler for Handler {
                 st.events.push(Event::Refresh);
             }
         });
+    }
+
+    fn on_favicon_urls(&self, id: BrowserId, urls: Vec<String>) {
+        self.0
+            .with(|st| st.events.push(Event::Favicon { id: tab_id(id), urls }));
     }
 
     fn on_print(&self, id: BrowserId, ev: cef::PrintEvent) {

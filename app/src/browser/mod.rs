@@ -47,6 +47,8 @@ pub enum Event {
     Address { id: TabId, url: String },
     /// A tab's page has a new title.
     Title { id: TabId, title: String },
+    /// A tab's page declared its icons (best first; empty when it declares none).
+    Favicon { id: TabId, urls: Vec<String> },
 }
 
 /// CEF's browser ids become tab ids here and nowhere else.

@@ -156,6 +156,9 @@ pub struct State {
     pub permission_memory: HashMap<(String, String, Vec<String>), bool>,
     /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
     pub notices: Vec<String>,
+    /// Tabs a page opened → the tab that opened them, while the front tab has stayed among
+    /// the two: closing such a tab in front returns to its opener, as Chrome does.
+    openers: HashMap<TabId, TabId>,
 }
 
 impl State {
@@ -216,13 +219,30 @@ impl State {
         );
     }
 
+    /// `opener` opened `id` (a link to a new tab, a popup, a middle-click).
+    pub fn set_opener(&mut self, id: TabId, opener: TabId) {
+        self.openers.insert(id, opener);
+    }
+
+    /// Brings a tab to the front. Moving to a tab other than an opened tab or its opener
+    /// ends that pair's "close returns to the opener".
+    pub fn activate(&mut self, id: TabId) {
+        self.active = Some(id);
+        self.openers.retain(|child, opener| *child == id || *opener == id);
+    }
+
     /// Removes a closed browser; the caller drops the returned record outside the borrow.
     pub fn browser_closed(&mut self, id: TabId) -> Option<TabRec> {
         let at = self.order.iter().position(|x| *x == id);
         self.order.retain(|x| *x != id);
+        let opener = self.openers.remove(&id).filter(|o| self.order.contains(o));
+        self.openers.retain(|_, o| *o != id);
         if self.active == Some(id) {
-            // The neighbour before it, else after it, as browsers do.
-            self.active = at.and_then(|i| self.order.get(i.saturating_sub(1)).or(self.order.get(i)).copied());
+            // Its opener, when the human has not moved elsewhere since it opened; else the
+            // neighbour before it, else after it, as browsers do.
+            self.active = opener.or_else(|| {
+                at.and_then(|i| self.order.get(i.saturating_sub(1)).or(self.order.get(i)).copied())
+            });
         }
         let mut rec = self.tabs.remove(&id)?;
         for w in rec.nav_waiters.drain(..) {

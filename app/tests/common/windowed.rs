@@ -3,6 +3,9 @@
 //! and clicking in it with real X input. New windowed tests use these rather than their own
 //! copies.
 
+// Each test binary uses some of these.
+#![allow(dead_code)]
+
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 

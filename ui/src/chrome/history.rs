@@ -224,7 +224,8 @@ impl Chrome {
                             ui.add_space(6.0);
                             ui.label(RichText::new(heading).strong());
                             for (time, row) in rows {
-                                self.history_row(ui, row, &time, &mut cmds);
+                                let icon = model.favicons.get(host_of(&row.url));
+                                self.history_row(ui, row, &time, icon, &mut cmds);
                             }
                         }
                     });
@@ -276,7 +277,14 @@ impl Chrome {
         });
     }
 
-    fn history_row(&mut self, ui: &mut Ui, row: &HistoryRow, time: &str, cmds: &mut Vec<UiCommand>) {
+    fn history_row(
+        &mut self,
+        ui: &mut Ui,
+        row: &HistoryRow,
+        time: &str,
+        icon: Option<&crate::model::Favicon>,
+        cmds: &mut Vec<UiCommand>,
+    ) {
         let (rect, resp) = ui.allocate_exact_size(vec2(ui.available_width(), ROW_HEIGHT), Sense::click());
         self.rects.insert(history_row_control(row.id), rect);
         let visuals = ui.visuals().clone();
@@ -296,7 +304,13 @@ impl Chrome {
             FontId::proportional(11.0),
             visuals.weak_text_color(),
         );
-        let x = rect.min.x + 46.0;
+        let mut x = rect.min.x + 46.0;
+        if let Some(icon) = icon {
+            let r = Rect::from_min_size(pos2(x, rect.center().y - 8.0), vec2(16.0, 16.0));
+            if super::favicon::paint(ui.ctx(), &painter, r, icon) {
+                x += 22.0;
+            }
+        }
         let title = if row.title.trim().is_empty() {
             &row.url
         } else {

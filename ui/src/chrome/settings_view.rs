@@ -598,11 +598,9 @@ impl Chrome {
             .insert(controls::SETTINGS_CLEAR_COOKIES.to_string(), k.rect);
         self.rects
             .insert(controls::SETTINGS_CLEAR_CACHE.to_string(), c.rect);
-        if (clear.cookies || clear.cache) && clear.range != ClearRange::AllTime {
+        if clear.cache && clear.range != ClearRange::AllTime {
             ui.label(
-                RichText::new(
-                    "Cookies and cached files go for all time: Chromium keeps no dates for them here.",
-                )
+                RichText::new("Cached files go for all time: the cache keeps no dates to clear by.")
                 .small()
                 .weak(),
             );

@@ -1,0 +1,409 @@
+//! The real windowed browser under X (Xvfb in CI) for the browser-memory tests: launched on a
+//! profile that outlives it (restarts, crashes), driven with real X input (xdotool), read
+//! back with ImageMagick's `import`. Where a chrome control is drawn is asked of the same
+//! `aperture_ui::Chrome` run headless at the window's size ([`Layout`]).
+
+#![allow(dead_code)]
+
+use aperture_ui::egui::{self, Event, PointerButton, Pos2, RawInput, Rect, vec2};
+use aperture_ui::{Chrome, ChromeModel, ContainerInfo, Rgb, TabId, TabView};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether the display and tools are here; `false` means "skip" (never under REQUIRE).
+pub fn can_run(test: &str) -> bool {
+    let require = std::env::var("APERTURE_UI_REQUIRE").is_ok_and(|v| v == "1");
+    let missing = if std::env::var_os("DISPLAY").is_none() {
+        Some("DISPLAY is unset".to_string())
+    } else {
+        ["xdotool", "import"]
+            .into_iter()
+            .find(|t| {
+                Command::new("sh")
+                    .args(["-c", &format!("command -v {t}")])
+                    .stdout(Stdio::null())
+                    .status()
+                    .map_or(true, |s| !s.success())
+            })
+            .map(|t| format!("{t} is not installed"))
+    };
+    match missing {
+        None => true,
+        Some(why) if require => panic!("{test}: {why}, and APERTURE_UI_REQUIRE=1"),
+        Some(why) => {
+            eprintln!("{test}: skipped: {why} (set APERTURE_UI_REQUIRE=1 to make this a failure)");
+            false
+        }
+    }
+}
+
+/// A scratch directory (profile, config, logs) removed when dropped.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let d = std::env::temp_dir().join(format!("aperture-memory-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        Scratch(d)
+    }
+    pub fn profile(&self) -> PathBuf {
+        self.0.join("profile")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub struct App {
+    pub child: Child,
+    pub tag: String,
+    pub dir: PathBuf,
+    pub window: String,
+    run: usize,
+}
+
+impl App {
+    /// Starts the windowed browser on `dir`'s profile (`args`: more flags, a URL) and waits
+    /// for its window. `run` numbers the logs of successive runs.
+    pub fn launch(dir: &Path, run: usize, args: &[&str]) -> App {
+        let tag = format!(
+            "aperture-memory-{}-{}",
+            std::process::id(),
+            aperture_testkit::unique_tag("w")
+        );
+        let log = std::fs::File::create(dir.join(format!("stderr-{run}.log"))).unwrap();
+        let mut child = aperture_testkit::browser_command(env!("CARGO_BIN_EXE_aperture"))
+            .arg("--profile")
+            .arg(dir.join("profile"))
+            .args(["--mcp-port", "0"])
+            .args(args)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .env("APERTURE_TEST_TAG", &tag)
+            .env("APERTURE_COLOR_SCHEME", "light")
+            .env("APERTURE_LOG", "warn,aperture::settings_glue=info")
+            .env(cef_sys_build::ENV_DIR, aperture_testkit::cef_dir())
+            .stdout(std::fs::File::create(dir.join(format!("stdout-{run}.log"))).unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("spawn aperture");
+        let pid = child.id().to_string();
+        let t = Instant::now();
+        let window = loop {
+            let out = Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--pid", &pid])
+                .output()
+                .expect("xdotool");
+            if let Some(w) = String::from_utf8_lossy(&out.stdout).lines().next() {
+                break w.to_string();
+            }
+            if let Ok(Some(s)) = child.try_wait() {
+                panic!(
+                    "aperture exited ({s}) before opening its window; stderr:\n{}",
+                    std::fs::read_to_string(dir.join(format!("stderr-{run}.log"))).unwrap_or_default()
+                );
+            }
+            assert!(t.elapsed() < Duration::from_secs(60), "no window within 60 s");
+            std::thread::sleep(Duration::from_millis(200));
+        };
+        App {
+            child,
+            tag,
+            dir: dir.to_path_buf(),
+            window,
+            run,
+        }
+    }
+
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(self.dir.join(format!("stderr-{}.log", self.run))).unwrap_or_default()
+    }
+
+    /// SIGTERM (a requested quit), then waits up to 10 s; kills it if it hangs.
+    pub fn terminate(&mut self) -> std::process::ExitStatus {
+        if let Ok(Some(s)) = self.child.try_wait() {
+            return s;
+        }
+        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(10) {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        self.child.wait().expect("wait")
+    }
+
+    /// `kill -9` of the browser and every process it started: a crash, nothing saved on the
+    /// way out.
+    pub fn crash(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.reap();
+    }
+
+    fn reap(&self) {
+        let t = Instant::now();
+        loop {
+            let left = aperture_testkit::tagged_pids(&self.tag);
+            if left.is_empty() || t.elapsed() > Duration::from_secs(10) {
+                break;
+            }
+            for p in left {
+                let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// The window's inner size.
+    pub fn size(&self) -> (f32, f32) {
+        let out = Command::new("xdotool")
+            .args(["getwindowgeometry", &self.window])
+            .output()
+            .expect("xdotool");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let geometry = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Geometry: "))
+            .unwrap_or_else(|| panic!("no geometry in {text}"));
+        let (w, h) = geometry.split_once('x').expect("WxH");
+        (w.trim().parse().unwrap(), h.trim().parse().unwrap())
+    }
+
+    pub fn capture(&self) -> image::RgbImage {
+        let out = Command::new("import")
+            .args(["-window", &self.window, "png:-"])
+            .output()
+            .expect("import");
+        assert!(
+            out.status.success(),
+            "import failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        image::load_from_memory(&out.stdout)
+            .expect("a PNG from import")
+            .to_rgb8()
+    }
+
+    /// Waits until the page shows a block of `colour` (at least 250×150 pixels).
+    pub fn wait_for(&self, colour: [u8; 3], what: &str) {
+        let t = Instant::now();
+        loop {
+            let img = self.capture();
+            if block(&img, colour).is_some_and(|(w, h)| w >= 250 && h >= 150) {
+                keep(&img, what);
+                return;
+            }
+            if t.elapsed() > Duration::from_secs(45) {
+                keep(&img, what);
+                panic!("{what}: never saw {colour:?}; stderr:\n{}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+
+    /// Asserts that for `secs` the window never shows a block of `colour`.
+    pub fn never(&self, colour: [u8; 3], secs: u64, what: &str) {
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_secs(secs) {
+            let img = self.capture();
+            if block(&img, colour).is_some_and(|(w, h)| w >= 250 && h >= 150) {
+                keep(&img, what);
+                panic!("{what}: {colour:?} showed");
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }
+
+    /// Focuses the window and sends a key chord with real X input.
+    pub fn key(&self, chord: &str) {
+        xdo(&["windowfocus", "--sync", &self.window]);
+        std::thread::sleep(Duration::from_millis(200));
+        xdo(&["key", "--clearmodifiers", chord]);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+
+    /// Types text where the keyboard focus is.
+    pub fn type_text(&self, text: &str) {
+        xdo(&["type", "--delay", "15", text]);
+    }
+
+    /// A real click (`button` 1 left, 2 middle) at window coordinates.
+    pub fn click(&self, at: Pos2, button: u8) {
+        xdo(&[
+            "mousemove",
+            "--window",
+            &self.window,
+            &(at.x.round() as i32).to_string(),
+            &(at.y.round() as i32).to_string(),
+        ]);
+        std::thread::sleep(Duration::from_millis(150));
+        xdo(&["click", &button.to_string()]);
+        std::thread::sleep(Duration::from_millis(400));
+    }
+}
+
+impl Drop for App {
+    fn drop(&mut self) {
+        self.terminate();
+        self.reap();
+    }
+}
+
+pub fn xdo(args: &[&str]) {
+    let s = Command::new("xdotool").args(args).status().expect("xdotool");
+    assert!(s.success(), "xdotool {args:?} failed");
+}
+
+/// Keeps a capture for a human under `APERTURE_HEADED_KEEP`.
+pub fn keep(img: &image::RgbImage, name: &str) {
+    if let Some(d) = std::env::var_os("APERTURE_HEADED_KEEP") {
+        let p = Path::new(&d).join(format!("{name}.png"));
+        let _ = std::fs::create_dir_all(&d);
+        img.save(&p).expect("save capture");
+        eprintln!("kept {}", p.display());
+    }
+}
+
+fn near(p: &image::Rgb<u8>, c: [u8; 3], tol: i32) -> bool {
+    p.0.iter()
+        .zip(c)
+        .all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
+}
+
+/// The size of the bounding box of the pixels near `c`, if any.
+pub fn block(img: &image::RgbImage, c: [u8; 3]) -> Option<(u32, u32)> {
+    region(img, c, 20, 0..img.height()).map(|(x0, y0, x1, y1)| (x1 - x0 + 1, y1 - y0 + 1))
+}
+
+/// The bounding box `(x0, y0, x1, y1)` of the pixels within `tol` of `c` in `rows`.
+pub fn region(
+    img: &image::RgbImage,
+    c: [u8; 3],
+    tol: i32,
+    rows: std::ops::Range<u32>,
+) -> Option<(u32, u32, u32, u32)> {
+    let mut b: Option<(u32, u32, u32, u32)> = None;
+    for y in rows.start..rows.end.min(img.height()) {
+        for x in 0..img.width() {
+            if near(img.get_pixel(x, y), c, tol) {
+                b = Some(match b {
+                    None => (x, y, x, y),
+                    Some((x0, y0, x1, y1)) => (x0.min(x), y0.min(y), x1.max(x), y1.max(y)),
+                });
+            }
+        }
+    }
+    b
+}
+
+/// Waits until `session.json` of `profile` satisfies `ok`; answers its text.
+pub fn wait_session(profile: &Path, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let t = Instant::now();
+    loop {
+        let s = std::fs::read_to_string(profile.join("session.json")).unwrap_or_default();
+        if ok(&s) {
+            return s;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{what}: session.json is {s}"
+        );
+        std::thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// The chrome, headless at the window's size, to learn where its controls are drawn.
+pub struct Layout {
+    ctx: egui::Context,
+    pub chrome: Chrome,
+    pub model: ChromeModel,
+    size: (f32, f32),
+    time: f64,
+}
+
+impl Layout {
+    pub fn new(size: (f32, f32), model: ChromeModel) -> Layout {
+        let mut l = Layout {
+            ctx: egui::Context::default(),
+            chrome: Chrome::new(),
+            model,
+            size,
+            time: 0.0,
+        };
+        l.frames(vec![], 3);
+        l
+    }
+
+    /// One tab of `url` in a Personal container: what the window shows at start.
+    pub fn one_tab(url: &str) -> ChromeModel {
+        let personal = ContainerInfo {
+            id: "personal".into(),
+            name: "Personal".into(),
+            colour: Rgb(0x37, 0x7d, 0xf0),
+            private: false,
+        };
+        ChromeModel {
+            tabs: vec![TabView {
+                id: TabId(1),
+                title: "Page".into(),
+                url: url.into(),
+                container: personal.clone(),
+                ..Default::default()
+            }],
+            active: Some(TabId(1)),
+            containers: vec![personal],
+            default_container: Some("personal".into()),
+            ..Default::default()
+        }
+    }
+
+    pub fn frames(&mut self, events: Vec<Event>, n: usize) {
+        let mut events = Some(events);
+        for _ in 0..n {
+            self.time += 0.1;
+            let mut raw = RawInput {
+                screen_rect: Some(Rect::from_min_size(Pos2::ZERO, vec2(self.size.0, self.size.1))),
+                time: Some(self.time),
+                events: events.take().unwrap_or_default(),
+                ..Default::default()
+            };
+            raw.viewports
+                .entry(egui::ViewportId::ROOT)
+                .or_default()
+                .native_pixels_per_point = Some(1.0);
+            let (mut out, _) = self.chrome.run(&self.ctx, raw, &self.model);
+            out.textures_delta.clear();
+        }
+    }
+
+    /// Where `name` is drawn (after clicking it here too, so the layout follows the window).
+    pub fn click(&mut self, name: &str) -> Pos2 {
+        let at = self
+            .chrome
+            .control_rect(name)
+            .unwrap_or_else(|| panic!("the chrome drew no {name}"))
+            .center();
+        self.frames(vec![Event::PointerMoved(at)], 1);
+        for pressed in [true, false] {
+            self.frames(
+                vec![Event::PointerButton {
+                    pos: at,
+                    button: PointerButton::Primary,
+                    pressed,
+                    modifiers: egui::Modifiers::NONE,
+                }],
+                1,
+            );
+        }
+        self.frames(vec![], 2);
+        at
+    }
+}
