@@ -6,10 +6,12 @@
 //! - tracker blocking: the blocker's rules, from the next request on (looked up by each tab's
 //!   top-level site, which this module keeps current from the actor's address events);
 //! - the default container: the profile's container registry (`containers.json`);
-//! - clear browsing data: history through `places` (by time range, one container or all), and
-//!   each container's cookies and HTTP cache through Chromium's DevTools
-//!   (`Network.clearBrowserCookies`, `Network.clearBrowserCache`, which act on the request
-//!   context of the tab they are sent to);
+//! - clear browsing data: history through `places` (by time range, one container or all);
+//!   each container's cookies, for a time range those created in it (CEF's cookie manager
+//!   visits them with their creation time), for all time through DevTools
+//!   (`Network.clearBrowserCookies`, which acts on the request context of the tab it is sent
+//!   to); the HTTP cache through DevTools (`Network.clearBrowserCache`), always all of it:
+//!   Chromium's cache keeps no dates to clear by, and the view says so;
 //! - the MCP port: the profile's `mcp-endpoint.json`, whose port the next start binds.
 
 use crate::browser::state::TabMeta;
