@@ -13,7 +13,7 @@ async fn launch() -> McpBrowser {
     Launch::from_env()
         .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
         // 127.0.0.1 and localhost are two sites: the frame gets a renderer of its own.
-        .allow_hosts(["127.0.0.1", "localhost"])
+        .allow_hosts(["127.0.0.1", "127.0.0.2", "localhost"])
         .start()
         .await
 }
@@ -192,4 +192,83 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
         !frame_site.requests().iter().any(|p| p == "/later"),
         "nothing reached the new document"
     );
+}
+
+/// A frame of a third site inside the frame of another: both levels are walked in their own
+/// renderers, placed under their iframes, and a click on the inner frame's button goes through
+/// both iframes' offsets.
+#[tokio::test]
+async fn a_frame_inside_a_frame_of_another_site_is_seen_and_clicked() {
+    let browser = launch().await;
+    let inner = Server::start_full(
+        "127.0.0.2",
+        HashMap::from([(
+            "/inner".to_string(),
+            r#"<!doctype html><html><head><title>Inner</title></head><body style="margin:0">
+<p style="height:50px">Inner frame</p>
+<button onclick="fetch('/pressed', {keepalive: true}); this.textContent = 'Pay done'" style="margin-left:30px">Pay now</button>
+</body></html>"#
+                .to_string(),
+        )]),
+        HashMap::new(),
+        None,
+    );
+    let middle = Server::start(
+        HashMap::from([(
+            "/middle".to_string(),
+            format!(
+                r#"<!doctype html><html><head><title>Middle</title></head><body style="margin:0">
+<p>Middle frame</p>
+<iframe title="Payment" src="{}" style="margin-left:40px;border:4px solid #555;width:300px;height:160px"></iframe>
+</body></html>"#,
+                inner.url("/inner")
+            ),
+        )]),
+        None,
+    );
+    let middle_url = middle.url("/middle").replace("127.0.0.1", "localhost");
+    let top = Server::page(&format!(
+        r#"<!doctype html><html><head><title>Top</title></head><body style="margin:0">
+<h1>Top</h1>
+<iframe title="Outer" src="{middle_url}" style="margin-left:60px;border:3px solid #999;padding:5px;width:420px;height:300px"></iframe>
+</body></html>"#
+    ));
+    let c = browser.connect().await;
+    call(&c, "browser_tabs", json!({"action": "open", "url": top.url("/")})).await;
+    let snap = snapshot_with(&c, "Pay now").await;
+    let pay = role_ref(&snap, "button", "Pay now");
+    let lines: Vec<&str> = snap.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{snap}"))
+    };
+    let indent = |i: usize| lines[i].len() - lines[i].trim_start().len();
+    let (outer, payment, button) = (at("Outer"), at("Payment"), at("Pay now"));
+    assert!(
+        outer < payment
+            && payment < button
+            && indent(outer) < indent(payment)
+            && indent(payment) < indent(button),
+        "each frame is under its iframe:\n{snap}"
+    );
+
+    // Reading a ref of the inner frame asks that frame's walker.
+    let r = call(&c, "browser_read", json!({"refs": [pay]})).await;
+    assert!(text(&r).contains("Pay now"), "{}", text(&r));
+
+    let (err, t) = act(&c, json!({"action": "click", "ref": pay})).await;
+    assert!(!err, "{t}");
+    let start = Instant::now();
+    while !inner.requests().iter().any(|p| p == "/pressed") && start.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        inner.requests().iter().filter(|p| *p == "/pressed").count(),
+        1,
+        "the click landed on the inner frame's button once"
+    );
+    let snap = snapshot_with(&c, "Pay done").await;
+    assert!(snap.contains("Pay done"), "{snap}");
 }
