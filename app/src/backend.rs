@@ -153,6 +153,97 @@ impl AppBackend {
     }
 }
 
+impl AppBackend {
+    /// A request context for one logged-out read: in memory (no cache path, so nothing it
+    /// receives reaches the disk), sharing cookies, storage and cache with nothing, and gone
+    /// once its tab and this handle are.
+    async fn throwaway_context(&self) -> BackendResult<cef::RequestContext> {
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let ctx = self
+            .h
+            .on_ui(move |_| {
+                let done = Box::new(move || {
+                    let _ = tx.send(());
+                });
+                cef::RequestContext::create(std::path::Path::new(""), false, done)
+            })
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?
+            .ok_or_else(|| {
+                BackendError::Other("CEF could not create a request context for the read".into())
+            })?;
+        tokio::time::timeout(Duration::from_secs(10), rx)
+            .await
+            .map_err(|_| BackendError::Other("the read's request context did not initialize".into()))?
+            .map_err(|_| BackendError::Other("the read's request context went away".into()))?;
+        Ok(ctx)
+    }
+
+    /// Loads `url` in the throwaway tab `id` and reads it: status, title, text, password
+    /// fields, frame addresses. A client-rendered page is given up to 2 s to go quiet.
+    async fn read_in(&self, id: TabId, url: String, cap: usize) -> BackendResult<LoggedOutPage> {
+        self.attach(id, Attach::Navigate).await?;
+        let t = self.tab(id);
+        let o = t.navigate(&url).await.map_err(|e| err(id, e))?;
+        // The committed page may be one the policy refused after the request (a connected
+        // address it does not allow): nothing of it is read.
+        self.agent_reads(id).await?;
+        let start = Instant::now();
+        let mut walk = t.walk().await.map_err(|e| err(id, e))?;
+        while let Some(wait) = walk.quiet_wait(aperture_engine::record::QUIET) {
+            let left = Duration::from_secs(2).saturating_sub(start.elapsed());
+            if left.is_zero() {
+                break;
+            }
+            tokio::time::sleep(wait.min(left)).await;
+            walk = t.walk().await.map_err(|e| err(id, e))?;
+        }
+        let password_fields = walk
+            .nodes
+            .iter()
+            .filter(|n| n.visible && n.input_type.as_deref() == Some("password"))
+            .count();
+        let (text, truncated) = t.page_text(cap).await.map_err(|e| err(id, e))?;
+        let frames = match t.devtools("Page.getFrameTree", serde_json::json!({})).await {
+            Ok(v) => frame_urls(&v["frameTree"]),
+            Err(e) => {
+                tracing::debug!(error = %e, "the logged-out read's frame tree could not be read");
+                Vec::new()
+            }
+        };
+        let title = tab::list(&self.h)
+            .await
+            .ok()
+            .and_then(|l| l.into_iter().find(|x| x.id == id))
+            .map(|x| x.title)
+            .unwrap_or_default();
+        let out = outcome(o, title);
+        Ok(LoggedOutPage {
+            url: out.url,
+            status: out.status,
+            title: out.title,
+            text: PageText { text, truncated },
+            password_fields,
+            frames,
+        })
+    }
+}
+
+/// Every frame address in a DevTools frame tree, subframes included, the main frame's first.
+fn frame_urls(tree: &serde_json::Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![tree];
+    while let Some(node) = stack.pop() {
+        if let Some(u) = node["frame"]["url"].as_str() {
+            out.push(u.to_string());
+        }
+        if let Some(children) = node["childFrames"].as_array() {
+            stack.extend(children.iter().rev());
+        }
+    }
+    out
+}
+
 /// What the agent is about to do with a tab.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Attach {
@@ -267,6 +358,8 @@ impl Backend for AppBackend {
             .map_err(|e| BackendError::Other(e.to_string()))?;
         let mut out: Vec<TabInfo> = list
             .into_iter()
+            // A logged-out read's tab is nobody's: no session can select, read or act on it.
+            .filter(|t| !t.meta.throwaway)
             .map(|t| TabInfo {
                 id: t.id,
                 url: t.url,
@@ -706,6 +799,32 @@ impl Backend for AppBackend {
             })
             .await
             .map_err(|e| err(id, e))?
+    }
+
+    async fn read_logged_out(&self, url: &str, cap: usize, limit: Duration) -> BackendResult<LoggedOutPage> {
+        let url = self.check_nav(url).await?;
+        let ctx = self.throwaway_context().await?;
+        let opts = TabOptions {
+            size: self.size,
+            meta: TabMeta {
+                // Agent-opened: every request of it meets the navigation gate.
+                opened_by_agent: true,
+                throwaway: true,
+                ..Default::default()
+            },
+            context: Some(ctx),
+            ..Default::default()
+        };
+        let (t, _) = tab::open(&self.h, "about:blank", opts)
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?;
+        let read = tokio::time::timeout(limit, self.read_in(t.id, url, cap)).await;
+        // Closed whatever happened: the tab held the context's last reference, and Chromium
+        // frees an in-memory context with it.
+        if let Err(e) = t.close().await {
+            tracing::warn!(tab = t.id.0, error = %e, "closing a logged-out read's tab failed");
+        }
+        read.map_err(|_| BackendError::Timeout(limit))?
     }
 
     async fn downloads(&self) -> BackendResult<Vec<aperture_mcp::backend::DownloadInfo>> {

@@ -380,15 +380,6 @@ impl Tab {
         wait_nav(self, rx, "the page load").await
     }
 
-    /// Sends one request to the walker in the main frame's V8 context and returns its JSON.
-    pub async fn rpc(&self, request: String) -> Result<String, TabError> {
-        self.rpc_within(request, RPC_TIMEOUT).await
-    }
-
-    async fn rpc_within(&self, request: String, timeout: Duration) -> Result<String, TabError> {
-        self.rpc_to(Target::Main, request, timeout).await
-    }
-
     /// Sends one request to the walker of the frame `target` names.
     pub(crate) async fn rpc_to(
         &self,

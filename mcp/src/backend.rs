@@ -167,6 +167,25 @@ pub struct PageText {
     pub truncated: bool,
 }
 
+/// A page read logged out ([`Backend::read_logged_out`]). `url`, `title` and `text` are
+/// page-controlled.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LoggedOutPage {
+    /// The committed URL after redirects.
+    pub url: String,
+    /// HTTP status of the main document.
+    pub status: Option<u16>,
+    /// The document's title.
+    pub title: String,
+    /// The page's rendered text, capped.
+    pub text: PageText,
+    /// Visible password fields on the page (a login wall's mark).
+    pub password_fields: usize,
+    /// The addresses of the page's frames, subframes included (page-controlled): a bot check
+    /// is often a frame of its provider.
+    pub frames: Vec<String>,
+}
+
 /// A mouse button for [`Backend::click_at`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum MouseButton {
@@ -655,6 +674,18 @@ pub trait Backend: Send + Sync + 'static {
     /// The downloads of this run, oldest first.
     async fn downloads(&self) -> BackendResult<Vec<DownloadInfo>> {
         Ok(Vec::new())
+    }
+
+    /// Reads `url` logged out: in a fresh request context of its own (no cookies, storage or
+    /// cache of any profile; nothing kept on disk; discarded afterwards), under the agent
+    /// navigation policy for every request it makes, within `limit` (else
+    /// [`BackendError::Timeout`]). Text is capped at `cap` characters. The tab it loads in is
+    /// nobody's: never listed, never recorded in history or the session.
+    async fn read_logged_out(&self, url: &str, cap: usize, limit: Duration) -> BackendResult<LoggedOutPage> {
+        let _ = (url, cap, limit);
+        Err(BackendError::Other(
+            "this browser cannot read pages logged out".into(),
+        ))
     }
 }
 

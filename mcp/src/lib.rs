@@ -30,6 +30,7 @@ pub mod client;
 pub mod config;
 pub mod engine_glue;
 pub mod http;
+pub mod logged_out;
 mod server;
 pub mod stdio;
 pub mod tools;

@@ -174,10 +174,23 @@ impl cef::ClientHandler for Handler {
         // before any request leaves. Cancelling by returning true is what CEF allows inside
         // this callback; nothing here calls back into the browser.
         let id = tab_id(id);
-        if !self.0.with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.gated())) {
+        let Some(throwaway) = self.0.with(|st| {
+            st.tabs
+                .get(&id)
+                .filter(|t| t.meta.gated())
+                .map(|t| t.meta.throwaway)
+        }) else {
             return false;
-        }
-        match gate_url(&self.0.services().nav_policy, &nav.url, nav.main_frame) {
+        };
+        // A logged-out read goes to the site itself, never through a mirror of it.
+        let mirror = throwaway
+            .then(|| aperture_mcp::logged_out::mirror_refusal(&nav.url))
+            .flatten();
+        let gate = match mirror {
+            Some(why) => Err(why),
+            None => gate_url(&self.0.services().nav_policy, &nav.url, nav.main_frame),
+        };
+        match gate {
             Ok(()) => false,
             Err(rule) => {
                 let what = match (nav.main_frame, nav.is_redirect) {

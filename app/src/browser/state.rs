@@ -108,13 +108,16 @@ pub struct TabMeta {
     /// The human typed (or picked in the omnibox) the address now loading: history counts
     /// typed visits higher.
     pub typed_nav: bool,
+    /// A logged-out read's tab: its own in-memory request context, nobody's tab (never
+    /// listed to the agent), and mirror hosts are refused on top of the navigation policy.
+    pub throwaway: bool,
 }
 
 impl TabMeta {
     /// A private tab: in-memory storage, and nothing about it is recorded (history, session,
     /// closed tabs).
     pub fn private(&self) -> bool {
-        self.container == crate::privacy::PRIVATE
+        self.container == crate::privacy::PRIVATE || self.throwaway
     }
 
     /// Every navigation of this tab passes the agent-navigation policy: the agent opened,

@@ -6,18 +6,26 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use std::time::Duration;
+
 use crate::backend::{BackendError, ElementOp};
+use crate::logged_out::{blocked, mirror_refusal};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call, resolve};
 
 const DESCRIPTION: &str = "Read rendered text. With `refs`, the text of each of those elements \
 (a form control reads as its value; a link also gives its URL); without, the text of the whole \
 page. `cap` limits the characters returned per element or for the page (default 4000, at most \
 50000). Use it for content the snapshot abbreviates; it does not change your ref state. Each \
-line of text comes back as one quoted string.";
+line of text comes back as one quoted string. With `url` (no tab involved): reads that public \
+page logged out, in a throwaway context without the human's cookies, within 15 s; answers its \
+text or `blocked` with why (HTTP error, bot check, login wall, timeout). Mirrors and proxies \
+(archive.today, 12ft.io, r.jina.ai, translate proxies...) are refused.";
 
 const DEFAULT_CAP: usize = 4000;
 const MAX_CAP: usize = 50_000;
 const MAX_REFS: usize = 20;
+/// The longest a logged-out read waits for its page.
+const LOGGED_OUT_LIMIT: Duration = Duration::from_secs(15);
 
 /// Arguments of `browser_read`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -30,6 +38,8 @@ pub struct ReadArgs {
     pub refs: Vec<String>,
     /// Maximum characters per element, or for the page.
     pub cap: Option<usize>,
+    /// A public address to read logged out instead (without `tab` and `refs`).
+    pub url: Option<String>,
 }
 
 #[tool_router(router = read_router, vis = "pub(crate)")]
@@ -53,6 +63,14 @@ impl Aperture {
         let cap = args.cap.unwrap_or(DEFAULT_CAP).clamp(1, MAX_CAP);
         if args.refs.len() > MAX_REFS {
             return Reply::error(format!("at most {MAX_REFS} refs per read"));
+        }
+        if let Some(url) = args.url {
+            if args.tab.is_some() || !args.refs.is_empty() {
+                return Reply::error(
+                    "`url` reads a page logged out, with no tab: leave out `tab` and `refs`",
+                );
+            }
+            return self.read_logged_out(&url, cap).await;
         }
         let id = match self.target(args.tab).await {
             Ok(id) => id,
@@ -117,5 +135,55 @@ impl Aperture {
             }
         }
         if failed { r.mark_error() } else { r }
+    }
+}
+
+impl Aperture {
+    /// A logged-out read: refused for mirror hosts before anything is requested, then the
+    /// page's text, or `blocked` with the reason the site gave.
+    async fn read_logged_out(&self, url: &str, cap: usize) -> Reply {
+        if let Err(why) = super::navigate::url_allowed(url) {
+            return Reply::error(why);
+        }
+        if let Some(why) = mirror_refusal(url) {
+            return Reply::error(why).say("the address was:").page(url);
+        }
+        // The backend bounds the page's time; this bounds the backend (a context to create,
+        // a tab to open and close).
+        let read = call(
+            self.backend().read_logged_out(url, cap, LOGGED_OUT_LIMIT),
+            LOGGED_OUT_LIMIT + CALL_TIMEOUT,
+        )
+        .await;
+        let page = match read {
+            Ok(p) => p,
+            Err(BackendError::Timeout(_)) => {
+                return Reply::error(format!(
+                    "blocked: timeout (the page did not load within {} s); the address was:",
+                    LOGGED_OUT_LIMIT.as_secs()
+                ))
+                .page(url);
+            }
+            Err(e) => return Reply::failed(&e),
+        };
+        let status = page
+            .status
+            .map(|s| format!("HTTP {s}"))
+            .unwrap_or_else(|| "no HTTP status".into());
+        if let Some(why) = blocked(&page) {
+            return Reply::error(format!("blocked: {why}; the address was:")).page(&page.url);
+        }
+        Reply::new()
+            .say(format!(
+                "read logged out ({status}; truncated: {}{}); the address, then the title and text:",
+                page.text.truncated,
+                if page.text.truncated {
+                    format!(", cut at {cap} characters")
+                } else {
+                    String::new()
+                }
+            ))
+            .page(&page.url)
+            .page(&format!("{}\n\n{}", page.title, page.text.text))
     }
 }
