@@ -72,8 +72,9 @@ pub enum TabError {
     Create(String),
     #[error("{0}")]
     Policy(String),
-    /// Input was sent and the page never received it; what might still arrive was voided.
-    #[error("not delivered: {0}; nothing happened")]
+    /// Input was sent and the page never received it; what might still arrive was voided. The
+    /// text says what, if anything, did happen.
+    #[error("not delivered: {0}")]
     NotDelivered(String),
     /// Input was sent and then its arrival could not be established.
     #[error("{0}")]
@@ -116,6 +117,9 @@ struct Sending {
     n: u64,
     /// Whether the input may be sent once more when nothing of it arrived.
     resend: bool,
+    /// Whether what has not arrived can be withdrawn (a wheel scrolls off the main thread
+    /// and cannot be).
+    voidable: bool,
     /// The page cannot count it (keys for a frame of another site).
     unconfirmable: bool,
     /// A pointer action, aimed by the hit test before it.
@@ -130,6 +134,7 @@ impl Sending {
             last,
             n,
             resend: true,
+            voidable: first != InputKind::Wheel,
             unconfirmable: false,
             pointer: matches!(
                 first,
@@ -539,6 +544,7 @@ impl Tab {
         Fut: Future<Output = Result<(), TabError>>,
     {
         let mut before = self.ready().await?;
+        let initial = before.clone();
         for attempt in 0..2 {
             if before.remote || s.unconfirmable {
                 send().await?;
@@ -552,6 +558,23 @@ impl Tab {
             }
             send().await?;
             let mut arrival = self.arrival(&before, &s, false).await?;
+            if let Arrival::Nothing = arrival
+                && !s.voidable
+            {
+                // It cannot be withdrawn, so it is never sent again: it may still arrive late,
+                // and over a frame of another site it scrolls that frame, whose events this page
+                // never counts.
+                arrival = self.arrival(&before, &s, false).await?;
+                if let Arrival::Nothing = arrival {
+                    return Err(TabError::InputUnknown(format!(
+                        "the page did not count the {} within {:.1} s; it cannot be withdrawn, so it may \
+                         still arrive, and where a frame of another site is under the pointer it went \
+                         to that frame, which this page cannot count",
+                        s.what,
+                        (INPUT_BARRIER * 2).as_secs_f32()
+                    )));
+                }
+            }
             if let Arrival::Nothing = arrival {
                 // Void what may still be on its way, unless it has begun arriving meanwhile:
                 // voiding half an input would leave the page with a press and no release.
@@ -595,11 +618,26 @@ impl Tab {
                         before = v;
                         continue;
                     }
-                    return Err(TabError::NotDelivered(format!(
-                        "the page received none of the {}{}",
-                        s.what,
-                        if attempt > 0 { " (sent twice)" } else { "" }
-                    )));
+                    let twice = if attempt > 0 { " (sent twice)" } else { "" };
+                    // The pointer's move to the target goes first and is not voided with the
+                    // press: when it arrived, the page's hover handlers ran.
+                    let moved = s.pointer
+                        && s.first != InputKind::PointerMove
+                        && v.counts.get(InputKind::PointerMove) > initial.counts.get(InputKind::PointerMove);
+                    return Err(TabError::NotDelivered(if moved {
+                        format!(
+                            "the page received the pointer's move to the target but none of the {}{twice}, \
+                             and what of it may still arrive is voided; the page's hover handlers may \
+                             have run, nothing else happened",
+                            s.what
+                        )
+                    } else {
+                        format!(
+                            "the page received none of the {}{twice}, and what of it may still arrive \
+                             is voided; nothing happened",
+                            s.what
+                        )
+                    }));
                 } else {
                     // It began arriving after all: wait for the rest.
                     arrival = self.arrival(&before, &s, true).await?;

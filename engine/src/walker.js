@@ -158,9 +158,12 @@
   const listen = G.EventTarget.prototype.addEventListener;
   const wsHas = G.WeakSet.prototype.has, wsAdd = G.WeakSet.prototype.add;
   const instrumented = new G.WeakSet();
-  // How long a void or a guard stays in force if the app never lifts it (a guard is lifted
-  // when typing ends; this bounds what a crashed caller can leave behind).
-  const VOID_SPAN = 5000, GUARD_SPAN = 30000;
+  // How long a void or a guard stays in force. A guard is lifted when typing ends; its span
+  // bounds what a crashed caller can leave behind. A void stops only events created before it
+  // was set, so it harms nothing later and stays in force as long as such an event could
+  // still be queued behind a busy page: the agent was told that input did not happen, and it
+  // must not happen late.
+  const VOID_SPAN = 600000, GUARD_SPAN = 30000;
   // Trusted input created at or before voidAt is stopped: the app gave up on input it sent and
   // told the agent nothing happened, so a late arrival must not happen either.
   let voidAt = -1, voidSet = -1, voided = 0;

@@ -409,8 +409,9 @@ pub enum BackendError {
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
     /// Input was sent and the page never received it; whatever of it was still on its way
-    /// was voided, so nothing happened. Nothing is retried beyond what the text says.
-    #[error("not delivered: {0}; nothing happened")]
+    /// was voided. The text says what, if anything, did happen (the pointer's move to the
+    /// target may have arrived without the press). Nothing is retried beyond what it says.
+    #[error("not delivered: {0}")]
     NotDelivered(String),
     /// The page could not take input (a document still committing, no body yet); nothing was
     /// sent.

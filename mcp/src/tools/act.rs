@@ -1256,7 +1256,11 @@ mod tests {
 
     #[test]
     fn undelivered_input_says_nothing_happened() {
-        let e = BackendError::NotDelivered("the page received none of the click (sent twice)".into());
+        let e = BackendError::NotDelivered(
+            "the page received none of the click (sent twice), and what of it may still arrive is voided; \
+             nothing happened"
+                .into(),
+        );
         let text = format!("{:?}", StepFail::Undelivered(e).render(Reply::new()));
         assert!(
             text.contains("not delivered") && text.contains("nothing happened"),

@@ -1,0 +1,170 @@
+//! What input answers say when the page's counter does not see the input in time (issue 14):
+//! a main thread kept busy past the delivery barrier (and past the renderer's answer timeout),
+//! and a wheel that goes into a frame of another site. Each answer must match what the page
+//! received, as the fixture server's request log shows.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        // Two hosts are two sites: the frame on 127.0.0.2 runs in its own renderer.
+        .allow_hosts(["127.0.0.1", "127.0.0.2"])
+        .start()
+        .await
+}
+
+async fn act(c: &Client, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, "browser_act", args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+fn seen(server: &Server, path: &str) -> usize {
+    server.requests().iter().filter(|p| *p == path).count()
+}
+
+/// A button whose first pointer move keeps the main thread busy for `?ms=N` (a synchronous
+/// loop), so the press and release that follow, and every question the browser asks the page,
+/// wait behind it. Presses and clicks are reported.
+const BUSY: &str = r#"<!doctype html><html><head><title>Busy</title></head><body>
+<button id=b style="margin:60px;width:200px;height:60px">Press</button><p id=out>not pressed</p>
+<script>
+const ms = Number(new URLSearchParams(location.search).get('ms'));
+const b = document.getElementById('b');
+let busy = true;
+b.addEventListener('pointermove', () => {
+  if (!busy) return;
+  busy = false;
+  const end = performance.now() + ms;
+  while (performance.now() < end) {}
+});
+b.addEventListener('pointerdown', () => fetch('/down?ms=' + ms, {keepalive: true}));
+b.addEventListener('click', () => { fetch('/hit?ms=' + ms, {keepalive: true}); document.getElementById('out').textContent = 'pressed'; });
+</script></body></html>"#;
+
+/// A click the page cannot count within the delivery barrier because its main thread is busy:
+/// when the page comes back within the renderer's answer timeout the click is found to have
+/// arrived (`clicked`, once); when it stays busy longer the outcome is unknown, and the answer
+/// says so instead of `clicked` or `not delivered … nothing happened` (the page did get it).
+#[tokio::test]
+async fn a_busy_page_gets_the_answer_it_earned() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/busy".to_string(), BUSY.to_string())]), None);
+    let c = browser.connect().await;
+
+    // Busy for 3 s: well past the 0.6 s barrier, within the 15 s the renderer has to answer.
+    let snap = text(
+        &call(
+            &c,
+            "browser_tabs",
+            json!({"action": "open", "url": server.url("/busy?ms=3000")}),
+        )
+        .await,
+    );
+    let b = role_ref(&snap, "button", "Press");
+    let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
+    assert!(!err && t.starts_with(&format!("clicked {b}")), "{t}");
+    assert!(t.contains("pressed"), "the click's effect is in the answer:\n{t}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (1, 1));
+
+    // Busy for 17 s: the page answers nothing for longer than the browser waits.
+    let snap = text(
+        &call(
+            &c,
+            "browser_tabs",
+            json!({"action": "open", "url": server.url("/busy?ms=17000")}),
+        )
+        .await,
+    );
+    let b = role_ref(&snap, "button", "Press");
+    let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
+    assert!(err, "{t}");
+    assert!(t.contains("OUTCOME UNKNOWN"), "{t}");
+    assert!(t.contains("it may or may not have received it"), "{t}");
+    assert!(
+        !t.contains("clicked") && !t.contains("not delivered") && !t.contains("nothing happened"),
+        "{t}"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // It did arrive once the page was free, and only once (it was not sent again).
+    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+}
+
+/// An outer page covered by a frame of another site whose document reports every wheel event
+/// and scroll it receives.
+const FRAMED: &str = r#"<!doctype html><html><head><title>Framed</title></head><body style="margin:0">
+<h1>Outer page</h1>
+<iframe id=f src="FRAME" style="position:absolute;left:0;top:0;width:100vw;height:100vh;border:0"></iframe>
+</body></html>"#;
+
+const INNER: &str = r#"<!doctype html><html><head><title>Inner</title></head><body>
+<div style="height:5000px">Tall inner page</div>
+<script>
+addEventListener('wheel', () => fetch('/wheel', {keepalive: true}), {passive: true});
+let reported = false;
+addEventListener('scroll', () => { if (!reported) { reported = true; fetch('/scrolled', {keepalive: true}); } });
+</script></body></html>"#;
+
+/// A viewport scroll whose wheel goes into a frame of another site: the outer page never counts
+/// it, and a wheel cannot be withdrawn. It was answered `not delivered … nothing happened` and
+/// sent twice while the frame scrolled twice; now it is sent once and the answer never claims
+/// that nothing happened.
+#[tokio::test]
+async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
+    let browser = launch().await;
+    let inner = Server::start_full(
+        "127.0.0.2",
+        HashMap::from([("/inner".to_string(), INNER.to_string())]),
+        HashMap::new(),
+        None,
+    );
+    let outer = Server::page(&FRAMED.replace("FRAME", &inner.url("/inner")));
+    let c = browser.connect().await;
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": outer.url("/")}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
+    assert!(
+        !t.contains("not delivered") && !t.contains("nothing happened"),
+        "{t}"
+    );
+    if err {
+        assert!(t.contains("OUTCOME UNKNOWN"), "{t}");
+        assert!(t.contains("it cannot be withdrawn"), "{t}");
+    } else {
+        // Where the frame's own renderer counts the input, the scroll is confirmed.
+        assert!(t.starts_with("scrolled by"), "{t}");
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        seen(&inner, "/wheel"),
+        1,
+        "the wheel went in once: {:?}",
+        inner.requests()
+    );
+    assert_eq!(seen(&inner, "/scrolled"), 1, "{:?}", inner.requests());
+
+    // The same document without the frame around it: the wheel is counted and confirmed.
+    let plain = Server::page(INNER);
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": plain.url("/")}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
+    assert!(!err && t.starts_with("scrolled by (0, 300)"), "{t}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(seen(&plain, "/wheel"), 1, "{:?}", plain.requests());
+    assert_eq!(seen(&plain, "/scrolled"), 1, "{:?}", plain.requests());
+}
