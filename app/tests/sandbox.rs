@@ -280,5 +280,5 @@ async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
         renderers >= 2,
         "expected a renderer per site (2), found {renderers} (every process is listed above)"
     );
-    eprintln!("unsandboxed by Chromium's design on Linux: {unsandboxed:?}");
+    eprintln!("left outside the sandbox by Chromium itself (see the match above): {unsandboxed:?}");
 }
