@@ -45,10 +45,8 @@ impl NetWatch {
             return;
         };
         match method {
-            "Network.requestWillBeSent" => {
-                if self.open.len() < MAX_OPEN {
-                    self.open.insert(rid.to_string());
-                }
+            "Network.requestWillBeSent" if self.open.len() < MAX_OPEN => {
+                self.open.insert(rid.to_string());
             }
             "Network.loadingFinished" | "Network.loadingFailed" => {
                 self.open.remove(rid);

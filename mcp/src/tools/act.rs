@@ -897,7 +897,7 @@ impl Aperture {
         let mut failed = false;
         let mut prev: Option<Instant> = None;
         for (i, s) in steps.iter().enumerate() {
-            let after = std::mem::replace(&mut prev, Some(Instant::now()));
+            let after = prev.replace(Instant::now());
             let rest = match total - (i + 1) {
                 0 => String::new(),
                 1 => format!("; step {total} was not run"),
