@@ -43,12 +43,13 @@ const LOGIN: &str = r#"<!doctype html><html><head><title>Sign in</title></head><
 <form id=f action="/welcome" style="margin-top:40px">
 <p><label for=user>Username</label> <input id=user name=user></p>
 <p><label for=pass>Password</label> <input id=pass name=pass type=password></p>
+<p><label for=region>Region</label> <select id=region name=region><option>Europe</option><option>Americas</option></select></p>
 <p><button id=go>Sign in</button></p>
 </form>
 <script>
 document.getElementById('f').addEventListener('submit', () => {
-  const u = document.getElementById('user').value, p = document.getElementById('pass').value;
-  fetch('/got/' + encodeURIComponent(u) + '/' + encodeURIComponent(p), {keepalive: true});
+  const v = (id) => encodeURIComponent(document.getElementById(id).value);
+  fetch('/got/' + v('user') + '/' + v('pass') + '/' + v('region'), {keepalive: true});
 });
 </script></body></html>"#;
 
@@ -102,6 +103,7 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
     let user = role_ref(&snap, "textbox", "Username");
     let pass = role_ref(&snap, "textbox", "Password");
     let go = role_ref(&snap, "button", "Sign in");
+    let region = role_ref(&snap, "combobox", "Region");
     let lines: Vec<&str> = snap.lines().collect();
     let at = |needle: &str| {
         lines
@@ -126,13 +128,18 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
     let r = call(
         &c,
         "browser_fill_form",
-        json!({"fields": [{"ref": user, "value": "alice"}, {"ref": pass, "value": "s3cret"}]}),
+        json!({"fields": [
+            {"ref": user, "value": "alice"},
+            {"ref": pass, "value": "s3cret"},
+            {"ref": region, "value": "Americas"},
+        ]}),
     )
     .await;
     let t = text(&r);
     assert_ne!(r.is_error, Some(true), "{t}");
     let snap = snapshot(&c).await;
     assert!(snap.contains(r#"value="alice""#), "{snap}");
+    assert!(snap.contains(r#"*"Americas""#), "{snap}");
 
     // The page's own button still works (its elements are the main frame's).
     let (err, t) = act(&c, json!({"action": "click", "ref": top_button})).await;
@@ -154,7 +161,7 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
         .collect();
     assert_eq!(
         got,
-        ["/got/alice/s3cret"],
+        ["/got/alice/s3cret/Americas"],
         "the frame's form got the typed values once"
     );
     let snap = snapshot_with(&c, "Signed in as alice").await;
