@@ -863,4 +863,15 @@ impl Backend for AppBackend {
         self.agent_acts(id).await?;
         v.fill(&self.h, id, entry, targets).await
     }
+
+    async fn vault_generate(
+        &self,
+        id: TabId,
+        username: Option<String>,
+        targets: Vec<VaultTarget>,
+    ) -> BackendResult<aperture_mcp::backend::GeneratedPassword> {
+        let v = self.vault()?;
+        self.agent_acts(id).await?;
+        v.generate(&self.h, id, username, targets).await
+    }
 }

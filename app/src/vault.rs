@@ -40,8 +40,9 @@ use crate::browser::Handle;
 use anyhow::{Context, Result, bail};
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::{
-    BackendError, BackendResult, FillField, TabId, VaultEntries, VaultEntry, VaultTarget,
+    BackendError, BackendResult, FillField, GeneratedPassword, TabId, VaultEntries, VaultEntry, VaultTarget,
 };
+use aperture_vault::PasswordPolicy;
 use aperture_vault::{
     AgentError, AgentView, EntryId, FillError, FillSecret, FillTarget, Filler, KdfParams, NewEntry, Origin,
     SecretString, SiteTaint, TaintSet, Totp, Vault, VaultError,
@@ -666,19 +667,34 @@ impl VaultWiring {
             g.sites.add_fill(&container, &secret, &frame);
         }
 
+        self.type_into(h, id, &tab, &targets, &values, &frame).await
+    }
+
+    /// Types `values[i]` into `targets[i]`, the first already focused, each later one focused
+    /// here and refused if focus lands in a frame of another site than `frame`. What a failure
+    /// says follows what was typed before it.
+    async fn type_into(
+        &self,
+        h: &Handle,
+        id: TabId,
+        tab: &crate::tab::Tab,
+        targets: &[VaultTarget],
+        values: &[&str],
+        frame: &Origin,
+    ) -> BackendResult<()> {
         let mut typed: Vec<&'static str> = Vec::new();
-        for (i, (t, v)) in targets.iter().zip(&values).enumerate() {
+        for (i, (t, v)) in targets.iter().zip(values).enumerate() {
             let word = field_word(t.field);
             // Up to the clear, a failure leaves this field as it was.
             let ready = async {
                 if i > 0 {
-                    focus(&tab, id, *t).await?;
+                    focus(tab, id, *t).await?;
                     // Never type a value into a frame of another site, whatever focus did.
                     if self.focused_origin(h, id).await?.site() != frame.site() {
                         return Err(refused("focus moved to a frame of another site; stopped"));
                     }
                 }
-                element(&tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await
+                element(tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await
             };
             if let Err(e) = ready.await {
                 let e = self.redact_focus(h, id, e).await;
@@ -716,6 +732,52 @@ impl VaultWiring {
             }
         }
         Ok(())
+    }
+
+    /// A strong password for a sign-up: generated, saved in the vault for the origin of the
+    /// frame the (first) password field is in, with `username` when the page already holds
+    /// one, then typed into every target (the password field and its confirmation). Needs no
+    /// consent: the value is new and bound to the page it is typed into, so it can leak to no
+    /// other site; it needs an unlocked vault. The agent learns the entry id, never the value.
+    pub async fn generate(
+        &self,
+        h: &Handle,
+        id: TabId,
+        username: Option<String>,
+        targets: Vec<VaultTarget>,
+    ) -> BackendResult<GeneratedPassword> {
+        if targets.is_empty() || targets.iter().any(|t| t.field != FillField::Password) {
+            return Err(BackendError::InvalidInput(
+                "a generated password goes into password fields only".into(),
+            ));
+        }
+        let (agent, filler) = self.handles()?;
+        let tab = crate::tab::Tab::new(h, id);
+        if let Err(e) = focus(&tab, id, targets[0]).await {
+            return Err(self.redact_focus(h, id, e).await);
+        }
+        let frame = self.focused_origin(h, id).await?;
+        let label = format!("{} (generated)", frame.host());
+        let username = username.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
+        let made = agent
+            .generate_password(&frame, &label, username.as_deref(), &PasswordPolicy::default())
+            .map_err(agent_err)?;
+        let (entry, bits) = (made.id.to_string(), made.entropy_bits);
+        let secret = filler.redeem(made.grant, &frame).map_err(fill_err)?;
+        let password = value(&secret, FillField::Password)?;
+        let container = container_of(h, id).await?;
+        {
+            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+            g.tabs.entry(id.0).or_default().add_fill(&secret, &frame);
+            g.sites.add_fill(&container, &secret, &frame);
+        }
+        let values = vec![password; targets.len()];
+        self.type_into(h, id, &tab, &targets, &values, &frame).await?;
+        Ok(GeneratedPassword {
+            entry,
+            origin: frame.to_string(),
+            entropy_bits: bits.floor() as u32,
+        })
     }
 
     /// The human's yes for filling `targets` on `origin`, asked in the window; headless,

@@ -292,6 +292,17 @@ pub struct VaultEntry {
     pub has_totp: bool,
 }
 
+/// A password the browser generated, saved and typed for a sign-up ([`Backend::vault_generate`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GeneratedPassword {
+    /// The new vault entry's id.
+    pub entry: String,
+    /// The origin it is saved for: the password field's frame, as the browser read it.
+    pub origin: String,
+    /// The generator's entropy, in whole bits.
+    pub entropy_bits: u32,
+}
+
 /// The vault entries usable on a tab's current page.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct VaultEntries {
@@ -664,6 +675,20 @@ pub trait Backend: Send + Sync + 'static {
     /// Once a value has been typed, a later failure is [`BackendError::ActionOutcomeUnknown`].
     async fn vault_fill(&self, id: TabId, entry: &str, targets: Vec<VaultTarget>) -> BackendResult<()> {
         let _ = (id, entry, targets);
+        Err(vault_not_available())
+    }
+    /// Generates a strong password, saves it in the vault for the origin of the frame the
+    /// first target is in (with `username` as its username when given), and types it into
+    /// every target (all [`FillField::Password`]: the password field and its confirmation),
+    /// tainted like a fill. The value never comes back. Failures read as for
+    /// [`Backend::vault_fill`].
+    async fn vault_generate(
+        &self,
+        id: TabId,
+        username: Option<String>,
+        targets: Vec<VaultTarget>,
+    ) -> BackendResult<GeneratedPassword> {
+        let _ = (id, username, targets);
         Err(vault_not_available())
     }
     /// Answers the JavaScript dialog open in the tab (OK/Leave when `accept`, with `text` for

@@ -25,7 +25,11 @@ a two-factor code field. The browser checks that the entry belongs to the page's
 that the human allowed fills there, then focuses, clears and types into each field. You get \
 back which refs were filled and the diff; the values never appear in any result (filled values \
 read back from the page show as [redacted:vault]). A refusal is final for this page: there is \
-no override. Does not submit.";
+no override. Does not submit. For a sign-up or password change, `generate_password: true` (no \
+`entry`) has the browser create a strong password, save it in the vault for the password field's \
+own origin (with the value already in the `username` ref's field as its username; that field is \
+not typed into), and type it into `password` and `confirm_password`; you get the new entry's id, \
+never the password.";
 
 /// Arguments of `vault_request_fill`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -33,14 +37,18 @@ no override. Does not submit.";
 pub struct VaultFillArgs {
     /// Tab id; your current tab when omitted.
     pub tab: Option<u64>,
-    /// Entry id from vault_entries_for_origin.
-    pub entry: String,
+    /// Entry id from vault_entries_for_origin; omitted with `generate_password`.
+    pub entry: Option<String>,
     /// Ref of the username (or email) field.
     pub username: Option<String>,
     /// Ref of the password field (an input of type password).
     pub password: Option<String>,
     /// Ref of a one-time-code field; not combined with username or password.
     pub one_time_code: Option<String>,
+    /// Create a new password instead of filling a saved one (sign-ups, password changes).
+    pub generate_password: Option<bool>,
+    /// With `generate_password`: ref of the "confirm password" field, typed the same value.
+    pub confirm_password: Option<String>,
 }
 
 #[tool_router(router = vault_fill_router, vis = "pub(crate)")]
@@ -114,8 +122,41 @@ fn suitable(field: FillField, rec: &NodeRecord) -> Result<(), &'static str> {
     }
 }
 
+/// A generate request's refs: the password fields in typing order, and the username field
+/// whose value is saved, or why the request is unusable.
+fn wanted_generate(args: &VaultFillArgs) -> Result<(Vec<String>, Option<String>), String> {
+    if args.entry.is_some() {
+        return Err("`generate_password` creates a new entry: leave out `entry`".into());
+    }
+    if args.one_time_code.is_some() {
+        return Err("`generate_password` does not take `one_time_code`".into());
+    }
+    let Some(p) = &args.password else {
+        return Err("`generate_password` needs `password`: the ref of the new password field".into());
+    };
+    let mut fields = vec![p.trim().to_owned()];
+    if let Some(c) = &args.confirm_password {
+        if c.trim() == fields[0] {
+            return Err("`confirm_password` must be another field than `password`".into());
+        }
+        fields.push(c.trim().to_owned());
+    }
+    Ok((fields, args.username.as_ref().map(|u| u.trim().to_owned())))
+}
+
 impl Aperture {
     async fn vault_fill(&self, args: VaultFillArgs) -> Reply {
+        if args.generate_password == Some(true) {
+            return self.vault_generate(args).await;
+        }
+        if args.confirm_password.is_some() {
+            return Reply::error("`confirm_password` goes with `generate_password: true`");
+        }
+        let Some(entry) = args.entry.clone() else {
+            return Reply::error(
+                "name the `entry` to fill (from vault_entries_for_origin), or set `generate_password: true`",
+            );
+        };
         let fields = match wanted(&args) {
             Ok(f) => f,
             Err(why) => return Reply::error(why),
@@ -147,7 +188,7 @@ impl Aperture {
         }
         // Focusing, clearing and typing each field is several round trips per field.
         let limit = CALL_TIMEOUT * 2;
-        let result = call(self.backend().vault_fill(id, &args.entry, targets), limit).await;
+        let result = call(self.backend().vault_fill(id, &entry, targets), limit).await;
         let filled = fields
             .iter()
             .map(|(f, r)| format!("{r} ({})", field_name(*f)))
@@ -185,6 +226,85 @@ impl Aperture {
     }
 }
 
+impl Aperture {
+    async fn vault_generate(&self, args: VaultFillArgs) -> Reply {
+        let (fields, username) = match wanted_generate(&args) {
+            Ok(f) => f,
+            Err(why) => return Reply::error(why),
+        };
+        let id = match self.target(args.tab).await {
+            Ok(id) => id,
+            Err(r) => return r,
+        };
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        let mut targets = Vec::new();
+        for r in &fields {
+            let (walk_id, rec) = match resolve(&st, r) {
+                Ok(x) => x,
+                Err(why) => return StepFail::Refused(why).render(Reply::new()).mark_error(),
+            };
+            if let Err(why) = suitable(FillField::Password, &rec) {
+                return Reply::error(format!("{r} {why}, so no password was generated or typed"));
+            }
+            st.session.touch(r);
+            targets.push(VaultTarget {
+                field: FillField::Password,
+                walk_id,
+                idx: rec.idx,
+            });
+        }
+        // The username is what the page already holds in that field, as last observed.
+        let username = match &username {
+            None => None,
+            Some(r) => match resolve(&st, r) {
+                Ok((_, rec)) => {
+                    if let Err(why) = suitable(FillField::Username, &rec) {
+                        return Reply::error(format!(
+                            "{r} {why}, so it cannot name the username (nothing was generated)"
+                        ));
+                    }
+                    rec.state.value.clone()
+                }
+                Err(why) => return StepFail::Refused(why).render(Reply::new()).mark_error(),
+            },
+        };
+        let typed = fields.join(" and ");
+        let limit = CALL_TIMEOUT * 2;
+        let r = match call(self.backend().vault_generate(id, username, targets), limit).await {
+            Ok(g) => Reply::new()
+                .say(format!(
+                    "generated a new password ({} bits), saved it in the vault as entry {} for \
+                     this origin, and typed it into {typed}; the value is not shown, and reads \
+                     of this tab show it as [redacted:vault]:",
+                    g.entropy_bits, g.entry
+                ))
+                .page(&g.origin),
+            Err(e @ BackendError::StaleWalk { .. }) => {
+                return StepFail::Failed(e)
+                    .render(Reply::new().say("no password was generated:"))
+                    .mark_error();
+            }
+            Err(e) if e.nothing_sent() => {
+                return Reply::new()
+                    .say("no password was typed:")
+                    .backend_error(&e)
+                    .mark_error();
+            }
+            Err(e @ BackendError::FillStopped { .. }) => Reply::new()
+                .say(format!("typing the generated password into {typed} stopped:"))
+                .backend_error(&e)
+                .mark_error(),
+            Err(e) => StepFail::Unknown(e)
+                .render(Reply::new().say(format!("typing the generated password into {typed}:")))
+                .mark_error(),
+        };
+        let failed = r.is_error();
+        let r = self.answer_with_trail(id, &mut st, r, Vec::new()).await;
+        if failed { r.mark_error() } else { r }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,10 +312,12 @@ mod tests {
     fn args(u: Option<&str>, p: Option<&str>, o: Option<&str>) -> VaultFillArgs {
         VaultFillArgs {
             tab: None,
-            entry: "e0123456789abcdef".into(),
+            entry: Some("e0123456789abcdef".into()),
             username: u.map(Into::into),
             password: p.map(Into::into),
             one_time_code: o.map(Into::into),
+            generate_password: None,
+            confirm_password: None,
         }
     }
 
@@ -213,6 +335,33 @@ mod tests {
         assert!(wanted(&args(None, None, None)).is_err());
         assert!(wanted(&args(Some("e1"), None, Some("e3"))).is_err());
         assert!(wanted(&args(Some("e1"), Some("e1"), None)).is_err());
+    }
+
+    #[test]
+    fn generate_combinations() {
+        let mut a = args(Some("e1"), Some("e2"), None);
+        a.generate_password = Some(true);
+        assert!(wanted_generate(&a).is_err(), "an entry id with generate");
+        a.entry = None;
+        assert_eq!(
+            wanted_generate(&a).unwrap(),
+            (vec!["e2".into()], Some("e1".into()))
+        );
+        a.confirm_password = Some("e3".into());
+        assert_eq!(
+            wanted_generate(&a).unwrap(),
+            (vec!["e2".into(), "e3".into()], Some("e1".into()))
+        );
+        a.confirm_password = Some("e2".into());
+        assert!(wanted_generate(&a).is_err(), "confirm is the password field");
+        a.confirm_password = None;
+        a.password = None;
+        assert!(wanted_generate(&a).is_err(), "no password field");
+        let mut o = args(None, None, Some("e4"));
+        o.entry = None;
+        o.generate_password = Some(true);
+        o.password = Some("e2".into());
+        assert!(wanted_generate(&o).is_err(), "one-time code with generate");
     }
 
     #[test]
