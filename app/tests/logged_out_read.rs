@@ -11,11 +11,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// Each request's path and `Cookie` header, in order.
+type Log = Arc<Mutex<Vec<(String, Option<String>)>>>;
+
 /// A loopback HTTP/1.1 server whose routes set cookies, answer with any status, redirect and
 /// stall; it records each request's path and `Cookie` header.
 struct Fixture {
     base: String,
-    log: Arc<Mutex<Vec<(String, Option<String>)>>>,
+    log: Log,
 }
 
 fn respond(mut s: TcpStream, status: &str, headers: &[String], body: &str) {
