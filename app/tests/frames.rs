@@ -279,3 +279,52 @@ async fn a_frame_inside_a_frame_of_another_site_is_seen_and_clicked() {
     let snap = snapshot_with(&c, "Pay done").await;
     assert!(snap.contains("Pay done"), "{snap}");
 }
+
+/// The page's own banner over a frame's button: the click is refused with the banner named,
+/// nothing reaches the frame; once the banner is gone the click lands.
+#[tokio::test]
+async fn a_banner_of_the_page_over_a_frame_is_reported_as_the_cover() {
+    let browser = launch().await;
+    let frame_site = Server::start(
+        HashMap::from([(
+            "/pay".to_string(),
+            r#"<!doctype html><html><head><title>Pay</title></head><body style="margin:0">
+<button onclick="fetch('/paid', {keepalive: true})" style="margin:20px;width:160px;height:40px">Pay now</button>
+</body></html>"#
+                .to_string(),
+        )]),
+        None,
+    );
+    let frame_url = frame_site.url("/pay").replace("127.0.0.1", "localhost");
+    let top = Server::page(&format!(
+        r#"<!doctype html><html><head><title>Shop</title></head><body style="margin:0">
+<iframe title="Payment" src="{frame_url}" style="border:0;margin:30px;width:400px;height:200px"></iframe>
+<div id=banner style="position:absolute;left:0;top:0;width:600px;height:150px;background:#eee">
+Cookie banner <button onclick="document.getElementById('banner').remove()">Accept</button></div>
+</body></html>"#
+    ));
+    let c = browser.connect().await;
+    call(&c, "browser_tabs", json!({"action": "open", "url": top.url("/")})).await;
+    let snap = snapshot_with(&c, "Pay now").await;
+    let pay = role_ref(&snap, "button", "Pay now");
+    let (err, t) = act(&c, json!({"action": "click", "ref": pay})).await;
+    assert!(err, "{t}");
+    assert!(t.contains("Cookie banner"), "the cover is named: {t}");
+    let (err, t) = act(
+        &c,
+        json!({"action": "click", "ref": role_ref(&snap, "button", "Accept")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let (err, t) = act(&c, json!({"action": "click", "ref": pay})).await;
+    assert!(!err, "{t}");
+    let start = Instant::now();
+    while !frame_site.requests().iter().any(|p| p == "/paid") && start.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        frame_site.requests().iter().filter(|p| *p == "/paid").count(),
+        1,
+        "only the click after the banner went reached the frame"
+    );
+}

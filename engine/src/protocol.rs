@@ -28,7 +28,8 @@
 //! says what is there (through open shadow roots and same-origin frames): when it is the element,
 //! inside it or a label of it, the element becomes the *aim* whose first pointer event
 //! [`InputState::landed`] reports; otherwise `"cover"` describes what is in the way.
-//! `"focused"` says where keyboard focus is (`"focus"`) when it is not within the element.
+//! `"over"` with `"x","y"` only checks that point (`"cover"` when it is not over the element),
+//! trying no other and arming no aim. `"focused"` says where keyboard focus is (`"focus"`) when it is not within the element.
 //!
 //! A failure is `{"error":CODE}` or `{"error":CODE,"detail":TEXT}`; [`WalkerError`] has one
 //! variant per code. Every code but `"walker exception"` is a refusal made before anything
@@ -130,6 +131,16 @@ pub enum ElementOp {
     /// What is at `(x, y)` of the top-level viewport: the element (then it becomes the aim),
     /// another clear point of it ([`ElementReply::x`]), or [`ElementReply::cover`].
     Hit {
+        /// CSS pixels from the viewport's left edge.
+        x: f32,
+        /// CSS pixels from the viewport's top edge.
+        y: f32,
+    },
+    /// Whether the point `(x, y)` of the top-level viewport is over the element: if not,
+    /// [`ElementReply::cover`] says what is there. No other point is tried and no aim is
+    /// armed (the app checks that a point in a frame of another site is not covered in the
+    /// document around it).
+    Over {
         /// CSS pixels from the viewport's left edge.
         x: f32,
         /// CSS pixels from the viewport's top edge.
@@ -586,6 +597,10 @@ mod tests {
                 r#"{"op":"el","walk_id":7,"idx":3,"do":"hit","x":10.5,"y":20.0}"#,
             ),
             (
+                Request::element(7, 3, ElementOp::Over { x: 1.0, y: 2.5 }),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"over","x":1.0,"y":2.5}"#,
+            ),
+            (
                 Request::element(7, 3, ElementOp::Focused),
                 r#"{"op":"el","walk_id":7,"idx":3,"do":"focused"}"#,
             ),
@@ -620,7 +635,7 @@ mod tests {
             );
         }
         for d in [
-            "scroll", "focus", "clear", "select", "text", "rect", "hit", "focused",
+            "scroll", "focus", "clear", "select", "text", "rect", "hit", "over", "focused",
         ] {
             assert!(
                 WALKER.contains(&format!("what === '{d}'")) || WALKER.contains(&format!("what !== '{d}'")),

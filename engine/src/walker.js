@@ -1237,6 +1237,14 @@
         aimEl = null;
         res.cover = describe(h.el);
       }
+    } else if (what === 'over') {
+      if (typeof req.x !== 'number' || typeof req.y !== 'number') {
+        res.error = 'bad request';
+        res.detail = 'over needs numeric x and y';
+        return res;
+      }
+      const h = hitAt(req.x, req.y);
+      if (!reaches(el, h.el)) res.cover = describe(h.el);
     } else if (what === 'focused') {
       const da = deepActive();
       if (!flatContains(el, da.el)) res.focus = describe(da.el);
@@ -1356,6 +1364,9 @@
   //                             pointer event "inputs" reports; else, if another point of its
   //                             visible box is clear, "x","y" name that point (and it is the
   //                             aim); else "cover" describes what is at (X,Y)
+  //       "over","x":X,"y":Y    whether (X,Y) of the top-level viewport is over the element
+  //                             (as for hit); if not, "cover" describes what is there. No
+  //                             other point is tried, no aim is armed
   //       "focused"             whether keyboard focus is within the element: if not, "focus"
   //                             describes where it is (changes nothing)
   //       -> {"ok":true,"bounds":{"x","y","w","h"},"viewport":{"w","h"}}, bounds in CSS px

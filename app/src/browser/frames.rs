@@ -403,7 +403,10 @@ async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String
 /// Whether an op aims input at its element (or reads focus for input that follows): the
 /// element's frame then counts the input.
 fn aims(op: &ElementOp) -> bool {
-    !matches!(op, ElementOp::Rect | ElementOp::Text { .. })
+    !matches!(
+        op,
+        ElementOp::Rect | ElementOp::Text { .. } | ElementOp::Over { .. }
+    )
 }
 
 async fn set_input_frame(tab: &Tab, frame: Option<String>) -> Result<(), TabError> {
@@ -457,7 +460,7 @@ pub async fn element(tab: &Tab, walk_id: u64, idx: u32, op: ElementOp) -> Result
         let here = match (&op, k) {
             // Whether the point is over the iframe at all (an overlay of the page may cover
             // it): what covers it is the answer, as for any element.
-            (ElementOp::Hit { x, y }, 0) => ElementOp::Hit { x: *x, y: *y },
+            (ElementOp::Hit { x, y }, 0) => ElementOp::Over { x: *x, y: *y },
             _ => ElementOp::Rect,
         };
         let target = hop.frame.clone().map_or(Target::Main, Target::Frame);
@@ -477,6 +480,7 @@ pub async fn element(tab: &Tab, walk_id: u64, idx: u32, op: ElementOp) -> Result
         origin.x += r.bounds.x + hop.inset.x;
         origin.y += r.bounds.y + hop.inset.y;
     }
+    let hit = matches!(op, ElementOp::Hit { .. });
     let op = match op {
         ElementOp::Hit { x, y } => ElementOp::Hit {
             x: x - origin.x,
@@ -500,6 +504,23 @@ pub async fn element(tab: &Tab, walk_id: u64, idx: u32, op: ElementOp) -> Result
     r.y = r.y.map(|y| y + origin.y);
     if let Some(v) = viewport {
         r.viewport = v;
+    }
+    // The frame chose another point of the element (the asked one is covered inside the
+    // frame): that point must be clear in the top document too.
+    if hit && let (Some(x), Some(y), Some(top)) = (r.x, r.y, hops.first()) {
+        let target = top.frame.clone().map_or(Target::Main, Target::Frame);
+        let over: ElementReply = tab
+            .ask_to(
+                target,
+                &Request::element(top.walk_id, top.iframe, ElementOp::Over { x, y }),
+                RPC_TIMEOUT,
+            )
+            .await?;
+        if over.cover.is_some() {
+            r.x = None;
+            r.y = None;
+            r.cover = over.cover;
+        }
     }
     Ok(r)
 }
