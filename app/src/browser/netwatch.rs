@@ -60,6 +60,15 @@ impl NetWatch {
         }
     }
 
+    /// A new main-frame document replaced the page: what the old one left open (a keepalive
+    /// report, a poll whose end the browser may never report for a page that is gone) is no
+    /// longer the page's. The new document's own load is covered by its loading state.
+    pub fn new_document(&mut self) {
+        if self.idle_from.is_some() && !self.open.is_empty() {
+            self.start();
+        }
+    }
+
     /// Every request of the tab's renderer ended with it (a crash).
     pub fn renderer_gone(&mut self) {
         if self.idle_from.is_some() {
@@ -117,5 +126,10 @@ mod tests {
         w.event("Network.requestWillBeSent", &json!({"requestId": "3"}));
         w.renderer_gone();
         assert_eq!(w.look().unwrap().open, 0);
+        w.event("Network.requestWillBeSent", &json!({"requestId": "4"}));
+        w.new_document();
+        let l = w.look().unwrap();
+        assert_eq!(l.open, 0, "the old document's requests are not the new one's");
+        assert!(l.idle < Duration::from_millis(20));
     }
 }

@@ -303,6 +303,7 @@ impl State {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.document_at = Some(Instant::now());
             t.document_seq += 1;
+            t.net.new_document();
             t.renderer_dead = None;
             // "Stop this page from opening more dialogs" lasts for one document.
             t.asks.dialogs_suppressed = false;
