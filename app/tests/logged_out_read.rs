@@ -256,9 +256,18 @@ async fn a_logged_out_read_reads_public_pages_and_says_when_a_site_refuses() {
     assert!(t.len() < 3000, "{} characters:\n{t}", t.len());
 
     // A page that does not answer within 15 s.
+    // Meanwhile another session lists the tabs: the read's tab, alive now, is not among them.
+    let other = browser.connect().await;
     let start = Instant::now();
-    let (err, t) = read(&c, &fx.url("/slow"), None).await;
+    let list_meanwhile = async {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        text(&call(&other, "browser_tabs", json!({"action": "list"})).await)
+    };
+    let slow = fx.url("/slow");
+    let ((err, t), during) = tokio::join!(read(&c, &slow, None), list_meanwhile);
     let took = start.elapsed();
+    assert!(during.starts_with("2 tabs:"), "{during}");
+    assert!(!during.contains("/slow"), "{during}");
     assert!(err && t.starts_with("blocked: timeout"), "{t}");
     assert!(
         took >= Duration::from_secs(14) && took < Duration::from_secs(24),

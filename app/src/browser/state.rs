@@ -181,9 +181,13 @@ impl State {
             .next_create
             .take()
             .unwrap_or(((1280, 800), 1.0, TabMeta::default()));
-        self.order.push(id);
-        if self.active.is_none() {
-            self.active = Some(id);
+        // A logged-out read's tab is nobody's: outside the tab order, no window, tab list or
+        // session shows it, and it is never the tab in front.
+        if !meta.throwaway {
+            self.order.push(id);
+            if self.active.is_none() {
+                self.active = Some(id);
+            }
         }
         self.tabs.insert(
             id,
