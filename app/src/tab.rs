@@ -462,7 +462,9 @@ impl Tab {
     /// The page's visible text (innerText), capped.
     pub async fn page_text(&self, cap: usize) -> Result<(String, bool), TabError> {
         let r: TextReply = self.ask_retrying(&Request::Text { cap: Some(cap) }).await?;
-        Ok((r.text, r.truncated))
+        // The body's text has none of its frames': those of other sites the last walk placed
+        // follow it.
+        Ok(frames::with_frame_text(self, r.text, r.truncated, cap).await)
     }
 
     /// Calls a DevTools protocol method (no remote-debugging port involved).

@@ -167,6 +167,12 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
     let snap = snapshot_with(&c, "Signed in as alice").await;
     assert!(snap.contains("Signed in as alice"), "{snap}");
     assert!(snap.contains("Top pressed"), "{snap}");
+    // Reading the page reads the frame's text too.
+    let page = text(&call(&c, "browser_read", json!({})).await);
+    assert!(
+        page.contains("Checkout") && page.contains("Signed in as alice"),
+        "{page}"
+    );
 
     // The frame navigated: a ref to its old document's field is refused, nothing is typed.
     let (err, t) = act(&c, json!({"action": "type", "ref": user, "text": "mallory"})).await;

@@ -15,7 +15,7 @@
 
 use super::Actor;
 use crate::tab::{RPC_TIMEOUT, Tab, TabError};
-use aperture_engine::protocol::{ElementOp, ElementReply, Request, WalkerError};
+use aperture_engine::protocol::{ElementOp, ElementReply, Request, TextReply, WalkerError};
 use aperture_engine::record::{NodeRecord, Offset, Walk};
 use aperture_mcp::backend::TabId;
 use std::collections::HashMap;
@@ -398,6 +398,45 @@ async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String
         }
     }
     found
+}
+
+/// `text` (the main frame's, `truncated` at `cap` characters) followed by the text of each
+/// frame of another site the latest walk placed, in the walk's order, within the same cap. A
+/// frame that is gone or does not answer is left out.
+pub async fn with_frame_text(tab: &Tab, mut text: String, mut truncated: bool, cap: usize) -> (String, bool) {
+    let id = tab.id;
+    let frames: Vec<String> = tab
+        .ui(move |a| {
+            a.with(|st| {
+                st.tabs
+                    .get(&id)
+                    .and_then(|t| t.frames.as_ref())
+                    .map(|m| m.placed.iter().map(|p| p.frame.clone()).collect())
+            })
+        })
+        .await
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    for f in frames {
+        let left = cap.saturating_sub(text.chars().count());
+        if truncated || left == 0 {
+            truncated = true;
+            break;
+        }
+        let req = Request::Text { cap: Some(left) };
+        let r: Result<TextReply, TabError> = tab.ask_to(Target::Frame(f), &req, FRAME_WALK_TIMEOUT).await;
+        if let Ok(r) = r
+            && !r.text.trim().is_empty()
+        {
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&r.text);
+            truncated |= r.truncated;
+        }
+    }
+    (text, truncated)
 }
 
 /// Whether an op aims input at its element (or reads focus for input that follows): the
