@@ -9,10 +9,16 @@ use std::time::{Duration, Instant};
 
 /// Chromium switches for every launch. Each has a reason; the privacy crate adds its own.
 const SWITCHES: &[(&str, Option<&str>)] = &[
-    // No display is needed: render through ozone's headless platform and SwiftShader.
+    // No display is needed: render through ozone's headless platform.
     ("ozone-platform", Some("headless")),
-    ("use-angle", Some("swiftshader")),
-    ("enable-unsafe-swiftshader", None),
+    // No GL in the GPU process, so it enters its seccomp sandbox. Pages are drawn off-screen
+    // and handed over as BGRA bitmaps (OnPaint), which software compositing provides; the
+    // window uploads them to its own GL texture. SwiftShader, the only GL here, starts worker
+    // threads during GL start-up, and Chromium skips the GPU sandbox for a process that has
+    // threads by then (app/tests/sandbox.rs). `disable-gpu` alone falls back to SwiftShader
+    // for WebGL; `disable-software-rasterizer` stops that. The cost: pages get no WebGL.
+    ("disable-gpu", None),
+    ("disable-software-rasterizer", None),
     // Back/forward-cache frame swaps make the CEF 131 browser-info race (cef#4001) likelier.
     ("disable-back-forward-cache", None),
     // No "restore pages?" or first-run UI in an embedded browser.

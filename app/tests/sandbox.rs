@@ -1,10 +1,12 @@
 //! The renderer sandbox, read from /proc.
 //!
 //! As an ordinary user the browser runs its renderers in Chromium's sandbox: a seccomp-bpf
-//! filter and their own user, PID and network namespaces. As root it refuses to start unless
-//! told `--no-sandbox`. CI (`.ci/run`) runs this file as an unprivileged user with
-//! `APERTURE_REQUIRE_SANDBOX=1`, so the sandbox half cannot pass by being skipped; as root
-//! that half says why it does not apply and the root half runs instead.
+//! filter and their own user, PID and network namespaces; the GPU process and utilities in a
+//! seccomp-bpf filter. As root it refuses to start unless told `--no-sandbox`. CI (`.ci/run`)
+//! runs this file as an unprivileged user with `APERTURE_REQUIRE_SANDBOX=1`, so the sandbox
+//! half cannot pass by being skipped; as root that half says why it does not apply and the
+//! root half runs instead. The windowed variant needs an X server (`DISPLAY`); without one it
+//! is skipped, unless `APERTURE_UI_REQUIRE=1` makes that a failure.
 
 use aperture_testkit::mcp::{call, text};
 use aperture_testkit::{Launch, Server, is_root, unique_tag};
@@ -176,6 +178,24 @@ fn as_root_the_browser_refuses_to_start_without_an_explicit_no_sandbox() {
 
 #[tokio::test]
 async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
+    children_are_sandboxed(false).await;
+}
+
+#[tokio::test]
+async fn windowed_the_gpu_process_and_renderers_are_sandboxed_too() {
+    if std::env::var_os("DISPLAY").is_none() {
+        assert!(
+            std::env::var("APERTURE_UI_REQUIRE").as_deref() != Ok("1"),
+            "DISPLAY is unset, and APERTURE_UI_REQUIRE=1"
+        );
+        eprintln!("skipped: DISPLAY is unset (the windowed browser needs an X server)");
+        return;
+    }
+    children_are_sandboxed(true).await;
+}
+
+/// Opens two sites and checks every child of the browser against the sandbox it must be in.
+async fn children_are_sandboxed(windowed: bool) {
     if is_root() {
         assert!(
             std::env::var_os("APERTURE_REQUIRE_SANDBOX").is_none(),
@@ -197,10 +217,11 @@ async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
         Default::default(),
         None,
     );
-    let browser = Launch::new(bin())
-        .allow_hosts(["127.0.0.1", "127.0.0.2"])
-        .start()
-        .await;
+    let mut launch = Launch::new(bin()).allow_hosts(["127.0.0.1", "127.0.0.2"]);
+    if windowed {
+        launch = launch.windowed();
+    }
+    let browser = launch.start().await;
     assert!(
         !browser.stderr().contains("sandbox is OFF"),
         "an ordinary user gets the sandbox: {}",
@@ -224,6 +245,7 @@ async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
         .find(|p| p.pid == browser_pid)
         .expect("browser in /proc");
     let mut renderers = 0;
+    let mut gpus = 0;
     let mut unsandboxed = Vec::new();
     // Every violation, not only the first, so a failure shows the whole picture.
     let mut wrong = Vec::new();
@@ -242,19 +264,24 @@ async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
                     ));
                 }
             }
-            // Two children Chromium 131 itself leaves outside a sandbox on Linux (seen here:
-            // Seccomp 0, the browser's namespaces). The network service is started by exec
-            // with no sandbox (it needs the network, so an empty net namespace was never an
-            // option). The GPU process starts its seccomp policy only after GL is up, and
-            // SwiftShader's GL start-up has already made threads by then, so Chromium skips
-            // the policy with a warning (`InitializeSandbox() called with multiple threads in
-            // process gpu-process`; `--gpu-sandbox-failures-fatal=yes` turns that into GPU
-            // crashes and a fallback). Listed by role so any other unsandboxed child fails.
+            // The GPU process is forked from the unsandboxed zygote and starts its seccomp
+            // policy itself once GL is up. Chromium skips the policy, with only a warning,
+            // when GL start-up has made threads by then (SwiftShader does:
+            // `InitializeSandbox() called with multiple threads in process gpu-process`), so
+            // this is where a switch that brings a GL back shows.
             Role::Gpu => {
+                gpus += 1;
                 if p.seccomp != "2" {
-                    unsandboxed.push(format!("gpu {}", p.pid));
+                    wrong.push(format!(
+                        "gpu {}: Seccomp {} (want 2), threads {:?}",
+                        p.pid, p.seccomp, p.threads
+                    ));
                 }
             }
+            // The one child Chromium 131 itself leaves outside a sandbox on Linux (seen here:
+            // Seccomp 0, the browser's namespaces): the network service, started by exec with
+            // no sandbox (it needs the network, so an empty net namespace was never an
+            // option). Listed by role so any other unsandboxed child fails.
             Role::Utility(sub) if sub == "network.mojom.NetworkService" => {
                 if p.seccomp != "2" {
                     unsandboxed.push(format!("network service {}", p.pid));
@@ -279,6 +306,12 @@ async fn renderers_run_in_a_seccomp_filter_and_their_own_namespaces() {
     assert!(
         renderers >= 2,
         "expected a renderer per site (2), found {renderers} (every process is listed above)"
+    );
+    // Software compositing still runs viz in a GPU process: had it gone unrecognised (its
+    // threads renamed), the check above would have passed it by.
+    assert!(
+        gpus >= 1,
+        "no GPU process recognised (VizCompositorTh/GpuWatchdog threads; every process is listed above)"
     );
     eprintln!("left outside the sandbox by Chromium itself (see the match above): {unsandboxed:?}");
 }
