@@ -864,6 +864,24 @@ impl Backend for AppBackend {
         v.fill(&self.h, id, entry, targets).await
     }
 
+    async fn vault_profiles(&self) -> BackendResult<Vec<aperture_mcp::backend::ProfileInfo>> {
+        self.vault()?.profiles()
+    }
+
+    async fn vault_profile(
+        &self,
+        id: TabId,
+        profile: &str,
+        controls: Vec<aperture_mcp::backend::ProfileControl>,
+        apply: bool,
+    ) -> BackendResult<aperture_mcp::backend::ProfileOutcome> {
+        let v = self.vault()?;
+        if apply {
+            self.agent_acts(id).await?;
+        }
+        v.profile_fill(&self.h, id, profile, controls, apply).await
+    }
+
     async fn vault_generate(
         &self,
         id: TabId,

@@ -36,6 +36,10 @@ pub enum Refusal {
 
 /// What the agent asks to fill, as the human will read it.
 pub struct Request {
+    /// What is asked, as the sheet's title ends: "fill from your vault".
+    pub what: String,
+    /// Ask even when the human said "Always" for this origin (sensitive profile facts).
+    pub fresh: bool,
     /// The tab's page origin, read by the browser.
     pub origin: String,
     /// Fields in human words.
@@ -112,7 +116,7 @@ impl Consent {
 
     /// Asks the human and waits for the answer, at most the broker's timeout.
     pub async fn ask(&self, req: Request) -> Result<(), Refusal> {
-        if self.always(&req.origin) {
+        if !req.fresh && self.always(&req.origin) {
             return Ok(());
         }
         let (tx, rx) = oneshot::channel();
@@ -138,6 +142,7 @@ impl Consent {
         let g = self.lock();
         g.queue.front().map(|p| VaultConsentView {
             id: p.id,
+            what: p.req.what.clone(),
             origin: p.req.origin.clone(),
             fields: p.req.fields.clone(),
             tab_title: p.req.tab_title.clone(),
@@ -153,7 +158,8 @@ impl Consent {
                 return;
             };
             let p = g.queue.remove(at).expect("position is in range");
-            if answer == ConsentAnswer::Always && g.saved.always.insert(p.req.origin.clone()) {
+            // A fresh question's "Always" is this answer only: what it asked for asks every time.
+            if answer == ConsentAnswer::Always && !p.req.fresh && g.saved.always.insert(p.req.origin.clone()) {
                 if let Err(e) = self.save(&g.saved) {
                     tracing::warn!(
                         "{}: {e}; the yes holds until the browser quits",
@@ -213,6 +219,8 @@ mod tests {
 
     fn req(origin: &str) -> Request {
         Request {
+            what: "fill from your vault".into(),
+            fresh: false,
             origin: origin.into(),
             fields: vec!["username".into(), "password".into()],
             tab_title: "Sign in".into(),

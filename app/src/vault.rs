@@ -40,7 +40,8 @@ use crate::browser::Handle;
 use anyhow::{Context, Result, bail};
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::{
-    BackendError, BackendResult, FillField, GeneratedPassword, TabId, VaultEntries, VaultEntry, VaultTarget,
+    BackendError, BackendResult, FillField, GeneratedPassword, ProfileControl, ProfileInfo, ProfileOutcome,
+    ProfileRow, TabId, VaultEntries, VaultEntry, VaultTarget,
 };
 use aperture_vault::PasswordPolicy;
 use aperture_vault::{
@@ -109,6 +110,16 @@ enum VaultCmd {
     },
     /// List entries (labels, sites, usernames; never passwords).
     List,
+    /// Create or replace the autofill profile NAME (your name, email, phone, address… for
+    /// forms). Its facts are read from stdin as `field=value` lines (`givenName=Ada`,
+    /// `email=ada@example.org`, `countryCode=GB`), never from the command line; an unknown
+    /// field name is refused with the list of known ones.
+    Profile {
+        /// The profile's name ("Personal", "Work").
+        name: String,
+    },
+    /// List the autofill profiles (names and how many facts; never the values).
+    Profiles,
     /// Accept the vault file as it is now, after it was refused as an older copy (or its
     /// generation record as damaged). Entries saved after that copy are gone for good; the
     /// copy becomes the current vault, and any other copy is refused from then on.
@@ -238,6 +249,36 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
                     "aperture vault: accepted {} and wrote a new generation record",
                     path.display()
                 ),
+            }
+        }
+        VaultCmd::Profile { name } => {
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
+            let text = read_stdin_all()?;
+            let mut p = aperture_vault::Profile::new(name.trim());
+            if name.trim().is_empty() {
+                bail!("a profile needs a name");
+            }
+            for (n, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let Some((field, value)) = line.split_once('=') else {
+                    bail!("line {}: expected field=value", n + 1);
+                };
+                let field: aperture_vault::ProfileField =
+                    serde_json::from_value(serde_json::Value::String(field.trim().to_owned()))
+                        .map_err(|e| anyhow::anyhow!("line {}: {e}", n + 1))?;
+                p.set(field, value);
+            }
+            let count = p.stored_count();
+            v.put_profile(p)?;
+            eprintln!("aperture vault: saved profile {:?} with {count} facts", name.trim());
+        }
+        VaultCmd::Profiles => {
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
+            for p in v.agent_view().profiles().map_err(|e| anyhow::anyhow!("{e}"))? {
+                println!("{}\t{}", p.name, p.fields);
             }
         }
         VaultCmd::List => {
@@ -780,6 +821,184 @@ impl VaultWiring {
         })
     }
 
+    /// The vault's profiles, names and sizes only.
+    pub fn profiles(&self) -> BackendResult<Vec<ProfileInfo>> {
+        let (agent, _) = self.handles()?;
+        Ok(agent
+            .profiles()
+            .map_err(agent_err)?
+            .into_iter()
+            .map(|p| ProfileInfo {
+                name: p.name,
+                fields: p.fields,
+            })
+            .collect())
+    }
+
+    /// A profile plan over `controls` for the tab's page and, with `apply`, the fill: the
+    /// vault decides which rows need the human's approval (every sensitive one, and facts not
+    /// yet approved for this site and profile); with a window the sheet asks, headless the
+    /// start-up allowlist approves the non-sensitive ones and sensitive ones are skipped.
+    pub async fn profile_fill(
+        &self,
+        h: &Handle,
+        id: TabId,
+        profile: &str,
+        controls: Vec<ProfileControl>,
+        apply: bool,
+    ) -> BackendResult<ProfileOutcome> {
+        use aperture_engine::protocol::ElementOp;
+        use aperture_vault::{Decision, FieldDescriptor, ProfileApproval, SelectOption};
+        let url = frame_url(h, id, WhichFrame::Main).await?;
+        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
+        let (agent, filler) = self.handles()?;
+        let descs: Vec<FieldDescriptor> = controls
+            .iter()
+            .map(|c| FieldDescriptor {
+                field_ref: c.field_ref.clone(),
+                tag: c.tag.clone(),
+                input_type: c.input_type.clone(),
+                autocomplete: c.autocomplete.clone(),
+                name: c.name.clone(),
+                id: c.id.clone(),
+                label: c.label.clone(),
+                aria_label: None,
+                placeholder: c.placeholder.clone(),
+                max_length: None,
+                options: c
+                    .options
+                    .iter()
+                    .map(|o| SelectOption {
+                        value: o.clone(),
+                        text: o.clone(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        let plan = agent.plan_profile_fill(profile, &descs).map_err(|e| match e {
+            AgentError::NotAvailable => refused("there is no profile of that name (action=list shows them)"),
+            other => agent_err(other),
+        })?;
+        let rows = plan
+            .items()
+            .iter()
+            .map(|i| ProfileRow {
+                field_ref: i.field_ref().to_owned(),
+                label: i.display_label().to_owned(),
+                field: i.field().map(|f| f.as_str().to_owned()),
+                confidence: (i.confidence() * 100.0).round() as u32,
+                decision: match i.decision() {
+                    Decision::Fill => "fill".to_owned(),
+                    Decision::LowConfidence => "low confidence, not filled".to_owned(),
+                    Decision::Skip(r) => format!("skip: {r:?}"),
+                },
+                sensitive: i.is_sensitive(),
+            })
+            .collect();
+        let mut out = ProfileOutcome {
+            rows,
+            ..Default::default()
+        };
+        if !apply {
+            return Ok(out);
+        }
+        let grant = agent.request_profile_fill(&plan, &origin).map_err(agent_err)?;
+        let approval = if !grant.needs_dialog() {
+            ProfileApproval::none()
+        } else {
+            let asked: Vec<&aperture_vault::ConsentRow> = grant.rows().iter().filter(|r| r.needs_approval).collect();
+            match self.consent.get() {
+                Some(c) => {
+                    use crate::consent::{Refusal, Request};
+                    let tab_title = h
+                        .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
+                        .await
+                        .map_err(|e| tab_err(id, e))?
+                        .unwrap_or_default();
+                    let fields = asked
+                        .iter()
+                        .map(|r| {
+                            let s = r.field.as_str();
+                            if r.sensitive { format!("{s} (sensitive)") } else { s.to_owned() }
+                        })
+                        .collect();
+                    let req = Request {
+                        what: format!("fill from your profile “{profile}”"),
+                        fresh: asked.iter().any(|r| r.sensitive),
+                        origin: origin.to_string(),
+                        fields,
+                        tab_title,
+                    };
+                    c.ask(req).await.map_err(|r| match r {
+                        Refusal::Denied => refused("the human denied this profile fill; nothing was typed"),
+                        Refusal::TimedOut(d) => refused(format!(
+                            "the human did not answer the profile fill request within {} s; nothing was typed",
+                            d.as_secs()
+                        )),
+                    })?;
+                    ProfileApproval::rows(asked.iter().map(|r| r.field_ref.clone()))
+                }
+                // Headless: the human's start-up allowlist approves everyday facts; a sensitive
+                // one needs a human present, every time.
+                None if self.allow_fill.contains(&origin) => {
+                    ProfileApproval::rows(asked.iter().filter(|r| !r.sensitive).map(|r| r.field_ref.clone()))
+                }
+                None => {
+                    return Err(refused(
+                        "the human has not allowed vault fills on this page's origin (a browser without a \
+                         window asks nobody: it must be started with --vault-allow-fill for it); nothing \
+                         was typed",
+                    ));
+                }
+            }
+        };
+        let fill = filler
+            .redeem_profile(grant, &origin, &approval)
+            .map_err(fill_err)?;
+        let container = container_of(h, id).await?;
+        {
+            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+            g.tabs.entry(id.0).or_default().add_profile_fill(&fill, &origin);
+            g.sites.add_profile_fill(&container, &fill, &origin);
+        }
+        let tab = crate::tab::Tab::new(h, id);
+        for (r, v) in fill.values() {
+            let Some(c) = controls.iter().find(|c| c.field_ref == r) else { continue };
+            let t = VaultTarget {
+                field: FillField::Username,
+                walk_id: c.walk_id,
+                idx: c.idx,
+            };
+            let step = async {
+                if c.tag == "select" {
+                    return element(&tab, id, t, ElementOp::Select {
+                        values: vec![v.to_owned()],
+                    })
+                    .await;
+                }
+                focus(&tab, id, t).await?;
+                if self.focused_origin(h, id).await?.site() != origin.site() {
+                    return Err(refused("focus moved to a frame of another site; stopped"));
+                }
+                element(&tab, id, t, ElementOp::Clear).await?;
+                tab.type_text(v).await.map_err(|e| tab_err(id, e))
+            };
+            if let Err(e) = step.await {
+                let e = self.redact_focus(h, id, e).await;
+                if out.filled.is_empty() && e.nothing_sent() {
+                    return Err(e);
+                }
+                return Err(BackendError::ActionOutcomeUnknown(format!(
+                    "filled {} from the profile, then while filling {r}: {e}",
+                    if out.filled.is_empty() { "nothing".to_owned() } else { out.filled.join(", ") }
+                )));
+            }
+            out.filled.push(r.to_owned());
+        }
+        out.skipped = fill.skipped().to_vec();
+        Ok(out)
+    }
+
     /// The human's yes for filling `targets` on `origin`, asked in the window; headless,
     /// only the start-up allowlist says yes.
     async fn consent(
@@ -810,6 +1029,8 @@ impl VaultWiring {
             }
         }
         let req = Request {
+            what: "fill from your vault".into(),
+            fresh: false,
             origin: origin.to_string(),
             fields,
             tab_title,

@@ -19,6 +19,10 @@ use aperture_testkit::{Launch, McpBrowser, Server};
 use serde_json::json;
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
+
+/// One window at a time: windows on one X server without a window manager overlap, and a
+/// capture of a covered window reads the one on top.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 const USERNAME: &str = "grace.hopper";
 const PASSWORD: &str = "c0bol-Was-H3re!";
 
@@ -176,6 +180,7 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
     if !windowed::can_run("vault_consent") {
         return;
     }
+    let _serial = SERIAL.lock().await;
     let server = Server::page(LOGIN);
     let url = server.url("/");
     let scratch = tempfile::tempdir().unwrap();
@@ -286,4 +291,82 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
         text(&r)
     );
     no_sheet_for(&window, Duration::from_secs(1), "consent-remembered");
+}
+
+const FORM: &str = r#"<!doctype html><html><head><title>Apply</title></head>
+<body style="margin:0;background:rgb(230,20,140);min-height:100vh">
+<form id="f" style="padding:8px">
+<label>First name <input id="g" autocomplete="given-name"></label>
+<label>Date of birth <input id="d" autocomplete="bday"></label>
+<button type="submit">Send</button>
+</form>
+<script>
+document.getElementById("f").addEventListener("submit", ev => {
+  ev.preventDefault();
+  const v = id => document.getElementById(id).value;
+  document.title = "given=" + (v("g") === "Ada" ? "ok" : "no") + " dob=" + (v("d") === "1815-12-10" ? "ok" : "no");
+});
+</script></body></html>"#;
+
+/// A profile fill asks in the window; a sensitive fact asks again on the next fill even after
+/// the human allowed it once (it never rides on an earlier grant).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_fills_ask_the_human_and_sensitive_facts_ask_every_time() {
+    if !windowed::can_run("vault_consent_profile") {
+        return;
+    }
+    let _serial = SERIAL.lock().await;
+    let server = Server::page(FORM);
+    let url = server.url("/");
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    vault_cli(
+        &profile,
+        &pass,
+        &["profile", "Personal"],
+        "givenName=Ada\ndateOfBirth=1815-12-10\n",
+    );
+    let (_b, c, window) = start(&profile, &pass).await;
+    let opened = text(&call(&c, "browser_tabs", json!({"action": "open", "url": url})).await);
+    let id: u64 = opened
+        .split_once("opened tab ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in {opened}"));
+    call(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
+    let submit = {
+        let snap = text(&call(&c, "browser_snapshot", json!({"full": true})).await);
+        role_ref(&snap, "button", "Send")
+    };
+    for round in 0..2 {
+        let pending = tokio::spawn({
+            let c2 = c.clone();
+            async move {
+                call(
+                    &c2,
+                    "browser_profile",
+                    json!({"action": "apply", "profile": "Personal"}),
+                )
+                .await
+            }
+        });
+        let [_, _, once] = wait_sheet(&window, &format!("profile-consent-{round}"));
+        windowed::click_at(&window, once.0, once.1);
+        let r = pending.await.unwrap();
+        let t = text(&r);
+        assert_ne!(r.is_error, Some(true), "round {round}: {t}");
+        assert!(!t.contains("Ada") && !t.contains("1815"), "{t}");
+    }
+    call(&c, "browser_act", json!({"action": "click", "ref": submit})).await;
+    let mut tabs = String::new();
+    for _ in 0..50 {
+        tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+        if tabs.contains("given=") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(tabs.contains("given=ok dob=ok"), "{tabs}");
 }

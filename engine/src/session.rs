@@ -512,6 +512,21 @@ impl TabSession {
         })
     }
 
+    /// Every ref on the page in the last observed walk with its element's record, in ref
+    /// order: for tools that look over a whole form (a profile fill plan).
+    pub fn live_refs(&self) -> Vec<(String, &NodeRecord)> {
+        let Some(l) = &self.last else { return Vec::new() };
+        self.reg
+            .info
+            .iter()
+            .enumerate()
+            .filter_map(|(i, info)| {
+                let rec = l.walk.nodes.get(info.widx? as usize)?;
+                Some((format!("e{}", i + 1), rec))
+            })
+            .collect()
+    }
+
     /// The agent acted on or read this ref: its element (and its subtree) is promoted out of
     /// noise suppression, so its changes are reported even if they look like a clock or churn.
     /// Unknown or dead refs are ignored.

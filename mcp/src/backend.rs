@@ -292,6 +292,71 @@ pub struct VaultEntry {
     pub has_totp: bool,
 }
 
+/// A vault autofill profile as the agent sees it: a name and how many facts it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileInfo {
+    /// The human's name for it ("Personal", "Work").
+    pub name: String,
+    /// Facts stored.
+    pub fields: usize,
+}
+
+/// One form control offered to a profile plan, as the agent's last observation saw it. All
+/// text is page-authored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileControl {
+    /// Its ref (`e12`).
+    pub field_ref: String,
+    /// The walk it was observed in.
+    pub walk_id: u64,
+    /// Its index in that walk.
+    pub idx: u32,
+    /// `input`, `select`, `textarea`.
+    pub tag: String,
+    /// An input's `type`.
+    pub input_type: Option<String>,
+    /// The `autocomplete` attribute.
+    pub autocomplete: Option<String>,
+    /// The `name` attribute.
+    pub name: Option<String>,
+    /// The `id` attribute.
+    pub id: Option<String>,
+    /// Its accessible name (label text).
+    pub label: Option<String>,
+    /// The `placeholder` attribute.
+    pub placeholder: Option<String>,
+    /// A select's option labels.
+    pub options: Vec<String>,
+}
+
+/// One row of a profile plan: what would go where. Never a value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileRow {
+    /// The control's ref.
+    pub field_ref: String,
+    /// Its label as the page wrote it.
+    pub label: String,
+    /// The profile fact matched (`givenName`), if any.
+    pub field: Option<String>,
+    /// Match confidence, percent.
+    pub confidence: u32,
+    /// `fill`, `low confidence` (reported, not filled) or `skip: <reason>`.
+    pub decision: String,
+    /// A sensitive fact (date of birth, national id): asks the human every time.
+    pub sensitive: bool,
+}
+
+/// A profile plan, and after an apply what was filled.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileOutcome {
+    /// The plan's rows.
+    pub rows: Vec<ProfileRow>,
+    /// Refs filled (apply only).
+    pub filled: Vec<String>,
+    /// Refs the plan would fill that were not (no approval, no value), apply only.
+    pub skipped: Vec<String>,
+}
+
 /// A password the browser generated, saved and typed for a sign-up ([`Backend::vault_generate`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GeneratedPassword {
@@ -689,6 +754,24 @@ pub trait Backend: Send + Sync + 'static {
         targets: Vec<VaultTarget>,
     ) -> BackendResult<GeneratedPassword> {
         let _ = (id, username, targets);
+        Err(vault_not_available())
+    }
+    /// The vault's autofill profiles (names and sizes only).
+    async fn vault_profiles(&self) -> BackendResult<Vec<ProfileInfo>> {
+        Err(vault_not_available())
+    }
+    /// Plans (and with `apply`, after the human's consent, performs) a fill of `controls` from
+    /// profile `profile` on the tab's page: matched by `autocomplete` first and label
+    /// heuristics second, prose prompts excluded by shape, low-confidence matches reported and
+    /// not filled. Values never come back; filled ones are tainted like a vault fill.
+    async fn vault_profile(
+        &self,
+        id: TabId,
+        profile: &str,
+        controls: Vec<ProfileControl>,
+        apply: bool,
+    ) -> BackendResult<ProfileOutcome> {
+        let _ = (id, profile, controls, apply);
         Err(vault_not_available())
     }
     /// Answers the JavaScript dialog open in the tab (OK/Leave when `accept`, with `text` for

@@ -402,6 +402,8 @@ pub struct VaultConsentView {
     /// Chosen by the app, new for every request; echoed in
     /// [`crate::UiCommand::AnswerVaultConsent`].
     pub id: u64,
+    /// What is asked: "fill from your vault", "fill from your profile “Work”".
+    pub what: String,
     /// The page's origin, as the browser read it from the tab ("https://example.com").
     pub origin: String,
     /// The fields it would fill, in human words ("username", "password").

@@ -2,8 +2,8 @@
 //!
 //! Kept small on purpose (at most 14 tools): every listed tool costs schema tokens in every
 //! session, so related operations share a tool behind an `action` discriminator. The vault's
-//! two tools (`vault_entries_for_origin`, `vault_request_fill`) are the whole of its agent
-//! surface: there is deliberately no tool that returns a secret.
+//! three tools (`vault_entries_for_origin`, `vault_request_fill`, `browser_profile`) are the
+//! whole of its agent surface: there is deliberately no tool that returns a secret.
 
 use rmcp::handler::server::router::tool::ToolRouter;
 
@@ -15,6 +15,7 @@ mod console;
 mod container;
 mod fill_form;
 mod navigate;
+mod profile;
 mod read;
 mod schema;
 mod snapshot;
@@ -40,4 +41,5 @@ pub(crate) fn router() -> ToolRouter<Aperture> {
         + Aperture::container_router()
         + Aperture::vault_entries_router()
         + Aperture::vault_fill_router()
+        + Aperture::profile_router()
 }

@@ -44,7 +44,7 @@ impl Chrome {
                     .inner_margin(egui::Margin::same(14))
                     .show(ui, |ui| {
                         ui.set_width(WIDTH);
-                        ui.label(RichText::new("The agent wants to fill from your vault").strong());
+                        ui.label(RichText::new(format!("The agent wants to {}", c.what)).strong());
                         ui.add_space(4.0);
                         ui.label(RichText::new(&c.origin).monospace().strong());
                         if !c.tab_title.is_empty() {
