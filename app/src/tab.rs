@@ -157,6 +157,17 @@ enum Arrival {
     NewDocument,
     /// The page opened a JavaScript dialog while the input was arriving.
     Dialog,
+    /// The page erased its input counters (`document.open()`) while the input was arriving.
+    Deaf,
+}
+
+/// What deliver answers when the page silenced its input counters mid-input.
+fn deaf() -> TabError {
+    TabError::InputUnknown(
+        "the page rewrote its document in place (document.open) while the input was arriving, \
+         which erased the browser's count of its input; it may have received the input"
+            .into(),
+    )
 }
 
 async fn wait<T>(
@@ -602,6 +613,9 @@ impl Tab {
                         )));
                     }
                 };
+                if v.deaf {
+                    return Err(deaf());
+                }
                 if v.doc != before.doc {
                     arrival = Arrival::NewDocument;
                 } else if v.void_set && self.popup_shown().await {
@@ -670,6 +684,7 @@ impl Tab {
                     s.what,
                     COMPLETION_WAIT.as_secs()
                 ))),
+                Arrival::Deaf => Err(deaf()),
                 Arrival::Nothing => unreachable!("handled above"),
             };
         }
@@ -714,6 +729,7 @@ impl Tab {
             };
             match polled {
                 Ok(st) if st.doc != before.doc => return Ok(Arrival::NewDocument),
+                Ok(st) if st.deaf => return Ok(Arrival::Deaf),
                 Ok(st) if st.counts.get(s.last) >= before.counts.get(s.last) + s.n => {
                     return Ok(Arrival::Whole(st));
                 }

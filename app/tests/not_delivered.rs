@@ -168,3 +168,61 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
     assert_eq!(seen(&plain, "/wheel"), 1, "{:?}", plain.requests());
     assert_eq!(seen(&plain, "/scrolled"), 1, "{:?}", plain.requests());
 }
+
+/// A page whose button, the first time the pointer moves over it, rewrites the document in
+/// place (`document.open()`, which erases every listener of the window, the browser's input
+/// counters included) with a new button that reports its presses and clicks.
+const REWRITE: &str = r#"<!doctype html><html><head><title>Rewrite</title></head><body>
+<button id=b style="position:absolute;left:60px;top:60px;width:200px;height:60px">Press</button>
+<script>
+let done = false;
+document.getElementById('b').addEventListener('pointermove', () => {
+  if (done) return; done = true;
+  document.open();
+  document.write('<!doctype html><title>Rewritten</title><button id=n style="position:absolute;left:60px;top:60px;width:200px;height:60px">New</button>');
+  document.close();
+  document.getElementById('n').addEventListener('pointerdown', () => fetch('/down', {keepalive: true}));
+  document.getElementById('n').addEventListener('click', () => fetch('/hit', {keepalive: true}));
+});
+</script></body></html>"#;
+
+/// The counters go deaf mid-click: the press and click reach the rewritten page uncounted. This
+/// was answered `not delivered … (sent twice) … nothing else happened` while the page received
+/// two clicks; now the outcome is unknown, the click is not sent again, and the counters work
+/// for the next input.
+#[tokio::test]
+async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undelivered() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/r".to_string(), REWRITE.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = text(
+        &call(
+            &c,
+            "browser_tabs",
+            json!({"action": "open", "url": server.url("/r")}),
+        )
+        .await,
+    );
+    let b = role_ref(&snap, "button", "Press");
+    let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
+    assert!(err, "{t}");
+    assert!(t.contains("OUTCOME UNKNOWN"), "{t}");
+    assert!(t.contains("rewrote its document in place"), "{t}");
+    assert!(
+        !t.contains("not delivered") && !t.contains("nothing happened") && !t.contains("clicked"),
+        "{t}"
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        (seen(&server, "/down"), seen(&server, "/hit")),
+        (1, 1),
+        "sent once"
+    );
+
+    // Counted again from then on.
+    let new = role_ref(&t, "button", "New");
+    let (err, t) = act(&c, json!({"action": "click", "ref": new})).await;
+    assert!(!err && t.starts_with(&format!("clicked {new}")), "{t}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+}

@@ -362,6 +362,10 @@ pub struct InputState {
     /// [`Request::Void`]: the void took effect (none of the input had arrived).
     #[serde(default, rename = "void")]
     pub void_set: bool,
+    /// The page had erased the counters (`document.open()`) since the last look; they count
+    /// again from now, but input that arrived meanwhile was neither counted nor voidable.
+    #[serde(default)]
+    pub deaf: bool,
 }
 
 /// The answer to [`Request::Guard`].

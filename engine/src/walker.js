@@ -227,8 +227,27 @@
   function instrument(win) {
     if (!win || apply(wsHas, instrumented, [win])) return;
     apply(wsAdd, instrumented, [win]);
+    attach(win);
+  }
+  // document.open() erases every listener of its window, the counters included: input would
+  // keep arriving while the counts stood still, and voids would stop nothing. A private event
+  // type listened to with them tells whether they are still attached.
+  const PROBE = 'aperture-probe-' + docToken;
+  let probed = false;
+  function onProbe() { probed = true; }
+  // Whether this window's counters had been erased; they are attached again if so. (Adding
+  // a listener that is still there changes nothing.)
+  function deafened() {
+    probed = false;
+    apply(dispatch, G, [new EventCtor(PROBE)]);
+    if (probed) return false;
+    attach(G);
+    return true;
+  }
+  function attach(win) {
     const opts = obj0();
     opts.capture = true;
+    apply(listen, win, [PROBE, onProbe, opts]);
     for (let i = 0; i < COUNTED.length; i++) {
       // A non-passive wheel listener on the window would make every scroll wait for the
       // main thread; wheel input is counted but never stopped.
@@ -1141,6 +1160,9 @@
     const out = obj0();
     for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
     out.doc = docToken;
+    // Counts taken while the counters were erased missed input: the app cannot confirm or
+    // void what it sent then.
+    if (deafened()) out.deaf = true;
     const d = G.document;
     out.ready = !!apply(g.documentElement, d, []) && (!!apply(g.body, d, []) || apply(g.readyState, d, []) !== 'loading');
     if (aimRemote) out.remote = true;
