@@ -1406,9 +1406,10 @@
   //          event went (a pointerdown wins over a move, and a pointerup, click or contextmenu
   //          that goes elsewhere wins over both); "guard":{"typed":N,"blocked":N,
   //          "went":D} while a guard is up (characters let through and stopped, where focus
-  //          went); "voided":N, events stopped by voids}
+  //          went); "voided":N, events stopped by voids; "deaf":true when the page had
+  //          erased the counters (document.open) since the last look, now attached again}
   //   {"op":"void","kind":K,"n":N}  if the count of K is still N, stop every trusted input
-  //                             created until now that arrives in the next 5 s
+  //                             created until now that arrives in the next 10 minutes
   //       -> the "inputs" answer plus "void":B, whether it did
   //   {"op":"guard"}            if focus is within the element the last focus or clear op
   //                             focused (if no trusted press or key came since; else the focused
