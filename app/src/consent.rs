@@ -159,13 +159,12 @@ impl Consent {
             };
             let p = g.queue.remove(at).expect("position is in range");
             // A fresh question's "Always" is this answer only: what it asked for asks every time.
-            if answer == ConsentAnswer::Always && !p.req.fresh && g.saved.always.insert(p.req.origin.clone()) {
-                if let Err(e) = self.save(&g.saved) {
-                    tracing::warn!(
-                        "{}: {e}; the yes holds until the browser quits",
-                        self.path.display()
-                    );
-                }
+            if answer == ConsentAnswer::Always
+                && !p.req.fresh
+                && g.saved.always.insert(p.req.origin.clone())
+                && let Err(e) = self.save(&g.saved)
+            {
+                tracing::warn!("{}: {e}; the yes holds until the browser quits", self.path.display());
             }
             p
         };
