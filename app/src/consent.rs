@@ -164,7 +164,10 @@ impl Consent {
                 && g.saved.always.insert(p.req.origin.clone())
                 && let Err(e) = self.save(&g.saved)
             {
-                tracing::warn!("{}: {e}; the yes holds until the browser quits", self.path.display());
+                tracing::warn!(
+                    "{}: {e}; the yes holds until the browser quits",
+                    self.path.display()
+                );
             }
             p
         };
