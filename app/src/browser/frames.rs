@@ -6,9 +6,10 @@
 //! among its parent's frames, which the parent's walker can do for the iframe too, so the two
 //! are matched by that index, whatever the frames are named or where they navigated.
 //!
-//! The merged walk keeps the main walk's id; its elements past the main frame's are the
-//! frames', numbered on. [`Merged`] (kept per tab) says which frame and walk each belongs to,
-//! so an element op on one goes to its frame's walker with its own index, and points and
+//! The merged walk keeps the main walk's id; each frame's elements follow its iframe (the
+//! engine reads walks in pre-order) and everything after is numbered on. [`Merged`] (kept per
+//! tab) says which frame and walk each element belongs to, so an element op goes to its
+//! frame's walker with the element's own index there, and points and
 //! boxes move between the frame's viewport and the top-level one by the iframe's content-box
 //! origin, read again at each op (the frame may have scrolled since the walk). The frame
 //! whose element an op aimed at or focused counts the input that follows (`input_frame`).
@@ -176,13 +177,15 @@ pub struct Found {
 
 /// The merged walk: `main` with each found frame's elements right after its iframe, bounds in
 /// the top-level viewport, indices renumbered; and where each element lives.
-pub fn merge(main: Walk, found: Vec<Found>) -> (Walk, Merged) {
+pub fn merge(mut main: Walk, found: Vec<Found>) -> (Walk, Merged) {
+    let nodes = std::mem::take(&mut main.nodes);
+    let walk_id = main.walk_id;
     let mut m = Merging {
         out: Walk {
-            nodes: Vec::with_capacity(main.nodes.len()),
-            ..main.clone()
+            nodes: Vec::with_capacity(nodes.len()),
+            ..main
         },
-        at: Vec::with_capacity(main.nodes.len()),
+        at: Vec::with_capacity(nodes.len()),
         children: found
             .iter()
             .enumerate()
@@ -192,9 +195,9 @@ pub fn merge(main: Walk, found: Vec<Found>) -> (Walk, Merged) {
         keys: found.iter().map(|f| f.key).collect(),
         walks: found.into_iter().map(|f| Some(f.walk)).collect(),
     };
-    m.emit(0, main.nodes, None, Offset::default(), None);
+    m.emit(0, nodes, None, Offset::default(), None);
     let merged = Merged {
-        walk_id: main.walk_id,
+        walk_id,
         at: m.at,
         placed: m.placed,
     };
