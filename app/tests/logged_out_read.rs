@@ -112,6 +112,15 @@ fn serve(s: TcpStream, log: &Mutex<Vec<(String, Option<String>)>>, mark: &str) {
             &[],
             &page("Long", &"<p>A long public article paragraph.</p>".repeat(400)),
         ),
+        "/file" => respond(
+            s,
+            ok,
+            &[
+                "Content-Disposition: attachment; filename=\"report.bin\"".into(),
+                "Content-Type: application/octet-stream".into(),
+            ],
+            "not a page",
+        ),
         "/to-mirror" => respond(s, "302 Found", &["Location: http://archive.ph/abcd".into()], ""),
         p if p == format!("/throwaway-{mark}") => respond(
             s,
@@ -172,8 +181,13 @@ impl Fixture {
 }
 
 async fn launch() -> McpBrowser {
+    launch_with(&[]).await
+}
+
+async fn launch_with(args: &[&str]) -> McpBrowser {
     Launch::from_env()
         .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .args(args)
         .start()
         .await
 }
@@ -323,12 +337,18 @@ fn files_containing(dir: &Path, needle: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_logged_out_read_leaves_nothing_on_disk() {
-    let browser = launch().await;
+    let downloads = tempfile::tempdir().expect("a download dir");
+    let dl = downloads.path().to_str().expect("a UTF-8 path").to_string();
+    let browser = launch_with(&["--download-dir", &dl]).await;
     let mark = format!("{}z{}", std::process::id(), Instant::now().elapsed().as_nanos());
     let fx = Fixture::start(&mark);
     let c = browser.connect().await;
     let (err, t) = read(&c, &fx.url(&format!("/throwaway-{mark}")), None).await;
     assert!(!err && t.contains("read logged out"), "{t}");
+    // An address that is a download: nothing is saved.
+    let (err, t) = read(&c, &fx.url("/file"), None).await;
+    assert!(err && t.contains("a file download"), "{t}");
+    assert_eq!(fx.cookies_sent_to("/file").len(), 1, "the request was made");
     // The control: the same kind of page in a tab of the human's context.
     let r = call(
         &c,
@@ -365,6 +385,12 @@ async fn a_logged_out_read_leaves_nothing_on_disk() {
         let hits = files_containing(&profile, &needle);
         assert!(hits.is_empty(), "{needle} reached the disk: {hits:?}");
     }
+    let saved: Vec<_> = std::fs::read_dir(downloads.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(saved.is_empty(), "the read's download was saved: {saved:?}");
     // And outside the profile: the scratch dir holds the config and logs.
     let scratch = profile.parent().unwrap();
     let hits = files_containing(scratch, &format!("throwcookie{mark}"));

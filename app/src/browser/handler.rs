@@ -252,7 +252,25 @@ impl cef::ClientHandler for Handler {
     }
 
     fn on_before_download(&self, id: BrowserId, item: cef::DownloadItem, cb: cef::BeforeDownloadCallback) {
-        super::page::before_download(&self.0, tab_id(id), item, cb);
+        let id = tab_id(id);
+        // A logged-out read keeps nothing: a download it would start is cancelled (dropping
+        // the callback cancels it).
+        let throwaway = self.0.with(|st| {
+            let throwaway = st.tabs.get(&id).is_some_and(|t| t.meta.throwaway);
+            if throwaway {
+                // The read is answered now rather than at its timeout.
+                st.refuse_navigation(
+                    id,
+                    "the address is a file download, which a logged-out read does not save".into(),
+                );
+            }
+            throwaway
+        });
+        if throwaway {
+            tracing::info!(tab = id.0, "a logged-out read's download was cancelled");
+            return;
+        }
+        super::page::before_download(&self.0, id, item, cb);
     }
 
     fn on_download_updated(&self, _id: BrowserId, item: cef::DownloadItem, ctl: cef::DownloadControl) {
