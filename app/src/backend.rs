@@ -864,6 +864,21 @@ impl Backend for AppBackend {
         v.fill(&self.h, id, entry, targets).await
     }
 
+    async fn vault_attachments(&self) -> BackendResult<Vec<aperture_mcp::backend::VaultAttachment>> {
+        self.vault()?.attachments()
+    }
+
+    async fn vault_attach(
+        &self,
+        id: TabId,
+        attachment: &str,
+        target: VaultTarget,
+    ) -> BackendResult<aperture_mcp::backend::VaultAttachment> {
+        let v = self.vault()?;
+        self.agent_acts(id).await?;
+        v.attach(&self.h, id, attachment, target).await
+    }
+
     async fn vault_profiles(&self) -> BackendResult<Vec<aperture_mcp::backend::ProfileInfo>> {
         self.vault()?.profiles()
     }

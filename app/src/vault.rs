@@ -41,7 +41,7 @@ use anyhow::{Context, Result, bail};
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::{
     BackendError, BackendResult, FillField, GeneratedPassword, ProfileControl, ProfileInfo, ProfileOutcome,
-    ProfileRow, TabId, VaultEntries, VaultEntry, VaultTarget,
+    ProfileRow, TabId, VaultAttachment, VaultEntries, VaultEntry, VaultTarget,
 };
 use aperture_vault::PasswordPolicy;
 use aperture_vault::{
@@ -57,6 +57,12 @@ pub const VAULT_FILE: &str = "vault.aperture";
 /// The vault file of a profile.
 pub fn vault_path(profile: &Path) -> PathBuf {
     profile.join(VAULT_FILE)
+}
+
+/// Where library files are decrypted for an upload the agent asked for (Chromium uploads from
+/// a path); emptied when the browser starts.
+fn uploads_dir(profile: &Path) -> PathBuf {
+    profile.join("uploads")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -120,6 +126,20 @@ enum VaultCmd {
     },
     /// List the autofill profiles (names and how many facts; never the values).
     Profiles,
+    /// Keep FILE (a CV, a cover letter) in the vault's library, encrypted; the agent can then
+    /// upload it to a file input by its id, never by a path. Prints the id.
+    Attach {
+        /// The file to copy in.
+        file: PathBuf,
+        /// Your label for it ("CV 2026").
+        #[arg(long)]
+        label: String,
+        /// Its MIME type (default: from the file name's extension).
+        #[arg(long = "type", value_name = "MIME")]
+        media_type: Option<String>,
+    },
+    /// List the library's files (id, label, file name, type, size).
+    Attachments,
     /// Accept the vault file as it is now, after it was refused as an older copy (or its
     /// generation record as damaged). Entries saved after that copy are gone for good; the
     /// copy becomes the current vault, and any other copy is refused from then on.
@@ -273,7 +293,31 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
             }
             let count = p.stored_count();
             v.put_profile(p)?;
-            eprintln!("aperture vault: saved profile {:?} with {count} facts", name.trim());
+            eprintln!(
+                "aperture vault: saved profile {:?} with {count} facts",
+                name.trim()
+            );
+        }
+        VaultCmd::Attach {
+            file,
+            label,
+            media_type,
+        } => {
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
+            let media_type = media_type.unwrap_or_else(|| media_type_of(&file).to_owned());
+            let id = v
+                .add_attachment(&file, &label, &media_type)
+                .with_context(|| format!("adding {}", file.display()))?;
+            println!("{id}");
+        }
+        VaultCmd::Attachments => {
+            let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
+            for a in v.agent_view().attachments().map_err(|e| anyhow::anyhow!("{e}"))? {
+                println!(
+                    "{}\t{}\t{}\t{}\t{}",
+                    a.id, a.label, a.file_name, a.media_type, a.size
+                );
+            }
         }
         VaultCmd::Profiles => {
             let v = open_for_cli(&path, &profile, cli.passphrase_file.as_deref())?;
@@ -298,6 +342,28 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A MIME type from a file name's extension, for the common document and image kinds.
+fn media_type_of(file: &Path) -> &'static str {
+    let ext = file
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "pdf" => "application/pdf",
+        "txt" => "text/plain",
+        "md" => "text/markdown",
+        "doc" => "application/msword",
+        "docx" => "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "odt" => "application/vnd.oasis.opendocument.text",
+        "rtf" => "application/rtf",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => "application/octet-stream",
+    }
 }
 
 fn open_for_cli(path: &Path, profile: &Path, passphrase_file: Option<&Path>) -> Result<Vault> {
@@ -425,6 +491,8 @@ pub fn load(
         .iter()
         .map(|o| Origin::parse(o).map_err(|e| anyhow::anyhow!("--vault-allow-fill {o}: {e}")))
         .collect::<Result<Vec<_>>>()?;
+    // Decrypted uploads of the last run: the pages have had them.
+    let _ = std::fs::remove_dir_all(uploads_dir(profile));
     let path = vault_path(profile);
     let mut vault = None;
     if !path.exists() {
@@ -821,6 +889,143 @@ impl VaultWiring {
         })
     }
 
+    /// The files in the human's vault library.
+    pub fn attachments(&self) -> BackendResult<Vec<VaultAttachment>> {
+        let (agent, _) = self.handles()?;
+        Ok(agent
+            .attachments()
+            .map_err(agent_err)?
+            .into_iter()
+            .map(|a| VaultAttachment {
+                id: a.id.to_string(),
+                label: a.label,
+                file_name: a.file_name,
+                media_type: a.media_type,
+                size: a.size,
+            })
+            .collect())
+    }
+
+    /// Uploads library file `attachment` through the file input `target`: after the human's
+    /// consent (asked every time: a file is not a login), the file is decrypted to
+    /// `<profile>/uploads/<n>/<name>` (0700/0600; Chromium reads uploads from a path; the
+    /// directory is emptied at the next start), the tab's next file chooser is set to answer
+    /// with it, and a trusted Enter on the focused input opens the chooser.
+    pub async fn attach(
+        &self,
+        h: &Handle,
+        id: TabId,
+        attachment: &str,
+        target: VaultTarget,
+    ) -> BackendResult<VaultAttachment> {
+        use aperture_engine::protocol::ElementOp;
+        let url = frame_url(h, id, WhichFrame::Main).await?;
+        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
+        let (agent, filler) = self.handles()?;
+        let aid = aperture_vault::AttachmentId::parse(attachment).ok_or_else(|| refused(NOT_AVAILABLE))?;
+        let info = agent
+            .attachments()
+            .map_err(agent_err)?
+            .into_iter()
+            .find(|a| a.id == aid)
+            .ok_or_else(|| refused(NOT_AVAILABLE))?;
+        if !self.allow_fill.contains(&origin) {
+            let Some(c) = self.consent.get() else {
+                return Err(refused(
+                    "the human has not allowed vault uploads on this page's origin (a browser without \
+                     a window asks nobody: it must be started with --vault-allow-fill for it); nothing \
+                     was attached",
+                ));
+            };
+            use crate::consent::{Refusal, Request};
+            let tab_title = h
+                .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
+                .await
+                .map_err(|e| tab_err(id, e))?
+                .unwrap_or_default();
+            let req = Request {
+                what: format!("upload “{}” from your vault", info.file_name),
+                fresh: true,
+                origin: origin.to_string(),
+                fields: vec![format!("{} ({} bytes)", info.label, info.size)],
+                tab_title,
+            };
+            c.ask(req).await.map_err(|r| match r {
+                Refusal::Denied => refused("the human denied this upload; nothing was attached"),
+                Refusal::TimedOut(d) => refused(format!(
+                    "the human did not answer the upload request within {} s; nothing was attached",
+                    d.as_secs()
+                )),
+            })?;
+        }
+        let grant = agent.request_attachment(&aid).map_err(agent_err)?;
+        let data = filler.redeem_attachment(grant).map_err(fill_err)?;
+        let dir = uploads_dir(&self.profile).join(format!(
+            "{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default()
+        ));
+        let path = dir.join(aperture_common::fs::safe_file_name(&data.file_name));
+        aperture_common::fs::create_private_dir_all(&dir)
+            .and_then(|()| aperture_common::fs::write_atomic(&path, &data.bytes))
+            .map_err(|e| BackendError::Other(format!("could not stage the upload: {e}")))?;
+        let staged = path.clone();
+        h.on_ui(move |a| {
+            a.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    t.asks.upload = Some(staged);
+                }
+            })
+        })
+        .await
+        .map_err(|e| tab_err(id, e))?;
+        let tab = crate::tab::Tab::new(h, id);
+        let opened = async {
+            if let Err(e) = focus(&tab, id, target).await {
+                return Err(self.redact_focus(h, id, e).await);
+            }
+            tab.key("Enter").await.map_err(|e| tab_err(id, e))?;
+            // The chooser opens as the key lands; the actor answers it and clears the slot.
+            for _ in 0..50 {
+                let pending = h
+                    .on_ui(move |a| a.with(|st| st.tabs.get(&id).is_some_and(|t| t.asks.upload.is_some())))
+                    .await
+                    .map_err(|e| tab_err(id, e))?;
+                if !pending {
+                    return Ok(());
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            }
+            Err(refused(
+                "pressing Enter on that file input opened no file chooser; nothing was attached",
+            ))
+        };
+        let result = opened.await;
+        if result.is_err() {
+            // Nothing may answer a later chooser of this page with the file.
+            let _ = h
+                .on_ui(move |a| {
+                    a.with(|st| {
+                        if let Some(t) = st.tabs.get_mut(&id) {
+                            t.asks.upload = None;
+                        }
+                    })
+                })
+                .await;
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        result.map(|()| VaultAttachment {
+            id: info.id.to_string(),
+            label: info.label,
+            file_name: data.file_name.clone(),
+            media_type: data.media_type.clone(),
+            size: data.bytes.len() as u64,
+        })
+    }
+
     /// The vault's profiles, names and sizes only.
     pub fn profiles(&self) -> BackendResult<Vec<ProfileInfo>> {
         let (agent, _) = self.handles()?;
@@ -906,7 +1111,8 @@ impl VaultWiring {
         let approval = if !grant.needs_dialog() {
             ProfileApproval::none()
         } else {
-            let asked: Vec<&aperture_vault::ConsentRow> = grant.rows().iter().filter(|r| r.needs_approval).collect();
+            let asked: Vec<&aperture_vault::ConsentRow> =
+                grant.rows().iter().filter(|r| r.needs_approval).collect();
             match self.consent.get() {
                 Some(c) => {
                     use crate::consent::{Refusal, Request};
@@ -919,7 +1125,11 @@ impl VaultWiring {
                         .iter()
                         .map(|r| {
                             let s = r.field.as_str();
-                            if r.sensitive { format!("{s} (sensitive)") } else { s.to_owned() }
+                            if r.sensitive {
+                                format!("{s} (sensitive)")
+                            } else {
+                                s.to_owned()
+                            }
                         })
                         .collect();
                     let req = Request {
@@ -963,7 +1173,9 @@ impl VaultWiring {
         }
         let tab = crate::tab::Tab::new(h, id);
         for (r, v) in fill.values() {
-            let Some(c) = controls.iter().find(|c| c.field_ref == r) else { continue };
+            let Some(c) = controls.iter().find(|c| c.field_ref == r) else {
+                continue;
+            };
             let t = VaultTarget {
                 field: FillField::Username,
                 walk_id: c.walk_id,
@@ -971,9 +1183,14 @@ impl VaultWiring {
             };
             let step = async {
                 if c.tag == "select" {
-                    return element(&tab, id, t, ElementOp::Select {
-                        values: vec![v.to_owned()],
-                    })
+                    return element(
+                        &tab,
+                        id,
+                        t,
+                        ElementOp::Select {
+                            values: vec![v.to_owned()],
+                        },
+                    )
                     .await;
                 }
                 focus(&tab, id, t).await?;
@@ -990,7 +1207,11 @@ impl VaultWiring {
                 }
                 return Err(BackendError::ActionOutcomeUnknown(format!(
                     "filled {} from the profile, then while filling {r}: {e}",
-                    if out.filled.is_empty() { "nothing".to_owned() } else { out.filled.join(", ") }
+                    if out.filled.is_empty() {
+                        "nothing".to_owned()
+                    } else {
+                        out.filled.join(", ")
+                    }
                 )));
             }
             out.filled.push(r.to_owned());

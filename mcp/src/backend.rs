@@ -292,6 +292,21 @@ pub struct VaultEntry {
     pub has_totp: bool,
 }
 
+/// A file in the human's vault library, as the agent sees it (never its contents or a path).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VaultAttachment {
+    /// Pass to [`Backend::vault_attach`].
+    pub id: String,
+    /// The human's label ("CV 2026").
+    pub label: String,
+    /// The file name the upload carries.
+    pub file_name: String,
+    /// Its MIME type.
+    pub media_type: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
 /// A vault autofill profile as the agent sees it: a name and how many facts it holds.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileInfo {
@@ -754,6 +769,22 @@ pub trait Backend: Send + Sync + 'static {
         targets: Vec<VaultTarget>,
     ) -> BackendResult<GeneratedPassword> {
         let _ = (id, username, targets);
+        Err(vault_not_available())
+    }
+    /// The files in the human's vault library (labels, names, types, sizes).
+    async fn vault_attachments(&self) -> BackendResult<Vec<VaultAttachment>> {
+        Err(vault_not_available())
+    }
+    /// Uploads library file `attachment` through the file input `target` (a trusted key press
+    /// opens its chooser, which the browser answers itself with that file). No path crosses
+    /// this boundary. Needs the human's consent like a fill.
+    async fn vault_attach(
+        &self,
+        id: TabId,
+        attachment: &str,
+        target: VaultTarget,
+    ) -> BackendResult<VaultAttachment> {
+        let _ = (id, attachment, target);
         Err(vault_not_available())
     }
     /// The vault's autofill profiles (names and sizes only).

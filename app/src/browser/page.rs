@@ -64,6 +64,9 @@ pub struct TabAsks {
     pub find: Option<(u32, u32, bool)>,
     /// A PDF of this tab is being saved (one at a time: a page printing in a loop gets one).
     pub printing: bool,
+    /// A vault library file the agent is attaching: the tab's next file chooser is answered
+    /// with it by the browser, nobody picking (`crate::vault`).
+    pub upload: Option<PathBuf>,
 }
 
 /// Where a download stands.
@@ -336,6 +339,10 @@ pub fn dialog_word(k: cef::JsDialogKind) -> &'static str {
 }
 
 pub(super) fn file_dialog(a: &Actor, id: TabId, d: cef::FileDialog, cb: cef::FileDialogCallback) {
+    if let Some(path) = a.with(|st| st.tabs.get_mut(&id).and_then(|t| t.asks.upload.take())) {
+        cb.choose(&[path]);
+        return;
+    }
     if a.services().page.headless {
         cb.cancel();
         console(

@@ -87,12 +87,30 @@ impl Aperture {
             .say(format!("tab {id}: vault entries for the site of this origin:"))
             .page(&found.origin);
         if found.entries.is_empty() {
-            return r.say("none saved for this site");
+            r = r.say("none saved for this site");
+        } else {
+            for e in &found.entries {
+                r = r.say(entry_line(e));
+            }
+            r = r.say("fill one with vault_request_fill (entry id and the field refs)");
         }
-        for e in &found.entries {
-            r = r.say(entry_line(e));
+        // The human's library files: labels and names are the human's, quoted like labels.
+        if let Ok(files) = call(self.backend().vault_attachments(), CALL_TIMEOUT).await
+            && !files.is_empty()
+        {
+            r = r.say("files in the vault library (upload one with vault_request_fill attachment=ID file_input=REF):");
+            for f in &files {
+                r = r.say(format!(
+                    "- id {} label {} file {} ({}, {} KB)",
+                    f.id,
+                    quote_label(&f.label),
+                    quote_label(&f.file_name),
+                    quote_label(&f.media_type),
+                    f.size.div_ceil(1024)
+                ));
+            }
         }
-        r.say("fill one with vault_request_fill (entry id and the field refs)")
+        r
     }
 }
 

@@ -29,7 +29,9 @@ no override. Does not submit. For a sign-up or password change, `generate_passwo
 `entry`) has the browser create a strong password, save it in the vault for the password field's \
 own origin (with the value already in the `username` ref's field as its username; that field is \
 not typed into), and type it into `password` and `confirm_password`; you get the new entry's id, \
-never the password.";
+never the password. To upload a file from the human's vault library (listed by \
+vault_entries_for_origin), give `attachment` (its id) and `file_input` (the ref of an \
+<input type=file>): the browser opens the chooser and answers it itself.";
 
 /// Arguments of `vault_request_fill`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -49,6 +51,10 @@ pub struct VaultFillArgs {
     pub generate_password: Option<bool>,
     /// With `generate_password`: ref of the "confirm password" field, typed the same value.
     pub confirm_password: Option<String>,
+    /// Id of a file in the vault library (from vault_entries_for_origin) to upload.
+    pub attachment: Option<String>,
+    /// With `attachment`: ref of the `<input type=file>` to upload it through.
+    pub file_input: Option<String>,
 }
 
 #[tool_router(router = vault_fill_router, vis = "pub(crate)")]
@@ -146,6 +152,9 @@ fn wanted_generate(args: &VaultFillArgs) -> Result<(Vec<String>, Option<String>)
 
 impl Aperture {
     async fn vault_fill(&self, args: VaultFillArgs) -> Reply {
+        if args.attachment.is_some() || args.file_input.is_some() {
+            return self.vault_upload(args).await;
+        }
         if args.generate_password == Some(true) {
             return self.vault_generate(args).await;
         }
@@ -227,6 +236,80 @@ impl Aperture {
 }
 
 impl Aperture {
+    async fn vault_upload(&self, args: VaultFillArgs) -> Reply {
+        let (Some(attachment), Some(input)) = (args.attachment.clone(), args.file_input.clone()) else {
+            return Reply::error(
+                "an upload needs both `attachment` (a library file id) and `file_input` (a ref)",
+            );
+        };
+        if args.entry.is_some()
+            || args.username.is_some()
+            || args.password.is_some()
+            || args.one_time_code.is_some()
+            || args.generate_password.is_some()
+        {
+            return Reply::error("`attachment` goes alone with `file_input`, not with a login fill");
+        }
+        let id = match self.target(args.tab).await {
+            Ok(id) => id,
+            Err(r) => return r,
+        };
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        let (walk_id, rec) = match resolve(&st, input.trim()) {
+            Ok(x) => x,
+            Err(why) => return StepFail::Refused(why).render(Reply::new()).mark_error(),
+        };
+        let is_file = rec.tag == "input"
+            && rec
+                .input_type
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case("file"));
+        if !is_file || rec.state.disabled {
+            return Reply::error(format!(
+                "{} is not an enabled file input (<input type=file>), so nothing was attached",
+                input.trim()
+            ));
+        }
+        st.session.touch(input.trim());
+        let target = VaultTarget {
+            field: FillField::Username,
+            walk_id,
+            idx: rec.idx,
+        };
+        let limit = CALL_TIMEOUT * 2;
+        let r = match call(self.backend().vault_attach(id, &attachment, target), limit).await {
+            Ok(f) => Reply::new().say(format!(
+                "attached the vault library file {} to {} ({}, {} KB); the page has the file, you \
+                 never see its contents",
+                f.id,
+                input.trim(),
+                f.media_type
+                    .chars()
+                    .filter(|c| !c.is_control())
+                    .collect::<String>(),
+                f.size.div_ceil(1024)
+            )),
+            Err(e @ BackendError::StaleWalk { .. }) => {
+                return StepFail::Failed(e)
+                    .render(Reply::new().say("nothing was attached:"))
+                    .mark_error();
+            }
+            Err(e) if e.nothing_sent() => {
+                return Reply::new()
+                    .say("nothing was attached:")
+                    .backend_error(&e)
+                    .mark_error();
+            }
+            Err(e) => StepFail::Unknown(e)
+                .render(Reply::new().say("attaching the file:"))
+                .mark_error(),
+        };
+        let failed = r.is_error();
+        let r = self.answer_with_trail(id, &mut st, r, Vec::new()).await;
+        if failed { r.mark_error() } else { r }
+    }
+
     async fn vault_generate(&self, args: VaultFillArgs) -> Reply {
         let (fields, username) = match wanted_generate(&args) {
             Ok(f) => f,
@@ -318,6 +401,8 @@ mod tests {
             one_time_code: o.map(Into::into),
             generate_password: None,
             confirm_password: None,
+            attachment: None,
+            file_input: None,
         }
     }
 

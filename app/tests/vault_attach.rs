@@ -1,0 +1,166 @@
+//! Attachments from the vault library, against the real browser over MCP: the human keeps a
+//! file in the vault (`aperture vault attach`), the agent sees it listed by id and uploads it
+//! through a file input by ref; the browser answers the chooser itself, the page receives the
+//! exact bytes, and no answer carries a path or the contents. A ref that is not a file input
+//! gets nothing.
+
+#![forbid(unsafe_code)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use aperture_testkit::mcp::{CallToolResult, call, role_ref, text};
+use aperture_testkit::{Launch, Server};
+use serde_json::json;
+
+const CONTENT: &str = "Ada Lovelace - curriculum vitae\nNotes on the Analytical Engine, 1843\n";
+
+/// The page reports the chosen file's name, size and a hash of its text in its title.
+const UPLOAD: &str = r#"<!doctype html><html><head><title>Upload</title></head><body>
+<label>Your CV <input id="f" type="file" accept=".txt,.pdf"></label>
+<label>Name <input id="n"></label>
+<script>
+document.getElementById("f").addEventListener("change", async ev => {
+  const file = ev.target.files[0];
+  const t = await file.text();
+  let h = 0;
+  for (let i = 0; i < t.length; i++) h = (h * 31 + t.charCodeAt(i)) >>> 0;
+  document.title = "got " + file.name + " " + file.size + " " + h;
+});
+</script></body></html>"#;
+
+fn exe() -> &'static str {
+    env!("CARGO_BIN_EXE_aperture")
+}
+
+fn vault_cli(profile: &Path, pass: &Path, args: &[&str]) -> String {
+    let mut c = Command::new(exe())
+        .arg("vault")
+        .arg("--profile")
+        .arg(profile)
+        .arg("--passphrase-file")
+        .arg(pass)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aperture vault");
+    c.stdin.take().unwrap().write_all(b"").unwrap();
+    let out = c.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "vault {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn ok(r: &CallToolResult) -> String {
+    let t = text(r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    t
+}
+
+fn js_hash(s: &str) -> u32 {
+    s.encode_utf16()
+        .fold(0u32, |h, c| h.wrapping_mul(31).wrapping_add(c as u32))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
+    let server = Server::page(UPLOAD);
+    let url = server.url("/");
+    let origin = url.trim_end_matches('/').to_string();
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    let source = scratch.path().join("ada-cv.txt");
+    std::fs::write(&source, CONTENT).unwrap();
+    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"]);
+    let id = vault_cli(
+        &profile,
+        &pass,
+        &["attach", source.to_str().unwrap(), "--label", "CV 2026"],
+    )
+    .trim()
+    .to_string();
+    let listed = vault_cli(&profile, &pass, &["attachments"]);
+    assert!(
+        listed.starts_with(&id) && listed.contains("ada-cv.txt\ttext/plain"),
+        "{listed}"
+    );
+
+    let b = Launch::new(exe())
+        .args(["--vault-allow-fill", &origin])
+        .arg("--vault-passphrase-file")
+        .arg(&pass)
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    ok(&call(&c, "browser_tabs", json!({"action": "open", "url": url})).await);
+    let snap = ok(&call(&c, "browser_snapshot", json!({"full": true})).await);
+    let name = role_ref(&snap, "textbox", "Name");
+    let file = snap
+        .lines()
+        .find(|l| l.contains("Your CV") && !l.contains("textbox \"Name\""))
+        .and_then(|l| {
+            l.split_whitespace()
+                .find(|w| aperture_testkit::mcp::is_ref(w.trim_start_matches('[')))
+        })
+        .map(|w| w.trim_start_matches('[').to_string())
+        .unwrap_or_else(|| panic!("no file input in:\n{snap}"));
+
+    let listing = ok(&call(&c, "vault_entries_for_origin", json!({})).await);
+    assert!(
+        listing.contains(&id) && listing.contains("\"CV 2026\""),
+        "{listing}"
+    );
+
+    // Not a file input: refused, nothing attached.
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"attachment": id, "file_input": name}),
+    )
+    .await;
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    assert!(t.contains("not an enabled file input"), "{t}");
+
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"attachment": id, "file_input": file}),
+    )
+    .await;
+    let t = ok(&r);
+    assert!(t.contains("attached the vault library file"), "{t}");
+    assert!(
+        !t.contains("uploads") && !t.contains(&profile.display().to_string()),
+        "no path: {t}"
+    );
+    assert!(!t.contains("Analytical Engine"), "no contents: {t}");
+
+    let want = format!("got ada-cv.txt {} {}", CONTENT.len(), js_hash(CONTENT));
+    let mut tabs = String::new();
+    for _ in 0..50 {
+        tabs = ok(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+        if tabs.contains("got ") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(tabs.contains(&want), "{want} in {tabs}");
+
+    // An unknown id is refused like another site's entry: nothing is attached.
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"attachment": "a0000000000000000", "file_input": file}),
+    )
+    .await;
+    assert_eq!(r.is_error, Some(true), "{}", text(&r));
+}
