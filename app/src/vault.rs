@@ -918,7 +918,6 @@ impl VaultWiring {
         attachment: &str,
         target: VaultTarget,
     ) -> BackendResult<VaultAttachment> {
-        use aperture_engine::protocol::ElementOp;
         let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
         let (agent, filler) = self.handles()?;
