@@ -12,7 +12,9 @@
 //!   (`Network.clearBrowserCookies`, which acts on the request context of the tab it is sent
 //!   to); the HTTP cache through DevTools (`Network.clearBrowserCache`), always all of it:
 //!   Chromium's cache keeps no dates to clear by, and the view says so;
-//! - the MCP port: the profile's `mcp-endpoint.json`, whose port the next start binds.
+//! - the MCP port: the profile's `mcp-endpoint.json`, whose port the next start binds;
+//! - site permissions: the actor's remembered answers (`permissions.json`), from the site's
+//!   next request on.
 
 use crate::browser::state::TabMeta;
 use crate::browser::{Actor, Event, Handle};
@@ -20,7 +22,7 @@ use crate::privacy::{BlockFilter, Containers};
 use crate::tab::{Tab, TabOptions};
 use aperture_mcp::backend::TabId;
 use aperture_ui::settings::{Settings, SettingsStore};
-use aperture_ui::{ChromeModel, ClearData, SettingsView, UiCommand};
+use aperture_ui::{ChromeModel, ClearData, SettingsView, SitePermission, UiCommand};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -139,9 +141,44 @@ impl Glue {
                 notice(actor, msg);
             }
             UiCommand::ClearBrowsingData(what) => self.clear(actor, what.clone()),
+            UiCommand::SetSitePermission {
+                container,
+                origin,
+                asked,
+                allow,
+            } => {
+                crate::browser::page::set_remembered_permission(actor, container, origin, asked, *allow);
+                self.forget_chromium_permissions(actor, container, origin, asked);
+            }
             _ => return false,
         }
         true
+    }
+
+    /// Chromium keeps the answer a prompt was given and stops asking; forgetting it in the
+    /// container's request context (its open tabs' and its ready one) sends the site's next
+    /// request to the actor again, which answers it from the changed memory.
+    fn forget_chromium_permissions(&self, actor: &Actor, container: &str, origin: &str, asked: &[String]) {
+        let mut contexts: Vec<cef::RequestContext> = actor.with(|st| {
+            st.tabs
+                .values()
+                .filter(|t| t.meta.container == container)
+                .filter_map(|t| t.host.request_context())
+                .collect()
+        });
+        let id = self
+            .containers
+            .registry
+            .lock()
+            .expect("registry")
+            .containers()
+            .iter()
+            .find(|c| c.name == container || c.id.as_str() == container)
+            .map(|c| c.id.to_string());
+        contexts.extend(id.and_then(|id| self.containers.ready(&id)));
+        for c in contexts {
+            c.forget_permissions(origin, asked);
+        }
     }
 
     /// Fills the model's settings view; true when it changed.
@@ -155,7 +192,17 @@ impl Glue {
         }
         let default_container = Some(self.containers.default_id());
         let download_dir = actor.services().page.download_dir.borrow().clone();
+        let permissions: Vec<SitePermission> = crate::browser::page::remembered_permissions(actor)
+            .into_iter()
+            .map(|(container, origin, asked, allow)| SitePermission {
+                container,
+                origin,
+                asked,
+                allow,
+            })
+            .collect();
         let unchanged = m.settings.values == *settings
+            && m.settings.permissions == permissions
             && m.settings.default_container == default_container
             && m.settings.download_dir == download_dir
             && m.settings.blocking_available == self.blocker.is_some()
@@ -171,6 +218,7 @@ impl Glue {
             blocking_available: self.blocker.is_some(),
             mcp_port: self.endpoint.0,
             mcp_url: self.endpoint.1.clone(),
+            permissions,
         };
         true
     }
@@ -245,7 +293,7 @@ impl Glue {
                         Some(since) => clear_cookies_since(&h, &containers, id.as_deref(), since)
                             .await
                             .map(|n| {
-                                tracing::info!(container = %name, since, "deleted {n} cookies created in the range");
+                                tracing::info!(container = %name, since, deleted = n, "cookies of the range cleared");
                             }),
                         None => Ok(()),
                     };

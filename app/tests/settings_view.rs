@@ -673,3 +673,124 @@ fn a_new_download_folder_takes_the_next_download() {
         "the download went to the old folder too"
     );
 }
+
+/// Green when the location came, yellow when it was allowed but there is none to give (no
+/// location provider here), blue when it was refused; grey while the prompt waits.
+const GEO: &str = r#"<!doctype html><html><head><title>Geo</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:#ddd"></div>
+<script>
+navigator.geolocation.getCurrentPosition(
+  () => { document.getElementById("b").style.background = "rgb(20,200,60)"; },
+  (e) => { document.getElementById("b").style.background = e.code == 1 ? "rgb(30,60,220)" : "rgb(250,210,0)"; });
+</script></body></html>"#;
+const BLUE: [u8; 3] = [30, 60, 220];
+const YELLOW: [u8; 3] = [250, 210, 0];
+
+/// Captures until the page's block is one of `colours` (which one is returned).
+fn wait_for_any(app: &App, colours: &[[u8; 3]], what: &str) -> [u8; 3] {
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        if let Some(c) = colours.iter().find(|c| has_block(&img, **c)) {
+            keep(&img, what);
+            return *c;
+        }
+        if t.elapsed() > Duration::from_secs(45) {
+            keep(&img, what);
+            panic!("{what}: never saw any of {colours:?}; stderr:\n{}", app.stderr());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
+    if !can_run("site_permissions") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(HashMap::from([("/geo".to_string(), GEO.to_string())]), None);
+    let dir = scratch("permissions");
+    let profile = dir.join("profile");
+    let page = server.url("/geo");
+    let mut app = launch(&dir, &[page.as_str()]);
+    app.cleanup = false;
+    wait_for(&app, GREY, "permissions-asking");
+    // The human allows it in the prompt under the omnibox.
+    let mut layout = Layout::new(app.size(), &page);
+    layout.model.permission = Some(aperture_ui::PermissionView {
+        tab: TabId(1),
+        id: 1,
+        origin: server.base.trim_start_matches("http://").to_string(),
+        kinds: vec!["know your location".into()],
+    });
+    layout.frames(vec![], 2);
+    let allow = layout.click(controls::PERMISSION_ALLOW);
+    layout.model.permission = None;
+    layout.frames(vec![], 2);
+    click(&app, allow);
+    // Allowed: the page gets past the permission (there is no location to give here, so it
+    // is told that instead of a refusal).
+    let got = wait_for_any(&app, &[GREEN, YELLOW, BLUE], "permissions-allowed");
+    assert_ne!(got, BLUE, "Allow was not applied");
+    let file = profile.join("permissions.json");
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("permissions.json")).expect("JSON");
+    let entry = &saved[0];
+    assert_eq!(entry["allow"], true, "{saved}");
+    let container = entry["container"].as_str().expect("a container").to_string();
+    let origin = entry["origin"].as_str().expect("an origin").to_string();
+    let asked: Vec<String> = serde_json::from_value(entry["asked"].clone()).expect("what was asked");
+    assert_eq!(asked, ["know your location"]);
+
+    // The view lists it under the container, with Allow chosen; Block changes it.
+    layout.model.containers[0].id = container.clone();
+    layout.model.default_container = Some(container.clone());
+    layout.model.tabs[0].container.id = container.clone();
+    layout.model.settings.permissions = vec![aperture_ui::SitePermission {
+        container: container.clone(),
+        origin: origin.clone(),
+        asked: asked.clone(),
+        allow: true,
+    }];
+    open_settings(&app, &mut layout);
+    let section = layout.click(&settings_section_control(SettingsSection::Permissions));
+    click(&app, section);
+    keep(&capture(&app), "permissions-view");
+    let block = layout.click(&aperture_ui::chrome::site_permission_control(
+        &container,
+        &origin,
+        &asked,
+        Some(false),
+    ));
+    click(&app, block);
+    keep(&capture(&app), "permissions-blocked");
+    let t = Instant::now();
+    loop {
+        let s = std::fs::read_to_string(&file).unwrap_or_default();
+        if s.contains("\"allow\": false") && s.contains("know your location") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the change was not saved: {s}; stderr:\n{}",
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+
+    // The site's next request is refused from memory: no prompt, nobody clicking.
+    key(&app, "ctrl+comma");
+    key(&app, "ctrl+r");
+    wait_for(&app, BLUE, "permissions-refused-after-block");
+
+    // And after a restart.
+    assert!(
+        app.terminate().success(),
+        "a clean quit; stderr:\n{}",
+        app.stderr()
+    );
+    drop(app);
+    let app = launch(&dir, &[page.as_str()]);
+    wait_for(&app, BLUE, "permissions-refused-after-restart");
+}

@@ -36,7 +36,7 @@ mod settings_view;
 mod suggest;
 
 pub use file_picker::file_entry_control;
-pub use settings_view::{MIN_MCP_PORT, SettingsSection, typed_port, typed_site};
+pub use settings_view::{MIN_MCP_PORT, SettingsSection, site_permission_control, typed_port, typed_site};
 
 /// DIP per wheel "line": what Chromium's GTK port scrolls per notch.
 const WHEEL_LINE_DIP: f32 = 40.0;

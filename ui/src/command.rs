@@ -348,6 +348,15 @@ pub enum UiCommand {
         /// Block (`true`) or allow (`false`) its trackers.
         block: bool,
     },
+    /// The settings view's site permissions: change a remembered answer of `origin` in
+    /// `container` for what it asked (`asked`, as [`crate::model::SitePermission::asked`]):
+    /// allow or block from now on, or `None` to forget it (the site asks again).
+    SetSitePermission {
+        container: String,
+        origin: String,
+        asked: Vec<String>,
+        allow: Option<bool>,
+    },
     /// The settings view's "Clear browsing data".
     ClearBrowsingData(ClearData),
     /// The settings view: serve MCP on this loopback port from the next start.

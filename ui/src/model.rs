@@ -300,6 +300,22 @@ pub struct SettingsView {
     pub mcp_port: Option<u16>,
     /// Where agents reach the browser now (`http://127.0.0.1:PORT/mcp`), when known.
     pub mcp_url: Option<String>,
+    /// The permission answers the human gave sites, remembered per container (sorted by
+    /// container, then origin).
+    pub permissions: Vec<SitePermission>,
+}
+
+/// One remembered permission answer: what `origin` asked for in `container`, and whether it
+/// was allowed. Sites ask again for anything not listed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SitePermission {
+    /// The container's id ([`ContainerInfo::id`]).
+    pub container: String,
+    /// The origin that asked (`https://maps.example`).
+    pub origin: String,
+    /// What it asked for, in words ("know your location"), as the prompt said it.
+    pub asked: Vec<String>,
+    pub allow: bool,
 }
 
 /// Which JavaScript dialog a page opened.

@@ -11,12 +11,12 @@ use std::path::PathBuf;
 use aperture_ui::chrome::{
     ClearRange, SettingsSection, blocking_exception_control, clear_container_control, clear_range_control,
     color_scheme_control, controls, dark_default_control, dark_site_forget_control, search_engine_control,
-    settings_container_control, settings_section_control,
+    settings_container_control, settings_section_control, site_permission_control,
 };
 use aperture_ui::dark::{ColorScheme, FilterOptions, ThemeMode};
 use aperture_ui::egui::{Key, Modifiers, PointerButton};
 use aperture_ui::omnibox::SearchEngine;
-use aperture_ui::{ClearData, PageInput, UiCommand};
+use aperture_ui::{ClearData, PageInput, SitePermission, UiCommand};
 use harness::*;
 
 fn settle(h: &mut Harness) -> Vec<UiCommand> {
@@ -490,4 +490,74 @@ fn no_section_widens_the_panel() {
             "{s:?}: the panel went from {first} to {last} points wide"
         );
     }
+}
+
+#[test]
+fn site_permissions_are_listed_per_container_and_each_answer_can_be_changed() {
+    let mut h = Harness::new();
+    open(&mut h);
+    section(&mut h, SettingsSection::Permissions);
+    assert!(h.shows("None yet"), "an empty list says so");
+    let location = vec!["know your location".to_string()];
+    let notify = vec!["show notifications".to_string()];
+    h.model.settings.permissions = vec![
+        SitePermission {
+            container: "personal".into(),
+            origin: "https://maps.example".into(),
+            asked: location.clone(),
+            allow: true,
+        },
+        SitePermission {
+            container: "work".into(),
+            origin: "https://maps.example".into(),
+            asked: notify.clone(),
+            allow: false,
+        },
+    ];
+    settle(&mut h);
+    assert!(h.shows("maps.example") && h.shows("know your location") && h.shows("show notifications"));
+    // The same site in another container is its own row, with its own answer.
+    let allow_personal = site_permission_control("personal", "https://maps.example", &location, Some(true));
+    let allow_work = site_permission_control("work", "https://maps.example", &notify, Some(true));
+    assert!(h.has(&allow_personal) && h.has(&allow_work));
+    assert!(h.rect(&allow_work).top() > h.rect(&allow_personal).bottom());
+    // Choosing the answer it already has asks for nothing.
+    assert!(without_noise(h.click(&allow_personal)).is_empty());
+    assert_eq!(
+        without_noise(h.click(&site_permission_control(
+            "personal",
+            "https://maps.example",
+            &location,
+            Some(false)
+        ))),
+        vec![UiCommand::SetSitePermission {
+            container: "personal".into(),
+            origin: "https://maps.example".into(),
+            asked: location.clone(),
+            allow: Some(false),
+        }]
+    );
+    assert_eq!(
+        without_noise(h.click(&site_permission_control(
+            "work",
+            "https://maps.example",
+            &notify,
+            None
+        ))),
+        vec![UiCommand::SetSitePermission {
+            container: "work".into(),
+            origin: "https://maps.example".into(),
+            asked: notify.clone(),
+            allow: None,
+        }]
+    );
+    assert_eq!(
+        without_noise(h.click(&allow_work)),
+        vec![UiCommand::SetSitePermission {
+            container: "work".into(),
+            origin: "https://maps.example".into(),
+            asked: notify,
+            allow: Some(true),
+        }]
+    );
 }

@@ -1,7 +1,7 @@
 //! Request contexts: separate cookie jars, caches and storage (the browser's containers).
 
 use crate::api::api;
-use crate::rc::RcBox;
+use crate::rc::{RcBox, call};
 use crate::strings;
 use crate::sys::*;
 use crate::types::RequestContext;
@@ -47,5 +47,53 @@ impl RequestContext {
         };
         // SAFETY: valid settings; the handler reference is transferred; the result is ours.
         unsafe { RequestContext::adopt((api().cef_request_context_create_context)(&s, h)) }
+    }
+}
+
+/// The content setting Chromium stores a prompt's answer in, for each of the words
+/// `page::permission_words` and `page::media_words` use. Only a type Chromium prompted for is
+/// ever touched: setting one this platform does not register crashes Chromium (protected
+/// media, say, exists only on ChromeOS, Android and Windows).
+fn permission_setting(word: &str) -> Option<cef_content_setting_types_t> {
+    use cef_content_setting_types_t::*;
+    Some(match word {
+        "know your location" => CEF_CONTENT_SETTING_TYPE_GEOLOCATION,
+        "show notifications" => CEF_CONTENT_SETTING_TYPE_NOTIFICATIONS,
+        "use your camera" => CEF_CONTENT_SETTING_TYPE_MEDIASTREAM_CAMERA,
+        "use your microphone" => CEF_CONTENT_SETTING_TYPE_MEDIASTREAM_MIC,
+        "use a camera to pan, tilt and zoom" => CEF_CONTENT_SETTING_TYPE_CAMERA_PAN_TILT_ZOOM,
+        "read the clipboard" => CEF_CONTENT_SETTING_TYPE_CLIPBOARD_READ_WRITE,
+        "store data persistently" => CEF_CONTENT_SETTING_TYPE_DURABLE_STORAGE,
+        "find local fonts" => CEF_CONTENT_SETTING_TYPE_LOCAL_FONTS,
+        "know when you are idle" => CEF_CONTENT_SETTING_TYPE_IDLE_DETECTION,
+        "use MIDI devices" => CEF_CONTENT_SETTING_TYPE_MIDI_SYSEX,
+        "download multiple files" => CEF_CONTENT_SETTING_TYPE_AUTOMATIC_DOWNLOADS,
+        "manage windows" => CEF_CONTENT_SETTING_TYPE_WINDOW_MANAGEMENT,
+        "lock the keyboard" => CEF_CONTENT_SETTING_TYPE_KEYBOARD_LOCK,
+        "lock the pointer" => CEF_CONTENT_SETTING_TYPE_POINTER_LOCK,
+        _ => return None,
+    })
+}
+
+impl RequestContext {
+    /// Forgets the answers Chromium stored for `origin`'s prompts for `asked` (the words the
+    /// prompt was given) in this context, so its next request comes to the permission handler
+    /// again. Chromium keeps an answer a prompt was given and stops asking; a decision the
+    /// human changes elsewhere would otherwise never be consulted. UI thread.
+    pub fn forget_permissions(&self, origin: &str, asked: &[String]) {
+        crate::api::debug_assert_ui();
+        let o = crate::strings::CefStr::new(origin);
+        let ctx = self.as_ptr();
+        for t in asked.iter().filter_map(|w| permission_setting(w)) {
+            // SAFETY: a live context on the UI thread; the strings are borrowed for the call.
+            unsafe {
+                call!((ctx).set_content_setting(
+                    o.as_ptr(),
+                    o.as_ptr(),
+                    t,
+                    cef_content_setting_values_t::CEF_CONTENT_SETTING_VALUE_DEFAULT,
+                ))
+            };
+        }
     }
 }

@@ -481,6 +481,45 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
     }
 }
 
+/// The remembered permission answers as (container, origin, what was asked, allowed),
+/// sorted: what the settings view lists.
+pub fn remembered_permissions(a: &Actor) -> Vec<(String, String, Vec<String>, bool)> {
+    let mut v: Vec<_> = a.with(|st| {
+        st.permission_memory
+            .iter()
+            .map(|((c, o, k), allow)| (c.clone(), o.clone(), k.clone(), *allow))
+            .collect()
+    });
+    v.sort();
+    v
+}
+
+/// Changes a remembered answer (the human, in the settings view): allowed or blocked from the
+/// site's next request on, or forgotten (`None`: the site is asked again). Saved at once.
+pub fn set_remembered_permission(
+    a: &Actor,
+    container: &str,
+    origin: &str,
+    asked: &[String],
+    allow: Option<bool>,
+) {
+    a.with(|st| {
+        let key = (container.to_string(), origin.to_string(), asked.to_vec());
+        match allow {
+            Some(allow) => {
+                st.permission_memory.insert(key, allow);
+            }
+            None => {
+                st.permission_memory.remove(&key);
+            }
+        }
+        if let Some(path) = &a.services().page.permissions_file {
+            save_permissions(path, &st.permission_memory);
+        }
+        st.events.push(Event::Refresh);
+    });
+}
+
 pub(super) fn permission_dismissed(a: &Actor, id: TabId, prompt: u64) {
     let dropped = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;

@@ -11,6 +11,8 @@
 //! * Privacy: "Clear browsing data" ([`UiCommand::ClearBrowsingData`]) and tracker blocking,
 //!   on or off with per-site exceptions ([`UiCommand::SetBlocking`],
 //!   [`UiCommand::SetSiteBlocking`]).
+//! * Site permissions: what each site was allowed or refused, per container, changed to
+//!   Allow, Block or Ask (forget the answer) ([`UiCommand::SetSitePermission`]).
 //! * Agent: the MCP port of the next start ([`UiCommand::SetMcpPort`]).
 //!
 //! Every choice is one command; the values shown are the app's
@@ -40,16 +42,19 @@ pub enum SettingsSection {
     Appearance,
     /// Clear browsing data, tracker blocking.
     Privacy,
+    /// Remembered permission answers per site and container.
+    Permissions,
     /// The MCP port.
     Agent,
 }
 
 impl SettingsSection {
     /// Every section, in the order the view's tabs show them.
-    pub const ALL: [SettingsSection; 4] = [
+    pub const ALL: [SettingsSection; 5] = [
         SettingsSection::General,
         SettingsSection::Appearance,
         SettingsSection::Privacy,
+        SettingsSection::Permissions,
         SettingsSection::Agent,
     ];
 
@@ -59,6 +64,7 @@ impl SettingsSection {
             SettingsSection::General => "General",
             SettingsSection::Appearance => "Appearance",
             SettingsSection::Privacy => "Privacy",
+            SettingsSection::Permissions => "Permissions",
             SettingsSection::Agent => "Agent",
         }
     }
@@ -68,6 +74,7 @@ impl SettingsSection {
             SettingsSection::General => "general",
             SettingsSection::Appearance => "appearance",
             SettingsSection::Privacy => "privacy",
+            SettingsSection::Permissions => "permissions",
             SettingsSection::Agent => "agent",
         }
     }
@@ -161,6 +168,24 @@ pub fn typed_site(typed: &str) -> Option<String> {
         format!("https://{t}")
     };
     site_key(&url).filter(|s| s != "file")
+}
+
+/// The control of one remembered permission's choice (`None` = Ask: forget the answer).
+pub fn site_permission_control(
+    container: &str,
+    origin: &str,
+    asked: &[String],
+    allow: Option<bool>,
+) -> String {
+    let choice = match allow {
+        Some(true) => "allow",
+        Some(false) => "block",
+        None => "ask",
+    };
+    format!(
+        "settings:permission:{container}:{origin}:{}:{choice}",
+        asked.join(",")
+    )
 }
 
 /// The port typed in the Agent section, or why it can't be one.
@@ -282,6 +307,7 @@ impl Chrome {
                         SettingsSection::General => self.settings_general(ui, &mut panel, model, &mut cmds),
                         SettingsSection::Appearance => self.settings_appearance(ui, model, &mut cmds),
                         SettingsSection::Privacy => self.settings_privacy(ui, &mut panel, model, &mut cmds),
+                        SettingsSection::Permissions => self.settings_permissions(ui, model, &mut cmds),
                         SettingsSection::Agent => self.settings_agent(ui, &mut panel, model, &mut cmds),
                     });
             });
@@ -706,6 +732,63 @@ impl Chrome {
         });
     }
 
+    fn settings_permissions(&mut self, ui: &mut Ui, model: &ChromeModel, cmds: &mut Vec<UiCommand>) {
+        Self::heading(ui, "Site permissions");
+        ui.label(
+            RichText::new(
+                "What you allowed or blocked when a site asked, in each container. Ask forgets the answer: the site asks again next time.",
+            )
+            .small()
+            .weak(),
+        );
+        let perms = &model.settings.permissions;
+        if perms.is_empty() {
+            ui.add_space(4.0);
+            ui.label(
+                RichText::new("None yet: answers to a site's permission prompt are listed here.").weak(),
+            );
+            return;
+        }
+        let mut container: Option<&str> = None;
+        for p in perms {
+            if container != Some(p.container.as_str()) {
+                container = Some(p.container.as_str());
+                let name = model
+                    .containers
+                    .iter()
+                    .find(|c| c.id == p.container)
+                    .map_or(p.container.as_str(), |c| c.name.as_str());
+                ui.add_space(6.0);
+                ui.label(RichText::new(name).strong());
+            }
+            ui.add_space(2.0);
+            ui.label(display_site(&p.origin));
+            ui.horizontal(|ui| {
+                ui.add_space(12.0);
+                ui.label(RichText::new(p.asked.join(", ")).small().weak());
+            });
+            ui.horizontal(|ui| {
+                ui.add_space(12.0);
+                for (choice, label) in [(Some(true), "Allow"), (Some(false), "Block"), (None, "Ask")] {
+                    let current = Some(p.allow) == choice;
+                    let r = ui.selectable_label(current, label);
+                    self.rects.insert(
+                        site_permission_control(&p.container, &p.origin, &p.asked, choice),
+                        r.rect,
+                    );
+                    if r.clicked() && !current {
+                        cmds.push(UiCommand::SetSitePermission {
+                            container: p.container.clone(),
+                            origin: p.origin.clone(),
+                            asked: p.asked.clone(),
+                            allow: choice,
+                        });
+                    }
+                }
+            });
+        }
+    }
+
     fn settings_agent(
         &mut self,
         ui: &mut Ui,
@@ -748,9 +831,24 @@ impl Chrome {
     }
 }
 
+/// `https://maps.example:8443/` → `maps.example:8443`; the scheme only when it is not https.
+fn display_site(origin: &str) -> String {
+    let o = origin.trim_end_matches('/');
+    match o.strip_prefix("https://") {
+        Some(rest) => rest.to_string(),
+        None => o.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sites_are_shown_without_https() {
+        assert_eq!(display_site("https://maps.example/"), "maps.example");
+        assert_eq!(display_site("http://127.0.0.1:8080"), "http://127.0.0.1:8080");
+    }
 
     #[test]
     fn typed_sites_use_the_site_key() {
