@@ -334,3 +334,75 @@ Cookie banner <button onclick="document.getElementById('banner').remove()">Accep
         "only the click after the banner went reached the frame"
     );
 }
+
+/// A frame of another site inside a same-origin frame (which the page's own walker walks
+/// inline): it is placed under its iframe there and clicked through both offsets.
+#[tokio::test]
+async fn a_frame_of_another_site_inside_a_same_origin_frame_is_seen_and_clicked() {
+    let browser = launch().await;
+    let frame_site = Server::start(
+        HashMap::from([(
+            "/pay".to_string(),
+            r#"<!doctype html><html><head><title>Pay</title></head><body style="margin:0">
+<button onclick="fetch('/paid', {keepalive: true})" style="margin:25px 0 0 35px">Pay inside</button>
+</body></html>"#
+                .to_string(),
+        )]),
+        None,
+    );
+    let frame_url = frame_site.url("/pay").replace("127.0.0.1", "localhost");
+    let top = Server::start(
+        HashMap::from([
+            (
+                "/".to_string(),
+                r#"<!doctype html><html><head><title>Top</title></head><body style="margin:0">
+<h1>Top</h1>
+<iframe title="Wrapper" src="/wrap" style="margin-left:50px;border:2px solid #999;width:500px;height:300px"></iframe>
+</body></html>"#
+                    .to_string(),
+            ),
+            (
+                "/wrap".to_string(),
+                format!(
+                    r#"<!doctype html><html><head><title>Wrap</title></head><body style="margin:0">
+<p style="height:40px">Wrapper page</p>
+<iframe title="Inner payment" src="{frame_url}" style="margin-left:20px;border:5px solid #555;width:300px;height:150px"></iframe>
+</body></html>"#
+                ),
+            ),
+        ]),
+        None,
+    );
+    let c = browser.connect().await;
+    call(&c, "browser_tabs", json!({"action": "open", "url": top.url("/")})).await;
+    let snap = snapshot_with(&c, "Pay inside").await;
+    assert!(snap.contains("Wrapper page"), "{snap}");
+    let lines: Vec<&str> = snap.lines().collect();
+    let at = |needle: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in:\n{snap}"))
+    };
+    let indent = |i: usize| lines[i].len() - lines[i].trim_start().len();
+    let (inner, button) = (at("Inner payment"), at("Pay inside"));
+    assert!(
+        inner < button && indent(inner) < indent(button),
+        "the frame is under its iframe in the same-origin frame:\n{snap}"
+    );
+    let (err, t) = act(
+        &c,
+        json!({"action": "click", "ref": role_ref(&snap, "button", "Pay inside")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let start = Instant::now();
+    while !frame_site.requests().iter().any(|p| p == "/paid") && start.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(
+        frame_site.requests().iter().filter(|p| *p == "/paid").count(),
+        1,
+        "the click landed once"
+    );
+}

@@ -39,7 +39,8 @@ pub struct Walk {
     /// child frames, matched by the app against an `<iframe>`'s [`NodeRecord::slot`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot: Option<u32>,
-    /// A frame's walk that was not taken: the parent's walker reaches this document itself.
+    /// A frame's walk that was not taken: the parent's walker reaches this document itself
+    /// (`slot` still says which of its parent's frames it is).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reached: bool,
 }
@@ -206,12 +207,12 @@ pub struct NodeRecord {
     /// listener, or a `cursor: pointer` region) rather than by what the element is.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub scripted: bool,
-    /// An `<iframe>` the walker could not enter (a document of another origin, walked in its
-    /// own renderer): its frame's index in `window.frames`.
+    /// An `<iframe>`: its frame's index in its window's `frames` (the app matches frames it
+    /// walks in their own renderers by it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slot: Option<u32>,
-    /// With `slot`: where the frame's viewport starts inside the iframe's border box (its
-    /// borders and padding).
+    /// An `<iframe>` the walker could not enter (a document of another origin): where the
+    /// frame's viewport starts inside the iframe's border box (its borders and padding).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inset: Option<Offset>,
 }

@@ -366,20 +366,17 @@
   // child frames (`window.frames`, tree order), which both sides can compute: the parent by
   // comparing each frame's WindowProxy with the iframe's contentWindow, the child by finding
   // itself among its parent's frames (both allowed across origins).
-  function slotOf(el) {
+  function slotOf(el, win) {
     const cw = safe(g.contentWindow, el, null);
     if (!cw) return -1;
-    const n = safe(g.frameCount, G, 0);
-    for (let i = 0; i < n && i < 1000; i++) if (G[i] === cw) return i;
+    const n = safe(g.frameCount, win, 0);
+    for (let i = 0; i < n && i < 1000; i++) if (win[i] === cw) return i;
     return -1;
   }
-  // This window's index among its parent's frames, when the parent cannot reach this
-  // document itself (a frame of another origin); -1 for a top window, -2 when the parent's
-  // walker walks this document inline.
+  // This window's index among its parent's frames (-1 for a top window).
   function ownSlot() {
     const p = safe(g.parent, G, null);
     if (!p || p === G) return -1;
-    if (safe(g.frameElement, G, null)) return -2;
     try {
       const n = p.length;
       for (let i = 0; i < n && i < 1000; i++) if (p[i] === G) return i;
@@ -875,9 +872,11 @@
     // A frame's walk for the app to place under its <iframe>: none when the parent's walker
     // reaches this document itself.
     const mySlot = sub ? ownSlot() : -1;
-    if (sub && mySlot < 0) {
+    if (sub && (mySlot < 0 || safe(g.frameElement, G, null))) {
+      // Its slot still places the frames of other sites inside it.
       const out = obj();
       out.reached = true;
+      if (mySlot >= 0) out.slot = mySlot;
       return out;
     }
     const id = ++walkSeq;
@@ -954,9 +953,10 @@
       const sr = apply(g.shadowRoot, el, []);
       const iframeDoc = tag === 'iframe' ? apply(g.iframeDoc, el, []) : null;
       if (iframeDoc) instrument(apply(g.defaultView, iframeDoc, []));
-      // A frame this walk cannot enter (another origin), in this walker's own document: the
-      // app walks it in its own renderer and places it here.
-      const slot = tag === 'iframe' && !iframeDoc && frame === 0 ? slotOf(el) : -1;
+      // Every iframe says which of its window's frames it holds: one this walk cannot enter
+      // (another origin) is walked by the app in its own renderer and placed here, and one it
+      // walks inline tells the app where the frames inside that one belong.
+      const slot = tag === 'iframe' ? slotOf(el, view) : -1;
       const report = actionable || focusable || editable || role !== null || text !== '' || !!domId ||
         !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
       let myIdx = parentIdx;
@@ -1038,8 +1038,8 @@
           if (text !== '' && myPads) n.pad = myPads;
         }
         if (scripted) n.scripted = true;
-        if (slot >= 0) {
-          n.slot = slot;
+        if (slot >= 0) n.slot = slot;
+        if (slot >= 0 && !iframeDoc) {
           // Where the frame's viewport starts inside the iframe's box: its content box.
           const ins = obj();
           ins.x = round1(px(cs, 'border-left-width') + px(cs, 'padding-left'));
@@ -1366,11 +1366,11 @@
   //   {"op":"walk","cap":N,"sub":B}  N = element cap (optional, default 25000); B (optional,
   //                             default false): walk as a frame of another origin, for the
   //                             app to place under its <iframe>
-  //       -> a Walk (engine/src/record.rs); with "sub", {"reached":true} instead when the
-  //          parent's walker walks this document itself, else the Walk has "slot":I, this
-  //          window's index among its parent's frames. A Walk marks each <iframe> it cannot
-  //          enter with "slot" (its frame's index in window.frames) and "inset" (where the
-  //          frame's viewport starts in the iframe's box)
+  //       -> a Walk (engine/src/record.rs); with "sub", {"reached":true,"slot":I} instead
+  //          when the parent's walker walks this document itself, else the Walk has "slot":I;
+  //          I is this window's index among its parent's frames. A Walk marks each <iframe>
+  //          with "slot" (its frame's index in its window's frames) and, when it cannot enter
+  //          it, "inset" (where the frame's viewport starts in the iframe's box)
   //   {"op":"el","walk_id":W,"idx":I,"do":D,...}  on element I of walk W, which must be the
   //                             latest walk (else "stale"); D is one of
   //       "rect"                just report where the element is

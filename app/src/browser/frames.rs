@@ -298,7 +298,7 @@ fn frame_tree(b: &cef::Browser) -> (Option<String>, Vec<(String, String)>) {
 pub async fn walk_frames(tab: &Tab, main: Walk) -> Result<Walk, TabError> {
     let id = tab.id;
     let mut found = Vec::new();
-    if main.nodes.iter().any(|n| n.slot.is_some()) {
+    if main.nodes.iter().any(|n| n.inset.is_some()) {
         let tree = tab
             .ui(move |a| a.browser(id).map(|b| frame_tree(&b)))
             .await?
@@ -323,9 +323,11 @@ pub async fn walk_frames(tab: &Tab, main: Walk) -> Result<Walk, TabError> {
 /// level, matching each to its iframe by slot.
 async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String) -> Vec<Found> {
     let mut found: Vec<Found> = Vec::new();
-    // (owner index in `found`, its frame, its depth)
-    let mut owners: Vec<(Option<usize>, String, usize)> = vec![(None, main_id, 0)];
-    while let Some((owner, frame_id, depth)) = owners.pop() {
+    // Whose walk holds the frame's iframes (`None`: the main walk; else an index of `found`),
+    // the frame, its depth, and which document of that walk is the frame's: 0 for the walk's
+    // own, else the ordinal of a same-origin frame the walk entered (its `frame` number).
+    let mut owners: Vec<(Option<usize>, String, usize, u32)> = vec![(None, main_id, 0, 0)];
+    while let Some((owner, frame_id, depth, doc)) = owners.pop() {
         if depth >= MAX_DEPTH || found.len() >= MAX_FRAMES {
             continue;
         }
@@ -333,9 +335,18 @@ async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String
             None => &main.nodes,
             Some(o) => &found[o].walk.nodes,
         };
-        let iframes: Vec<(u32, u32, Offset)> = nodes
+        // The iframes of the frame's document: (slot, index, inset when not entered, the
+        // document number of its content when entered).
+        let iframes: Vec<(u32, u32, Option<Offset>, Option<u32>)> = nodes
             .iter()
-            .filter_map(|n| Some((n.slot?, n.idx, n.inset.unwrap_or_default())))
+            .filter(|n| n.frame == doc)
+            .filter_map(|n| {
+                let inner = match n.inset {
+                    Some(_) => None,
+                    None => nodes.iter().find(|c| c.parent == Some(n.idx)).map(|c| c.frame),
+                };
+                Some((n.slot?, n.idx, n.inset, inner))
+            })
             .collect();
         if iframes.is_empty() {
             continue;
@@ -365,20 +376,28 @@ async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String
         }
         // In frame-tree order, so the result does not depend on which answered first.
         answers.sort_by_key(|a| a.0);
-        let owner_key = owner.map_or(0, |o| found[o].key);
+        let owner_key = owner.map_or(0, |o| found[o].key) ^ (doc << 8);
         for (_, frame, r) in answers {
             let w = match r {
-                Ok(w) if !w.reached => w,
-                Ok(_) => continue,
+                Ok(w) => w,
                 Err(e) => {
                     tracing::debug!(tab = tab.id.0, %frame, "a frame's walk failed: {e}");
                     continue;
                 }
             };
             let Some(slot) = w.slot else { continue };
-            let Some(&(_, iframe, inset)) = iframes.iter().find(|f| f.0 == slot) else {
+            let Some(&(_, iframe, inset, inner)) = iframes.iter().find(|f| f.0 == slot) else {
                 continue;
             };
+            if w.reached {
+                // Walked inline as part of this walk: frames of other sites inside it belong
+                // under its iframes there.
+                if let Some(inner) = inner.filter(|&k| k != doc) {
+                    owners.push((owner, frame, depth + 1, inner));
+                }
+                continue;
+            }
+            let Some(inset) = inset else { continue };
             if found.len() >= MAX_FRAMES
                 || found
                     .iter()
@@ -397,7 +416,7 @@ async fn find(tab: &Tab, main: &Walk, tree: &[(String, String)], main_id: String
                 walk: w,
                 key: frame_key(owner_key, slot),
             });
-            owners.push((Some(found.len() - 1), frame, depth + 1));
+            owners.push((Some(found.len() - 1), frame, depth + 1, 0));
         }
     }
     found
