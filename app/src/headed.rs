@@ -152,6 +152,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
             .vault
             .clone()
             .map(|v| crate::vault_window::VaultWindows::new(v, waker.clone())),
+        autofill: cfg.vault.clone().map(crate::autofill::Autofill::new),
         consent: cfg.vault.as_ref().map(|v| {
             let w = waker.clone();
             let c = Arc::new(crate::consent::Consent::load(
@@ -227,6 +228,8 @@ struct Headed {
     vault_window: Option<crate::vault_window::VaultWindows>,
     /// The human's consent to the agent's vault fills (the sheet over the page).
     consent: Option<Arc<crate::consent::Consent>>,
+    /// Saved logins offered by the omnibox key.
+    autofill: Option<crate::autofill::Autofill>,
 }
 
 impl Headed {
@@ -453,6 +456,15 @@ impl Headed {
         self.created.retain(|id, _| ids.contains(id));
         self.dark.retain(&ids);
 
+        let mut tabs = tabs;
+        if let (Some(af), Some(active)) = (self.autofill.as_mut(), self.active) {
+            let private = self
+                .actor
+                .with(|st| st.tabs.get(&active).is_some_and(|t| t.meta.private()));
+            if let Some(tv) = tabs.iter_mut().find(|t| t.id == active) {
+                tv.saved_logins = af.offers(active, &tv.url, private);
+            }
+        }
         let mut m = self.model.lock().unwrap_or_else(|p| p.into_inner());
         let mut changed = m.tabs != tabs
             || m.active != self.active
@@ -850,6 +862,11 @@ impl Host for Headed {
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
             UiCommand::SetDarkFilter { .. } | UiCommand::SetColorScheme(_) | UiCommand::SetDarkDefault(_) => {
                 self.replan_all(None)
+            }
+            UiCommand::FillSavedLogin { tab, entry } => {
+                if let Some(af) = &self.autofill {
+                    af.fill(&self.rt, self.actor.handle(), tab, entry);
+                }
             }
             UiCommand::AnswerVaultConsent { id, answer } => {
                 if let Some(c) = &self.consent {

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 mod asks;
+mod autofill;
 mod backend;
 mod browser;
 mod chromelog;

@@ -54,6 +54,53 @@ use zeroize::Zeroizing;
 /// File name of the vault inside a profile directory.
 pub const VAULT_FILE: &str = "vault.aperture";
 
+/// A page's sign-in fields in `w`: the focused (else first) visible password input and the
+/// nearest text-like input before it in the same frame, or on a username-only step the
+/// focused (else the first) username-like input.
+fn login_fields(w: &Walk) -> Option<Vec<VaultTarget>> {
+    use aperture_engine::record::NodeRecord;
+    let usable = |n: &&NodeRecord| n.visible && n.editable && !n.state.disabled && !n.state.readonly;
+    let ty = |n: &NodeRecord| n.input_type.as_deref().unwrap_or("text").to_ascii_lowercase();
+    let target = |n: &NodeRecord, field| VaultTarget {
+        field,
+        walk_id: w.walk_id,
+        idx: n.idx,
+    };
+    let textlike = |n: &NodeRecord| n.tag == "input" && matches!(ty(n).as_str(), "text" | "email" | "tel");
+    let passwords: Vec<&NodeRecord> = w
+        .nodes
+        .iter()
+        .filter(usable)
+        .filter(|n| ty(n) == "password")
+        .collect();
+    if let Some(pw) = passwords.iter().find(|n| n.state.focused).or(passwords.first()) {
+        let user = w
+            .nodes
+            .iter()
+            .filter(usable)
+            .filter(|n| textlike(n) && n.frame == pw.frame && n.idx < pw.idx)
+            .last();
+        let mut out: Vec<VaultTarget> = user.map(|u| target(u, FillField::Username)).into_iter().collect();
+        out.push(target(pw, FillField::Password));
+        return Some(out);
+    }
+    let usernames: Vec<&NodeRecord> = w
+        .nodes
+        .iter()
+        .filter(usable)
+        .filter(|n| textlike(n))
+        .filter(|n| {
+            n.autocomplete
+                .as_deref()
+                .is_some_and(|a| a.contains("username") || a.contains("email"))
+                || ty(n) == "email"
+                || n.state.focused
+        })
+        .collect();
+    let u = usernames.iter().find(|n| n.state.focused).or(usernames.first())?;
+    Some(vec![target(u, FillField::Username)])
+}
+
 /// The vault file of a profile.
 pub fn vault_path(profile: &Path) -> PathBuf {
     profile.join(VAULT_FILE)
@@ -734,6 +781,18 @@ impl VaultWiring {
         entry: &str,
         targets: Vec<VaultTarget>,
     ) -> BackendResult<()> {
+        self.fill_inner(h, id, entry, targets, true).await
+    }
+
+    /// A fill; `ask`: the agent's, which needs the human's consent for the origin.
+    async fn fill_inner(
+        &self,
+        h: &Handle,
+        id: TabId,
+        entry: &str,
+        targets: Vec<VaultTarget>,
+        ask: bool,
+    ) -> BackendResult<()> {
         if targets.is_empty() {
             return Err(BackendError::InvalidInput("no field to fill".into()));
         }
@@ -741,7 +800,7 @@ impl VaultWiring {
         let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
         // Consent before anything else, so on an origin the human did not approve the answer
         // says nothing about which ids exist.
-        if !self.allow_fill.contains(&origin) {
+        if ask && !self.allow_fill.contains(&origin) {
             self.consent(h, id, &origin, &targets).await?;
         }
         let eid = EntryId::parse(entry).ok_or_else(|| refused(NOT_AVAILABLE))?;
@@ -887,6 +946,47 @@ impl VaultWiring {
             origin: frame.to_string(),
             entropy_bits: bits.floor() as u32,
         })
+    }
+
+    /// The logins the vault holds for `url`'s site, for the human's omnibox key; none while
+    /// the vault is locked or absent.
+    pub fn human_offers(&self, url: &str) -> Vec<aperture_ui::LoginOffer> {
+        let Some(origin) = origin_of(url).filter(|o| matches!(o.scheme(), "http" | "https")) else {
+            return Vec::new();
+        };
+        let Ok(Some(v)) = self.vault() else {
+            return Vec::new();
+        };
+        let Ok(found) = v.agent_view().entries_for_origin(&origin) else {
+            return Vec::new();
+        };
+        let all = v.entries().unwrap_or_default();
+        found
+            .into_iter()
+            .map(|e| aperture_ui::LoginOffer {
+                username: all
+                    .iter()
+                    .find(|x| x.id == e.id)
+                    .map(|x| x.username.clone())
+                    .unwrap_or_default(),
+                entry: e.id.to_string(),
+                label: e.label,
+            })
+            .collect()
+    }
+
+    /// The human picked saved login `entry` for tab `id`: finds the page's sign-in fields (the
+    /// focused or first visible password input, and the nearest text or email input before
+    /// it in the same frame; or, on a page asking only for a username, that field) and fills
+    /// them like an agent's fill, without the consent sheet: the human asked.
+    pub async fn fill_for_human(&self, h: &Handle, id: TabId, entry: &str) -> BackendResult<()> {
+        let walk = crate::tab::Tab::new(h, id)
+            .walk()
+            .await
+            .map_err(|e| tab_err(id, e))?;
+        let targets = login_fields(&walk)
+            .ok_or_else(|| BackendError::InvalidInput("this page shows no sign-in field".into()))?;
+        self.fill_inner(h, id, entry, targets, false).await
     }
 
     /// The files in the human's vault library.

@@ -30,6 +30,7 @@ mod favicon;
 mod file_picker;
 mod find;
 mod history;
+mod logins;
 mod overlays;
 mod restore;
 mod settings_view;
@@ -195,6 +196,10 @@ pub mod controls {
     pub const ZOOM: &str = "zoom";
     /// The omnibox's bookmark star.
     pub const STAR: &str = "star";
+    /// The omnibox's key (saved logins for the page), while there are some.
+    pub const LOGINS: &str = "logins";
+    /// The saved-logins menu (while open); its rows are `login:<entry id>`.
+    pub const LOGINS_MENU: &str = "logins:menu";
     /// The omnibox's "Private" chip (active tab in a private container).
     pub const PRIVATE: &str = "private";
     /// "New private tab" in the new-tab menu.
@@ -486,6 +491,8 @@ pub struct Chrome {
     answered_permission: Option<u64>,
     /// The vault consent request last answered (hidden until the app clears it).
     answered_consent: Option<u64>,
+    /// The saved-logins menu is open for this tab.
+    logins_open: Option<TabId>,
     /// The file chooser on screen.
     file_picker: Option<file_picker::FilePicker>,
     /// The file chooser last answered (hidden until the app clears it).
@@ -572,6 +579,7 @@ impl Chrome {
             download_badge: None,
             answered_permission: None,
             answered_consent: None,
+            logins_open: None,
             file_picker: None,
             answered_chooser: None,
             dismissed_notice: None,
@@ -1674,6 +1682,11 @@ impl Chrome {
         if star.clicked() {
             self.emit(UiCommand::ToggleBookmark { tab: tab.id });
         }
+        // The saved-logins key sits left of the star; the zoom chip moves left of it.
+        let star_rect = match self.login_chip(ui, star_rect, tab) {
+            Some(key) => key,
+            None => star_rect,
+        };
         if let Some(z) = zoom {
             let w = ui
                 .painter()

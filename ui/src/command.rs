@@ -199,6 +199,13 @@ pub enum UiCommand {
         /// What the human chose.
         answer: ConsentAnswer,
     },
+    /// The human chose a saved login from the omnibox key: fill the page's sign-in form.
+    FillSavedLogin {
+        /// The tab.
+        tab: TabId,
+        /// [`crate::model::LoginOffer::entry`].
+        entry: String,
+    },
     /// The human answered a permission prompt. Escape sends `allow: false`.
     AnswerPermission {
         /// [`crate::model::PermissionView::id`].

@@ -64,6 +64,9 @@ pub struct TabView {
     pub bookmarked: bool,
     /// The page's icon, drawn in the tab (the spinner takes its place while loading).
     pub favicon: Option<Favicon>,
+    /// Vault logins saved for this page's site (the vault unlocked, not a private tab): the
+    /// omnibox shows a key that offers them to the human.
+    pub saved_logins: Vec<LoginOffer>,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -85,6 +88,7 @@ impl Default for TabView {
             zoom_percent: 100,
             bookmarked: false,
             favicon: None,
+            saved_logins: Vec::new(),
         }
     }
 }
@@ -503,6 +507,17 @@ impl ChromeModel {
             .filter(|d| self.containers.iter().any(|c| c.id == *d))
             .or_else(|| self.containers.first().map(|c| c.id.as_str()))
     }
+}
+
+/// A saved login offered to the human for the page in front.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginOffer {
+    /// The vault entry's id, echoed in [`crate::UiCommand::FillSavedLogin`].
+    pub entry: String,
+    /// The human's label for it.
+    pub label: String,
+    /// Its username.
+    pub username: String,
 }
 
 /// A page's icon: `width * height` RGBA pixels (not premultiplied).

@@ -1,0 +1,110 @@
+//! Autofill for the human (issue 16 item 3, first half): on a site with a saved login, the
+//! omnibox shows a key; the human clicks it, picks the login, and the browser types it into
+//! the page's sign-in form. The real windowed browser under X, driven with real X clicks.
+
+#[path = "support/window.rs"]
+mod window;
+
+use aperture_testkit::Server;
+use aperture_ui::LoginOffer;
+use aperture_ui::chrome::controls;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use window::{App, Layout, Scratch};
+
+const GREEN: [u8; 3] = [20, 200, 60];
+const USERNAME: &str = "charles.babbage";
+const PASSWORD: &str = "difference-Engine-2";
+
+/// The page turns green once the form holds the saved username and a password of the saved
+/// one's length (the test knows both; the page compares).
+const LOGIN: &str = r#"<!doctype html><html><head><title>Sign in</title></head>
+<body style="margin:0;background:#fff">
+<form style="padding:8px">
+<label>Username <input id="u" autocomplete="username"></label>
+<label>Password <input id="p" type="password"></label>
+<button>Sign in</button>
+</form>
+<div id="ok" style="display:none;position:absolute;left:40px;top:120px;width:400px;height:250px;background:rgb(20,200,60)"></div>
+<script>
+function check() {
+  const good = document.getElementById("u").value === "charles.babbage"
+    && document.getElementById("p").value === "difference-Engine-2";
+  document.getElementById("ok").style.display = good ? "block" : "none";
+}
+for (const id of ["u", "p"]) document.getElementById(id).addEventListener("input", check);
+</script></body></html>"#;
+
+fn vault_cli(profile: &std::path::Path, pass: &std::path::Path, args: &[&str], stdin: &str) -> String {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_aperture"))
+        .arg("vault")
+        .arg("--profile")
+        .arg(profile)
+        .arg("--passphrase-file")
+        .arg(pass)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn aperture vault");
+    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    let out = c.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "vault {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn the_omnibox_key_fills_a_saved_login_for_the_human() {
+    if !window::can_run("autofill_human") {
+        return;
+    }
+    let server = Server::page(LOGIN);
+    let url = server.url("/");
+    let dir = Scratch::new("autofill");
+    let profile = dir.profile();
+    let pass = dir.0.join("pass");
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let entry = vault_cli(
+        &profile,
+        &pass,
+        &[
+            "add",
+            "--origin",
+            &url,
+            "--label",
+            "Babbage",
+            "--username",
+            USERNAME,
+        ],
+        &format!("{PASSWORD}\n"),
+    );
+
+    let app = App::launch(
+        &dir.0,
+        0,
+        &["--vault-passphrase-file", pass.to_str().unwrap(), &url],
+    );
+    app.never(GREEN, 2, "nothing is filled before the human asks");
+
+    // Where the key and its menu row are, from the same chrome run headless at this size.
+    let mut model = Layout::one_tab(&url);
+    model.tabs[0].saved_logins = vec![LoginOffer {
+        entry: entry.clone(),
+        label: "Babbage".into(),
+        username: USERNAME.into(),
+    }];
+    let mut layout = Layout::new(app.size(), model);
+    let key = layout.click(controls::LOGINS);
+    // The key shows once the page's address is known and the vault was asked.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    app.click(key, 1);
+    let row = layout.click(&format!("login:{entry}"));
+    app.click(row, 1);
+    app.wait_for(GREEN, "the saved login was typed into the form");
+}
