@@ -19,7 +19,8 @@ pub struct Spec {
     pub dir: Option<PathBuf>,
 }
 
-/// A download the server streams: `len` bytes of `x`, optionally slowly.
+/// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
+/// costs no memory), optionally slowly.
 #[derive(Clone)]
 pub struct Attachment {
     /// The file name the server suggests (page-chosen, so tests use hostile ones too).
@@ -122,13 +123,19 @@ impl Server {
                         left: a.len,
                         delay: a.delay_per_chunk,
                     };
-                    let _ = req.respond(tiny_http::Response::new(
-                        tiny_http::StatusCode(200),
-                        headers,
-                        body,
-                        Some(a.len as usize),
-                        None,
-                    ));
+                    // On its own thread: a slow download (a gigabyte trickling out) must not
+                    // hold up the pages and other files the browser asks for meanwhile. It
+                    // ends when the body is out or the browser hangs up (a cancel).
+                    let len = a.len as usize;
+                    std::thread::spawn(move || {
+                        let _ = req.respond(tiny_http::Response::new(
+                            tiny_http::StatusCode(200),
+                            headers,
+                            body,
+                            Some(len),
+                            None,
+                        ));
+                    });
                 } else if let Some(to) = redirects.get(&path) {
                     let loc =
                         tiny_http::Header::from_bytes("Location", to.as_bytes()).expect("a Location header");
