@@ -59,6 +59,9 @@ pub(crate) struct TabState {
     acts_seen: u64,
     /// Actions this session made on the tab since its last observation.
     own_acts: u64,
+    /// The state this session held when its current call took the tab (after catching up
+    /// with other sessions): a batch that moved it from there changed the page.
+    batch_from: Option<String>,
 }
 
 /// What every session's view of one tab shares, behind the tab's one lock: two sessions
@@ -191,10 +194,11 @@ impl TabLock {
             }
         }
         let acts = self.hub.counts(self.id).acts;
-        slot.views.entry(self.key).or_insert_with(|| TabState {
+        let view = slot.views.entry(self.key).or_insert_with(|| TabState {
             acts_seen: acts,
             ..TabState::default()
         });
+        view.batch_from = view.seq.clone();
         TabGuard { slot, key: self.key }
     }
 
@@ -331,8 +335,9 @@ impl Aperture {
         *self.current_slot()
     }
 
-    /// Records that this session acted on the tab (sent input or navigated it), so the other
-    /// sessions' next observations of it say so. Called with the tab locked.
+    /// Records that this session acted on the tab (navigated it, or a batch of input changed
+    /// the page), so the other sessions' next observations of it say so. Called with the tab
+    /// locked.
     pub(crate) fn acted(&self, id: TabId, st: &mut TabState) {
         self.hub.update_counts(id, |c| c.acts += 1);
         st.own_acts += 1;
@@ -442,6 +447,7 @@ impl Aperture {
         {
             push_obs(trail, obs);
         }
+        st.batch_from = st.seq.clone();
     }
 
     /// Observes between the steps of a batch, so each step resolves its ref against the page
@@ -502,8 +508,12 @@ impl Aperture {
         mut r: Reply,
         mut trail: Vec<Observation>,
     ) -> Reply {
-        self.acted(id, st);
         let last = self.observe_last(id, st, &mut trail).await;
+        // What the batch changed, as this session saw it: a batch refused before anything
+        // was sent, or whose input changed nothing, leaves the other sessions nothing to hear.
+        if st.seq != st.batch_from {
+            self.acted(id, st);
+        }
         r = with_trail(r, id, &trail, "now");
         if let Err(e) = last {
             r = r

@@ -75,6 +75,11 @@ async fn each_session_diffs_against_its_own_state_and_hears_of_the_others() {
     // Said once: the next look has nothing new from B.
     let a4 = ok(&call(&a, "browser_snapshot", json!({})).await);
     assert!(!a4.contains(OTHER), "{a4}");
+    // A batch of B's refused before anything was sent changed nothing: A hears nothing of it.
+    let refused = call(&b, "browser_act", json!({"action": "click", "ref": "e99"})).await;
+    assert_eq!(refused.is_error, Some(true), "{}", text(&refused));
+    let a5 = ok(&call(&a, "browser_snapshot", json!({})).await);
+    assert!(!a5.contains(OTHER) && a5.contains("no change"), "{a5}");
 
     // A acts on a ref from its own state after B re-walked the page: the batch first brings
     // A up to date (B's changes, as a diff) and the click lands.
