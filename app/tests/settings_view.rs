@@ -794,3 +794,92 @@ fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
     let app = launch(&dir, &[page.as_str()]);
     wait_for(&app, BLUE, "permissions-refused-after-restart");
 }
+
+/// Files in `dir` (names), sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
+    if !can_run("download_cancel") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    const GIB: u64 = 1 << 30;
+    // A gigabyte streamed at ~6 MB/s (made as it is sent, never held in memory): minutes to
+    // finish, so the cancel comes half-way.
+    let server = Server::spawn(Spec {
+        routes: HashMap::from([("/find".to_string(), FIND.to_string())]),
+        attachments: HashMap::from([(
+            "/huge.iso".to_string(),
+            Attachment {
+                name: "huge.iso".into(),
+                len: GIB,
+                delay_per_chunk: Duration::from_millis(10),
+            },
+        )]),
+        ..Spec::default()
+    });
+    let dir = scratch("cancel");
+    let dl = dir.join("dl");
+    let page = server.url("/find");
+    let app = launch_env(&dir, &[page.as_str()], &[("XDG_DOWNLOAD_DIR", &dl)]);
+    wait_for(&app, GREY, "cancel-start");
+    omnibox(&app, &server.url("/huge.iso"));
+    let part = dl.join("huge.iso.part");
+    let t = Instant::now();
+    while std::fs::metadata(&part).map_or(true, |m| m.len() < 4 << 20) {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the download did not get going: {:?}; stderr:\n{}",
+            names(&dl),
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(!dl.join("huge.iso").exists(), "the final name exists mid-way");
+
+    // The toolbar's downloads button, then the row's Cancel, with the mouse.
+    let mut layout = Layout::new(app.size(), &page);
+    layout.model.downloads = vec![aperture_ui::DownloadView {
+        id: 1,
+        name: "huge.iso".into(),
+        received: 4 << 20,
+        // The fixture server streams it chunked: Chromium learns no total, so the row has
+        // no progress bar.
+        total: None,
+        state: aperture_ui::DownloadState::InProgress,
+        path: None,
+    }];
+    layout.frames(vec![], 2);
+    let button = layout.click(controls::DOWNLOADS);
+    click(&app, button);
+    keep(&capture(&app), "cancel-panel");
+    let cancel = layout.click(&aperture_ui::chrome::download_control("cancel", 1));
+    click(&app, cancel);
+    keep(&capture(&app), "cancel-clicked");
+
+    // Nothing left: not the final name, not the temporary one.
+    let t = Instant::now();
+    while !names(&dl).is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "left behind after the cancel: {:?}; stderr:\n{}",
+            names(&dl),
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // And nothing comes back (the transfer really stopped).
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(names(&dl).is_empty(), "{:?}", names(&dl));
+}
