@@ -80,6 +80,11 @@ struct Cli {
     /// Switches that would re-enable phone-home features are refused.
     #[arg(long, value_name = "SWITCH")]
     chromium_switch: Vec<String>,
+    /// Give pages WebGL through software GL (SwiftShader). Chromium then cannot sandbox the
+    /// GPU process, which SwiftShader starts threads in before the sandbox (see SECURITY.md);
+    /// without it pages get no WebGL and every GPU-process child is in its seccomp filter.
+    #[arg(long)]
+    webgl: bool,
     /// Turn tracker blocking off.
     #[arg(long)]
     no_block: bool,
@@ -286,7 +291,14 @@ fn run(cli: Cli) -> Result<i32> {
     let opts = runtime::Options {
         headless: cli.headless,
         cache_root: profile.clone(),
-        extra_switches: chromium_switches(&cli.chromium_switch)?,
+        extra_switches: {
+            let mut s = chromium_switches(&cli.chromium_switch)?;
+            if cli.webgl {
+                eprintln!("aperture: --webgl: pages get WebGL, and the GPU process runs outside the sandbox");
+                s.extend(runtime::webgl_switches());
+            }
+            s
+        },
         sandbox: !cli.no_sandbox,
     };
     if cli.mcp_stdio && !one_shot {

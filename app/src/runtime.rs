@@ -35,11 +35,20 @@ pub fn runtime_dir(flag: Option<&Path>) -> Result<PathBuf> {
     cef_sys_build::default_runtime_dir().map_err(|e| anyhow::anyhow!(e.to_string()))
 }
 
+/// `--webgl`: software GL for pages again, at the price of an unsandboxed GPU process.
+const WEBGL: &[(&str, Option<&str>)] = &[
+    ("use-angle", Some("swiftshader")),
+    ("enable-unsafe-swiftshader", None),
+];
+
 fn app(headless: bool, extra: &[(String, Option<String>)], pump: Option<Arc<Pump>>) -> cef::App {
+    // `--webgl` arrives as its switches in `extra`; then the GPU is not disabled.
+    let webgl = extra.iter().any(|(k, _)| k == WEBGL[1].0);
     let mut switches: Vec<(String, Option<String>)> = SWITCHES
         .iter()
         // Headed mode keeps the X11 platform instead of ozone headless.
         .filter(|(k, _)| headless || *k != "ozone-platform")
+        .filter(|(k, _)| !webgl || !matches!(*k, "disable-gpu" | "disable-software-rasterizer"))
         .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
         .collect();
     switches.extend(extra.iter().cloned());
@@ -56,6 +65,14 @@ pub fn run_subprocess(dir: &Path) -> Result<i32> {
     cef::load(dir)?;
     let app = app(true, &[], None);
     cef::execute_process(&app).ok_or_else(|| anyhow::anyhow!("not a CEF subprocess"))
+}
+
+/// The switches `--webgl` adds.
+pub fn webgl_switches() -> Vec<(String, Option<String>)> {
+    WEBGL
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+        .collect()
 }
 
 /// Options for the browser process.

@@ -304,7 +304,7 @@ async fn vault_fill_end_to_end() {
         .await;
     let cl = browser.connect().await;
 
-    // The surface: the two vault tools, and nothing that could hand a secret over.
+    // The surface: the vault tools, and nothing that could hand a secret over.
     let tools = cl.list_all_tools().await.unwrap();
     assert!(tools.len() <= 14);
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
@@ -334,7 +334,18 @@ async fn vault_fill_end_to_end() {
     );
     for arg in fill_schema["properties"].as_object().unwrap().keys() {
         assert!(
-            ["tab", "entry", "username", "password", "one_time_code"].contains(&arg.as_str()),
+            [
+                "tab",
+                "entry",
+                "username",
+                "password",
+                "one_time_code",
+                "generate_password",
+                "confirm_password",
+                "attachment",
+                "file_input",
+            ]
+            .contains(&arg.as_str()),
             "vault_request_fill takes {arg:?}: no origin, path or override argument may exist"
         );
     }

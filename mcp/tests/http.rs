@@ -81,6 +81,7 @@ async fn real_client_initializes_and_lists_a_small_valid_tool_set() {
         "browser_container",
         "browser_fill_form",
         "browser_navigate",
+        "browser_profile",
         "browser_read",
         "browser_snapshot",
         "browser_tabs",
