@@ -226,3 +226,47 @@ async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undeliv
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
 }
+
+/// [`REWRITE`]'s button inside a same-origin frame: the frame rewrites itself.
+const FRAME_REWRITE: &str = r#"<!doctype html><html><head><title>Outer</title></head><body style="margin:0">
+<h1>Outer</h1>
+<iframe id=f style="width:400px;height:200px;border:0" srcdoc="<button id=b style='width:200px;height:60px'>Press</button><script>let done = false; document.getElementById('b').addEventListener('pointermove', () => { if (done) return; done = true; document.open(); document.write('<button id=n style=&quot;width:200px;height:60px&quot;>New</button>'); document.close(); const n = document.getElementById('n'); n.addEventListener('pointerdown', () => fetch('/down', {keepalive: true})); n.addEventListener('click', () => fetch('/hit', {keepalive: true})); });</script>"></iframe>
+</body></html>"#;
+
+/// The same inside a same-origin frame, whose counters the top page's walker added.
+#[tokio::test]
+async fn a_frame_that_erases_the_input_counters_mid_click_is_not_reported_undelivered() {
+    let browser = launch().await;
+    let server = Server::page(FRAME_REWRITE);
+    let c = browser.connect().await;
+    let snap = text(
+        &call(
+            &c,
+            "browser_tabs",
+            json!({"action": "open", "url": server.url("/")}),
+        )
+        .await,
+    );
+    let b = role_ref(&snap, "button", "Press");
+    let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
+    assert!(err, "{t}");
+    assert!(t.contains("OUTCOME UNKNOWN"), "{t}");
+    assert!(t.contains("rewrote its document in place"), "{t}");
+    assert!(
+        !t.contains("not delivered") && !t.contains("nothing happened") && !t.contains("clicked"),
+        "{t}"
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!(
+        (seen(&server, "/down"), seen(&server, "/hit")),
+        (1, 1),
+        "sent once"
+    );
+
+    let snap = text(&call(&c, "browser_snapshot", json!({"full": true})).await);
+    let new = role_ref(&snap, "button", "New");
+    let (err, t) = act(&c, json!({"action": "click", "ref": new})).await;
+    assert!(!err && t.starts_with(&format!("clicked {new}")), "{t}");
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+}

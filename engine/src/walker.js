@@ -228,21 +228,43 @@
     if (!win || apply(wsHas, instrumented, [win])) return;
     apply(wsAdd, instrumented, [win]);
     attach(win);
+    if (win !== G) {
+      // Kept weakly (a removed frame's window must go), and only the latest few.
+      if (frameWins.length >= 50) {
+        for (let i = 1; i < frameWins.length; i++) frameWins[i - 1] = frameWins[i];
+        frameWins.length = frameWins.length - 1;
+      }
+      frameWins[frameWins.length] = new WeakRefCtor(win);
+    }
   }
+  // Same-origin frames the counters were added to. A frame's WindowProxy outlives its
+  // documents, so one that loaded a new document (which has none of our listeners) or was
+  // rewritten in place is found by the probe below too.
+  const WeakRefCtor = G.WeakRef, wrDeref = G.WeakRef.prototype.deref;
+  const frameWins = arr();
   // document.open() erases every listener of its window, the counters included: input would
   // keep arriving while the counts stood still, and voids would stop nothing. A private event
   // type listened to with them tells whether they are still attached.
   const PROBE = 'aperture-probe-' + docToken;
   let probed = false;
   function onProbe() { probed = true; }
-  // Whether this window's counters had been erased; they are attached again if so. (Adding
-  // a listener that is still there changes nothing.)
+  // Whether the counters of this window or of a same-origin frame had been erased; they are
+  // attached again where they were. (Adding a listener that is still there changes nothing.)
   function deafened() {
+    let deaf = !heard(G);
+    for (let i = 0; i < frameWins.length; i++) {
+      const w = apply(wrDeref, frameWins[i], []);
+      if (w && !heard(w)) deaf = true;
+    }
+    return deaf;
+  }
+  function heard(win) {
     probed = false;
-    apply(dispatch, G, [new EventCtor(PROBE)]);
-    if (probed) return false;
-    attach(G);
-    return true;
+    // A frame that went to another origin is not ours to count: its own walker does.
+    try { apply(dispatch, win, [new EventCtor(PROBE)]); } catch (e) { return true; }
+    if (probed) return true;
+    attach(win);
+    return false;
   }
   function attach(win) {
     const opts = obj0();
