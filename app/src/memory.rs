@@ -514,8 +514,9 @@ impl Memory {
         changed
     }
 
-    /// The icon a tab shows: the one fetched for its page (or its site's), else the one places
-    /// kept for its address (a restored tab that has not loaded yet).
+    /// The icon a tab shows: the one fetched for its page (kept through navigations within
+    /// the site until the next page's own arrives), else the one places kept for its address
+    /// (a restored tab that has not loaded yet).
     fn tab_icon(&self, id: TabId, url: &str) -> Option<Favicon> {
         if let Some(t) = self.icons.borrow().get(&id)
             && aperture_places::host_key(&t.page) == aperture_places::host_key(url)
@@ -634,6 +635,12 @@ fn fetch_icon(
         Box::new(move |bitmap| {
             let Some(b) = bitmap else {
                 tracing::debug!(tab = id.0, "no icon at {icon_url}");
+                // The page's icon cannot be had: the tab shows none rather than its last page's.
+                let mut icons = icons.borrow_mut();
+                if icons.get(&id).is_some_and(|t| t.page != page) {
+                    icons.remove(&id);
+                    actor.with(|st| st.events.push(Event::Refresh));
+                }
                 return;
             };
             // The tab may have moved on while the icon came.

@@ -1,6 +1,6 @@
 //! Page icons, so a tab restored without loading its page, a history row and a bookmark show
-//! the icon the page had. One row per page URL, found also by its host for pages of a site
-//! whose own icon was never seen. Icons are history: clearing history clears the icons of
+//! the icon the page had. One row per page URL; a site's newest icon is found by its host
+//! (for rows of pages whose own icon was never seen). Icons are history: clearing history clears the icons of
 //! pages it no longer has.
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -74,16 +74,12 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Favicon> {
     })
 }
 
-/// The icon of `page_url`, or else the newest icon seen on its host.
+/// The icon kept for `page_url`.
 pub(crate) fn for_page(conn: &Connection, page_url: &str) -> Result<Option<Favicon>, Error> {
-    let exact = conn
+    Ok(conn
         .prepare_cached("SELECT icon_url, width, height, rgba FROM favicons WHERE page_url = ?1")?
         .query_row([page_url], row)
-        .optional()?;
-    match exact {
-        Some(f) => Ok(Some(f)),
-        None => for_host(conn, &host_key(page_url)),
-    }
+        .optional()?)
 }
 
 /// The newest icon seen on `host` (a [`host_key`]).

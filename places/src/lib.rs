@@ -216,7 +216,7 @@ impl Places {
         self.fire("set_favicon", move |c| favicons::set(c, &url, &icon, now));
     }
 
-    /// The icon of `page_url`, or else the newest one seen on its host.
+    /// The icon kept for `page_url` (see [`Places::favicon_for_host`] for its site's).
     pub fn favicon_for(&self, page_url: &str) -> Result<Option<Favicon>, Error> {
         self.read(|c| favicons::for_page(c, page_url))
     }

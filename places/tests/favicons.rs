@@ -13,7 +13,7 @@ fn icon(url: &str, rgb: [u8; 3]) -> Favicon {
 }
 
 #[test]
-fn an_icon_is_found_by_its_page_then_by_the_page_s_host_and_survives_a_reopen() {
+fn an_icon_is_found_by_its_page_and_its_site_and_survives_a_reopen() {
     let dir = profile();
     let p = open(&dir);
     p.record_visit("personal", "https://a.example:8443/one", false, 1_000);
@@ -27,15 +27,16 @@ fn an_icon_is_found_by_its_page_then_by_the_page_s_host_and_survives_a_reopen() 
         p.favicon_for("https://a.example:8443/one").unwrap(),
         Some(icon("https://a.example:8443/red.png", [255, 0, 0]))
     );
-    // A page of the same site whose icon was never seen shows the site's.
+    // A page whose own icon was never seen has none, but its site has one.
+    assert_eq!(p.favicon_for("https://a.example:8443/two").unwrap(), None);
     assert_eq!(
-        p.favicon_for("https://a.example:8443/two")
+        p.favicon_for_host(&host_key("https://a.example:8443/two"))
             .unwrap()
             .map(|f| f.icon_url),
         Some("https://a.example:8443/red.png".to_string())
     );
     assert_eq!(
-        p.favicon_for("https://a.example/one").unwrap(),
+        p.favicon_for_host("a.example").unwrap(),
         None,
         "another port is another site"
     );

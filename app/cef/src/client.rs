@@ -211,6 +211,7 @@ impl Client {
             RcBox::<cef_request_handler_t, Data>::new(
                 |h| {
                     h.on_before_browse = Some(on_before_browse);
+                    h.on_open_urlfrom_tab = Some(on_open_url_from_tab);
                     h.on_render_process_terminated = Some(on_render_process_terminated);
                     h.on_document_available_in_main_frame = Some(on_document_available);
                     h.get_resource_request_handler = Some(get_resource_request_handler);
@@ -414,6 +415,31 @@ extern "C" fn on_before_popup(
             .on_popup(b.id(), url, how, user_gesture != 0);
     }
     1 // Cancel CEF's own popup window; the handler opens a tab instead.
+}
+
+/// A link the human asked to open elsewhere (middle-click, Ctrl+click, Shift+click): CEF
+/// would navigate the tab itself; it becomes a new tab as a popup does.
+extern "C" fn on_open_url_from_tab(
+    this: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    target_url: *const cef_string_t,
+    disposition: cef_window_open_disposition_t,
+    user_gesture: c_int,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    let _f = adopt!(Frame, f);
+    let how = crate::page::disposition(disposition);
+    let (Some(b), false) = (b, how == Disposition::Other) else {
+        return 0;
+    };
+    // SAFETY: a string argument valid for the call.
+    let url = unsafe { from_cef(target_url) };
+    shared(this)
+        .ui
+        .get()
+        .on_popup(b.id(), url, how, user_gesture != 0);
+    1
 }
 
 extern "C" fn on_loading_state_change(

@@ -178,8 +178,9 @@ impl App {
     }
 
     pub fn capture(&self) -> image::RgbImage {
-        let out = Command::new("import")
-            .args(["-window", &self.window, "png:-"])
+        // `import` can wait forever on a busy X server; a capture that hangs is a failure.
+        let out = Command::new("timeout")
+            .args(["20", "import", "-window", &self.window, "png:-"])
             .output()
             .expect("import");
         assert!(
@@ -258,7 +259,13 @@ impl Drop for App {
 }
 
 pub fn xdo(args: &[&str]) {
-    let s = Command::new("xdotool").args(args).status().expect("xdotool");
+    // `windowfocus --sync` waits for the focus forever if it never comes.
+    let s = Command::new("timeout")
+        .arg("20")
+        .arg("xdotool")
+        .args(args)
+        .status()
+        .expect("xdotool");
     assert!(s.success(), "xdotool {args:?} failed");
 }
 
@@ -382,6 +389,18 @@ impl Layout {
             let (mut out, _) = self.chrome.run(&self.ctx, raw, &self.model);
             out.textures_delta.clear();
         }
+    }
+
+    /// Ctrl+`k` here too (a shortcut that opens a panel the window also opened).
+    pub fn ctrl(&mut self, k: egui::Key) {
+        let ev = |pressed| Event::Key {
+            key: k,
+            physical_key: Some(k),
+            pressed,
+            repeat: false,
+            modifiers: egui::Modifiers::COMMAND,
+        };
+        self.frames(vec![ev(true), ev(false)], 3);
     }
 
     /// Where `name` is drawn (after clicking it here too, so the layout follows the window).
