@@ -392,7 +392,7 @@ fn run_cli(cli: VaultCli, default_profile: Option<PathBuf>) -> Result<()> {
 }
 
 /// A MIME type from a file name's extension, for the common document and image kinds.
-fn media_type_of(file: &Path) -> &'static str {
+pub(crate) fn media_type_of(file: &Path) -> &'static str {
     let ext = file
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 
 use aperture_ui::egui;
 use aperture_ui::vault_window::{
-    CLIPBOARD_CLEAR_AFTER, ClipboardClearer, DEFAULT_AUTO_LOCK_MINUTES, EntryForm, EntryView,
+    AttachmentView, CLIPBOARD_CLEAR_AFTER, ClipboardClearer, DEFAULT_AUTO_LOCK_MINUTES, EntryForm, EntryView,
     GeneratorOptions, ImportPreview, Secret, TotpChange, TotpView, VaultCommand, VaultState, VaultView,
     VaultWindow,
 };
@@ -358,6 +358,17 @@ impl Glue {
                     has_totp: e.has_totp,
                 })
                 .collect();
+            view.attachments = v
+                .attachments()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| AttachmentView {
+                    id: a.id.to_string(),
+                    label: a.label,
+                    file_name: a.file_name,
+                    size: a.size,
+                })
+                .collect();
         }
         (view, vault)
     }
@@ -524,6 +535,24 @@ impl Glue {
                 }
                 Err(e) => self.error = Some(format!("Not deleted: {e}")),
             },
+            VaultCommand::AddAttachment { path, label } => {
+                match v.add_attachment(&path, &label, crate::vault::media_type_of(&path)) {
+                    Ok(_) => {
+                        self.error = None;
+                        self.notice = Some(format!("“{label}” is in the vault's files."));
+                    }
+                    Err(e) => self.error = Some(format!("Not added ({}): {e}", path.display())),
+                }
+            }
+            VaultCommand::RemoveAttachment { id } => {
+                match aperture_vault::AttachmentId::parse(&id)
+                    .ok_or(VaultError::Policy("no such file"))
+                    .and_then(|a| v.remove_attachment(&a))
+                {
+                    Ok(()) => self.notice = Some("File removed.".into()),
+                    Err(e) => self.error = Some(format!("Not removed: {e}")),
+                }
+            }
             VaultCommand::Undo => {
                 if let Some(d) = self.undo.take() {
                     let label = d.label().to_string();
@@ -1113,6 +1142,40 @@ mod tests {
             t.texts
         );
         assert_eq!(t.vault().entries().unwrap().len(), 3);
+    }
+
+    #[test]
+    fn the_files_library_adds_and_removes_files_the_agent_sees_by_id() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        let cv = t._dir.path().join("cv.pdf");
+        std::fs::write(&cv, b"%PDF-1.4 a CV").unwrap();
+        t.click(controls::FILES);
+        t.type_into(controls::FILE_PATH, cv.to_str().unwrap());
+        t.type_into(controls::FILE_LABEL, "CV 2026");
+        t.click(controls::FILE_ADD);
+        let files = t.vault().agent_view().attachments().unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(
+            (
+                files[0].label.as_str(),
+                files[0].file_name.as_str(),
+                files[0].media_type.as_str()
+            ),
+            ("CV 2026", "cv.pdf", "application/pdf")
+        );
+        t.frame(vec![]);
+        assert!(t.shows("CV 2026"), "{:?}", t.texts);
+
+        // A path that is not there: said, nothing added.
+        t.type_into(controls::FILE_PATH, "/nonexistent/letter.pdf");
+        t.type_into(controls::FILE_LABEL, "Letter");
+        t.click(controls::FILE_ADD);
+        assert!(t.shows("Not added"), "{:?}", t.texts);
+        assert_eq!(t.vault().agent_view().attachments().unwrap().len(), 1);
+
+        t.click(&controls::file_remove_control(&files[0].id.to_string()));
+        assert!(t.vault().agent_view().attachments().unwrap().is_empty());
     }
 
     #[test]

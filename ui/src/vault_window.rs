@@ -58,6 +58,20 @@ pub mod controls {
     pub const ADD: &str = "vault:add";
     /// Import button.
     pub const IMPORT: &str = "vault:import";
+    /// The files library button.
+    pub const FILES: &str = "vault:files";
+    /// The library's path field.
+    pub const FILE_PATH: &str = "vault:file:path";
+    /// The library's label field.
+    pub const FILE_LABEL: &str = "vault:file:label";
+    /// The library's Add button.
+    pub const FILE_ADD: &str = "vault:file:add";
+    /// The library's Close button.
+    pub const FILES_CLOSE: &str = "vault:files:close";
+    /// Remove buttons are `vault:file:remove:<id>` ([`file_remove_control`]).
+    pub fn file_remove_control(id: &str) -> String {
+        format!("vault:file:remove:{id}")
+    }
     /// Reveal button of the selected entry.
     pub const REVEAL: &str = "vault:reveal";
     /// The selected entry's password as shown (dots, or the revealed text).
@@ -238,6 +252,21 @@ pub struct VaultView {
     pub auto_lock_minutes: u32,
     /// An import waiting for the human's go-ahead.
     pub import: Option<ImportPreview>,
+    /// The files library (CV, cover letter) the agent can upload by id.
+    pub attachments: Vec<AttachmentView>,
+}
+
+/// A file in the vault's library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AttachmentView {
+    /// Its id (what the agent names).
+    pub id: String,
+    /// The human's label.
+    pub label: String,
+    /// The file name uploads carry.
+    pub file_name: String,
+    /// Size in bytes.
+    pub size: u64,
 }
 
 /// What to do with an entry's two-factor seed.
@@ -356,6 +385,18 @@ pub enum VaultCommand {
         /// Minutes, 1 or more.
         minutes: u32,
     },
+    /// Copy a file into the library, encrypted.
+    AddAttachment {
+        /// The file the human named.
+        path: PathBuf,
+        /// Its label.
+        label: String,
+    },
+    /// Remove a file from the library.
+    RemoveAttachment {
+        /// Its id.
+        id: String,
+    },
     /// Read an export and show what importing it would do.
     PreviewImport {
         /// The file the human named.
@@ -420,6 +461,13 @@ struct ImportDialog {
     focus: u8,
 }
 
+/// The files library dialog: what is being typed for the next file.
+#[derive(Default)]
+struct FilesDialog {
+    path: String,
+    label: String,
+}
+
 /// The window's own state (what is typed, selected and shown), between frames.
 #[derive(Default)]
 pub struct VaultWindow {
@@ -431,6 +479,8 @@ pub struct VaultWindow {
     form: Option<Form>,
     revealed: Option<Revealed>,
     import: Option<ImportDialog>,
+    /// The files library dialog, while open.
+    files: Option<FilesDialog>,
     auto_lock_field: Option<u32>,
     commands: Vec<VaultCommand>,
     rects: HashMap<String, Rect>,
@@ -626,6 +676,7 @@ impl VaultWindow {
                     }
                 });
                 self.import_dialog(ui.ctx(), view, busy);
+                self.files_dialog(ui.ctx(), view, busy);
             }
         }
         std::mem::take(&mut self.commands)
@@ -688,6 +739,11 @@ impl VaultWindow {
                     }
                     ui.label("Lock after");
                     ui.separator();
+                    let files = ui.add_enabled(!busy, egui::Button::new("Files…"));
+                    self.rect(controls::FILES, files.rect);
+                    if files.clicked() {
+                        self.files = Some(FilesDialog::default());
+                    }
                     let import = ui.add_enabled(!busy, egui::Button::new("Import…"));
                     self.rect(controls::IMPORT, import.rect);
                     if import.clicked() {
@@ -1234,6 +1290,91 @@ impl VaultWindow {
             }
         }
         self.form = Some(f);
+    }
+
+    /// The files library: the agent uploads these by id (never by path) to a file input.
+    fn files_dialog(&mut self, ctx: &egui::Context, view: &VaultView, busy: bool) {
+        let Some(mut d) = self.files.take() else { return };
+        let mut rects: Vec<(String, Rect)> = Vec::new();
+        let mut close = false;
+        egui::Modal::new(Id::unique("aperture_vault_files")).show(ctx, |ui| {
+            ui.set_width(520.0);
+            ui.label(RichText::new("Files").strong().size(15.0));
+            ui.label(
+                RichText::new(
+                    "Kept encrypted in the vault. The agent can upload one to a form's file input by its \
+                     id, after you allow it; it never sees a path or the contents.",
+                )
+                .weak(),
+            );
+            ui.add_space(6.0);
+            if view.attachments.is_empty() {
+                ui.label("No files yet.");
+            }
+            for a in &view.attachments {
+                ui.horizontal(|ui| {
+                    ui.label(RichText::new(&a.label).strong());
+                    ui.label(format!("{} · {} KB", a.file_name, a.size.div_ceil(1024)));
+                    ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                        let rm = ui.add_enabled(!busy, egui::Button::new("Remove"));
+                        rects.push((controls::file_remove_control(&a.id), rm.rect));
+                        if rm.clicked() {
+                            self.commands
+                                .push(VaultCommand::RemoveAttachment { id: a.id.clone() });
+                        }
+                    });
+                });
+            }
+            ui.separator();
+            ui.label("Add a file:");
+            let path = ui.add_enabled(
+                !busy,
+                egui::TextEdit::singleline(&mut d.path)
+                    .hint_text("~/Documents/cv.pdf")
+                    .desired_width(f32::INFINITY),
+            );
+            rects.push((controls::FILE_PATH.to_string(), path.rect));
+            let label = ui.add_enabled(
+                !busy,
+                egui::TextEdit::singleline(&mut d.label)
+                    .hint_text("Label, e.g. CV 2026")
+                    .desired_width(f32::INFINITY),
+            );
+            rects.push((controls::FILE_LABEL.to_string(), label.rect));
+            if let Some(e) = &view.error {
+                ui.label(RichText::new(e).color(ui.visuals().error_fg_color));
+            }
+            ui.add_space(8.0);
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let add = ui.add_enabled(
+                    !busy && !d.path.trim().is_empty() && !d.label.trim().is_empty(),
+                    egui::Button::new("Add").min_size(vec2(70.0, 24.0)),
+                );
+                rects.push((controls::FILE_ADD.to_string(), add.rect));
+                if add.clicked() {
+                    self.commands.push(VaultCommand::AddAttachment {
+                        path: expand_path(
+                            &d.path,
+                            std::env::var_os("HOME")
+                                .filter(|h| !h.is_empty())
+                                .map(PathBuf::from)
+                                .as_deref(),
+                        ),
+                        label: d.label.trim().to_string(),
+                    });
+                    d = FilesDialog::default();
+                }
+                let done = ui.add(egui::Button::new("Close").min_size(vec2(70.0, 24.0)));
+                rects.push((controls::FILES_CLOSE.to_string(), done.rect));
+                close = done.clicked();
+            });
+        });
+        for (n, r) in rects {
+            self.rects.insert(n, r);
+        }
+        if !close {
+            self.files = Some(d);
+        }
     }
 
     fn import_dialog(&mut self, ctx: &egui::Context, view: &VaultView, busy: bool) {
