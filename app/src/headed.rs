@@ -95,6 +95,24 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
             }
         }));
     }
+    // X11's PRIMARY selection follows what the human selects in the shown page (Chromium
+    // only does that for windowed views); a background tab, which the agent may be working
+    // in, never replaces it.
+    let primary = std::cell::RefCell::new(None::<aperture_ui::selection::PrimarySelection>);
+    actor.subscribe(Box::new(move |a, ev| {
+        if let Event::Selection { id, text } = ev
+            && a.with(|st| st.active == Some(*id))
+        {
+            // Made on first use and kept: the selection is served while it lives.
+            let mut p = primary.borrow_mut();
+            if p.is_none() {
+                *p = aperture_ui::selection::PrimarySelection::new();
+            }
+            if let Some(p) = p.as_mut() {
+                p.set(text);
+            }
+        }
+    }));
     let page = (
         settings.window.width as i32,
         settings.window.height.saturating_sub(CHROME_HEIGHT).max(100) as i32,

@@ -883,3 +883,79 @@ fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
     std::thread::sleep(Duration::from_secs(3));
     assert!(names(&dl).is_empty(), "{:?}", names(&dl));
 }
+
+/// A word to select and a field that turns the block green when "Outsider" is pasted in.
+const SELECT: &str = r#"<!doctype html><html><head><title>Select</title></head><body style="margin:0">
+<div id="b" style="position:absolute;left:40px;top:200px;width:300px;height:200px;background:#ddd"></div>
+<p style="position:absolute;left:40px;top:20px;margin:0;font:40px sans-serif">Zebrafish</p>
+<input id="i" style="position:absolute;left:40px;top:120px;width:400px;height:40px;font:24px sans-serif"
+  oninput="if (this.value === 'Outsider') document.getElementById('b').style.background = 'rgb(20,200,60)'">
+</body></html>"#;
+
+#[test]
+fn text_selected_in_the_page_is_the_primary_selection_and_a_middle_click_pastes_it() {
+    if !can_run("primary_selection") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(HashMap::from([("/select".to_string(), SELECT.to_string())]), None);
+    let dir = scratch("primary");
+    let page = server.url("/select");
+    let app = launch(&dir, &[page.as_str()]);
+    wait_for(&app, GREY, "primary-start");
+    // Where the page starts: the grey block's top is 200 CSS px below it.
+    let img = capture(&app);
+    // The first row grey across the block's width (the chrome has grey buttons, not a bar).
+    let grey = |x: u32, y: u32| {
+        img.get_pixel(x, y)
+            .0
+            .iter()
+            .zip(GREY)
+            .all(|(a, b)| (*a as i32 - b as i32).abs() <= 20)
+    };
+    let top = (0..img.height())
+        .find(|&y| [50, 120, 200, 330].iter().all(|&x| grey(x, y)))
+        .expect("the grey block")
+        .checked_sub(200)
+        .expect("the block 200 px below the page's top");
+    // This test is the other X program: it holds PRIMARY first, so the test sees it change.
+    let mut other = aperture_ui::selection::PrimarySelection::new().expect("an X display");
+    assert!(other.set("before"));
+
+    // A double-click selects the word, as a person would.
+    xdo(&["windowfocus", "--sync", &app.window]);
+    xdo(&[
+        "mousemove",
+        "--window",
+        &app.window,
+        "120",
+        &(top + 45).to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(200));
+    xdo(&["click", "--repeat", "2", "--delay", "80", "1"]);
+    let t = Instant::now();
+    loop {
+        let got = other.get();
+        if got.as_deref() == Some("Zebrafish") {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "PRIMARY is {got:?}, not the selected word"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
+    // Another program's selection, pasted into the page's field with a middle click.
+    assert!(other.set("Outsider"));
+    xdo(&[
+        "mousemove",
+        "--window",
+        &app.window,
+        "200",
+        &(top + 140).to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(200));
+    xdo(&["click", "2"]);
+    wait_for(&app, GREEN, "primary-pasted");
+}

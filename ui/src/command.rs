@@ -359,9 +359,13 @@ pub enum UiCommand {
     /// `container` for what it asked (`asked`, as [`crate::model::SitePermission::asked`]):
     /// allow or block from now on, or `None` to forget it (the site asks again).
     SetSitePermission {
+        /// The container ([`crate::model::SitePermission::container`]).
         container: String,
+        /// The origin that asked.
         origin: String,
+        /// What it asked for, in words.
         asked: Vec<String>,
+        /// Allow, block, or `None`: forget (ask again).
         allow: Option<bool>,
     },
     /// The settings view's "Clear browsing data".

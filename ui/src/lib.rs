@@ -203,6 +203,7 @@ pub mod keys;
 pub mod model;
 pub mod omnibox;
 mod runner;
+pub mod selection;
 pub mod settings;
 pub mod vault_window;
 

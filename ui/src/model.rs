@@ -319,6 +319,7 @@ pub struct SitePermission {
     pub origin: String,
     /// What it asked for, in words ("know your location"), as the prompt said it.
     pub asked: Vec<String>,
+    /// Allowed (`true`) or blocked.
     pub allow: bool,
 }
 

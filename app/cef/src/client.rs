@@ -87,6 +87,8 @@ pub trait ClientHandler: 'static {
     fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool);
     /// CEF's print machinery (a page's `window.print()`); see [`PrintEvent`].
     fn on_print(&self, id: BrowserId, ev: PrintEvent);
+    /// The text selected in the page changed (`text` empty: nothing is selected).
+    fn on_text_selection(&self, id: BrowserId, text: String);
     /// The page's icons changed (`<link rel=icon>` URLs, best first; empty: none declared).
     fn on_favicon_urls(&self, id: BrowserId, urls: Vec<String>);
 }
@@ -190,6 +192,7 @@ impl Client {
                     h.on_paint = Some(on_paint);
                     h.on_popup_show = Some(on_popup_show);
                     h.on_popup_size = Some(on_popup_size);
+                    h.on_text_selection_changed = Some(on_text_selection_changed);
                 },
                 sh,
             )
@@ -1064,6 +1067,18 @@ extern "C" fn on_find_result(
         .ui
         .get()
         .on_find_result(b.id(), count, active, last != 0);
+}
+
+extern "C" fn on_text_selection_changed(
+    this: *mut cef_render_handler_t,
+    b: *mut cef_browser_t,
+    text: *const cef_string_t,
+    _range: *const cef_range_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    // SAFETY: a string argument valid for the call (NULL reads as empty).
+    let text = unsafe { from_cef(text) };
+    shared(this).ui.get().on_text_selection(b.id(), text);
 }
 
 extern "C" fn on_print_start(this: *mut cef_print_handler_t, b: *mut cef_browser_t) {

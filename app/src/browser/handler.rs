@@ -332,6 +332,13 @@ impl cef::ClientHandler for Handler {
         super::page::print_event(&self.0, tab_id(id), ev);
     }
 
+    fn on_text_selection(&self, id: BrowserId, text: String) {
+        if !text.is_empty() {
+            self.0
+                .with(|st| st.events.push(Event::Selection { id: tab_id(id), text }));
+        }
+    }
+
     fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]) {
         let f = Frame {
             w,

@@ -49,6 +49,9 @@ pub enum Event {
     Title { id: TabId, title: String },
     /// A tab's page declared its icons (best first; empty when it declares none).
     Favicon { id: TabId, urls: Vec<String> },
+    /// Text was selected in a tab's page (what X11's PRIMARY selection should hold while that
+    /// tab is shown).
+    Selection { id: TabId, text: String },
 }
 
 /// CEF's browser ids become tab ids here and nowhere else.
