@@ -35,8 +35,8 @@ use std::time::{Duration, Instant};
 use aperture_ui::egui;
 use aperture_ui::vault_window::{
     AttachmentView, CLIPBOARD_CLEAR_AFTER, ClipboardClearer, DEFAULT_AUTO_LOCK_MINUTES, EntryForm, EntryView,
-    GeneratorOptions, ImportPreview, Secret, TotpChange, TotpView, VaultCommand, VaultState, VaultView,
-    VaultWindow,
+    GeneratorOptions, ImportPreview, ProfileView, Secret, TotpChange, TotpView, VaultCommand, VaultState,
+    VaultView, VaultWindow,
 };
 use aperture_ui::{UiWaker, WindowSpec, WindowUi};
 use aperture_vault::import::MAX_CSV_BYTES;
@@ -358,6 +358,25 @@ impl Glue {
                     has_totp: e.has_totp,
                 })
                 .collect();
+            view.profile_fields = aperture_vault::HUMAN_FIELDS
+                .iter()
+                .map(|(f, label)| (f.as_str().to_string(), label.to_string()))
+                .collect();
+            view.profiles = v
+                .agent_view()
+                .profiles()
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|p| v.profile(&p.name).ok())
+                .map(|p| ProfileView {
+                    values: p
+                        .values_for_human()
+                        .into_iter()
+                        .map(|(f, value)| (f.as_str().to_string(), value))
+                        .collect(),
+                    name: p.name,
+                })
+                .collect();
             view.attachments = v
                 .attachments()
                 .unwrap_or_default()
@@ -533,6 +552,32 @@ impl Glue {
                     self.notice = None;
                     self.undo = Some(d);
                 }
+                Err(e) => self.error = Some(format!("Not deleted: {e}")),
+            },
+            VaultCommand::SaveProfile { name, values } => {
+                let mut p = aperture_vault::Profile::new(name.clone());
+                let mut bad = None;
+                for (key, value) in &values {
+                    match serde_json::from_value::<aperture_vault::ProfileField>(serde_json::Value::String(
+                        key.clone(),
+                    )) {
+                        Ok(f) => p.set(f, value),
+                        Err(_) => bad = Some(key.clone()),
+                    }
+                }
+                match bad {
+                    Some(k) => self.error = Some(format!("Not saved: unknown fact {k}")),
+                    None => match v.put_profile(p) {
+                        Ok(()) => {
+                            self.error = None;
+                            self.notice = Some(format!("Profile “{name}” saved."));
+                        }
+                        Err(e) => self.error = Some(format!("Not saved: {e}")),
+                    },
+                }
+            }
+            VaultCommand::DeleteProfile { name } => match v.delete_profile(&name) {
+                Ok(()) => self.notice = Some(format!("Profile “{name}” deleted.")),
                 Err(e) => self.error = Some(format!("Not deleted: {e}")),
             },
             VaultCommand::AddAttachment { path, label } => {
@@ -1176,6 +1221,63 @@ mod tests {
 
         t.click(&controls::file_remove_control(&files[0].id.to_string()));
         assert!(t.vault().agent_view().attachments().unwrap().is_empty());
+    }
+
+    #[test]
+    fn profiles_are_made_edited_and_deleted_and_the_agent_plans_with_them() {
+        let mut t = T::new(true);
+        t.unlock(PASS);
+        t.click(controls::PROFILES);
+        t.type_into(controls::PROFILE_NAME, "Personal");
+        t.type_into(&controls::profile_fact_control("givenName"), "Ada");
+        t.type_into(&controls::profile_fact_control("email"), "ada@example.org");
+        t.click(controls::PROFILE_SAVE);
+        let listed = t.vault().agent_view().profiles().unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!((listed[0].name.as_str(), listed[0].fields), ("Personal", 2));
+        // The values went where the agent's plan finds them (previewed only for the human's
+        // test here; the agent's answer never carries them).
+        let desc = aperture_vault::FieldDescriptor {
+            field_ref: "e1".into(),
+            tag: "input".into(),
+            autocomplete: Some("given-name".into()),
+            ..Default::default()
+        };
+        let plan = t
+            .vault()
+            .agent_view()
+            .plan_profile_fill("Personal", &[desc])
+            .unwrap();
+        assert_eq!(plan.items()[0].preview(), Some("Ada"));
+
+        // Edit: a cleared fact is gone, a new one kept.
+        t.click(&controls::profile_fact_control("email"));
+        let key = |key, pressed, modifiers| Event::Key {
+            key,
+            physical_key: None,
+            pressed,
+            repeat: false,
+            modifiers,
+        };
+        t.frame(vec![
+            key(egui::Key::A, true, Modifiers::COMMAND),
+            key(egui::Key::A, false, Modifiers::COMMAND),
+            key(egui::Key::Backspace, true, Modifiers::NONE),
+            key(egui::Key::Backspace, false, Modifiers::NONE),
+        ]);
+        t.type_into(&controls::profile_fact_control("city"), "London");
+        t.click(controls::PROFILE_SAVE);
+        let p = t.vault().profile("Personal").unwrap();
+        let mut facts: Vec<String> = p
+            .values_for_human()
+            .into_iter()
+            .map(|(f, v)| format!("{}={v}", f.as_str()))
+            .collect();
+        facts.sort();
+        assert_eq!(facts, ["city=London", "givenName=Ada"]);
+
+        t.click(controls::PROFILE_DELETE);
+        assert!(t.vault().agent_view().profiles().unwrap().is_empty());
     }
 
     #[test]

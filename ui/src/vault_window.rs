@@ -58,6 +58,24 @@ pub mod controls {
     pub const ADD: &str = "vault:add";
     /// Import button.
     pub const IMPORT: &str = "vault:import";
+    /// The profiles button.
+    pub const PROFILES: &str = "vault:profiles";
+    /// The new profile's name field.
+    pub const PROFILE_NAME: &str = "vault:profile:name";
+    /// Save the profile being edited.
+    pub const PROFILE_SAVE: &str = "vault:profile:save";
+    /// Delete the profile being edited.
+    pub const PROFILE_DELETE: &str = "vault:profile:delete";
+    /// Close the profiles dialog.
+    pub const PROFILES_CLOSE: &str = "vault:profiles:close";
+    /// A fact's field is `vault:profile:fact:<key>`; a profile in the list `vault:profile:pick:<name>`.
+    pub fn profile_fact_control(key: &str) -> String {
+        format!("vault:profile:fact:{key}")
+    }
+    /// A profile's button in the list.
+    pub fn profile_pick_control(name: &str) -> String {
+        format!("vault:profile:pick:{name}")
+    }
     /// The files library button.
     pub const FILES: &str = "vault:files";
     /// The library's path field.
@@ -254,6 +272,19 @@ pub struct VaultView {
     pub import: Option<ImportPreview>,
     /// The files library (CV, cover letter) the agent can upload by id.
     pub attachments: Vec<AttachmentView>,
+    /// The autofill profiles, with their facts (the human's to see and edit).
+    pub profiles: Vec<ProfileView>,
+    /// The facts a profile can hold: (key, label), in display order.
+    pub profile_fields: Vec<(String, String)>,
+}
+
+/// An autofill profile as the vault window edits it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileView {
+    /// Its name.
+    pub name: String,
+    /// Its stored facts: (key, value).
+    pub values: Vec<(String, String)>,
 }
 
 /// A file in the vault's library.
@@ -385,6 +416,19 @@ pub enum VaultCommand {
         /// Minutes, 1 or more.
         minutes: u32,
     },
+    /// Save (create or replace) the autofill profile `name` with these facts (key, value);
+    /// empty values are left out.
+    SaveProfile {
+        /// Its name.
+        name: String,
+        /// Its facts.
+        values: Vec<(String, String)>,
+    },
+    /// Delete the autofill profile `name`.
+    DeleteProfile {
+        /// Its name.
+        name: String,
+    },
     /// Copy a file into the library, encrypted.
     AddAttachment {
         /// The file the human named.
@@ -461,6 +505,16 @@ struct ImportDialog {
     focus: u8,
 }
 
+/// The profiles dialog: the profile being edited and what is typed into it.
+#[derive(Default)]
+struct ProfilesDialog {
+    /// The name being edited (an existing profile's, or a new one's).
+    name: String,
+    /// Loaded from this profile (so a change of selection reloads).
+    loaded: Option<String>,
+    values: std::collections::BTreeMap<String, String>,
+}
+
 /// The files library dialog: what is being typed for the next file.
 #[derive(Default)]
 struct FilesDialog {
@@ -481,6 +535,8 @@ pub struct VaultWindow {
     import: Option<ImportDialog>,
     /// The files library dialog, while open.
     files: Option<FilesDialog>,
+    /// The profiles dialog, while open.
+    profiles: Option<ProfilesDialog>,
     auto_lock_field: Option<u32>,
     commands: Vec<VaultCommand>,
     rects: HashMap<String, Rect>,
@@ -677,6 +733,7 @@ impl VaultWindow {
                 });
                 self.import_dialog(ui.ctx(), view, busy);
                 self.files_dialog(ui.ctx(), view, busy);
+                self.profiles_dialog(ui.ctx(), view, busy);
             }
         }
         std::mem::take(&mut self.commands)
@@ -739,6 +796,11 @@ impl VaultWindow {
                     }
                     ui.label("Lock after");
                     ui.separator();
+                    let profiles = ui.add_enabled(!busy, egui::Button::new("Profiles…"));
+                    self.rect(controls::PROFILES, profiles.rect);
+                    if profiles.clicked() {
+                        self.profiles = Some(ProfilesDialog::default());
+                    }
                     let files = ui.add_enabled(!busy, egui::Button::new("Files…"));
                     self.rect(controls::FILES, files.rect);
                     if files.clicked() {
@@ -1290,6 +1352,102 @@ impl VaultWindow {
             }
         }
         self.form = Some(f);
+    }
+
+    /// The autofill profiles: facts the agent can have the browser type into forms (after the
+    /// human allows it), never seeing them.
+    fn profiles_dialog(&mut self, ctx: &egui::Context, view: &VaultView, busy: bool) {
+        let Some(mut d) = self.profiles.take() else { return };
+        let mut rects: Vec<(String, Rect)> = Vec::new();
+        let mut close = false;
+        egui::Modal::new(Id::unique("aperture_vault_profiles")).show(ctx, |ui| {
+            ui.set_width(560.0);
+            ui.label(RichText::new("Profiles").strong().size(15.0));
+            ui.label(
+                RichText::new(
+                    "Facts for forms (name, address…). The agent can ask the browser to type them into \
+                     a form after you allow it; it never sees them. A date of birth or national id asks \
+                     you every time.",
+                )
+                .weak(),
+            );
+            ui.add_space(6.0);
+            ui.horizontal_wrapped(|ui| {
+                for p in &view.profiles {
+                    let b = ui.selectable_label(d.loaded.as_deref() == Some(p.name.as_str()), &p.name);
+                    rects.push((controls::profile_pick_control(&p.name), b.rect));
+                    if b.clicked() {
+                        d.name = p.name.clone();
+                        d.loaded = Some(p.name.clone());
+                        d.values = p.values.iter().cloned().collect();
+                    }
+                }
+            });
+            ui.horizontal(|ui| {
+                ui.label("Name");
+                let n = ui.add_enabled(
+                    !busy,
+                    egui::TextEdit::singleline(&mut d.name)
+                        .hint_text("Personal")
+                        .desired_width(200.0),
+                );
+                rects.push((controls::PROFILE_NAME.to_string(), n.rect));
+            });
+            egui::ScrollArea::vertical().max_height(240.0).show(ui, |ui| {
+                egui::Grid::new("aperture_vault_profile_grid")
+                    .num_columns(2)
+                    .show(ui, |ui| {
+                        for (key, label) in &view.profile_fields {
+                            ui.label(label);
+                            let v = d.values.entry(key.clone()).or_default();
+                            let f = ui.add_enabled(!busy, egui::TextEdit::singleline(v).desired_width(300.0));
+                            rects.push((controls::profile_fact_control(key), f.rect));
+                            ui.end_row();
+                        }
+                    });
+            });
+            if let Some(e) = &view.error {
+                ui.label(RichText::new(e).color(ui.visuals().error_fg_color));
+            }
+            ui.add_space(8.0);
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let save = ui.add_enabled(
+                    !busy && !d.name.trim().is_empty(),
+                    egui::Button::new("Save").min_size(vec2(70.0, 24.0)),
+                );
+                rects.push((controls::PROFILE_SAVE.to_string(), save.rect));
+                if save.clicked() {
+                    self.commands.push(VaultCommand::SaveProfile {
+                        name: d.name.trim().to_string(),
+                        values: d
+                            .values
+                            .iter()
+                            .filter(|(_, v)| !v.trim().is_empty())
+                            .map(|(k, v)| (k.clone(), v.trim().to_string()))
+                            .collect(),
+                    });
+                    d.loaded = Some(d.name.trim().to_string());
+                }
+                let exists = view.profiles.iter().any(|p| p.name == d.name.trim());
+                let del = ui.add_enabled(!busy && exists, egui::Button::new("Delete"));
+                rects.push((controls::PROFILE_DELETE.to_string(), del.rect));
+                if del.clicked() {
+                    self.commands.push(VaultCommand::DeleteProfile {
+                        name: d.name.trim().to_string(),
+                    });
+                    d = ProfilesDialog::default();
+                }
+                let done = ui.add(egui::Button::new("Close").min_size(vec2(70.0, 24.0)));
+                rects.push((controls::PROFILES_CLOSE.to_string(), done.rect));
+                close = done.clicked();
+            });
+        });
+        for (n, r) in rects {
+            self.rects.insert(n, r);
+        }
+        if !close {
+            self.profiles = Some(d);
+        }
     }
 
     /// The files library: the agent uploads these by id (never by path) to a file input.

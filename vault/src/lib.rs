@@ -151,8 +151,8 @@ pub use kdf::KdfParams;
 pub use origin::{Origin, Site};
 pub use passgen::PasswordPolicy;
 pub use profiles::{
-    Decision, FieldDescriptor, FillPlan, MatchSource, PlannedField, Profile, ProfileField, SelectOption,
-    SkipReason,
+    Decision, FieldDescriptor, FillPlan, HUMAN_FIELDS, MatchSource, PlannedField, Profile, ProfileField,
+    SelectOption, SkipReason,
 };
 pub use secret::SecretString;
 pub use state::{AttachmentId, AuditEvent, EntryId, FillTarget};

@@ -140,6 +140,31 @@ impl ProfileField {
     }
 }
 
+/// The facts a human types into a profile, in the order the vault window shows them (the
+/// derived ones, such as the full name or the birth year, come from these).
+pub const HUMAN_FIELDS: &[(ProfileField, &str)] = &[
+    (ProfileField::HonorificPrefix, "Title"),
+    (ProfileField::GivenName, "First name"),
+    (ProfileField::AdditionalName, "Middle name"),
+    (ProfileField::FamilyName, "Last name"),
+    (ProfileField::Email, "Email"),
+    (ProfileField::Phone, "Phone"),
+    (ProfileField::AddressLine1, "Address"),
+    (ProfileField::AddressLine2, "Address line 2"),
+    (ProfileField::City, "City"),
+    (ProfileField::Region, "State / region"),
+    (ProfileField::PostalCode, "Postal code"),
+    (ProfileField::CountryName, "Country"),
+    (ProfileField::CountryCode, "Country code"),
+    (ProfileField::Organization, "Company"),
+    (ProfileField::JobTitle, "Job title"),
+    (ProfileField::DateOfBirth, "Date of birth (YYYY-MM-DD)"),
+    (ProfileField::NationalId, "National id"),
+    (ProfileField::Website, "Website"),
+    (ProfileField::LinkedIn, "LinkedIn"),
+    (ProfileField::GitHub, "GitHub"),
+];
+
 /// A named set of identity facts ("Personal", "Work").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Profile {
@@ -175,6 +200,15 @@ impl Profile {
     /// Number of fields with a stored (not derived) value.
     pub fn stored_count(&self) -> usize {
         self.values.len()
+    }
+
+    /// Every stored fact and its value, for the human's vault window. Never the agent's: the
+    /// MCP crate may not name this (`vault/tests/mcp_boundary.rs`).
+    pub fn values_for_human(&self) -> Vec<(ProfileField, String)> {
+        self.values
+            .iter()
+            .map(|(f, v)| (*f, v.expose().to_owned()))
+            .collect()
     }
 
     /// The value for a field, stored or derived. Crate-private: outside code sees values only

@@ -35,6 +35,7 @@ const FORBIDDEN: &[&str] = &[
     "restore_entry",
     "import_logins",
     "generate_for_human",
+    "values_for_human",
 ];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
