@@ -959,3 +959,50 @@ fn text_selected_in_the_page_is_the_primary_selection_and_a_middle_click_pastes_
     xdo(&["click", "2"]);
     wait_for(&app, GREEN, "primary-pasted");
 }
+
+#[test]
+fn ctrl_p_saves_a_pdf_of_the_page_in_the_download_folder() {
+    if !can_run("ctrl_p") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(HashMap::from([("/select".to_string(), SELECT.to_string())]), None);
+    let dir = scratch("print");
+    let dl = dir.join("dl");
+    let page = server.url("/select");
+    let app = launch_env(&dir, &[page.as_str()], &[("XDG_DOWNLOAD_DIR", &dl)]);
+    wait_for(&app, GREY, "print-start");
+    key(&app, "ctrl+p");
+    let pdf = dl.join("Select.pdf");
+    let t = Instant::now();
+    while !pdf.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no {}: {:?}; stderr:\n{}",
+            pdf.display(),
+            names(&dl),
+            app.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let bytes = std::fs::read(&pdf).unwrap();
+    assert!(bytes.starts_with(b"%PDF"), "not a PDF");
+    assert_eq!(names(&dl), ["Select.pdf"], "a temporary was left");
+    // The tab did not hang: a click and typing still reach the page's field (green).
+    let img = capture(&app);
+    keep(&img, "print-done");
+    let grey = |x: u32, y: u32| {
+        img.get_pixel(x, y)
+            .0
+            .iter()
+            .zip(GREY)
+            .all(|(a, b)| (*a as i32 - b as i32).abs() <= 20)
+    };
+    let top = (0..img.height())
+        .find(|&y| [50, 120, 200, 330].iter().all(|&x| grey(x, y)))
+        .expect("the grey block")
+        - 200;
+    click(&app, Pos2::new(200.0, (top + 140) as f32));
+    xdo(&["type", "--delay", "30", "Outsider"]);
+    wait_for(&app, GREEN, "print-page-still-answers");
+}
