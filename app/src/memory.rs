@@ -466,10 +466,11 @@ impl Memory {
             m.history = self.history.clone();
             changed = true;
         }
-        let hosts: BTreeMap<String, Favicon> = self
-            .history
-            .iter()
-            .map(|r| aperture_places::host_key(&r.url))
+        let mut urls: Vec<&str> = self.history.iter().map(|r| r.url.as_str()).collect();
+        bookmark_urls(&self.bookmarks, &mut urls);
+        let hosts: BTreeMap<String, Favicon> = urls
+            .into_iter()
+            .map(aperture_places::host_key)
             .collect::<HashSet<_>>()
             .into_iter()
             .filter_map(|h| self.host_icon(&h).map(|i| (h, i)))
@@ -571,6 +572,14 @@ impl Memory {
         let b = p.is_bookmarked(url).ok().flatten().is_some();
         self.starred.borrow_mut().insert(url.to_string(), b);
         b
+    }
+}
+
+/// Every bookmark's URL in the tree.
+fn bookmark_urls<'a>(nodes: &'a [BookmarkNode], out: &mut Vec<&'a str>) {
+    for n in nodes {
+        out.extend(n.url.as_deref());
+        bookmark_urls(&n.children, out);
     }
 }
 

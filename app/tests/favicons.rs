@@ -1,6 +1,7 @@
 //! Page icons: a page's `<link rel=icon>` (a PNG of a known colour) is fetched through the
 //! tab's request context, drawn in the tab strip, and kept in places, so after a restart a
-//! restored tab that has not loaded its page yet still shows it. The real windowed browser
+//! restored tab that has not loaded its page yet still shows it, and so does the page's row
+//! in the history panel. The real windowed browser
 //! under X, read back from screen captures.
 
 #[path = "support/window.rs"]
@@ -130,4 +131,22 @@ fn a_page_icon_shows_in_its_tab_and_is_kept_for_a_restored_tab() {
         icons,
         "the icon was fetched again rather than taken from places"
     );
+
+    // The history panel's row of the page shows it too (below the strip and the toolbar).
+    app.key("ctrl+h");
+    let t = Instant::now();
+    loop {
+        let img = app.capture();
+        if window::region(&img, ICON, 30, 90..img.height())
+            .is_some_and(|(x0, y0, x1, y1)| x1 - x0 >= 8 && y1 - y0 >= 8)
+        {
+            window::keep(&img, "favicon-history");
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            window::keep(&img, "favicon-history");
+            panic!("no icon in the history panel");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }

@@ -93,6 +93,8 @@ struct Sink<'a> {
     actions: Option<Actions>,
     control: fn(i64) -> String,
     max_chars: usize,
+    /// Icons by host ([`ChromeModel::favicons`]).
+    icons: &'a std::collections::BTreeMap<String, crate::model::Favicon>,
 }
 
 impl Sink<'_> {
@@ -119,7 +121,18 @@ impl Sink<'_> {
             })
             .response
         } else {
-            let r = ui.button(text);
+            let icon = node
+                .url
+                .as_deref()
+                .and_then(|u| self.icons.get(super::history::host_of(u)))
+                .and_then(|i| super::favicon::texture(ui.ctx(), i));
+            let r = match icon {
+                Some(t) => ui.add(egui::Button::image_and_text(
+                    egui::Image::new((t, vec2(16.0, 16.0))),
+                    text,
+                )),
+                None => ui.button(text),
+            };
             match &node.url {
                 Some(url) => r.on_hover_text(url),
                 None => r,
@@ -173,6 +186,7 @@ impl Chrome {
             actions: None,
             control: bookmark_control,
             max_chars: MENU_TITLE_CHARS,
+            icons: &model.favicons,
         };
         let mut import = false;
         let button = egui::Button::new(RichText::new("🔖").size(15.0)).min_size(vec2(30.0, 26.0));
@@ -236,6 +250,7 @@ impl Chrome {
             actions: None,
             control: bookmark_bar_control,
             max_chars: BAR_TITLE_CHARS,
+            icons: &model.favicons,
         };
         let bar = ui
             .horizontal(|ui| {

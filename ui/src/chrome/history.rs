@@ -126,7 +126,7 @@ where
 }
 
 /// `host` of `scheme://host/…`, else the whole URL.
-fn host_of(url: &str) -> &str {
+pub(super) fn host_of(url: &str) -> &str {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     &rest[..end]
