@@ -475,6 +475,7 @@ impl Headed {
         self.dark.retain(&ids);
 
         let mut tabs = tabs;
+        let save_login = self.autofill.as_ref().and_then(|af| af.save_offer());
         if let (Some(af), Some(active)) = (self.autofill.as_mut(), self.active) {
             let private = self
                 .actor
@@ -484,7 +485,10 @@ impl Headed {
             }
         }
         let mut m = self.model.lock().unwrap_or_else(|p| p.into_inner());
-        let mut changed = m.tabs != tabs
+        let offer_changed = m.save_login != save_login;
+        m.save_login = save_login;
+        let mut changed = offer_changed
+            || m.tabs != tabs
             || m.active != self.active
             || m.containers != containers
             || m.default_container != default_container;
@@ -691,6 +695,24 @@ impl Headed {
 
     fn page_input(&mut self, id: TabId, input: PageInput) {
         let Some(h) = self.actor.host(id) else { return };
+        // A sign-in is usually submitted by Enter or a click: ask the page what it holds
+        // before the input reaches it (see `autofill`).
+        let submitting = match &input {
+            PageInput::KeyDown(k) => k.windows_key_code == 0x0D,
+            PageInput::MouseDown { button, .. } => *button == aperture_ui::MouseButton::Left,
+            _ => false,
+        };
+        if submitting && let Some(af) = &self.autofill {
+            let (url, human) = self.actor.with(|st| {
+                st.tabs
+                    .get(&id)
+                    .map(|t| (t.url.clone(), !t.meta.private() && !t.meta.gated()))
+                    .unwrap_or_default()
+            });
+            if human {
+                af.probe(&self.rt, self.actor.handle(), id, &url);
+            }
+        }
         match input {
             PageInput::MouseMove { x, y, modifiers } => {
                 let e = mouse_event(x, y, &modifiers);
@@ -880,6 +902,11 @@ impl Host for Headed {
             UiCommand::SetTheme { site, .. } => self.replan_all(Some(&site)),
             UiCommand::SetDarkFilter { .. } | UiCommand::SetColorScheme(_) | UiCommand::SetDarkDefault(_) => {
                 self.replan_all(None)
+            }
+            UiCommand::SaveLogin { id, save } => {
+                if let Some(n) = self.autofill.as_ref().and_then(|af| af.answer(id, save)) {
+                    self.actor.with(|st| st.notices.push(n));
+                }
             }
             UiCommand::FillSavedLogin { tab, entry } => {
                 if let Some(af) = &self.autofill {

@@ -1036,6 +1036,11 @@ impl Tab {
         self.ask(&Request::Net).await
     }
 
+    /// The sign-in the page is submitting (the human's "save this login?" offer only).
+    pub async fn login_values(&self) -> Result<aperture_engine::protocol::LoginValues, TabError> {
+        self.ask(&Request::Login).await
+    }
+
     /// Console messages and failed loads since the last call.
     pub async fn drain_console(&self) -> Result<Vec<ConsoleEntry>, TabError> {
         let id = self.id;

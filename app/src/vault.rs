@@ -975,6 +975,84 @@ impl VaultWiring {
             .collect()
     }
 
+    /// What the vault says of a login the human just submitted on `url`: `None` when there is
+    /// nothing to offer (the vault is locked or absent, the page is not http(s), or this exact
+    /// login is saved); `Some(None)` when it is new; `Some(Some(id))` when entry `id` has that
+    /// username for the site with another password.
+    pub fn login_status(&self, url: &str, username: &str, password: &str) -> Option<Option<EntryId>> {
+        let origin = origin_of(url).filter(|o| matches!(o.scheme(), "http" | "https"))?;
+        let v = self.vault().ok().flatten()?;
+        let found = v.agent_view().entries_for_origin(&origin).ok()?;
+        for e in found {
+            let Ok(r) = v.reveal_for_human(&e.id) else {
+                continue;
+            };
+            if r.username() == username {
+                return if r.password() == password {
+                    None
+                } else {
+                    Some(Some(e.id))
+                };
+            }
+        }
+        Some(None)
+    }
+
+    /// Saves the login the human just submitted (or updates entry `update`'s password); what
+    /// to tell the human.
+    pub fn save_login(
+        &self,
+        url: &str,
+        username: &str,
+        password: &str,
+        update: Option<&EntryId>,
+    ) -> Result<String, String> {
+        let origin = origin_of(url).ok_or("the page has no web origin")?;
+        let v = self
+            .vault()
+            .map_err(|e| e.to_string())?
+            .ok_or("there is no vault yet (create one in the vault window)")?;
+        let label = origin.host().to_string();
+        match update {
+            Some(id) => {
+                let old = v.reveal_for_human(id).map_err(|e| e.to_string())?;
+                let label = v
+                    .entries()
+                    .map_err(|e| e.to_string())?
+                    .into_iter()
+                    .find(|e| &e.id == id)
+                    .map(|e| e.label)
+                    .unwrap_or(label);
+                v.update_entry(
+                    id,
+                    aperture_vault::EntryEdit {
+                        origin: &origin,
+                        label: &label,
+                        username: old.username(),
+                        password: Some(SecretString::new(password)),
+                        totp: aperture_vault::TotpEdit::Keep,
+                    },
+                )
+                .map_err(|e| e.to_string())?;
+                Ok(format!(
+                    "Updated the password for {} in the vault.",
+                    origin.host()
+                ))
+            }
+            None => {
+                v.add_entry(NewEntry {
+                    origin: &origin,
+                    label: &label,
+                    username,
+                    password: SecretString::new(password),
+                    totp: None,
+                })
+                .map_err(|e| e.to_string())?;
+                Ok(format!("Saved the password for {} in the vault.", origin.host()))
+            }
+        }
+    }
+
     /// The human picked saved login `entry` for tab `id`: finds the page's sign-in fields (the
     /// focused or first visible password input, and the nearest text or email input before
     /// it in the same frame; or, on a page asking only for a username, that field) and fills

@@ -12,6 +12,9 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use window::{App, Layout, Scratch};
 
+/// One window at a time: they would share the display and its keyboard focus.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 const GREEN: [u8; 3] = [20, 200, 60];
 const USERNAME: &str = "charles.babbage";
 const PASSWORD: &str = "difference-Engine-2";
@@ -63,6 +66,7 @@ fn the_omnibox_key_fills_a_saved_login_for_the_human() {
     if !window::can_run("autofill_human") {
         return;
     }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let server = Server::page(LOGIN);
     let url = server.url("/");
     let dir = Scratch::new("autofill");
@@ -107,4 +111,86 @@ fn the_omnibox_key_fills_a_saved_login_for_the_human() {
     let row = layout.click(&format!("login:{entry}"));
     app.click(row, 1);
     app.wait_for(GREEN, "the saved login was typed into the form");
+}
+
+const YELLOW: [u8; 3] = [250, 210, 0];
+const CYAN: [u8; 3] = [0, 200, 200];
+
+/// A sign-in form whose two fields are big coloured blocks the test can find and click.
+const SIGN_IN: &str = r#"<!doctype html><html><head><title>Sign in</title></head>
+<body style="margin:0;background:#fff">
+<form action="/done" method="get">
+<input id="u" name="u" autocomplete="username" style="position:absolute;left:40px;top:100px;width:300px;height:160px;background:rgb(250,210,0);border:0">
+<input id="p" name="p" type="password" style="position:absolute;left:40px;top:300px;width:300px;height:160px;background:rgb(0,200,200);border:0">
+</form></body></html>"#;
+
+/// After the human signs in with a login the vault does not hold, a bar offers to save it;
+/// Save puts it in the vault.
+#[test]
+fn a_new_sign_in_is_offered_for_saving_and_saved() {
+    if !window::can_run("save_login") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(
+        [
+            ("/".to_string(), SIGN_IN.to_string()),
+            (
+                "/done".to_string(),
+                "<!doctype html><title>Welcome</title><p>Welcome".to_string(),
+            ),
+        ]
+        .into(),
+        None,
+    );
+    let url = server.url("/");
+    let dir = Scratch::new("save-login");
+    let profile = dir.profile();
+    let pass = dir.0.join("pass");
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+
+    let app = App::launch(
+        &dir.0,
+        0,
+        &["--vault-passphrase-file", pass.to_str().unwrap(), &url],
+    );
+    app.wait_for(YELLOW, "the sign-in form");
+    let img = app.capture();
+    let centre = |c| {
+        let (x0, y0, x1, y1) = window::region(&img, c, 20, 0..img.height()).expect("the field");
+        aperture_ui::egui::pos2((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0)
+    };
+    let (user, pw) = (centre(YELLOW), centre(CYAN));
+    // Keyboard focus to the window first: xdotool types into the focused X window.
+    window::xdo(&["windowfocus", "--sync", &app.window]);
+    app.click(user, 1);
+    app.type_text("ada@example.org");
+    app.click(pw, 1);
+    app.type_text("correct-Horse-9");
+    app.key("Return");
+
+    let mut model = Layout::one_tab(&url);
+    model.save_login = Some(aperture_ui::SaveLoginView {
+        id: 1,
+        host: "127.0.0.1".into(),
+        username: "ada@example.org".into(),
+        update: false,
+    });
+    let mut layout = Layout::new(app.size(), model);
+    let save = layout.click(controls::SAVE_LOGIN_YES);
+    let t = std::time::Instant::now();
+    loop {
+        app.click(save, 1);
+        let list = vault_cli(&profile, &pass, &["list"], "");
+        if list.contains("ada@example.org") {
+            assert!(list.contains("127.0.0.1"), "{list}");
+            break;
+        }
+        if t.elapsed() > std::time::Duration::from_secs(20) {
+            window::keep(&app.capture(), "save-login");
+            panic!("the login was never saved; vault list: {list:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
 }

@@ -99,6 +99,9 @@ pub enum Request {
     Net,
     /// The renderer's process id ([`Pid`]); see [`PID_REQUEST`].
     Pid,
+    /// The sign-in being submitted ([`LoginValues`]): for the browser's "save this login?"
+    /// offer to the human only; no tool asks it.
+    Login,
 }
 
 /// What [`Request::El`] does to its element: the `do` field.
@@ -389,6 +392,27 @@ pub struct NetState {
     pub quiet_ms: u64,
 }
 
+/// The answer to [`Request::Login`]: the page's filled-in password and the username before it.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginValues {
+    /// The password typed into the form being submitted.
+    #[serde(default)]
+    pub password: Option<String>,
+    /// The username or email before it in that form.
+    #[serde(default)]
+    pub username: Option<String>,
+}
+
+impl std::fmt::Debug for LoginValues {
+    // Never a password in a log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginValues")
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("username", &self.username)
+            .finish()
+    }
+}
+
 /// The answer to [`Request::Pid`]: the renderer's OS process id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -618,6 +642,7 @@ mod tests {
             (Request::Guard, r#"{"op":"guard"}"#),
             (Request::Unguard, r#"{"op":"unguard"}"#),
             (Request::Net, r#"{"op":"net"}"#),
+            (Request::Login, r#"{"op":"login"}"#),
         ];
         for (req, want) in &cases {
             assert_eq!(req.to_json(), *want, "{req:?}");

@@ -69,6 +69,7 @@
     inputIndeterminate: getter(G.HTMLInputElement.prototype, 'indeterminate'),
     inputType: getter(G.HTMLInputElement.prototype, 'type'),
     inputLabels: getter(G.HTMLInputElement.prototype, 'labels'),
+    inputForm: getter(G.HTMLInputElement.prototype, 'form'),
     textareaValue: getter(G.HTMLTextAreaElement.prototype, 'value'),
     selectValue: getter(G.HTMLSelectElement.prototype, 'value'),
     selectLabels: getter(G.HTMLSelectElement.prototype, 'labels'),
@@ -109,6 +110,7 @@
     focusSvg: method(G.SVGElement.prototype, 'focus'),
     focusMath: G.MathMLElement ? method(G.MathMLElement.prototype, 'focus') : undefined,
     getElementById: method(DocP, 'getElementById'),
+    querySelectorAll: method(DocP, 'querySelectorAll'),
     assignedElements: method(G.HTMLSlotElement.prototype, 'assignedElements'),
     nodeListItem: method(G.NodeList.prototype, 'item'),
     collectionItem: method(G.HTMLCollection.prototype, 'item'),
@@ -1178,6 +1180,42 @@
     out.quiet_ms = mathRound(mathMax(0, now() - last));
     return out;
   }
+  // The sign-in the human is submitting ({"op":"login"}): the non-empty password of the form
+  // holding focus (else the page's first non-empty one) and the last non-empty text or email
+  // input before it in that form. Asked only by the browser for its "save this login?" offer
+  // in the human's window, never by the agent's tools, and never part of a walk (walks leave
+  // password values out).
+  function loginValues() {
+    const out = obj0();
+    const list = apply(m.querySelectorAll, G.document, ['input']);
+    const n = apply(g.nodeListLength, list, []);
+    const a = deepActive().el;
+    const activeForm = a && kindOf(a, apply(g.localName, a, [])) !== 'iframe' ? safe(g.inputForm, a, null) : null;
+    let pw = null, pwForm = null, pwAt = -1;
+    const all = [];
+    for (let i = 0; i < n; i++) {
+      const el = apply(m.nodeListItem, list, [i]);
+      all[all.length] = el;
+      if (lower(apply(g.inputType, el, []) || '') !== 'password') continue;
+      if (!apply(g.inputValue, el, [])) continue;
+      const f = safe(g.inputForm, el, null);
+      if (pw === null || (activeForm !== null && f === activeForm && pwForm !== activeForm)) {
+        pw = el; pwForm = f; pwAt = i;
+      }
+    }
+    if (pw === null) return out;
+    out.password = apply(g.inputValue, pw, []);
+    for (let i = pwAt - 1; i >= 0; i--) {
+      const el = all[i];
+      const t = lower(apply(g.inputType, el, []) || 'text');
+      if (t !== 'text' && t !== 'email' && t !== 'tel') continue;
+      if (safe(g.inputForm, el, null) !== pwForm) continue;
+      const v = apply(g.inputValue, el, []);
+      if (v) { out.username = v; break; }
+    }
+    return out;
+  }
+
   function inputState() {
     const out = obj0();
     for (let i = 0; i < COUNTED.length; i++) out[COUNTED[i]] = inputCounts[COUNTED[i]];
@@ -1491,6 +1529,7 @@
         if (target) armGuard(target, out); else out.focus = describe(null);
         out.ok = true;
       } else if (op === 'net') out = netState();
+      else if (op === 'login') out = loginValues();
       else if (op === 'unguard') {
         out = inputState();
         guardEl = null; guardTripped = false;

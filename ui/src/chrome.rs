@@ -198,6 +198,10 @@ pub mod controls {
     pub const STAR: &str = "star";
     /// The omnibox's key (saved logins for the page), while there are some.
     pub const LOGINS: &str = "logins";
+    /// "Save this login?": Save.
+    pub const SAVE_LOGIN_YES: &str = "save_login:yes";
+    /// "Save this login?": Not now.
+    pub const SAVE_LOGIN_NO: &str = "save_login:no";
     /// The saved-logins menu (while open); its rows are `login:<entry id>`.
     pub const LOGINS_MENU: &str = "logins:menu";
     /// The omnibox's "Private" chip (active tab in a private container).
@@ -493,6 +497,8 @@ pub struct Chrome {
     answered_consent: Option<u64>,
     /// The saved-logins menu is open for this tab.
     logins_open: Option<TabId>,
+    /// The "save this login?" offer last answered (hidden until the app drops it).
+    answered_save_login: Option<u64>,
     /// The file chooser on screen.
     file_picker: Option<file_picker::FilePicker>,
     /// The file chooser last answered (hidden until the app clears it).
@@ -580,6 +586,7 @@ impl Chrome {
             answered_permission: None,
             answered_consent: None,
             logins_open: None,
+            answered_save_login: None,
             file_picker: None,
             answered_chooser: None,
             dismissed_notice: None,
@@ -1010,6 +1017,9 @@ impl Chrome {
         self.memory_overlays(ui, model);
         if let Some(n) = model.restore_offer {
             self.restore_bar(ui.ctx(), n);
+        }
+        if let Some(s) = &model.save_login {
+            self.save_login_bar(ui.ctx(), s);
         }
 
         // An egui widget took keyboard focus (omnibox click, Tab inside the

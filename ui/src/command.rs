@@ -199,6 +199,13 @@ pub enum UiCommand {
         /// What the human chose.
         answer: ConsentAnswer,
     },
+    /// The human answered "save this login?": save (or update) it in the vault, or not.
+    SaveLogin {
+        /// [`crate::model::SaveLoginView::id`].
+        id: u64,
+        /// Save it.
+        save: bool,
+    },
     /// The human chose a saved login from the omnibox key: fill the page's sign-in form.
     FillSavedLogin {
         /// The tab.

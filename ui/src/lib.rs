@@ -214,8 +214,8 @@ pub use command::{
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
     DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, LoginOffer,
-    PageFrame, PermissionView, PopupView, Rgb, SettingsView, SitePermission, SuggestionView, TabId, TabView,
-    VaultConsentView,
+    PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, SettingsView, SitePermission, SuggestionView,
+    TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

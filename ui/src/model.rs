@@ -251,6 +251,8 @@ pub struct ChromeModel {
     /// A permission request waiting for Allow / Block (shown for the active
     /// tab only).
     pub permission: Option<PermissionView>,
+    /// The human just signed in with a login the vault does not hold: offer to save it.
+    pub save_login: Option<SaveLoginView>,
     /// The agent asks to fill from the vault: the human's consent, drawn by the chrome over
     /// whatever tab is in front (never a page, so no tool can see or click it).
     pub vault_consent: Option<VaultConsentView>,
@@ -508,6 +510,19 @@ impl ChromeModel {
             .filter(|d| self.containers.iter().any(|c| c.id == *d))
             .or_else(|| self.containers.first().map(|c| c.id.as_str()))
     }
+}
+
+/// "Save this login?" after the human signed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaveLoginView {
+    /// Chosen by the app, new for every offer; echoed in [`crate::UiCommand::SaveLogin`].
+    pub id: u64,
+    /// The site's host ("accounts.example.com").
+    pub host: String,
+    /// The username typed (may be empty).
+    pub username: String,
+    /// The vault has this username for the site with another password: offer an update.
+    pub update: bool,
 }
 
 /// A saved login offered to the human for the page in front.

@@ -6,7 +6,7 @@ use egui::{Align2, Id, Order, Rect, RichText, Ui, pos2, vec2};
 
 use super::{Chrome, controls};
 use crate::command::UiCommand;
-use crate::model::TabView;
+use crate::model::{SaveLoginView, TabView};
 
 impl Chrome {
     /// Draws the key left of `star` when `tab` has saved logins, and its menu when open.
@@ -77,5 +77,54 @@ impl Chrome {
             }
         }
         Some(key_rect)
+    }
+
+    /// "Save the password for this site?" after the human signed in: a bar along the top of
+    /// the page area (over it, so it does not resize the page) until answered. Only the
+    /// human's chrome draws it; the values stay in the app.
+    pub(super) fn save_login_bar(&mut self, ctx: &egui::Context, s: &SaveLoginView) {
+        let Some(page) = self.page_rect else { return };
+        if self.answered_save_login == Some(s.id) {
+            return;
+        }
+        let (mut yes, mut no) = (false, false);
+        egui::Area::new(Id::unique("aperture_save_login"))
+            .order(Order::Foreground)
+            .fixed_pos(page.left_top())
+            .show(ctx, |ui| {
+                egui::Frame::new()
+                    .fill(ui.visuals().panel_fill)
+                    .stroke(ui.visuals().window_stroke)
+                    .inner_margin(egui::Margin::symmetric(10, 8))
+                    .show(ui, |ui| {
+                        ui.set_width(page.width() - 22.0);
+                        ui.horizontal(|ui| {
+                            ui.label(RichText::new("🔑").size(14.0));
+                            let who = if s.username.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" ({})", s.username)
+                            };
+                            ui.label(if s.update {
+                                format!("Update the saved password for {}{who} in the vault?", s.host)
+                            } else {
+                                format!("Save the password for {}{who} in the vault?", s.host)
+                            });
+                            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                                let n = ui.button("Not now");
+                                let y = ui
+                                    .button(RichText::new(if s.update { "Update" } else { "Save" }).strong());
+                                self.rects.insert(controls::SAVE_LOGIN_NO.to_string(), n.rect);
+                                self.rects.insert(controls::SAVE_LOGIN_YES.to_string(), y.rect);
+                                yes = y.clicked();
+                                no = n.clicked();
+                            });
+                        });
+                    });
+            });
+        if yes || no {
+            self.answered_save_login = Some(s.id);
+            self.emit(UiCommand::SaveLogin { id: s.id, save: yes });
+        }
     }
 }
