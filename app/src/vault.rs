@@ -79,7 +79,7 @@ fn login_fields(w: &Walk) -> Option<Vec<VaultTarget>> {
             .iter()
             .filter(usable)
             .filter(|n| textlike(n) && n.frame == pw.frame && n.idx < pw.idx)
-            .last();
+            .next_back();
         let mut out: Vec<VaultTarget> = user.map(|u| target(u, FillField::Username)).into_iter().collect();
         out.push(target(pw, FillField::Password));
         return Some(out);
