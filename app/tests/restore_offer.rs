@@ -108,6 +108,11 @@ fn after_a_crash_the_session_is_offered_and_restore_brings_it_back() {
     app.wait_for(CYAN, "offer-restored-front");
     std::thread::sleep(std::time::Duration::from_millis(1000));
     assert_eq!(hits("/a"), a0, "the background tab loaded at once");
+    // The tab waiting in the background keeps its saved title (not its placeholder's).
+    wait_session(&dir.profile(), "the waiting tab's title", |s| {
+        serde_json::from_str::<serde_json::Value>(s)
+            .is_ok_and(|v| v["tabs"][0]["url"] == a.as_str() && v["tabs"][0]["title"] == "A")
+    });
     assert!(hits("/b") > b0);
     assert!(inked(&app, &layout) < 20, "the bar stayed after Restore");
     app.key("ctrl+1");

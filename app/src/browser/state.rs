@@ -439,7 +439,11 @@ impl State {
     }
 
     pub fn title(&mut self, id: TabId, title: String) {
-        if let Some(t) = self.tabs.get_mut(&id) {
+        // A restored tab waiting to load shows a blank placeholder whose title is not the
+        // page's: it keeps the saved one.
+        if let Some(t) = self.tabs.get_mut(&id)
+            && t.pending_url.is_none()
+        {
             t.title = title.clone();
             self.events.push(super::Event::Title { id, title });
         }
