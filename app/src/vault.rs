@@ -77,9 +77,7 @@ fn login_fields(w: &Walk) -> Option<Vec<VaultTarget>> {
         let user = w
             .nodes
             .iter()
-            .filter(usable)
-            .filter(|n| textlike(n) && n.frame == pw.frame && n.idx < pw.idx)
-            .next_back();
+            .rfind(|n| usable(n) && textlike(n) && n.frame == pw.frame && n.idx < pw.idx);
         let mut out: Vec<VaultTarget> = user.map(|u| target(u, FillField::Username)).into_iter().collect();
         out.push(target(pw, FillField::Password));
         return Some(out);
