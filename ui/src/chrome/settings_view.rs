@@ -627,8 +627,8 @@ impl Chrome {
         if clear.cache && clear.range != ClearRange::AllTime {
             ui.label(
                 RichText::new("Cached files go for all time: the cache keeps no dates to clear by.")
-                .small()
-                .weak(),
+                    .small()
+                    .weak(),
             );
         }
         let what = ClearData {
