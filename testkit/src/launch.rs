@@ -2,7 +2,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::mcp::{self, Client};
@@ -286,6 +286,16 @@ impl McpBrowser {
     /// PIDs of the browser and every live process it started.
     pub fn pids(&self) -> Vec<u32> {
         tagged_pids(&self.tag)
+    }
+
+    /// Asks the browser to quit as a desktop session's end or `kill` does (SIGTERM), and waits
+    /// up to `timeout` for it to exit; its exit status.
+    pub fn terminate(&mut self, timeout: Duration) -> std::process::ExitStatus {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        crate::procs::wait_exit(&mut self.child, timeout)
     }
 }
 

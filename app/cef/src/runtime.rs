@@ -186,6 +186,35 @@ pub struct Settings {
 
 /// Starts CEF in the browser process (main thread, once). Our own flags are kept away from
 /// Chromium: switches come only from [`AppConfig::switches`].
+/// The signals the embedder handles itself (a requested shutdown: the window closes, the
+/// session is saved, and `shutdown` runs, which is when Chromium writes what it holds, such as
+/// cookies set in the last 30 s).
+const EMBEDDER_SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+
+/// Runs `f` (CEF's initialisation) and then puts back the embedder's handlers for
+/// [`EMBEDDER_SIGNALS`]: Chromium installs its own during start-up, and on SIGTERM those end
+/// the process without the embedder's shutdown, losing unwritten cookies.
+fn keeping_signal_handlers<T>(f: impl FnOnce() -> T) -> T {
+    let mut saved = Vec::new();
+    for sig in EMBEDDER_SIGNALS {
+        // SAFETY: a plain C struct, filled in by sigaction; reading the current action with a
+        // null new action changes nothing.
+        let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        if unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } == 0 {
+            saved.push((sig, old));
+        }
+    }
+    let r = f();
+    for (sig, old) in &saved {
+        // SAFETY: restores an action read above, whose handler (if any) is still installed
+        // code of this process.
+        if unsafe { libc::sigaction(*sig, old, std::ptr::null_mut()) } != 0 {
+            tracing::warn!(sig, "could not restore the signal handler after CEF's start-up");
+        }
+    }
+    r
+}
+
 pub fn initialize(settings: &Settings, app: &App) -> bool {
     let mut ma = MainArgs::new();
     let args = ma.raw();
@@ -208,7 +237,9 @@ pub fn initialize(settings: &Settings, app: &App) -> bool {
     strings::set(&mut s.locale, &settings.locale);
     // SAFETY: main thread, once, with valid settings; CEF takes the app reference. The
     // settings strings were allocated by CEF (strings::set) and are CEF's to keep.
-    unsafe { (api().cef_initialize)(&args, &s, app.0.clone().into_cef(), std::ptr::null_mut()) == 1 }
+    keeping_signal_handlers(|| unsafe {
+        (api().cef_initialize)(&args, &s, app.0.clone().into_cef(), std::ptr::null_mut()) == 1
+    })
 }
 
 /// Does the work CEF has queued on the UI thread.

@@ -1,0 +1,139 @@
+//! A login survives a quit asked for by SIGTERM (a desktop session ending, `kill`, `aperture
+//! quit`): a cookie the page set a moment before is on disk at the next start. Chromium writes
+//! cookies lazily (every 30 s) and flushes them on its own shutdown, which a SIGTERM must reach.
+
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+use aperture_testkit::mcp::{call, text};
+use aperture_testkit::{Launch, Server};
+use serde_json::json;
+
+const SET: &str = r#"<!doctype html><html><head><title>set</title></head><body><script>
+document.cookie = "session=alive-42; max-age=3600; path=/";
+document.title = "cookie set";
+</script></body></html>"#;
+
+const SHOW: &str = r#"<!doctype html><html><head><title>show</title></head><body><script>
+document.title = "cookies: " + (document.cookie || "none");
+</script></body></html>"#;
+
+async fn title(c: &aperture_testkit::mcp::Client, prefix: &str) -> String {
+    for _ in 0..100 {
+        let t = text(&call(c, "browser_tabs", json!({"action": "list"})).await);
+        if let Some(l) = t.lines().find(|l| l.trim_matches('"').starts_with(prefix)) {
+            return l.trim_matches('"').to_string();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("no title starting {prefix:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cookie_set_just_before_sigterm_is_there_after_a_restart() {
+    let server = Server::start(
+        [
+            ("/set".to_string(), SET.to_string()),
+            ("/show".to_string(), SHOW.to_string()),
+        ]
+        .into(),
+        None,
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+
+    let mut b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/set")}),
+    )
+    .await;
+    title(&c, "cookie set").await;
+    drop(c);
+    // Well inside Chromium's 30 s cookie write interval.
+    let status = b.terminate(Duration::from_secs(30));
+    assert!(
+        status.success(),
+        "SIGTERM is a clean quit: {status}\n{}",
+        b.stderr()
+    );
+    drop(b);
+
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/show")}),
+    )
+    .await;
+    let shown = title(&c, "cookies: ").await;
+    assert!(shown.contains("session=alive-42"), "the cookie was lost: {shown}");
+}
+
+/// The same in the window, where the human's logins live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_the_window_too() {
+    if std::env::var_os("DISPLAY").is_none() {
+        assert!(
+            std::env::var("APERTURE_UI_REQUIRE").as_deref() != Ok("1"),
+            "DISPLAY is unset, and APERTURE_UI_REQUIRE=1"
+        );
+        eprintln!("skipped: DISPLAY is unset");
+        return;
+    }
+    let server = Server::start(
+        [
+            ("/set".to_string(), SET.to_string()),
+            ("/show".to_string(), SHOW.to_string()),
+        ]
+        .into(),
+        None,
+    );
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let mut b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .windowed()
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/set")}),
+    )
+    .await;
+    title(&c, "cookie set").await;
+    drop(c);
+    let status = b.terminate(Duration::from_secs(30));
+    assert!(
+        status.success(),
+        "SIGTERM is a clean quit: {status}\n{}",
+        b.stderr()
+    );
+    drop(b);
+
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/show")}),
+    )
+    .await;
+    let shown = title(&c, "cookies: ").await;
+    assert!(shown.contains("session=alive-42"), "the cookie was lost: {shown}");
+}
