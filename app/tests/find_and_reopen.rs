@@ -1,0 +1,92 @@
+//! Find in page and reopening a closed tab, in the real window under X with real keys: Ctrl+F
+//! and typing highlights the matches in the page (CEF's find), Esc clears them; Ctrl+W closes a
+//! tab and Ctrl+Shift+T brings it back with its page.
+
+#[path = "support/window.rs"]
+mod window;
+
+use aperture_testkit::Server;
+use std::time::{Duration, Instant};
+use window::{App, Scratch};
+
+/// One window at a time: they would share the display and its keyboard focus.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const MAGENTA: [u8; 3] = [230, 20, 140];
+
+/// Many copies of one word, large, black on white: find's highlights cover a wide area.
+fn words_page() -> String {
+    let words = "needle haystack ".repeat(60);
+    format!(
+        r#"<!doctype html><html><head><title>Words</title></head>
+<body style="margin:0;background:#fff;color:#000;font:40px/1.3 sans-serif">{words}</body></html>"#
+    )
+}
+
+const BLOCK: &str = r#"<!doctype html><html><head><title>Block</title></head><body style="margin:0;background:#fff">
+<div style="position:absolute;left:40px;top:80px;width:300px;height:200px;background:rgb(230,20,140)"></div>
+</body></html>"#;
+
+/// Pixels in the yellow-to-orange range Chromium paints find matches with (bright red and
+/// green, little blue), which the black-on-white page has none of.
+fn highlighted(img: &image::RgbImage) -> usize {
+    img.pixels()
+        .filter(|p| p.0[0] > 200 && p.0[1] > 110 && p.0[2] < 90)
+        .count()
+}
+
+fn wait_highlight(app: &App, on: bool, what: &str) {
+    let t = Instant::now();
+    loop {
+        let img = app.capture();
+        let n = highlighted(&img);
+        if (on && n > 3000) || (!on && n < 50) {
+            return;
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            window::keep(&img, what);
+            panic!("{what}: {n} highlight pixels");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+fn ctrl_f_highlights_matches_and_esc_clears_them() {
+    if !window::can_run("find") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::page(&words_page());
+    let dir = Scratch::new("find");
+    let app = App::launch(&dir.0, 0, &[&server.url("/")]);
+    // The page is up (its text is black) and nothing is highlighted yet.
+    std::thread::sleep(Duration::from_secs(2));
+    wait_highlight(&app, false, "before find");
+    app.key("ctrl+f");
+    app.type_text("needle");
+    wait_highlight(&app, true, "find highlights the matches");
+    app.key("Escape");
+    wait_highlight(&app, false, "Esc clears the highlights");
+}
+
+#[test]
+fn ctrl_shift_t_reopens_the_tab_ctrl_w_closed() {
+    if !window::can_run("reopen") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::page(BLOCK);
+    let dir = Scratch::new("reopen");
+    let app = App::launch(&dir.0, 0, &[&server.url("/")]);
+    app.wait_for(MAGENTA, "the page");
+    // A second tab, so closing the first leaves the window open.
+    app.key("ctrl+t");
+    app.never(MAGENTA, 2, "the new tab is blank");
+    app.key("ctrl+1");
+    app.wait_for(MAGENTA, "back on the first tab");
+    app.key("ctrl+w");
+    app.never(MAGENTA, 2, "the closed tab's page is gone");
+    app.key("ctrl+shift+t");
+    app.wait_for(MAGENTA, "Ctrl+Shift+T brought the tab back");
+}
