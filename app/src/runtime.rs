@@ -19,6 +19,11 @@ const SWITCHES: &[(&str, Option<&str>)] = &[
     // for WebGL; `disable-software-rasterizer` stops that. The cost: pages get no WebGL.
     ("disable-gpu", None),
     ("disable-software-rasterizer", None),
+    // The network service in its own seccomp sandbox, which Chromium leaves off on Linux; it
+    // reaches the profile's cookie and cache files through the sandbox's broker (cookies in
+    // containers persist with it: app/tests/sandbox.rs runs as an ordinary user). The privacy
+    // policy's features go in `--disable-features`; this is the only `--enable-features`.
+    ("enable-features", Some("NetworkServiceSandbox")),
     // Back/forward-cache frame swaps make the CEF 131 browser-info race (cef#4001) likelier.
     ("disable-back-forward-cache", None),
     // No "restore pages?" or first-run UI in an embedded browser.
