@@ -156,7 +156,8 @@ fn lint() -> Result<(), String> {
 
 fn bench(cef: &Path, args: &[String]) -> Result<(), String> {
     let mut c = cargo();
-    c.args(["run", "--release", "-p", "aperture-bench", "--"])
+    // `--bin`: the bench crate also has the `observation` tool.
+    c.args(["run", "--release", "-p", "aperture-bench", "--bin", "aperture-bench", "--"])
         .args(args)
         .env(cef_sys_build::ENV_DIR, cef);
     status(c)
