@@ -20,6 +20,10 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   select REF VALUE...      choose options of a <select>
   key KEY                  press a key (Enter, Tab, Control+a, …)
   read [REF...]            the page's text, or the elements'
+  read --url URL           a public page's text, read logged out (a throwaway context)
+  wait TEXT | --ref REF | --url PART | --idle MS | --ms MS  [--gone] [--ms MAX]
+                           wait for text or a ref to appear (or go, --gone), the URL to
+                           contain PART, the network to be idle MS, or a plain delay (≤ 20 s)
   tabs                     list tabs
   back | forward | reload  history navigation
   screenshot OUT.png       save a screenshot of the visible page
@@ -45,6 +49,7 @@ pub fn is_verb(s: &str) -> bool {
             | "reload"
             | "screenshot"
             | "console"
+            | "wait"
             | "quit"
     )
 }
@@ -137,7 +142,14 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             _ => return Err("select takes REF VALUE...".into()),
         },
         "key" => ("browser_act", json!({"action": "key", "key": one("key")?})),
-        "read" => ("browser_read", json!({"refs": args})),
+        "read" => match args {
+            [flag, url] if flag == "--url" => ("browser_read", json!({"url": url})),
+            _ if args.iter().any(|a| a.starts_with("--")) => {
+                return Err("read takes REF... or --url URL".into());
+            }
+            _ => ("browser_read", json!({"refs": args})),
+        },
+        "wait" => ("browser_act", wait_step(args)?),
         "tabs" if args.is_empty() => ("browser_tabs", json!({"action": "list"})),
         "screenshot" => {
             one("output file")?;
@@ -146,6 +158,54 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
         "console" if args.is_empty() => ("browser_console", json!({})),
         _ => return Err(format!("{verb}: unexpected arguments")),
     })
+}
+
+/// `wait`'s arguments as a `browser_act` wait step.
+fn wait_step(args: &[String]) -> Result<Value, String> {
+    const USE: &str = "wait takes TEXT, --ref REF, --url PART, --idle MS or --ms MS (and --gone)";
+    let mut step = json!({"action": "wait"});
+    let mut it = args.iter();
+    let mut what = 0;
+    while let Some(a) = it.next() {
+        let mut value = |key: &str| -> Result<String, String> {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{key} needs a value; {USE}"))
+        };
+        match a.as_str() {
+            "--gone" => step["gone"] = json!(true),
+            "--ref" => {
+                step["ref"] = json!(value("--ref")?);
+                what += 1;
+            }
+            "--url" => {
+                step["url"] = json!(value("--url")?);
+                what += 1;
+            }
+            "--idle" | "--ms" => {
+                let key = a.trim_start_matches("--");
+                let n: u64 = value(a)?
+                    .parse()
+                    .map_err(|_| format!("{a} takes milliseconds; {USE}"))?;
+                step[key] = json!(n);
+                if key == "idle" {
+                    what += 1;
+                }
+            }
+            t if t.starts_with("--") => return Err(format!("{t}: unknown; {USE}")),
+            t => {
+                if step.get("text").is_some() {
+                    return Err(format!("one TEXT only; {USE}"));
+                }
+                step["text"] = json!(t);
+                what += 1;
+            }
+        }
+    }
+    if what > 1 || (what == 0 && step.get("ms").is_none()) {
+        return Err(USE.into());
+    }
+    Ok(step)
 }
 
 /// Runs the CLI; returns the exit code.
@@ -350,6 +410,40 @@ mod tests {
 
     fn v(s: &[&str]) -> Vec<String> {
         s.iter().map(|x| x.to_string()).collect()
+    }
+
+    #[test]
+    fn wait_and_logged_out_read_map_to_tool_calls() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            tool_call("wait", &s(&["Ready"])).unwrap(),
+            ("browser_act", json!({"action": "wait", "text": "Ready"}))
+        );
+        assert_eq!(
+            tool_call("wait", &s(&["--ref", "e4", "--gone", "--ms", "500"]))
+                .unwrap()
+                .1,
+            json!({"action": "wait", "ref": "e4", "gone": true, "ms": 500})
+        );
+        assert_eq!(
+            tool_call("wait", &s(&["--idle", "300"])).unwrap().1,
+            json!({"action": "wait", "idle": 300})
+        );
+        assert_eq!(
+            tool_call("wait", &s(&["--ms", "250"])).unwrap().1,
+            json!({"action": "wait", "ms": 250})
+        );
+        assert!(tool_call("wait", &[]).is_err());
+        assert!(
+            tool_call("wait", &s(&["a", "--url", "x"])).is_err(),
+            "two conditions"
+        );
+        assert!(tool_call("wait", &s(&["--idle", "soon"])).is_err());
+        assert_eq!(
+            tool_call("read", &s(&["--url", "https://example.org/"])).unwrap(),
+            ("browser_read", json!({"url": "https://example.org/"}))
+        );
+        assert!(tool_call("read", &s(&["--url"])).is_err());
     }
 
     #[test]

@@ -122,3 +122,51 @@ fn an_unreachable_browser_is_exit_code_3() {
         out(&o)
     );
 }
+
+const LATE: &str = r#"<!doctype html><title>Late</title><p id="s">Loading</p>
+<script>setTimeout(() => { document.getElementById("s").textContent = "Ready now"; }, 800);</script>"#;
+
+/// `wait` blocks until the page shows the text (exit 0) or says it gave up (exit 1); `read
+/// --url` reads a page logged out.
+#[tokio::test(flavor = "multi_thread")]
+async fn wait_and_read_url_verbs() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let server = Server::page(LATE);
+    let browser = Launch::new(bin()).profile(&profile).start().await;
+
+    let o = cli(&profile, &["open", &server.url("/")]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let o = cli(&profile, &["wait", "Ready now"]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("Ready now"),
+        "{}",
+        out(&o)
+    );
+    let t = std::time::Instant::now();
+    let o = cli(&profile, &["wait", "--ms", "400", "Never shown"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a wait that runs out is a failure: {}",
+        out(&o)
+    );
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(15),
+        "{:?}",
+        t.elapsed()
+    );
+    let o = cli(&profile, &["wait", "--bogus"]);
+    assert_eq!(o.status.code(), Some(2), "{}", out(&o));
+
+    let o = cli(&profile, &["read", "--url", &server.url("/")]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("Loading")
+            || String::from_utf8_lossy(&o.stdout).contains("Ready now"),
+        "{}",
+        out(&o)
+    );
+    drop(browser);
+}
