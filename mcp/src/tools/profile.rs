@@ -16,13 +16,10 @@ use serde::Deserialize;
 use crate::backend::{ProfileControl, ProfileOutcome};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
 
-const DESCRIPTION: &str = "Fill a form from the human's saved vault profiles (name, email, \
-phone, address, employer…) without seeing the values. `list` names the profiles; `plan` (with \
-`profile`) says which of the current page's fields (from your last observation) would get which \
-fact and how sure the match is — values are never shown, prose questions and low-confidence \
-matches are left for you; `apply` has the browser fill the plan's rows after the human allows it \
-(sensitive facts such as a date of birth ask every time). Observe the page first; it does not \
-submit.";
+const DESCRIPTION: &str = "Fill a form from the human's vault profiles (name, email, address…) \
+without seeing the values. `list`: profile names. `plan` + `profile`: which field of your last \
+observation gets which fact, with confidence (prose and low-confidence fields are left to you). \
+`apply`: the browser fills after the human allows it. Does not submit.";
 
 /// What `browser_profile` does.
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +39,7 @@ pub enum ProfileAction {
 pub struct ProfileArgs {
     /// list, plan or apply.
     pub action: ProfileAction,
-    /// The profile's name (plan, apply).
+    /// Profile name (plan, apply).
     pub profile: Option<String>,
     /// Tab id; your current tab when omitted.
     pub tab: Option<u64>,

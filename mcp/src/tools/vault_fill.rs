@@ -25,13 +25,9 @@ a two-factor code field. The browser checks that the entry belongs to the page's
 that the human allowed fills there, then focuses, clears and types into each field. You get \
 back which refs were filled and the diff; the values never appear in any result (filled values \
 read back from the page show as [redacted:vault]). A refusal is final for this page: there is \
-no override. Does not submit. For a sign-up or password change, `generate_password: true` (no \
-`entry`) has the browser create a strong password, save it in the vault for the password field's \
-own origin (with the value already in the `username` ref's field as its username; that field is \
-not typed into), and type it into `password` and `confirm_password`; you get the new entry's id, \
-never the password. To upload a file from the human's vault library (listed by \
-vault_entries_for_origin), give `attachment` (its id) and `file_input` (the ref of an \
-<input type=file>): the browser opens the chooser and answers it itself.";
+no override. Does not submit. Sign-ups: `generate_password: true` instead of `entry` creates, \
+saves and types a new password. Uploads: `attachment` (a library file id) and `file_input` (a \
+file input's ref).";
 
 /// Arguments of `vault_request_fill`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -47,13 +43,13 @@ pub struct VaultFillArgs {
     pub password: Option<String>,
     /// Ref of a one-time-code field; not combined with username or password.
     pub one_time_code: Option<String>,
-    /// Create a new password instead of filling a saved one (sign-ups, password changes).
+    /// Create a new password (no `entry`).
     pub generate_password: Option<bool>,
-    /// With `generate_password`: ref of the "confirm password" field, typed the same value.
+    /// Ref of the confirm-password field.
     pub confirm_password: Option<String>,
-    /// Id of a file in the vault library (from vault_entries_for_origin) to upload.
+    /// Library file id to upload.
     pub attachment: Option<String>,
-    /// With `attachment`: ref of the `<input type=file>` to upload it through.
+    /// Ref of the file input.
     pub file_input: Option<String>,
 }
 
