@@ -5,11 +5,11 @@
 #[path = "support/window.rs"]
 mod window;
 
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
 use aperture_testkit::Server;
 use aperture_ui::LoginOffer;
 use aperture_ui::chrome::controls;
-use std::io::Write;
-use std::process::{Command, Stdio};
 use window::{App, Layout, Scratch};
 
 /// One window at a time: they would share the display and its keyboard focus.
@@ -38,29 +38,6 @@ function check() {
 for (const id of ["u", "p"]) document.getElementById(id).addEventListener("input", check);
 </script></body></html>"#;
 
-fn vault_cli(profile: &std::path::Path, pass: &std::path::Path, args: &[&str], stdin: &str) -> String {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_aperture"))
-        .arg("vault")
-        .arg("--profile")
-        .arg(profile)
-        .arg("--passphrase-file")
-        .arg(pass)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aperture vault");
-    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = c.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "vault {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 #[test]
 fn the_omnibox_key_fills_a_saved_login_for_the_human() {
     if !window::can_run("autofill_human") {
@@ -73,8 +50,8 @@ fn the_omnibox_key_fills_a_saved_login_for_the_human() {
     let profile = dir.profile();
     let pass = dir.0.join("pass");
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    let entry = vault_cli(
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let entry = vault_cli::run(
         &profile,
         &pass,
         &[
@@ -148,7 +125,7 @@ fn a_new_sign_in_is_offered_for_saving_and_saved() {
     let profile = dir.profile();
     let pass = dir.0.join("pass");
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
 
     let app = App::launch(
         &dir.0,
@@ -182,7 +159,7 @@ fn a_new_sign_in_is_offered_for_saving_and_saved() {
     let t = std::time::Instant::now();
     loop {
         app.click(save, 1);
-        let list = vault_cli(&profile, &pass, &["list"], "");
+        let list = vault_cli::run(&profile, &pass, &["list"], "");
         if list.contains("ada@example.org") {
             assert!(list.contains("127.0.0.1"), "{list}");
             break;

@@ -30,8 +30,9 @@ async fn title(c: &aperture_testkit::mcp::Client, prefix: &str) -> String {
     panic!("no title starting {prefix:?}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cookie_set_just_before_sigterm_is_there_after_a_restart() {
+/// Sets a cookie in a browser (windowed or headless), SIGTERMs it at once, and reads the cookie
+/// back in a fresh headless browser on the same profile.
+async fn cookie_survives_sigterm(windowed: bool) {
     let server = Server::start(
         [
             ("/set".to_string(), SET.to_string()),
@@ -42,11 +43,11 @@ async fn a_cookie_set_just_before_sigterm_is_there_after_a_restart() {
     );
     let scratch = tempfile::tempdir().unwrap();
     let profile = scratch.path().join("profile");
-
-    let mut b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
-        .profile(&profile)
-        .start()
-        .await;
+    let mut launch = Launch::new(env!("CARGO_BIN_EXE_aperture")).profile(&profile);
+    if windowed {
+        launch = launch.windowed();
+    }
+    let mut b = launch.start().await;
     let c = b.connect().await;
     call(
         &c,
@@ -80,6 +81,11 @@ async fn a_cookie_set_just_before_sigterm_is_there_after_a_restart() {
     assert!(shown.contains("session=alive-42"), "the cookie was lost: {shown}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cookie_set_just_before_sigterm_is_there_after_a_restart() {
+    cookie_survives_sigterm(false).await;
+}
+
 /// The same in the window, where the human's logins live.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn in_the_window_too() {
@@ -91,49 +97,5 @@ async fn in_the_window_too() {
         eprintln!("skipped: DISPLAY is unset");
         return;
     }
-    let server = Server::start(
-        [
-            ("/set".to_string(), SET.to_string()),
-            ("/show".to_string(), SHOW.to_string()),
-        ]
-        .into(),
-        None,
-    );
-    let scratch = tempfile::tempdir().unwrap();
-    let profile = scratch.path().join("profile");
-    let mut b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
-        .windowed()
-        .profile(&profile)
-        .start()
-        .await;
-    let c = b.connect().await;
-    call(
-        &c,
-        "browser_tabs",
-        json!({"action": "open", "url": server.url("/set")}),
-    )
-    .await;
-    title(&c, "cookie set").await;
-    drop(c);
-    let status = b.terminate(Duration::from_secs(30));
-    assert!(
-        status.success(),
-        "SIGTERM is a clean quit: {status}\n{}",
-        b.stderr()
-    );
-    drop(b);
-
-    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
-        .profile(&profile)
-        .start()
-        .await;
-    let c = b.connect().await;
-    call(
-        &c,
-        "browser_tabs",
-        json!({"action": "open", "url": server.url("/show")}),
-    )
-    .await;
-    let shown = title(&c, "cookies: ").await;
-    assert!(shown.contains("session=alive-42"), "the cookie was lost: {shown}");
+    cookie_survives_sigterm(true).await;
 }

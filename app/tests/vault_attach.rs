@@ -6,9 +6,8 @@
 
 #![forbid(unsafe_code)]
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
 
 use aperture_testkit::mcp::{CallToolResult, call, role_ref, text};
 use aperture_testkit::{Launch, Server};
@@ -34,29 +33,6 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_aperture")
 }
 
-fn vault_cli(profile: &Path, pass: &Path, args: &[&str]) -> String {
-    let mut c = Command::new(exe())
-        .arg("vault")
-        .arg("--profile")
-        .arg(profile)
-        .arg("--passphrase-file")
-        .arg(pass)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aperture vault");
-    c.stdin.take().unwrap().write_all(b"").unwrap();
-    let out = c.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "vault {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn ok(r: &CallToolResult) -> String {
     let t = text(r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -78,15 +54,14 @@ async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
     let source = scratch.path().join("ada-cv.txt");
     std::fs::write(&source, CONTENT).unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"]);
-    let id = vault_cli(
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let id = vault_cli::run(
         &profile,
         &pass,
         &["attach", source.to_str().unwrap(), "--label", "CV 2026"],
-    )
-    .trim()
-    .to_string();
-    let listed = vault_cli(&profile, &pass, &["attachments"]);
+        "",
+    );
+    let listed = vault_cli::run(&profile, &pass, &["attachments"], "");
     assert!(
         listed.starts_with(&id) && listed.contains("ada-cv.txt\ttext/plain"),
         "{listed}"

@@ -5,12 +5,12 @@
 
 #![forbid(unsafe_code)]
 
-#[path = "common/windowed.rs"]
-mod windowed;
+#[path = "support/window.rs"]
+mod window;
 
-use std::io::Write;
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,29 +38,6 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_aperture")
 }
 
-fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> String {
-    let mut c = Command::new(exe())
-        .arg("vault")
-        .arg("--profile")
-        .arg(profile)
-        .arg("--passphrase-file")
-        .arg(pass)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aperture vault");
-    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    let out = c.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "vault {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 async fn start(profile: &Path, pass: &Path) -> (McpBrowser, Arc<Client>, String) {
     let b = Launch::new(exe())
         .windowed()
@@ -71,7 +48,7 @@ async fn start(profile: &Path, pass: &Path) -> (McpBrowser, Arc<Client>, String)
         .start()
         .await;
     let c = Arc::new(b.connect().await);
-    let w = windowed::window_of(|| b.pids(), "", Duration::from_secs(60));
+    let w = window::window_of(|| b.pids(), Duration::from_secs(60));
     (b, c, w)
 }
 
@@ -96,7 +73,7 @@ async fn open_login(c: &Client, url: &str) -> (String, String) {
 /// found in a capture as the hole the sheet makes in the magenta page and the three button
 /// shapes on its lowest row of controls. `None` while no sheet is shown.
 fn sheet_buttons(img: &image::RgbImage) -> Option<[(u32, u32); 3]> {
-    let page = windowed::bbox(img, MAGENTA, 25, 0..img.height())?;
+    let page = window::region(img, MAGENTA, 25, 0..img.height())?;
     let is_page = |x: u32, y: u32| {
         let p = img.get_pixel(x, y).0;
         (0..3).all(|i| (p[i] as i32 - MAGENTA[i] as i32).abs() <= 25)
@@ -147,12 +124,12 @@ fn sheet_buttons(img: &image::RgbImage) -> Option<[(u32, u32); 3]> {
 fn wait_sheet(window: &str, what: &str) -> [(u32, u32); 3] {
     let t = Instant::now();
     loop {
-        let img = windowed::capture(window);
+        let img = window::capture(window);
         if let Some(b) = sheet_buttons(&img) {
             return b;
         }
         if t.elapsed() > Duration::from_secs(20) {
-            windowed::keep(&img, what);
+            window::keep(&img, what);
             panic!("{what}: no consent sheet");
         }
         std::thread::sleep(Duration::from_millis(250));
@@ -162,13 +139,17 @@ fn wait_sheet(window: &str, what: &str) -> [(u32, u32); 3] {
 fn no_sheet_for(window: &str, d: Duration, what: &str) {
     let t = Instant::now();
     while t.elapsed() < d {
-        let img = windowed::capture(window);
+        let img = window::capture(window);
         if sheet_buttons(&img).is_some() {
-            windowed::keep(&img, what);
+            window::keep(&img, what);
             panic!("{what}: a consent sheet is showing");
         }
         std::thread::sleep(Duration::from_millis(300));
     }
+}
+
+fn click_at(window: &str, at: (u32, u32)) {
+    window::click(window, aperture_ui::egui::pos2(at.0 as f32, at.1 as f32), 1);
 }
 
 fn fill_args(entry: &str, refs: &(String, String)) -> serde_json::Value {
@@ -177,7 +158,7 @@ fn fill_args(entry: &str, refs: &(String, String)) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
-    if !windowed::can_run("vault_consent") {
+    if !window::can_run("vault_consent") {
         return;
     }
     let _serial = SERIAL.lock().await;
@@ -186,8 +167,8 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
     let scratch = tempfile::tempdir().unwrap();
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    let entry = vault_cli(
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let entry = vault_cli::run(
         &profile,
         &pass,
         &[
@@ -223,7 +204,7 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
     let tabs = tab_list().await;
     assert_eq!(tabs, tabs_before, "the sheet must not be a tab");
     assert!(!pending.is_finished(), "the fill must wait for the human");
-    windowed::click_at(&window, deny.0, deny.1);
+    click_at(&window, deny);
     let r = pending.await.unwrap();
     let t = text(&r);
     assert_eq!(r.is_error, Some(true), "{t}");
@@ -248,7 +229,7 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
         "answered before the timeout: {t}"
     );
     let t1 = Instant::now();
-    while sheet_buttons(&windowed::capture(&window)).is_some() {
+    while sheet_buttons(&window::capture(&window)).is_some() {
         assert!(
             t1.elapsed() < Duration::from_secs(5),
             "the sheet stayed after the timeout"
@@ -264,7 +245,7 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
         });
         let [_, always, once] = wait_sheet(&window, &format!("consent-{round}"));
         let at = if round == "once" { once } else { always };
-        windowed::click_at(&window, at.0, at.1);
+        click_at(&window, at);
         let r = pending.await.unwrap();
         let t = text(&r);
         assert_ne!(r.is_error, Some(true), "{round}: {t}");
@@ -312,7 +293,7 @@ document.getElementById("f").addEventListener("submit", ev => {
 /// the human allowed it once (it never rides on an earlier grant).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn profile_fills_ask_the_human_and_sensitive_facts_ask_every_time() {
-    if !windowed::can_run("vault_consent_profile") {
+    if !window::can_run("vault_consent_profile") {
         return;
     }
     let _serial = SERIAL.lock().await;
@@ -321,8 +302,8 @@ async fn profile_fills_ask_the_human_and_sensitive_facts_ask_every_time() {
     let scratch = tempfile::tempdir().unwrap();
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    vault_cli(
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    vault_cli::run(
         &profile,
         &pass,
         &["profile", "Personal"],
@@ -353,7 +334,7 @@ async fn profile_fills_ask_the_human_and_sensitive_facts_ask_every_time() {
             }
         });
         let [_, _, once] = wait_sheet(&window, &format!("profile-consent-{round}"));
-        windowed::click_at(&window, once.0, once.1);
+        click_at(&window, once);
         let r = pending.await.unwrap();
         let t = text(&r);
         assert_ne!(r.is_error, Some(true), "round {round}: {t}");

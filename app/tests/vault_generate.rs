@@ -6,9 +6,8 @@
 
 #![forbid(unsafe_code)]
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
 
 use aperture_testkit::mcp::{CallToolResult, call, role_ref, text};
 use aperture_testkit::{Launch, Server};
@@ -53,29 +52,6 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_aperture")
 }
 
-fn vault_cli(profile: &Path, pass: &Path, args: &[&str]) -> String {
-    let mut c = Command::new(exe())
-        .arg("vault")
-        .arg("--profile")
-        .arg(profile)
-        .arg("--passphrase-file")
-        .arg(pass)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aperture vault");
-    c.stdin.take().unwrap().write_all(b"").unwrap();
-    let out = c.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "vault {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 fn ok(r: &CallToolResult) -> String {
     let t = text(r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -107,7 +83,7 @@ async fn a_generated_password_is_saved_for_the_field_origin_typed_twice_and_neve
     let scratch = tempfile::tempdir().unwrap();
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"]);
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
 
     // Generating needs no consent; the later sign-in fill of the saved entry does (headless:
     // the start-up allowlist).
@@ -151,7 +127,7 @@ async fn a_generated_password_is_saved_for_the_field_origin_typed_twice_and_neve
     assert_eq!(r.is_error, Some(true), "{t}");
     assert!(t.contains("is not a password input"), "{t}");
     assert_eq!(
-        vault_cli(&profile, &pass, &["list"]).trim(),
+        vault_cli::run(&profile, &pass, &["list"], "").trim(),
         "",
         "no entry was made"
     );
@@ -176,7 +152,7 @@ async fn a_generated_password_is_saved_for_the_field_origin_typed_twice_and_neve
     assert!(t.contains(&origin), "the origin is named: {t}");
 
     // The human's list has it, for this site, with the username the page held.
-    let list = vault_cli(&profile, &pass, &["list"]);
+    let list = vault_cli::run(&profile, &pass, &["list"], "");
     let line = list
         .lines()
         .find(|l| l.starts_with(&entry))

@@ -6,9 +6,8 @@
 
 #![forbid(unsafe_code)]
 
-use std::io::Write;
-use std::path::Path;
-use std::process::{Command, Stdio};
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
 
 use aperture_testkit::mcp::{CallToolResult, call, role_ref, text};
 use aperture_testkit::{Launch, Server};
@@ -45,23 +44,6 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_aperture")
 }
 
-fn vault_cli(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> std::process::Output {
-    let mut c = Command::new(exe())
-        .arg("vault")
-        .arg("--profile")
-        .arg(profile)
-        .arg("--passphrase-file")
-        .arg(pass)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aperture vault");
-    c.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    c.wait_with_output().unwrap()
-}
-
 fn ok(r: &CallToolResult) -> String {
     let t = text(r);
     assert_ne!(r.is_error, Some(true), "{t}");
@@ -83,14 +65,14 @@ async fn a_profile_is_planned_and_filled_without_the_agent_seeing_a_value() {
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
     assert!(
-        vault_cli(&profile, &pass, &["init", "--insecure-fast-kdf"], "")
+        vault_cli::output(&profile, &pass, &["init", "--insecure-fast-kdf"], "")
             .status
             .success()
     );
 
     // The human's side: an unknown fact is refused, naming the known ones; the facts never
     // ride on the command line.
-    let bad = vault_cli(
+    let bad = vault_cli::output(
         &profile,
         &pass,
         &["profile", "Personal"],
@@ -99,13 +81,13 @@ async fn a_profile_is_planned_and_filled_without_the_agent_seeing_a_value() {
     assert!(!bad.status.success());
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("givenName") && err.contains("line 1"), "{err}");
-    let saved = vault_cli(&profile, &pass, &["profile", "Personal"], FACTS);
+    let saved = vault_cli::output(&profile, &pass, &["profile", "Personal"], FACTS);
     assert!(
         saved.status.success(),
         "{}",
         String::from_utf8_lossy(&saved.stderr)
     );
-    let listed = vault_cli(&profile, &pass, &["profiles"], "");
+    let listed = vault_cli::output(&profile, &pass, &["profiles"], "");
     assert_eq!(String::from_utf8_lossy(&listed.stdout).trim(), "Personal\t5");
 
     let b = Launch::new(exe())

@@ -178,19 +178,7 @@ impl App {
     }
 
     pub fn capture(&self) -> image::RgbImage {
-        // `import` can wait forever on a busy X server; a capture that hangs is a failure.
-        let out = Command::new("timeout")
-            .args(["20", "import", "-window", &self.window, "png:-"])
-            .output()
-            .expect("import");
-        assert!(
-            out.status.success(),
-            "import failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        image::load_from_memory(&out.stdout)
-            .expect("a PNG from import")
-            .to_rgb8()
+        capture(&self.window)
     }
 
     /// Waits until the page shows a block of `colour` (at least 250×150 pixels).
@@ -238,16 +226,7 @@ impl App {
 
     /// A real click (`button` 1 left, 2 middle) at window coordinates.
     pub fn click(&self, at: Pos2, button: u8) {
-        xdo(&[
-            "mousemove",
-            "--window",
-            &self.window,
-            &(at.x.round() as i32).to_string(),
-            &(at.y.round() as i32).to_string(),
-        ]);
-        std::thread::sleep(Duration::from_millis(150));
-        xdo(&["click", &button.to_string()]);
-        std::thread::sleep(Duration::from_millis(400));
+        click(&self.window, at, button);
     }
 }
 
@@ -424,5 +403,55 @@ impl Layout {
         }
         self.frames(vec![], 2);
         at
+    }
+}
+
+/// X window `window`'s pixels, as the X server has them. `import` can wait forever on a busy X
+/// server; a capture that hangs is a failure.
+pub fn capture(window: &str) -> image::RgbImage {
+    let out = Command::new("timeout")
+        .args(["20", "import", "-window", window, "png:-"])
+        .output()
+        .expect("import");
+    assert!(
+        out.status.success(),
+        "import failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    image::load_from_memory(&out.stdout)
+        .expect("a PNG from import")
+        .to_rgb8()
+}
+
+/// A real click (`button` 1 left, 2 middle) at window coordinates of X window `window`.
+pub fn click(window: &str, at: Pos2, button: u8) {
+    xdo(&[
+        "mousemove",
+        "--window",
+        window,
+        &(at.x.round() as i32).to_string(),
+        &(at.y.round() as i32).to_string(),
+    ]);
+    std::thread::sleep(Duration::from_millis(150));
+    xdo(&["click", &button.to_string()]);
+    std::thread::sleep(Duration::from_millis(400));
+}
+
+/// The first visible window of any of `pids` (asked again while waiting: a browser launched
+/// by a harness is found by its processes), waiting up to `timeout`.
+pub fn window_of(pids: impl Fn() -> Vec<u32>, timeout: Duration) -> String {
+    let t = Instant::now();
+    loop {
+        for pid in pids() {
+            let out = Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--pid", &pid.to_string()])
+                .output()
+                .expect("xdotool");
+            if let Some(w) = String::from_utf8_lossy(&out.stdout).lines().next() {
+                return w.to_string();
+            }
+        }
+        assert!(t.elapsed() < timeout, "no window within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
