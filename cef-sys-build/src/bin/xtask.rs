@@ -157,8 +157,16 @@ fn lint() -> Result<(), String> {
 fn bench(cef: &Path, args: &[String]) -> Result<(), String> {
     let mut c = cargo();
     // `--bin`: the bench crate also has the `observation` tool.
-    c.args(["run", "--release", "-p", "aperture-bench", "--bin", "aperture-bench", "--"])
-        .args(args)
-        .env(cef_sys_build::ENV_DIR, cef);
+    c.args([
+        "run",
+        "--release",
+        "-p",
+        "aperture-bench",
+        "--bin",
+        "aperture-bench",
+        "--",
+    ])
+    .args(args)
+    .env(cef_sys_build::ENV_DIR, cef);
     status(c)
 }
