@@ -220,6 +220,20 @@ async fn apply_dark(
             let _ = send(dark::auto_dark_override_call(None)).await;
             let _ = eval(dark::filter_install_js(None)).await;
         }
+        // The page must have drawn itself first: until its first frames, Chromium keeps
+        // showing the previous document (paint holding), and a measurement of that would
+        // latch the old page's darkness for this one. Two animation frames of the new
+        // document have been produced once this resolves (bounded by the call's timeout).
+        let _ = tab
+            .devtools(
+                "Runtime.evaluate",
+                serde_json::json!({
+                    "expression": "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(1))))",
+                    "awaitPromise": true,
+                    "returnByValue": true
+                }),
+            )
+            .await;
         measured = tab.frame().await.ok().and_then(|f| dark::mean_luminance(&f.bgra));
     }
     let mut plan = dark::plan(mode, human, measured, true, &filter);

@@ -308,7 +308,12 @@ async fn an_element_that_moves_during_the_click_is_reported_where_the_click_went
             // The floor under its near place, or the bare page under its far one.
             let got = fenced_after(&t, "it went to:");
             if got.contains("Floor") {
-                expect.push("/c/floor".into());
+                // The press landed on the floor; if the jumper moved back under the pointer
+                // before the release, the click event fires on their common ancestor (the
+                // page) instead: either way not on the target, which is what was said.
+                let last = now.last().cloned().unwrap_or_default();
+                assert!(last == "/c/floor" || last == "/c/", "after {t}: {now:?}");
+                expect.push(last);
             } else {
                 assert!(got.contains("body") || got.contains("html"), "{t}");
                 expect.push("/c/".into());

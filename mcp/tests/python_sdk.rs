@@ -98,7 +98,7 @@ async fn python_sdk_connects_lists_tools_and_closes_cleanly() {
         out.status
     );
     assert!(
-        stdout.contains("TOOLS 12"),
+        stdout.contains("TOOLS 13"),
         "stdout:\n{stdout}\nstderr:\n{stderr}"
     );
     assert!(stdout.contains("CLOSED"), "stdout:\n{stdout}\nstderr:\n{stderr}");
