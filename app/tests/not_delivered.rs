@@ -132,6 +132,13 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
     )
     .await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    // The frame loads after the outer page answers: scroll once it is there and drawn, or the
+    // wheel lands on the outer page.
+    let t0 = std::time::Instant::now();
+    while seen(&inner, "/inner") == 0 && t0.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(800)).await;
     let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
     assert!(
         !t.contains("not delivered") && !t.contains("nothing happened"),

@@ -902,22 +902,28 @@ fn text_selected_in_the_page_is_the_primary_selection_and_a_middle_click_pastes_
     let dir = scratch("primary");
     let page = server.url("/select");
     let app = launch(&dir, &[page.as_str()]);
-    wait_for(&app, GREY, "primary-start");
-    // Where the page starts: the grey block's top is 200 CSS px below it.
-    let img = capture(&app);
-    // The first row grey across the block's width (the chrome has grey buttons, not a bar).
-    let grey = |x: u32, y: u32| {
-        img.get_pixel(x, y)
-            .0
-            .iter()
-            .zip(GREY)
-            .all(|(a, b)| (*a as i32 - b as i32).abs() <= 20)
+    // Where the page starts: the grey block's top is 200 CSS px below it. Waited for by that
+    // row itself, not by any grey (the chrome has grey buttons, drawn before the tab opens).
+    let t0 = Instant::now();
+    let top = loop {
+        let img = capture(&app);
+        // The first row grey across the block's width (the chrome has grey buttons, not a bar).
+        let grey = |x: u32, y: u32| {
+            img.get_pixel(x, y)
+                .0
+                .iter()
+                .zip(GREY)
+                .all(|(a, b)| (*a as i32 - b as i32).abs() <= 20)
+        };
+        if let Some(y) = (0..img.height()).find(|&y| [50, 120, 200, 330].iter().all(|&x| grey(x, y))) {
+            break y.checked_sub(200).expect("the block 200 px below the page's top");
+        }
+        if t0.elapsed() > Duration::from_secs(45) {
+            keep(&img, "primary-start");
+            panic!("the grey block never showed; stderr:\n{}", app.stderr());
+        }
+        std::thread::sleep(Duration::from_millis(250));
     };
-    let top = (0..img.height())
-        .find(|&y| [50, 120, 200, 330].iter().all(|&x| grey(x, y)))
-        .expect("the grey block")
-        .checked_sub(200)
-        .expect("the block 200 px below the page's top");
     // This test is the other X program: it holds PRIMARY first, so the test sees it change.
     let mut other = aperture_ui::selection::PrimarySelection::new().expect("an X display");
     assert!(other.set("before"));
