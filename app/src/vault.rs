@@ -747,6 +747,32 @@ async fn frame_url(h: &Handle, id: TabId, which: WhichFrame) -> BackendResult<St
     .ok_or(BackendError::NoSuchTab(id))
 }
 
+/// Asks the human on the window's consent sheet about `req` for tab `id` (whose title the
+/// sheet shows), and waits for the answer. A refusal says the `kind` of request was denied or
+/// unanswered, and that `nothing` was done.
+async fn ask_in_window(
+    c: &crate::consent::Consent,
+    h: &Handle,
+    id: TabId,
+    mut req: crate::consent::Request,
+    kind: &str,
+    nothing: &str,
+) -> BackendResult<()> {
+    use crate::consent::Refusal;
+    req.tab_title = h
+        .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
+        .await
+        .map_err(|e| tab_err(id, e))?
+        .ok_or(BackendError::NoSuchTab(id))?;
+    c.ask(req).await.map_err(|r| match r {
+        Refusal::Denied => refused(format!("the human denied this {kind}; {nothing}")),
+        Refusal::TimedOut(d) => refused(format!(
+            "the human did not answer the {kind} request within {} s; {nothing}",
+            d.as_secs()
+        )),
+    })
+}
+
 fn origin_of(url: &str) -> Option<Origin> {
     Origin::parse(url).ok()
 }
@@ -1112,26 +1138,14 @@ impl VaultWiring {
                      was attached",
                 ));
             };
-            use crate::consent::{Refusal, Request};
-            let tab_title = h
-                .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
-                .await
-                .map_err(|e| tab_err(id, e))?
-                .unwrap_or_default();
-            let req = Request {
+            let req = crate::consent::Request {
                 what: format!("upload “{}” from your vault", info.file_name),
                 fresh: true,
                 origin: origin.to_string(),
                 fields: vec![format!("{} ({} bytes)", info.label, info.size)],
-                tab_title,
+                tab_title: String::new(),
             };
-            c.ask(req).await.map_err(|r| match r {
-                Refusal::Denied => refused("the human denied this upload; nothing was attached"),
-                Refusal::TimedOut(d) => refused(format!(
-                    "the human did not answer the upload request within {} s; nothing was attached",
-                    d.as_secs()
-                )),
-            })?;
+            ask_in_window(c, h, id, req, "upload", "nothing was attached").await?;
         }
         let grant = agent.request_attachment(&aid).map_err(agent_err)?;
         let data = filler.redeem_attachment(grant).map_err(fill_err)?;
@@ -1290,12 +1304,6 @@ impl VaultWiring {
                 grant.rows().iter().filter(|r| r.needs_approval).collect();
             match self.consent.get() {
                 Some(c) => {
-                    use crate::consent::{Refusal, Request};
-                    let tab_title = h
-                        .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
-                        .await
-                        .map_err(|e| tab_err(id, e))?
-                        .unwrap_or_default();
                     let fields = asked
                         .iter()
                         .map(|r| {
@@ -1307,20 +1315,14 @@ impl VaultWiring {
                             }
                         })
                         .collect();
-                    let req = Request {
+                    let req = crate::consent::Request {
                         what: format!("fill from your profile “{profile}”"),
                         fresh: asked.iter().any(|r| r.sensitive),
                         origin: origin.to_string(),
                         fields,
-                        tab_title,
+                        tab_title: String::new(),
                     };
-                    c.ask(req).await.map_err(|r| match r {
-                        Refusal::Denied => refused("the human denied this profile fill; nothing was typed"),
-                        Refusal::TimedOut(d) => refused(format!(
-                            "the human did not answer the profile fill request within {} s; nothing was typed",
-                            d.as_secs()
-                        )),
-                    })?;
+                    ask_in_window(c, h, id, req, "profile fill", "nothing was typed").await?;
                     ProfileApproval::rows(asked.iter().map(|r| r.field_ref.clone()))
                 }
                 // Headless: the human's start-up allowlist approves everyday facts; a sensitive
@@ -1404,7 +1406,6 @@ impl VaultWiring {
         origin: &Origin,
         targets: &[VaultTarget],
     ) -> BackendResult<()> {
-        use crate::consent::{Refusal, Request};
         let Some(c) = self.consent.get() else {
             return Err(refused(
                 "the human has not allowed vault fills on this page's origin (a browser without a \
@@ -1412,11 +1413,6 @@ impl VaultWiring {
                  was typed",
             ));
         };
-        let tab_title = h
-            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| t.title.clone())))
-            .await
-            .map_err(|e| tab_err(id, e))?
-            .ok_or(BackendError::NoSuchTab(id))?;
         let mut fields: Vec<String> = Vec::new();
         for t in targets {
             let w = field_word(t.field).to_string();
@@ -1424,20 +1420,14 @@ impl VaultWiring {
                 fields.push(w);
             }
         }
-        let req = Request {
+        let req = crate::consent::Request {
             what: "fill from your vault".into(),
             fresh: false,
             origin: origin.to_string(),
             fields,
-            tab_title,
+            tab_title: String::new(),
         };
-        c.ask(req).await.map_err(|r| match r {
-            Refusal::Denied => refused("the human denied this fill; nothing was typed"),
-            Refusal::TimedOut(d) => refused(format!(
-                "the human did not answer the fill request within {} s; nothing was typed",
-                d.as_secs()
-            )),
-        })
+        ask_in_window(c, h, id, req, "fill", "nothing was typed").await
     }
 
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
