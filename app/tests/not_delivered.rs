@@ -69,7 +69,11 @@ async fn a_busy_page_gets_the_answer_it_earned() {
     let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
     assert!(!err && t.starts_with(&format!("clicked {b}")), "{t}");
     assert!(t.contains("pressed"), "the click's effect is in the answer:\n{t}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let t0 = std::time::Instant::now();
+    while seen(&server, "/hit") < 1 && t0.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (1, 1));
 
     // Busy for 17 s: the page answers nothing for longer than the browser waits.
@@ -90,8 +94,13 @@ async fn a_busy_page_gets_the_answer_it_earned() {
         !t.contains("clicked") && !t.contains("not delivered") && !t.contains("nothing happened"),
         "{t}"
     );
+    // It did arrive once the page was free, and only once (it was not sent again). The answer
+    // can come before the 17 s loop ends, so wait for the page to get free and report.
+    let t0 = std::time::Instant::now();
+    while seen(&server, "/hit") < 2 && t0.elapsed() < Duration::from_secs(15) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     tokio::time::sleep(Duration::from_millis(500)).await;
-    // It did arrive once the page was free, and only once (it was not sent again).
     assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
 }
 
