@@ -10,11 +10,17 @@
 //!   `mcp.json` it writes, not from scraping its stdout.
 //! - [`mcp`] (feature `browser`): an rmcp streamable-HTTP client with the bearer token, and the
 //!   small `call` / `text` / `ref_for` helpers the tests read answers with.
+//! - [`eventually`] / [`eventually_blocking`]: poll for something asynchronous (a request the
+//!   fixture server logged, a file, a page state) up to a deadline, instead of a fixed sleep.
 
 #![forbid(unsafe_code)]
 
 mod corpus;
 pub use corpus::{corpus_dir, corpus_page, repo_root};
+mod wait;
+#[cfg(feature = "browser")]
+pub use wait::eventually;
+pub use wait::eventually_blocking;
 
 #[cfg(feature = "browser")]
 mod launch;
