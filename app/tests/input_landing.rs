@@ -3,7 +3,7 @@
 //! log no answer of the browser can influence.
 
 use aperture_testkit::mcp::{CallToolResult, Client, call, ref_for, role_ref, text};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -42,17 +42,22 @@ fn seen(server: &Server, prefix: &str) -> Vec<String> {
         .collect()
 }
 
-/// What the server logged under `prefix` once it holds `n` entries (a click's fetch reaches
-/// the server a moment after the click was answered), or after 3 s, whatever it holds then.
+/// What the server logged under `prefix` once it holds at least `n` entries (a click's fetch
+/// reaches the server a moment after the click was answered, seconds later on a loaded
+/// machine), then after a short settle, so a report that should not exist has had its chance
+/// to arrive too.
 async fn seen_n(server: &Server, prefix: &str, n: usize) -> Vec<String> {
-    let t = std::time::Instant::now();
-    loop {
-        let got = seen(server, prefix);
-        if got.len() >= n || t.elapsed() > Duration::from_secs(3) {
-            return got;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(
+        Duration::from_secs(15),
+        &format!("{n} reports under {prefix}"),
+        async || {
+            let got = seen(server, prefix);
+            (got.len() >= n, got)
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    seen(server, prefix)
 }
 
 async fn act(c: &Client, args: Value) -> (bool, String) {
@@ -134,7 +139,21 @@ async fn a_click_right_after_navigate_is_delivered_or_reported_lost() {
             panic!("cycle {i}: neither clicked nor reported lost:\n{t}");
         }
     }
-    // The keepalive reports may still be in flight, and a lost click must stay lost.
+    // The keepalive reports may still be in flight: wait for every answered click's, then
+    // long enough that a second report, or a lost click's, would have come too.
+    eventually(
+        Duration::from_secs(20),
+        "a report of every click answered clicked",
+        async || {
+            let missing: Vec<usize> = clicked
+                .iter()
+                .copied()
+                .filter(|i| count(&servers, &format!("/hit{i}")) == 0)
+                .collect();
+            (missing.is_empty(), missing)
+        },
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     for &i in &clicked {
         let hits = count(&servers, &format!("/hit{i}"));
@@ -254,9 +273,8 @@ async fn every_click_is_hit_tested_first_through_shadow_roots_and_frames() {
     .await;
     assert!(!err && t.starts_with("clicked"), "{t}");
 
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        seen(&server, "/c/"),
+        seen_n(&server, "/c/", 4).await,
         ["/c/one", "/c/two", "/c/inner", "/c/framed"],
         "the page saw exactly the clicks answered as done"
     );
@@ -302,7 +320,6 @@ async fn an_element_that_moves_during_the_click_is_reported_where_the_click_went
     );
     assert!(fenced_after(&t, "it went to:").contains("Decoy"), "{t}");
     assert!(!t.contains("clicked"), "{t}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(seen_n(&server, "/c/", 1).await, ["/c/decoy"]);
 
     // A target that jumps every 37 ms: whatever each click meets, the answer says what the page
@@ -312,8 +329,14 @@ async fn an_element_that_moves_during_the_click_is_reported_where_the_click_went
     for _ in 0..15 {
         let before = seen(&server, "/c/").len();
         let (err, t) = act(&c, json!({"action": "click", "ref": jumper})).await;
-        tokio::time::sleep(Duration::from_millis(150)).await;
-        let now = seen(&server, "/c/");
+        // A click that was sent (on the target or elsewhere) reports once; a covered one
+        // sends nothing, and the settle is its chance to show otherwise.
+        let now = if !err || t.contains("went to another element") {
+            seen_n(&server, "/c/", before + 1).await
+        } else {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            seen(&server, "/c/")
+        };
         if !err {
             assert!(t.starts_with(&format!("clicked {jumper}")), "{t}");
             expect.push("/c/jumper".into());
@@ -411,9 +434,9 @@ async fn typing_stops_where_focus_leaves_the_field() {
         t.contains(r#""Name" value="Lov""#) || t.contains(r#"value="Lov""#),
         "{t}"
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The log also still holds the first part's keys: none, after all this time.
     assert_eq!(
-        seen(&server, "/k/"),
+        seen_n(&server, "/k/", 3).await,
         ["/k/name", "/k/name", "/k/name"],
         "no key reached the popup"
     );
@@ -450,27 +473,26 @@ async fn hover_double_click_and_right_click_fire_the_page_handlers() {
         .await,
     );
     let target = role_ref(&snap, "button", "Target");
-    let settle = || tokio::time::sleep(Duration::from_millis(300));
-
-    // The reports race each other over the network: compare them as sets of counts.
-    let events = |from: usize| {
-        let mut e: Vec<String> = seen(&server, "/e/").split_off(from);
+    // The reports race each other over the network: wait for all `to` of them, then compare
+    // those after `from` as sorted lists.
+    let events = async |from: usize, to: usize| {
+        let mut e: Vec<String> = seen_n(&server, "/e/", to).await.split_off(from);
         e.sort();
         e
     };
 
     let (err, t) = act(&c, json!({"action": "hover", "ref": target})).await;
     assert!(!err && t.starts_with(&format!("hovering {target}")), "{t}");
-    settle().await;
-    assert_eq!(events(0), ["/e/mouseenter/0", "/e/mousemove/0", "/e/mouseover/0"]);
+    assert_eq!(
+        events(0, 3).await,
+        ["/e/mouseenter/0", "/e/mousemove/0", "/e/mouseover/0"]
+    );
 
     let (err, t) = act(&c, json!({"action": "click", "ref": target, "count": 2})).await;
     assert!(!err && t.starts_with(&format!("double-clicked {target}")), "{t}");
-    settle().await;
-    assert_eq!(events(3), ["/e/click/0", "/e/click/0", "/e/dblclick/0"]);
+    assert_eq!(events(3, 6).await, ["/e/click/0", "/e/click/0", "/e/dblclick/0"]);
 
     let (err, t) = act(&c, json!({"action": "click", "ref": target, "button": "right"})).await;
     assert!(!err && t.starts_with(&format!("right-clicked {target}")), "{t}");
-    settle().await;
-    assert_eq!(events(6), ["/e/auxclick/2", "/e/contextmenu/2"]);
+    assert_eq!(events(6, 8).await, ["/e/auxclick/2", "/e/contextmenu/2"]);
 }
