@@ -4,7 +4,7 @@
 //! received, as the fixture server's request log shows.
 
 use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -25,6 +25,20 @@ async fn act(c: &Client, args: Value) -> (bool, String) {
 
 fn seen(server: &Server, path: &str) -> usize {
     server.requests().iter().filter(|p| *p == path).count()
+}
+
+/// How often the server saw each of `paths`, once every one has been seen `n` times (keepalive
+/// reports reach it a moment after the answer, longer on a loaded machine) and a settle has
+/// passed in which one sent twice would have come in too.
+async fn seen_each(server: &Server, paths: &[&str], n: usize, within: Duration) -> Vec<usize> {
+    let counts = || paths.iter().map(|p| seen(server, p)).collect::<Vec<_>>();
+    eventually(within, &format!("{paths:?} seen {n} times each"), async || {
+        let c = counts();
+        (c.iter().all(|&k| k >= n), c)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    counts()
 }
 
 /// A button whose first pointer move keeps the main thread busy for `?ms=N` (a synchronous
@@ -69,12 +83,10 @@ async fn a_busy_page_gets_the_answer_it_earned() {
     let (err, t) = act(&c, json!({"action": "click", "ref": b})).await;
     assert!(!err && t.starts_with(&format!("clicked {b}")), "{t}");
     assert!(t.contains("pressed"), "the click's effect is in the answer:\n{t}");
-    let t0 = std::time::Instant::now();
-    while seen(&server, "/hit") < 1 && t0.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (1, 1));
+    assert_eq!(
+        seen_each(&server, &["/down", "/hit"], 1, Duration::from_secs(20)).await,
+        [1, 1]
+    );
 
     // Busy for 17 s: the page answers nothing for longer than the browser waits.
     let snap = text(
@@ -96,12 +108,10 @@ async fn a_busy_page_gets_the_answer_it_earned() {
     );
     // It did arrive once the page was free, and only once (it was not sent again). The answer
     // can come before the 17 s loop ends, so wait for the page to get free and report.
-    let t0 = std::time::Instant::now();
-    while seen(&server, "/hit") < 2 && t0.elapsed() < Duration::from_secs(15) {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+    assert_eq!(
+        seen_each(&server, &["/down", "/hit"], 2, Duration::from_secs(40)).await,
+        [2, 2]
+    );
 }
 
 /// An outer page covered by a frame of another site whose document reports every wheel event
@@ -114,6 +124,8 @@ const FRAMED: &str = r#"<!doctype html><html><head><title>Framed</title></head><
 const INNER: &str = r#"<!doctype html><html><head><title>Inner</title></head><body>
 <div style="height:5000px">Tall inner page</div>
 <script>
+// Two animation frames after load, the document has been drawn (a wheel aimed at it finds it).
+addEventListener('load', () => requestAnimationFrame(() => requestAnimationFrame(() => fetch('/drawn'))));
 addEventListener('wheel', () => fetch('/wheel', {keepalive: true}), {passive: true});
 let reported = false;
 addEventListener('scroll', () => { if (!reported) { reported = true; fetch('/scrolled', {keepalive: true}); } });
@@ -143,10 +155,10 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     // The frame loads after the outer page answers: scroll once it is there and drawn, or the
     // wheel lands on the outer page.
-    let t0 = std::time::Instant::now();
-    while seen(&inner, "/inner") == 0 && t0.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    eventually(Duration::from_secs(20), "the frame drawn", async || {
+        (seen(&inner, "/drawn") > 0, inner.requests())
+    })
+    .await;
     tokio::time::sleep(Duration::from_millis(800)).await;
     let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
     assert!(
@@ -160,14 +172,12 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
         // Where the frame's own renderer counts the input, the scroll is confirmed.
         assert!(t.starts_with("scrolled by"), "{t}");
     }
-    tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(
-        seen(&inner, "/wheel"),
-        1,
+        seen_each(&inner, &["/wheel", "/scrolled"], 1, Duration::from_secs(20)).await,
+        [1, 1],
         "the wheel went in once: {:?}",
         inner.requests()
     );
-    assert_eq!(seen(&inner, "/scrolled"), 1, "{:?}", inner.requests());
 
     // The same document without the frame around it: the wheel is counted and confirmed.
     let plain = Server::page(INNER);
@@ -180,9 +190,12 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
     assert!(!err && t.starts_with("scrolled by (0, 300)"), "{t}");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    assert_eq!(seen(&plain, "/wheel"), 1, "{:?}", plain.requests());
-    assert_eq!(seen(&plain, "/scrolled"), 1, "{:?}", plain.requests());
+    assert_eq!(
+        seen_each(&plain, &["/wheel", "/scrolled"], 1, Duration::from_secs(20)).await,
+        [1, 1],
+        "{:?}",
+        plain.requests()
+    );
 }
 
 /// A page whose button, the first time the pointer moves over it, rewrites the document in
@@ -228,10 +241,9 @@ async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undeliv
         !t.contains("not delivered") && !t.contains("nothing happened") && !t.contains("clicked"),
         "{t}"
     );
-    tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(
-        (seen(&server, "/down"), seen(&server, "/hit")),
-        (1, 1),
+        seen_each(&server, &["/down", "/hit"], 1, Duration::from_secs(20)).await,
+        [1, 1],
         "sent once"
     );
 
@@ -239,8 +251,10 @@ async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undeliv
     let new = role_ref(&t, "button", "New");
     let (err, t) = act(&c, json!({"action": "click", "ref": new})).await;
     assert!(!err && t.starts_with(&format!("clicked {new}")), "{t}");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+    assert_eq!(
+        seen_each(&server, &["/down", "/hit"], 2, Duration::from_secs(20)).await,
+        [2, 2]
+    );
 }
 
 /// [`REWRITE`]'s button inside a same-origin frame: the frame rewrites itself.
@@ -272,10 +286,9 @@ async fn a_frame_that_erases_the_input_counters_mid_click_is_not_reported_undeli
         !t.contains("not delivered") && !t.contains("nothing happened") && !t.contains("clicked"),
         "{t}"
     );
-    tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(
-        (seen(&server, "/down"), seen(&server, "/hit")),
-        (1, 1),
+        seen_each(&server, &["/down", "/hit"], 1, Duration::from_secs(20)).await,
+        [1, 1],
         "sent once"
     );
 
@@ -283,6 +296,8 @@ async fn a_frame_that_erases_the_input_counters_mid_click_is_not_reported_undeli
     let new = role_ref(&snap, "button", "New");
     let (err, t) = act(&c, json!({"action": "click", "ref": new})).await;
     assert!(!err && t.starts_with(&format!("clicked {new}")), "{t}");
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    assert_eq!((seen(&server, "/down"), seen(&server, "/hit")), (2, 2));
+    assert_eq!(
+        seen_each(&server, &["/down", "/hit"], 2, Duration::from_secs(20)).await,
+        [2, 2]
+    );
 }
