@@ -4,10 +4,10 @@
 //! frame is refused once the frame has navigated.
 
 use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 async fn launch() -> McpBrowser {
     Launch::from_env()
@@ -47,6 +47,7 @@ const LOGIN: &str = r#"<!doctype html><html><head><title>Sign in</title></head><
 <p><button id=go>Sign in</button></p>
 </form>
 <script>
+fetch('/login-ran');
 document.getElementById('f').addEventListener('submit', () => {
   const v = (id) => encodeURIComponent(document.getElementById(id).value);
   fetch('/got/' + v('user') + '/' + v('pass') + '/' + v('region'), {keepalive: true});
@@ -72,14 +73,34 @@ async fn snapshot(c: &Client) -> String {
 
 /// Snapshots until one contains `needle` (a frame loads on its own schedule).
 async fn snapshot_with(c: &Client, needle: &str) -> String {
-    let start = Instant::now();
-    loop {
-        let s = snapshot(c).await;
-        if s.contains(needle) || start.elapsed() > Duration::from_secs(15) {
-            return s;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    eventually(
+        Duration::from_secs(20),
+        &format!("a snapshot with {needle:?}"),
+        async || {
+            let s = snapshot(c).await;
+            (s.contains(needle), s)
+        },
+    )
+    .await
+}
+
+/// The paths `server` logged that `keep` accepts, once there are at least `n` and a settle has
+/// passed in which a second report of something sent once would have arrived too.
+async fn logged(server: &Server, n: usize, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let got = || {
+        server
+            .requests()
+            .into_iter()
+            .filter(|p| keep(p))
+            .collect::<Vec<_>>()
+    };
+    eventually(Duration::from_secs(20), "the frame's report", async || {
+        let g = got();
+        (g.len() >= n, server.requests())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    got()
 }
 
 #[tokio::test]
@@ -148,17 +169,7 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
     // A trusted click on the frame's button lands on it: the form is submitted with the values.
     let (err, t) = act(&c, json!({"action": "click", "ref": go})).await;
     assert!(!err, "{t}");
-    let start = Instant::now();
-    while !frame_site.requests().iter().any(|p| p.starts_with("/got/"))
-        && start.elapsed() < Duration::from_secs(10)
-    {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let got: Vec<String> = frame_site
-        .requests()
-        .into_iter()
-        .filter(|p| p.starts_with("/got/"))
-        .collect();
+    let got = logged(&frame_site, 1, |p| p.starts_with("/got/")).await;
     assert_eq!(
         got,
         ["/got/alice/s3cret/Americas"],
@@ -190,13 +201,8 @@ async fn a_sign_in_form_in_a_frame_of_another_site_is_seen_filled_and_submitted(
     )
     .await;
     assert!(!err, "{t}");
-    let start = Instant::now();
-    while frame_site.requests().iter().filter(|p| *p == "/login").count() < 2
-        && start.elapsed() < Duration::from_secs(10)
-    {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The new document has run its script (not merely been requested) before the click.
+    logged(&frame_site, 2, |p| p == "/login-ran").await;
     let (err, t) = act(&c, json!({"action": "click", "ref": later})).await;
     assert!(err, "a ref from the frame's previous document is refused: {t}");
     assert!(t.contains("nothing was sent"), "{t}");
@@ -273,12 +279,8 @@ async fn a_frame_inside_a_frame_of_another_site_is_seen_and_clicked() {
 
     let (err, t) = act(&c, json!({"action": "click", "ref": pay})).await;
     assert!(!err, "{t}");
-    let start = Instant::now();
-    while !inner.requests().iter().any(|p| p == "/pressed") && start.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     assert_eq!(
-        inner.requests().iter().filter(|p| *p == "/pressed").count(),
+        logged(&inner, 1, |p| p == "/pressed").await.len(),
         1,
         "the click landed on the inner frame's button once"
     );
@@ -324,12 +326,8 @@ Cookie banner <button onclick="document.getElementById('banner').remove()">Accep
     assert!(!err, "{t}");
     let (err, t) = act(&c, json!({"action": "click", "ref": pay})).await;
     assert!(!err, "{t}");
-    let start = Instant::now();
-    while !frame_site.requests().iter().any(|p| p == "/paid") && start.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     assert_eq!(
-        frame_site.requests().iter().filter(|p| *p == "/paid").count(),
+        logged(&frame_site, 1, |p| p == "/paid").await.len(),
         1,
         "only the click after the banner went reached the frame"
     );
@@ -396,12 +394,8 @@ async fn a_frame_of_another_site_inside_a_same_origin_frame_is_seen_and_clicked(
     )
     .await;
     assert!(!err, "{t}");
-    let start = Instant::now();
-    while !frame_site.requests().iter().any(|p| p == "/paid") && start.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     assert_eq!(
-        frame_site.requests().iter().filter(|p| *p == "/paid").count(),
+        logged(&frame_site, 1, |p| p == "/paid").await.len(),
         1,
         "the click landed once"
     );
