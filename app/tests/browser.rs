@@ -3,7 +3,7 @@
 
 mod common;
 
-use aperture_testkit::corpus_dir;
+use aperture_testkit::{corpus_dir, eventually_blocking};
 use common::*;
 use serde_json::json;
 use std::collections::HashMap;
@@ -143,32 +143,23 @@ fn native_clicks_and_keys_are_trusted() {
     let w = b.walk(t);
     let (x, y) = center(find(&w, "click-me", |n| n["dom_id"] == "click-me"));
     b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
-    let mut title = String::new();
-    for _ in 0..50 {
-        title = b.walk(t)["title"].as_str().unwrap().to_string();
-        if title.starts_with("clicked") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let title = eventually_blocking(Duration::from_secs(20), "the click's title", || {
+        let title = b.walk(t)["title"].as_str().unwrap().to_string();
+        (title.starts_with("clicked"), title)
+    });
     assert_eq!(title, "clicked trusted=true");
 
     let (x, y) = center(find(&w, "typing", |n| n["dom_id"] == "typing"));
     b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
     b.ok(json!({"cmd": "type", "tab": t, "text": "Hello w"}));
-    let mut value = String::new();
-    for _ in 0..50 {
+    eventually_blocking(Duration::from_secs(20), "the typed value", || {
         let w = b.walk(t);
-        value = find(&w, "typing", |n| n["dom_id"] == "typing")["state"]["value"]
+        let value = find(&w, "typing", |n| n["dom_id"] == "typing")["state"]["value"]
             .as_str()
             .unwrap_or("")
-            .into();
-        if value == "Hello w" {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(value, "Hello w");
+            .to_string();
+        (value == "Hello w", value)
+    });
     b.quit();
 }
 
@@ -227,16 +218,11 @@ fn devtools_auto_dark_lowers_luminance() {
     let t = b.open(&s.url("/plain.html"));
     let before = b.ok(json!({"cmd": "luma", "tab": t}))["luma"].as_f64().unwrap();
     b.ok(json!({"cmd": "devtools", "tab": t, "method": "Emulation.setAutoDarkModeOverride", "params": {"enabled": true}}));
-    let mut after = before;
-    for _ in 0..40 {
-        after = b.ok(json!({"cmd": "luma", "tab": t}))["luma"].as_f64().unwrap();
-        if after < 100.0 {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
     assert!(before > 200.0, "a white page starts light ({before})");
-    assert!(after < 100.0, "auto dark made it dark ({before} -> {after})");
+    eventually_blocking(Duration::from_secs(20), "auto dark made it dark", || {
+        let after = b.ok(json!({"cmd": "luma", "tab": t}))["luma"].as_f64().unwrap();
+        (after < 100.0, (before, after))
+    });
     let bad = b.cmd(json!({"cmd": "devtools", "tab": t, "method": "Nope.notAMethod", "params": {}}));
     assert!(bad["error"].as_str().unwrap().contains("wasn't found"), "{bad}");
     b.quit();
@@ -301,15 +287,10 @@ fn sigterm_shuts_down_cleanly_with_no_process_left() {
     let st = wait_exit(&mut b.child, Duration::from_secs(20));
     assert!(st.success(), "clean exit status: {st:?}");
     // Zygotes may linger briefly as they are reaped.
-    let mut left = b.pids();
-    for _ in 0..50 {
-        if left.is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-        left = b.pids();
-    }
-    assert!(left.is_empty(), "processes left behind: {left:?}");
+    eventually_blocking(Duration::from_secs(20), "no process left behind", || {
+        let left = b.pids();
+        (left.is_empty(), left)
+    });
 }
 
 #[test]
