@@ -4,8 +4,9 @@
 
 mod common;
 
+use aperture_testkit::eventually_blocking;
 use common::*;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -18,20 +19,22 @@ fn by_id<'a>(w: &'a Value, id: &str) -> &'a Value {
     find(w, id, |n| n["dom_id"] == id)
 }
 
+/// A walk of `tab` once the fixture's late list item (added 150 ms after load, later on a
+/// loaded machine) is in it.
+fn late_walk(b: &mut Browser, tab: i64) -> Value {
+    eventually_blocking(Duration::from_secs(20), "the late item", || {
+        let w = b.walk(tab);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "late"), w)
+    })
+}
+
 #[test]
 fn walk_names_and_covers_what_an_agent_needs() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/observation.html"));
     // The late list item comes 150 ms after load.
-    let mut w = b.walk(t);
-    for _ in 0..40 {
-        if nodes(&w).iter().any(|n| n["dom_id"] == "late") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        w = b.walk(t);
-    }
+    let w = late_walk(&mut b, t);
 
     // A web component's button, named through its slot; its host says nothing of its own.
     let inner = by_id(&w, "inner");
@@ -146,8 +149,17 @@ fn a_page_that_replaces_built_ins_does_not_change_the_walk() {
     let mut b = Browser::start();
     let clean = b.open(&s.url("/observation.html"));
     let hostile = b.open(&s.url("/observation.html?tamper"));
-    std::thread::sleep(Duration::from_millis(700));
-    let mut a = b.walk(clean);
+    // Compare only once the hostile page has replaced its built-ins (300 ms after it ran,
+    // later on a loaded machine); before that the two walks agree trivially. Its late item
+    // (150 ms) is in by then too.
+    eventually_blocking(Duration::from_secs(20), "the page tampered", || {
+        let r = b.ok(
+            json!({"cmd": "devtools", "tab": hostile, "method": "Runtime.evaluate",
+            "params": {"expression": "window.Map === window.WeakSet"}}),
+        );
+        (r["result"]["result"]["value"] == true, r)
+    });
+    let mut a = late_walk(&mut b, clean);
     let mut h = b.walk(hostile);
     for w in [&mut a, &mut h] {
         for k in ["walk_id", "walk_us", "url", "dom_quiet_ms"] {
