@@ -67,7 +67,7 @@ impl std::fmt::Debug for AgentView {
 }
 
 /// An entry as the agent may see it: id and label, nothing else.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EntrySummary {
     /// Pass back to [`AgentView::request_fill`].
     pub id: EntryId,
@@ -117,7 +117,7 @@ pub struct GeneratedEntry {
 }
 
 /// A profile as the agent may see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProfileSummary {
     /// Name, pass back to [`AgentView::plan_profile_fill`].
     pub name: String,
@@ -126,7 +126,7 @@ pub struct ProfileSummary {
 }
 
 /// One row of a profile grant, for the native consent dialog.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ConsentRow {
     /// Element ref.
     pub field_ref: String,
@@ -172,7 +172,7 @@ impl ProfileGrant {
 }
 
 /// An attachment as the agent may see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct AttachmentSummary {
     /// Pass back to [`AgentView::request_attachment`].
     pub id: AttachmentId,

@@ -17,6 +17,9 @@
 //! | [`Filler`] | the app's input-injection path | redeem grants into the values to type |
 //! | [`AgentView`] | the MCP layer | list ids/labels for the page's site, request grants |
 //!
+//! In the browser all three live in the vault process ([`remote`]); the browser holds a
+//! [`remote::RemoteVault`], whose requests mirror them one capability at a time.
+//!
 //! [`AgentView`] has no function that returns a secret: not a disabled one, none
 //! (`tests/agent_surface.rs` and the `compile_fail` examples in [`agent`] hold that line). A
 //! grant ([`FillGrant`], [`ProfileGrant`], [`AttachmentGrant`]) is an opaque ticket with no
@@ -98,9 +101,10 @@
 //! Not defended (stated, not buried):
 //! * **The site itself.** A page can read its own DOM; a password delivered to an origin is a
 //!   password that origin has. The guarantee is correct routing, not secrecy from the site.
-//! * **Local code execution as the same user.** The vault runs in the browser process; malware
-//!   running as the user can read process memory or keylog the passphrase. A separate
-//!   low-privilege vault process is the planned fix.
+//! * **Local code execution as the same user.** The browser runs the vault in a process of its
+//!   own ([`remote`]), so a memory read in the browser process finds no key and no entry it did
+//!   not just type; but the vault process runs as the same user, unsandboxed, and malware
+//!   running as the user can still read its memory (ptrace) or keylog the passphrase.
 //! * **Memory hygiene is best effort.** Keys and secrets are zeroized on lock and drop, but
 //!   serde, the allocator and the OS (swap, core dumps) can leave copies; the crate does not
 //!   `mlock`.
@@ -134,6 +138,7 @@ pub mod kdf;
 pub mod origin;
 pub mod passgen;
 pub mod profiles;
+pub mod remote;
 mod secret;
 mod state;
 pub mod taint;

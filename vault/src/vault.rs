@@ -52,7 +52,7 @@ pub struct NewEntry<'a> {
 }
 
 /// An entry as the vault window lists it. No password.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EntryInfo {
     /// Id.
     pub id: EntryId,
@@ -74,8 +74,8 @@ pub struct EntryInfo {
 
 /// Plaintext of one entry, for display in the vault window only.
 pub struct Revealed {
-    username: SecretString,
-    password: SecretString,
+    pub(crate) username: SecretString,
+    pub(crate) password: SecretString,
 }
 
 impl Revealed {
@@ -144,8 +144,8 @@ impl std::fmt::Debug for DeletedEntry {
 
 /// A password from [`Vault::generate_for_human`].
 pub struct Generated {
-    password: SecretString,
-    entropy_bits: f64,
+    pub(crate) password: SecretString,
+    pub(crate) entropy_bits: f64,
 }
 
 impl Generated {

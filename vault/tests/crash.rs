@@ -204,3 +204,205 @@ fn killing_a_writer_mid_write_leaves_old_or_new_file() {
     assert!(interrupted > 0, "no kill landed mid-write");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The vault in its own process (`aperture_vault::remote`): the same kills, through the channel
+// the browser uses. `child_vault_process` is the vault process (this binary re-executed, the
+// channel as its stdin); `child_browser` is a stand-in browser that starts one and saves
+// through it until it is killed.
+
+const VAULT_ENV: &str = "APERTURE_VAULT_PROCESS_CHILD";
+const BROWSER_ENV: &str = "APERTURE_VAULT_BROWSER_CHILD";
+
+/// Where a vault process that returned from `serve_stdin` without error says so.
+fn clean_exit_marker(vault: &Path) -> PathBuf {
+    vault.with_file_name("vault-process-exited-cleanly")
+}
+
+#[test]
+fn child_vault_process() {
+    let Ok(path) = std::env::var(VAULT_ENV) else {
+        return;
+    };
+    let path = PathBuf::from(path);
+    aperture_vault::remote::serve_stdin(&path).expect("vault process");
+    std::fs::write(clean_exit_marker(&path), std::process::id().to_string()).unwrap();
+}
+
+fn vault_process_launcher(path: &Path) -> aperture_vault::remote::Launcher {
+    let path = path.to_owned();
+    Box::new(move || {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.args([
+            "--exact",
+            "child_vault_process",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(VAULT_ENV, &path)
+        .env_remove(BROWSER_ENV)
+        .stderr(Stdio::null());
+        c
+    })
+}
+
+#[test]
+fn child_browser() {
+    let Ok(path) = std::env::var(BROWSER_ENV) else {
+        return;
+    };
+    let path = PathBuf::from(path);
+    let id = EntryId::parse(&std::env::var("APERTURE_VAULT_CRASH_ID").unwrap()).unwrap();
+    let remote = aperture_vault::remote::RemoteVault::start(vault_process_launcher(&path)).unwrap();
+    remote.unlock(PASS).expect("unlock through the vault process");
+    let mut out = std::io::stdout();
+    writeln!(out, "\nvault-pid {}", remote.pid().unwrap()).unwrap();
+    out.flush().unwrap();
+    for generation in 1u64.. {
+        remote
+            .set_notes(&id, &note_for(generation, 64 * 1024))
+            .expect("save through the vault process");
+        writeln!(out, "\nsaved {generation}").unwrap();
+        out.flush().unwrap();
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie (exited, not yet reaped by whoever inherited it) has exited.
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+    })
+}
+
+#[test]
+fn killing_the_vault_process_mid_write_leaves_the_file_and_restarts_locked() {
+    if std::env::var(ENV).is_ok() || std::env::var(VAULT_ENV).is_ok() || std::env::var(BROWSER_ENV).is_ok() {
+        return;
+    }
+    let (dir, path, id) = setup("process");
+    let remote = std::sync::Arc::new(
+        aperture_vault::remote::RemoteVault::start(vault_process_launcher(&path)).unwrap(),
+    );
+    for round in 0..4u64 {
+        remote.unlock(PASS).expect("unlock");
+        let pid = remote.pid().expect("a vault process runs");
+        let saved = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let writer = {
+            let (remote, saved, id) = (remote.clone(), saved.clone(), id.clone());
+            std::thread::spawn(move || {
+                for generation in 1u64.. {
+                    match remote.set_notes(&id, &note_for(generation, 64 * 1024)) {
+                        Ok(()) => saved.store(generation, std::sync::atomic::Ordering::SeqCst),
+                        // The kill: the request in flight fails, it does not hang.
+                        Err(e) => return e,
+                    }
+                }
+                unreachable!()
+            })
+        };
+        while saved.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(Duration::from_millis(3 + round * 25));
+        let killed = Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let err = writer.join().unwrap();
+        assert_eq!(err, aperture_vault::remote::RemoteError::Gone, "round {round}");
+        let last = saved.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(!alive(pid), "round {round}: the killed vault process was reaped");
+        let reopened = Vault::open_unlocked(&path, PASS).expect("vault must open after a kill");
+        let found = generation_of(&reopened.notes(&id).unwrap());
+        assert!(
+            found == last || found == last + 1,
+            "round {round}: confirmed {last}, found {found}"
+        );
+        assert_eq!(reopened.entries().unwrap().len(), 1);
+        drop(reopened);
+        // The next request starts a new vault process, and it is locked.
+        assert_eq!(remote.status(), Ok((true, false)), "round {round}");
+        assert_eq!(remote.restarts(), round as u32 + 1);
+        assert_ne!(remote.pid(), Some(pid));
+        assert_eq!(
+            remote.entries_for_origin(&Origin::parse("https://example.com").unwrap()),
+            Err(aperture_vault::remote::RemoteError::Locked)
+        );
+    }
+    drop(remote);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn killing_the_browser_mid_save_lets_the_vault_process_finish_and_exit() {
+    if std::env::var(ENV).is_ok() || std::env::var(VAULT_ENV).is_ok() || std::env::var(BROWSER_ENV).is_ok() {
+        return;
+    }
+    let (dir, path, id) = setup("browser");
+    for round in 0..3u64 {
+        let _ = std::fs::remove_file(clean_exit_marker(&path));
+        let mut browser = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_browser", "--nocapture", "--test-threads=1"])
+            .env(BROWSER_ENV, &path)
+            .env("APERTURE_VAULT_CRASH_ID", id.as_str())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = browser.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(n) = line.strip_prefix("saved ") {
+                    let _ = tx.send(Ok(n.trim().parse::<u64>().unwrap()));
+                } else if let Some(p) = line.strip_prefix("vault-pid ") {
+                    let _ = tx.send(Err(p.trim().parse::<u32>().unwrap()));
+                }
+            }
+        });
+        let Err(vault_pid) = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("no vault process")
+        else {
+            panic!("saved before unlocking");
+        };
+        let mut last = 0;
+        while last == 0 {
+            if let Ok(n) = rx.recv_timeout(Duration::from_secs(60)).expect("never saved") {
+                last = n;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(5 + round * 30));
+        browser.kill().unwrap(); // SIGKILL mid-operation: no destructor closes the channel.
+        browser.wait().unwrap();
+        reader.join().unwrap();
+        while let Ok(Ok(n)) = rx.try_recv() {
+            last = n;
+        }
+        // The kernel closed the dead browser's end; the vault process sees EOF (after finishing
+        // any save it was in) and returns from serve_stdin without error.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while alive(vault_pid) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            !alive(vault_pid),
+            "round {round}: the vault process outlived its browser"
+        );
+        assert!(
+            clean_exit_marker(&path).exists(),
+            "round {round}: the vault process did not exit cleanly"
+        );
+        let reopened = Vault::open_unlocked(&path, PASS).expect("vault must open after the browser died");
+        let found = generation_of(&reopened.notes(&id).unwrap());
+        assert!(
+            found == last || found == last + 1,
+            "round {round}: confirmed {last}, found {found}"
+        );
+        assert_eq!(temp_files(&dir), 0);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
