@@ -358,7 +358,9 @@ async fn actions_on_one_tab_never_interleave() {
     let b = connect(&server.url(), server.token().expose()).await;
     call(&a, "browser_snapshot", serde_json::json!({})).await;
     call(&b, "browser_snapshot", serde_json::json!({})).await;
-    fake.state.lock().unwrap().click_delay = Some(std::time::Duration::from_millis(150));
+    // Long enough that the second call arrives while the first is still inside, even on a
+    // loaded machine (otherwise they cannot overlap and the check below passes trivially).
+    fake.state.lock().unwrap().click_delay = Some(std::time::Duration::from_millis(1000));
     let click = |c, r: &str| call(c, "browser_act", serde_json::json!({"action": "click", "ref": r}));
     let (ra, rb) = tokio::join!(click(&a, "e1"), click(&b, "e2"));
     assert_ne!(ra.is_error, Some(true));

@@ -52,7 +52,10 @@ async fn raw(addr: SocketAddr, headers: &[(&str, String)], body: &str) -> (u16, 
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
-        match tokio::time::timeout(Duration::from_secs(1), s.read(&mut buf)).await {
+        // The answer may be slow to start on a loaded machine; once it has, a second of silence
+        // ends it (a stream that stays open).
+        let wait = if got.is_empty() { 20 } else { 1 };
+        match tokio::time::timeout(Duration::from_secs(wait), s.read(&mut buf)).await {
             Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
             Ok(Ok(n)) => got.extend_from_slice(&buf[..n]),
         }
@@ -331,7 +334,7 @@ async fn when_every_session_is_busy_a_new_one_is_refused_with_503_and_a_sentence
     // Each session acts on refs of its own observation.
     call(&a, "browser_snapshot", serde_json::json!({})).await;
     call(&b, "browser_snapshot", serde_json::json!({})).await;
-    fake.state.lock().unwrap().click_delay = Some(Duration::from_millis(2500));
+    fake.state.lock().unwrap().click_delay = Some(Duration::from_millis(4000));
     // Bounded: a call whose session is closed under it never gets an answer.
     let click = |c, r: &'static str| async move {
         let act = call(c, "browser_act", serde_json::json!({"action": "click", "ref": r}));
@@ -341,12 +344,13 @@ async fn when_every_session_is_busy_a_new_one_is_refused_with_503_and_a_sentence
     };
     let clicks = async { tokio::join!(click(&a, "e1"), click(&b, "e2")) };
     let probe = async {
-        // Wait until the first click is inside the backend (so both calls are in flight: the
-        // second waits for the tab's lock), then ask for a third session.
+        // Wait until the first click is inside the backend, then a second for the other call
+        // to be in flight too (it waits for the tab's lock, which nothing shows), then ask for
+        // a third session while the first click still has 3 s to go.
         while !fake.log().iter().any(|l| l == "click start") {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(1000)).await;
         raw(server.addr(), &good_headers(&server), INIT).await
     };
     let ((ra, rb), (status, head, body)) = tokio::join!(clicks, probe);
@@ -381,7 +385,9 @@ async fn when_every_session_is_busy_a_new_one_is_refused_with_503_and_a_sentence
 
 #[tokio::test]
 async fn idle_sessions_expire_and_used_ones_do_not() {
-    let idle = Duration::from_millis(1500);
+    // Long enough that a loaded machine's stall between two uses (250 ms apart) does not let
+    // the used session expire.
+    let idle = Duration::from_secs(3);
     let server = start_with(8, idle, Arc::new(common::NoTabs)).await;
     let c = Raw::new(&server);
     let quiet = c.open().await;

@@ -132,7 +132,9 @@ async fn each_session_has_its_own_current_tab() {
 async fn a_session_s_page_models_go_when_it_expires() {
     let fake = Fake::new();
     fake.add_tab(Page::list("https://shop.example/", &["apples"]), true);
-    let idle = Duration::from_millis(1500);
+    // Long enough that a loaded machine's stall between B's calls (250 ms apart) does not let
+    // B's session expire too.
+    let idle = Duration::from_secs(3);
     let server = start(idle, fake.clone()).await;
     let a = connect(&server.url(), server.token().expose()).await;
     let b = connect(&server.url(), server.token().expose()).await;
