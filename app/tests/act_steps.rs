@@ -382,8 +382,10 @@ async fn network_idle_waits_for_requests_in_flight() {
     let start = Instant::now();
     let (err, t) = act(&c, json!({"action": "wait", "idle": 500})).await;
     assert!(!err && t.contains("the network is idle"), "{t}");
+    // Far below the 20 s it gives up at; the slack is for a loaded machine, whose MCP round
+    // trip alone can take a second.
     assert!(
-        start.elapsed() < Duration::from_millis(1500),
+        start.elapsed() < Duration::from_secs(5),
         "a quiet page's wait took {:?}:\n{t}",
         start.elapsed()
     );
@@ -409,7 +411,7 @@ async fn network_idle_waits_for_requests_in_flight() {
         done - clicked
     );
     assert!(
-        answered - done < Duration::from_millis(3000),
+        answered - done < Duration::from_secs(8),
         "the wait went on {:?} after the slow answer:\n{t}",
         answered - done
     );

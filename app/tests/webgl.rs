@@ -4,7 +4,7 @@
 #![forbid(unsafe_code)]
 
 use aperture_testkit::mcp::{call, text};
-use aperture_testkit::{Launch, Server};
+use aperture_testkit::{Launch, Server, eventually};
 use serde_json::json;
 
 const PROBE: &str = r#"<!doctype html><html><head><title>probe</title></head><body><script>
@@ -26,14 +26,17 @@ async fn webgl(flag: bool) -> String {
         json!({"action": "open", "url": server.url("/")}),
     )
     .await;
-    for _ in 0..50 {
-        let t = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        if let Some(l) = t.lines().find(|l| l.contains("webgl ")) {
-            return l.trim_matches('"').to_string();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("the probe never set its title");
+    let (_, l) = eventually(
+        std::time::Duration::from_secs(30),
+        "the probe's title",
+        async || {
+            let t = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            let l = t.lines().find(|l| l.contains("webgl ")).map(str::to_string);
+            (l.is_some(), (t, l))
+        },
+    )
+    .await;
+    l.unwrap().trim_matches('"').to_string()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
