@@ -53,7 +53,8 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn new(text: String, ms: f64, is_error: bool) -> Answer {
+    /// An answer of `text`, measured.
+    pub fn new(text: String, ms: f64, is_error: bool) -> Answer {
         Answer {
             chars: text.chars().count(),
             tokens: tokens::count(&text),
@@ -140,7 +141,7 @@ impl Session {
 
 /// Writes every answer to `$APERTURE_BENCH_DUMP/NNNNN-TOOL.txt` when that is set, so a
 /// surprising number can be checked against the text that produced it.
-fn dump(tool: &str, text: &str) {
+pub(crate) fn dump(tool: &str, text: &str) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
     if let Some(dir) = std::env::var_os("APERTURE_BENCH_DUMP") {

@@ -4,10 +4,12 @@ use crate::parse::RefElement;
 
 /// Roles the incumbent hands a ref that an agent acts on. Structural refs (`generic`,
 /// `paragraph`, `heading`…) are left out: the check is about what an agent can click or type
-/// into, not about which containers are numbered.
+/// into, not about which containers are numbered. `clickable` is agent-browser's: an element
+/// it lists as interactive for its cursor or click listener alone (see `parse`).
 pub const ACTIONABLE: &[&str] = &[
     "button",
     "checkbox",
+    "clickable",
     "combobox",
     "link",
     "listbox",

@@ -1,9 +1,10 @@
-//! Benchmarks of Aperture against the incumbent (`@playwright/mcp`), both driven over MCP as a
-//! real client drives them. `cargo xtask bench` runs the binary, which writes
+//! Benchmarks of Aperture against its peers: the incumbent (`@playwright/mcp`), driven over MCP
+//! as a real client drives it, and agent-browser, driven through its CLI. `cargo xtask bench` runs the binary, which writes
 //! `bench/RESULTS.md` and `bench/results.csv`.
 
 #![forbid(unsafe_code)]
 
+pub mod agent_browser;
 pub mod client;
 pub mod coverage;
 pub mod parse;

@@ -1,7 +1,7 @@
 //! `aperture-bench`: runs the whole comparison and writes `bench/RESULTS.md`, `bench/results.csv`
 //! and `bench/economics.csv`.
 //!
-//! Usage: `cargo xtask bench [-- --pages N] [--only incumbent|aperture] [--out DIR]`.
+//! Usage: `cargo xtask bench [-- --pages N] [--only incumbent|agent-browser|aperture] [--out DIR]`.
 //! `APERTURE_BIN` names the browser binary (default: `aperture` beside this one, built with
 //! `cargo build --release -p aperture` when missing); `APERTURE_BENCH_ARGS` adds switches to it;
 //! see bench/README.md for the rest.
@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, Result, bail};
+use aperture_bench::agent_browser::{self, AgentBrowser};
 use aperture_bench::client::{self, Aperture, INCUMBENT_PACKAGE, Session};
 use aperture_bench::parse::RefElement;
 use aperture_bench::report::{self, Results};
@@ -48,7 +49,7 @@ fn parse_args() -> Result<Args> {
     while let Some(k) = it.next() {
         match k.as_str() {
             "--pages" => a.pages = Some(it.next().context("--pages N")?.parse()?),
-            "--only" => a.only = Some(it.next().context("--only incumbent|aperture")?),
+            "--only" => a.only = Some(it.next().context("--only incumbent|agent-browser|aperture")?),
             "--out" => a.out = PathBuf::from(it.next().context("--out DIR")?),
             other => bail!("unknown argument {other:?}; see the doc comment of bench/src/main.rs"),
         }
@@ -172,6 +173,59 @@ async fn incumbent_pass(
     Ok(())
 }
 
+/// agent-browser over the corpus (one session), then over the fixture (a fresh one).
+async fn agent_browser_pass(
+    bin: &Path,
+    chromium: &Path,
+    pages: &[(String, String)],
+    fixture: &str,
+    rows: &mut [PageRow],
+    els: &mut [Vec<RefElement>],
+    res: &mut Results,
+) -> Result<()> {
+    let ab = AgentBrowser::new(bin, chromium, "corpus", CALL_TIMEOUT);
+    let version = ab.version().await?;
+    res.ctx.versions.push((
+        "agent-browser".into(),
+        format!(
+            "{} (npm; its native binary {} reports {version})",
+            agent_browser::PACKAGE,
+            bin.display()
+        ),
+    ));
+    res.ctx.commands.push((
+        "agent-browser command".into(),
+        format!(
+            "AGENT_BROWSER_EXECUTABLE_PATH={} AGENT_BROWSER_SESSION=NAME AGENT_BROWSER_ARGS=\"{}\" (one switch per line) agent-browser-linux-x64 open URL | snapshot -c | snapshot -i -c | click @eN | fill @eN TEXT | snapshot -i --delta; the viewport is set to 1280x800 first (`set viewport 1280 800`)",
+            chromium.display(),
+            agent_browser::launch_args().join(" ")
+        ),
+    ));
+    if let Err(e) = ab.start().await {
+        ab.close().await;
+        return Err(e);
+    }
+    let t0 = Instant::now();
+    for (i, (page, url)) in pages.iter().enumerate() {
+        let (side, e) = agent_browser::page(&ab, url).await;
+        if let Some(err) = &side.error {
+            eprintln!("bench: agent-browser {page}: {err}");
+        }
+        rows[i].agent_browser = Some(side);
+        els[i] = e;
+        progress("agent-browser", i + 1, pages.len(), t0);
+    }
+    ab.close().await;
+    eprintln!("bench: economics, agent-browser");
+    let econ = AgentBrowser::new(bin, chromium, "economics", CALL_TIMEOUT);
+    let started = econ.start().await;
+    if started.is_ok() {
+        res.arms.push(agent_browser::economics(&econ, fixture).await);
+    }
+    econ.close().await;
+    started.context("agent-browser's economics session")
+}
+
 async fn close_incumbent(s: Session) {
     let _ = s.call("browser_close", json!({})).await;
     s.close().await;
@@ -197,6 +251,7 @@ async fn aperture_pass(
     pages: &[(String, String)],
     rows: &mut [PageRow],
     inc_els: &[Vec<RefElement>],
+    ab_els: &[Vec<RefElement>],
     res: &mut Results,
 ) -> Result<()> {
     let s = &ap.session;
@@ -236,6 +291,10 @@ async fn aperture_pass(
         let inc_ok = rows[i].incumbent.as_ref().is_some_and(|s| s.error.is_none());
         if inc_ok && side.error.is_none() {
             rows[i].coverage = Some(run::page_coverage(&inc_els[i], &e));
+        }
+        let ab_ok = rows[i].agent_browser.as_ref().is_some_and(|s| s.error.is_none());
+        if ab_ok && side.error.is_none() {
+            rows[i].ab_coverage = Some(run::page_coverage(&ab_els[i], &e));
         }
         rows[i].aperture = Some(side);
     }
@@ -319,6 +378,7 @@ async fn main() -> Result<()> {
         })
         .collect();
     let mut inc_els: Vec<Vec<RefElement>> = vec![Vec::new(); pages.len()];
+    let mut ab_els: Vec<Vec<RefElement>> = vec![Vec::new(); pages.len()];
     let work = std::env::temp_dir().join(format!("aperture-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
     let want = |k: &str| args.only.as_deref().is_none_or(|o| o == k);
@@ -355,6 +415,35 @@ async fn main() -> Result<()> {
             .push("The incumbent side was not run (--only).".into());
     }
 
+    if want("agent-browser") {
+        let r: Result<()> = async {
+            let chromium = client::ensure_chromium()?;
+            let bin = agent_browser::ensure(&client::cache_dir())?;
+            agent_browser_pass(
+                &bin,
+                &chromium,
+                &pages,
+                &fixture,
+                &mut rows,
+                &mut ab_els,
+                &mut res,
+            )
+            .await
+        }
+        .await;
+        if let Err(e) = r {
+            eprintln!("bench: agent-browser: {e:#}");
+            res.ab_failure = Some(format!("{e:#}"));
+            res.ctx.gaps.push(format!(
+                "The agent-browser side failed, so every comparison with it is missing or partial: {e:#}"
+            ));
+        }
+    } else {
+        res.ctx
+            .gaps
+            .push("The agent-browser side was not run (--only).".into());
+    }
+
     if want("aperture") {
         let r: Result<()> = async {
             let bin = aperture_bin()?;
@@ -383,7 +472,7 @@ async fn main() -> Result<()> {
                     ap.args.join(" ")
                 ),
             ));
-            let pass = aperture_pass(&ap, &pages, &mut rows, &inc_els, &mut res).await;
+            let pass = aperture_pass(&ap, &pages, &mut rows, &inc_els, &ab_els, &mut res).await;
             let econ = match &pass {
                 Ok(()) => aperture_economics(&ap, &fixture, &mut res).await,
                 Err(_) => Ok(()),

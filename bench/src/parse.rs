@@ -88,6 +88,69 @@ pub fn incumbent_refs(text: &str) -> Vec<RefElement> {
     out
 }
 
+/// One line of agent-browser's YAML-like tree: `- link "Netscape" [ref=e11]`, `- heading "X"
+/// [level=1, ref=e1]`, `- generic [ref=e160] clickable [cursor:pointer, onclick]`. An element
+/// agent-browser marks `clickable` (a cursor or a click listener) under a role that is not
+/// itself a control is read as role `clickable`, the word Aperture uses for the same thing.
+fn agent_browser_line(line: &str) -> Option<RefElement> {
+    let rest = line.trim_start().strip_prefix("- ")?;
+    let at = rest.find("ref=e")?;
+    let reference: String = rest[at + 4..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    let role_end = rest.find([' ', '[', ':']).unwrap_or(rest.len());
+    let mut role = rest[..role_end].to_string();
+    let name = rest[role_end..]
+        .strip_prefix(' ')
+        .filter(|s| s.starts_with('"'))
+        .and_then(|s| quoted(s).map(|(n, _)| n));
+    let after_ref = &rest[at..];
+    if after_ref.contains("] clickable") && !crate::coverage::ACTIONABLE.contains(&role.as_str()) {
+        role = "clickable".into();
+    }
+    Some(RefElement {
+        reference,
+        role,
+        name,
+        counted: false,
+    })
+}
+
+/// Elements with refs in an agent-browser answer, in order: a `snapshot` tree (`-c`, `-i`), or
+/// a `snapshot --delta` answer, which is either such a tree, `unchanged (revision N)`, or a
+/// JSON delta whose `changes` name added elements and whose `treeChange.lines` splice tree
+/// lines in.
+pub fn agent_browser_refs(text: &str) -> Vec<RefElement> {
+    let t = text.trim_start();
+    if t.starts_with('{')
+        && let Ok(v) = serde_json::from_str::<serde_json::Value>(t)
+    {
+        let mut out: Vec<RefElement> = Vec::new();
+        for c in v["changes"].as_array().into_iter().flatten() {
+            let Some(r) = c["ref"].as_str() else { continue };
+            if c["op"].as_str() == Some("remove") {
+                continue;
+            }
+            out.push(RefElement {
+                reference: r.trim_start_matches('@').to_string(),
+                role: c["node"]["role"].as_str().unwrap_or("").to_string(),
+                name: c["node"]["name"].as_str().map(String::from),
+                counted: false,
+            });
+        }
+        // The spliced tree lines carry the same elements with their final words (and the
+        // `clickable` mark); they come last so that a lookup of the latest ref prefers them.
+        for l in v["treeChange"]["lines"].as_array().into_iter().flatten() {
+            if let Some(e) = l.as_str().and_then(agent_browser_line) {
+                out.push(e);
+            }
+        }
+        return out;
+    }
+    text.lines().filter_map(agent_browser_line).collect()
+}
+
 /// Strips one diff marker (`~ `, `> `, `+ `, `= `, `- `) from the front of an Aperture line.
 fn strip_marker(s: &str) -> &str {
     for m in ["~ ", "> ", "+ ", "= ", "- "] {
@@ -331,6 +394,43 @@ e3 clickable\n\
                 ("e6/+1", "option", None, true),
             ]
         );
+    }
+
+    #[test]
+    fn reads_agent_browser_trees_and_deltas() {
+        let tree = "- navigation \"Main\" [ref=e2]\n  - link \"Home\" [ref=e12]\n- heading \"Order desk\" [level=1, ref=e3]\n  - checkbox \"Subscribe\" [checked=false, ref=e39]\n  - generic [ref=e160] clickable [cursor:pointer, onclick]\n  - button \"Go\" [ref=e7] clickable [cursor:pointer]\n  - combobox [expanded=false, ref=e169]: pick\n    - option \"A \\\"b\\\"\" [selected, ref=e172]\n    - StaticText \"x\"\nunchanged (revision 5)";
+        let got: Vec<(String, String, Option<String>)> = agent_browser_refs(tree)
+            .into_iter()
+            .map(|e| (e.reference, e.role, e.name))
+            .collect();
+        let want: Vec<(String, String, Option<String>)> = [
+            ("e2", "navigation", Some("Main")),
+            ("e12", "link", Some("Home")),
+            ("e3", "heading", Some("Order desk")),
+            ("e39", "checkbox", Some("Subscribe")),
+            ("e160", "clickable", None),
+            ("e7", "button", Some("Go")),
+            ("e169", "combobox", None),
+            ("e172", "option", Some("A \"b\"")),
+        ]
+        .into_iter()
+        .map(|(r, ro, n)| (r.to_string(), ro.to_string(), n.map(String::from)))
+        .collect();
+        assert_eq!(got, want);
+        let delta = r#"{"baseRevision": 7, "changes": [
+            {"node": {"name": "Capacity", "role": "rowheader"}, "op": "add", "ref": "@e44"},
+            {"node": {"name": "Old", "role": "button"}, "op": "remove", "ref": "@e9"}],
+          "kind": "delta", "revision": 8,
+          "treeChange": {"deleteCount": 1, "lines": ["  - tab \"Specs\" [selected, ref=e29]"], "startLine": 34}}"#;
+        let got: Vec<(String, String)> = agent_browser_refs(delta)
+            .into_iter()
+            .map(|e| (e.reference, e.role))
+            .collect();
+        assert_eq!(
+            got,
+            vec![("e44".into(), "rowheader".into()), ("e29".into(), "tab".into())]
+        );
+        assert!(agent_browser_refs("unchanged (revision 3)").is_empty());
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub struct PageSide {
     pub nav: Measure,
     /// An explicit full snapshot right after the load.
     pub full: Measure,
+    /// Aperture only: the actionable-only first look (`browser_snapshot {full: true,
+    /// interactive: true}`), taken after the no-change observation.
+    pub interactive: Option<Measure>,
     /// Refs handed out in that snapshot.
     pub refs: usize,
     /// A second observation with nothing changed in between.
@@ -82,9 +85,14 @@ pub struct PageRow {
     pub aperture: Option<PageSide>,
     /// Coverage of the incumbent's actionable refs in Aperture's snapshot, when both ran.
     pub coverage: Option<Coverage>,
+    /// agent-browser's side, when it ran.
+    pub agent_browser: Option<crate::agent_browser::AbSide>,
+    /// Coverage of agent-browser's actionable refs in Aperture's snapshot, when both ran.
+    pub ab_coverage: Option<Coverage>,
 }
 
-fn short(s: &str) -> String {
+/// `s` on one line, at most 160 characters.
+pub fn short(s: &str) -> String {
     let one: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     one.chars().take(160).collect()
 }
@@ -122,6 +130,7 @@ pub async fn incumbent_page(s: &Session, url: &str) -> (PageSide, Vec<RefElement
         full: (&full).into(),
         refs: parse::distinct_refs(&els),
         no_change: (&again).into(),
+        interactive: None,
         error: first_error(&[nav_err, &full, &again]),
         nav_early: false,
         settle_rounds: 0,
@@ -210,6 +219,22 @@ pub async fn aperture_page(s: &Session, tab: Option<u64>, url: &str) -> (PageSid
         .call("browser_snapshot", with_tab(json!({ "full": true }), tab))
         .await;
     let again = s.call("browser_snapshot", with_tab(json!({}), tab)).await;
+    // The actionable-only mode is sticky per tab: measured once, then switched back off
+    // (uncounted) so the tab's next page is observed in full again.
+    let inter = s
+        .call(
+            "browser_snapshot",
+            with_tab(json!({ "full": true, "interactive": true }), tab),
+        )
+        .await;
+    if !inter.is_error {
+        let _ = s
+            .call(
+                "browser_snapshot",
+                with_tab(json!({ "full": true, "interactive": false }), tab),
+            )
+            .await;
+    }
     let els = parse::aperture_refs(&full.text);
     // An answer far smaller than the page at rest was taken before the page had loaded.
     let nav_early = !nav.is_error && (!shows_url(&nav.text, url) || nav.tokens * 2 < full.tokens);
@@ -218,7 +243,8 @@ pub async fn aperture_page(s: &Session, tab: Option<u64>, url: &str) -> (PageSid
         full: (&full).into(),
         refs: parse::distinct_refs(&els),
         no_change: (&again).into(),
-        error: first_error(&[&nav, &full, &again]),
+        interactive: Some((&inter).into()),
+        error: first_error(&[&nav, &full, &again, &inter]),
         nav_early,
         settle_rounds,
         dialogs: 0,
@@ -241,6 +267,8 @@ pub enum Arm {
     ApertureDiff,
     /// Aperture forced to re-dump: each action, then `browser_snapshot {full: true}`.
     ApertureRedump,
+    /// agent-browser: each action on the CLI, then `snapshot -i --delta`.
+    AgentBrowser,
 }
 
 impl Arm {
@@ -250,6 +278,7 @@ impl Arm {
             Arm::Incumbent => "incumbent",
             Arm::ApertureDiff => "aperture-diff",
             Arm::ApertureRedump => "aperture-redump",
+            Arm::AgentBrowser => "agent-browser",
         }
     }
 }
@@ -287,7 +316,7 @@ pub struct ArmRun {
 
 /// The latest ref of an element matching `step`'s role (loosely) and name, searching `seen`
 /// from its end: later observations supersede earlier ones.
-fn find_ref(seen: &[RefElement], step: &Step) -> Option<String> {
+pub fn find_ref(seen: &[RefElement], step: &Step) -> Option<String> {
     let role_ok = |r: &str| match step.role {
         "textbox" => matches!(r, "textbox" | "searchbox"),
         "button" => matches!(r, "button" | "clickable"),

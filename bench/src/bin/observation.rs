@@ -14,47 +14,10 @@
 
 use anyhow::{Context as _, Result};
 use aperture_bench::coverage;
-use aperture_bench::parse::{RefElement, aperture_refs};
+use aperture_bench::parse::{agent_browser_refs, aperture_refs};
 use aperture_bench::stats::summarize;
 use aperture_bench::tokens::count as tok;
 use aperture_engine::{Mode, TabSession, record::Walk};
-
-/// agent-browser's refs: `- link "Netscape" [ref=e11]`, `- heading "X" [level=1, ref=e1]`.
-fn agent_browser_refs(text: &str) -> Vec<RefElement> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let Some(rest) = line.trim_start().strip_prefix("- ") else {
-            continue;
-        };
-        let Some(at) = rest.find("ref=e") else {
-            continue;
-        };
-        let reference: String = rest[at + 4..]
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect();
-        let role_end = rest.find([' ', '[', ':']).unwrap_or(rest.len());
-        let name = rest[role_end..].strip_prefix(" \"").and_then(|s| {
-            let mut name = String::new();
-            let mut it = s.chars();
-            while let Some(c) = it.next() {
-                match c {
-                    '"' => return Some(name),
-                    '\\' => name.push(it.next()?),
-                    c => name.push(c),
-                }
-            }
-            None
-        });
-        out.push(RefElement {
-            reference,
-            role: rest[..role_end].to_string(),
-            name,
-            counted: false,
-        });
-    }
-    out
-}
 
 fn first_look(w: &Walk, mode: Mode) -> String {
     let mut s = TabSession::new();
