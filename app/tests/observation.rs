@@ -82,9 +82,12 @@ fn walk_names_and_covers_what_an_agent_needs() {
     assert_eq!(by_id(&w, "lb-btn")["name"], "Labelled by this");
     let items: Vec<&Value> = nodes(&w).iter().filter(|n| n["tag"] == "li").collect();
     assert!(items.iter().all(|n| n.get("name").is_none()), "{items:?}");
-    assert!(
-        !nodes(&w).iter().any(|n| n["dom_id"] == "hidden-btn"),
-        "aria-hidden subtrees are not walked"
+    // A control in an aria-hidden subtree that is on screen is still a control (see
+    // `controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs`).
+    let hidden_btn = by_id(&w, "hidden-btn");
+    assert_eq!(
+        (hidden_btn["name"].as_str(), hidden_btn["actionable"].as_bool()),
+        (Some("Hidden button"), Some(true))
     );
 
     // A label points at its control; selects list their options, not walk them.
@@ -172,5 +175,70 @@ fn a_page_that_replaces_built_ins_does_not_change_the_walk() {
     }
     assert!(nodes(&a).iter().any(|n| n["dom_id"] == "late"), "{}", short(&a));
     assert_eq!(a, h, "a page that replaced built-ins changed the walk");
+    b.quit();
+}
+
+/// Pages put aria-hidden on regions that stay on screen (a dropdown laid out open, the page
+/// behind a "modal", advert blocks, a card's overlay link): Chromium's accessibility tree
+/// leaves them out, but a user sees and clicks them, and so must an agent. Controls there
+/// that a user can reach are walked; their surrounding text is not, nor anything clipped
+/// away, off the page, without area or transparent.
+#[test]
+fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/aria-hidden.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "overlay"), w)
+    });
+    for (id, role, name) in [
+        ("ah-link", "link", "Shown link"),
+        ("ah-icon", "link", "Home"),
+        ("ah-menuitem", "menuitem", "World news"),
+        ("ah-btn", "button", "Accept and continue"),
+        ("ah-search", "searchbox", "Search"),
+        ("overlay", "link", "Full article A story"),
+        ("headline", "link", "A story"),
+    ] {
+        let n = by_id(&w, id);
+        assert_eq!(
+            (
+                n["role"].as_str(),
+                n["name"].as_str(),
+                n["actionable"].as_bool(),
+                n["visible"].as_bool()
+            ),
+            (Some(role), Some(name), Some(true), Some(true)),
+            "{id}: {n}"
+        );
+    }
+    for id in [
+        "ah-text",
+        "ah-clipped",
+        "ah-off",
+        "ah-zero",
+        "ah-transparent",
+        "ah-invisible",
+    ] {
+        assert!(
+            !nodes(&w)
+                .iter()
+                .any(|n| n["dom_id"] == id && n["visible"] == true),
+            "{id} is not on screen but was walked as if it were: {}",
+            short(&w)
+        );
+    }
+    let walk: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&walk);
+    for line in [
+        "link \"Shown link\"",
+        "link \"Home\"",
+        "menuitem \"World news\"",
+        "button \"Accept and continue\"",
+    ] {
+        assert!(out.contains(line), "{line:?} not in\n{out}");
+    }
+    assert!(!out.contains("Text the accessibility tree"), "{out}");
     b.quit();
 }

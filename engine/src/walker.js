@@ -889,6 +889,43 @@
     if (more) n.more_options = more;
   }
 
+  // Whether a user can reach a control the accessibility tree hides (aria-hidden): it has
+  // area, is drawn (not invisible or transparent), lies where scrolling reaches (not above or
+  // left of the page), and no ancestor that clips its overflow cuts it away (a collapsed menu
+  // of height 0). An absolutely positioned box escapes the clipping of ancestors below its
+  // containing block, and a fixed one all of them.
+  function reachable(el, r, cs, visibility, opacity, frame) {
+    if (!(r.w > 0 && r.h > 0) || visibility !== 'visible' || opacity === '0') return false;
+    if (frame === 0 && (r.x + r.w + apply(g.scrollX, G, []) <= 0 || r.y + r.h + apply(g.scrollY, G, []) <= 0)) return false;
+    let x0 = r.x, y0 = r.y, x1 = r.x + r.w, y1 = r.y + r.h;
+    let pos = apply(m.getPropertyValue, cs, ['position']);
+    if (pos === 'fixed') return true;
+    let abs = pos === 'absolute';
+    for (let n = flatParent(el), i = 0; n && i < 256; n = flatParent(n), i++) {
+      if (apply(g.nodeType, n, []) !== 1) break;
+      const ln = apply(g.localName, n, []);
+      // Their overflow is the viewport's (scrolled, not clipped), and an iframe is a frame
+      // boundary: what is inside was placed by its own document.
+      if (ln === 'body' || ln === 'html' || ln === 'iframe') break;
+      const pcs = styleOf(n);
+      pos = apply(m.getPropertyValue, pcs, ['position']);
+      const positioned = pos !== 'static';
+      if (!abs || positioned) {
+        const ovx = apply(m.getPropertyValue, pcs, ['overflow-x']), ovy = apply(m.getPropertyValue, pcs, ['overflow-y']);
+        if (ovx !== 'visible' || ovy !== 'visible') {
+          const q = rectOf(n);
+          if (ovx !== 'visible') { x0 = mathMax(x0, q.x); x1 = mathMin(x1, q.x + q.w); }
+          if (ovy !== 'visible') { y0 = mathMax(y0, q.y); y1 = mathMin(y1, q.y + q.h); }
+          if (x1 - x0 < 1 || y1 - y0 < 1) return false;
+        }
+      }
+      if (apply(m.getPropertyValue, pcs, ['opacity']) === '0') return false;
+      if (pos === 'fixed') return true;
+      if (positioned) abs = pos === 'absolute';
+    }
+    return true;
+  }
+
   function tri(v) { return v === 'true' ? 'true' : v === 'false' ? 'false' : v === 'mixed' ? 'mixed' : undefined; }
 
   function walk(cap, sub) {
@@ -913,10 +950,10 @@
     // Iterative pre-order over the flat tree (light DOM, open shadow roots, slots,
     // same-origin iframes). Each stack entry: [node, parentIdx, frameIdx, offX, offY, inShadow,
     // doc, parentPointer (the parent's cursor is a pointer), at (offset in the reported
-    // parent's own text, or -1)].
+    // parent's own text, or -1), axHidden (inside an aria-hidden subtree)].
     const stack = arr();
     const root = apply(g.documentElement, topDoc, []);
-    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc, false, -1];
+    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc, false, -1, false];
     // <label>s and the controls they label, matched up after the walk; controls by element.
     const labelsFor = arr(), controlIdx = new MapCtor();
     // Elements reported only because their cursor is a pointer: dropped again when something
@@ -931,7 +968,7 @@
       // cost the whole walk: it and its subtree are skipped and counted.
       try {
       const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
-      const parentPointer = e[7], at = e[8];
+      const parentPointer = e[7], at = e[8], hiddenAbove = e[9];
       if (apply(g.nodeType, el, []) !== 1) continue;
       // `tag` decides how the element is handled; `localName` is what is reported.
       const localName = apply(g.localName, el, []);
@@ -942,8 +979,12 @@
       const cs = apply(m.getComputedStyle, view, [el]);
       const display = apply(m.getPropertyValue, cs, ['display']);
       if (display === 'none' && tag !== 'option' && tag !== 'optgroup') continue;
-      // What the accessibility tree leaves out (Chromium drops aria-hidden subtrees).
-      if (attr(el, 'aria-hidden') === 'true') continue;
+      // Chromium's accessibility tree leaves aria-hidden subtrees out, but pages put
+      // aria-hidden on regions that stay on screen and clickable (a dropdown laid out open, the
+      // page behind a "modal", advert blocks, a card's overlay link). A user sees and clicks
+      // those controls, so the agent must have them: such a subtree is walked for the controls
+      // a user can reach, and nothing else in it is reported.
+      const axh = hiddenAbove || attr(el, 'aria-hidden') === 'true';
       const r = display === 'contents' ? { x: 0, y: 0, w: 0, h: 0 } : rectOf(el);
       const visibility = apply(m.getPropertyValue, cs, ['visibility']);
       const opacity = apply(m.getPropertyValue, cs, ['opacity']);
@@ -981,8 +1022,10 @@
       // (another origin) is walked by the app in its own renderer and placed here, and one it
       // walks inline tells the app where the frames inside that one belong.
       const slot = tag === 'iframe' ? slotOf(el, view) : -1;
-      const report = actionable || focusable || editable || role !== null || text !== '' || !!domId ||
-        !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
+      const report = axh
+        ? native || (scripted && !byPointer) ? reachable(el, r, cs, visibility, opacity, frame) : false
+        : actionable || focusable || editable || role !== null || text !== '' || !!domId ||
+          !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
       let myIdx = parentIdx;
       if (report) {
         if (nodes.length >= nodeCap) { truncated = true; break; }
@@ -1090,7 +1133,7 @@
           // Content box of the iframe: its border-box origin plus its borders.
           const bl = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-left-width']), [0, -2]) || 0;
           const bt = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-top-width']), [0, -2]) || 0;
-          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc, false, -1];
+          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc, false, -1, axh];
         }
       } else if (tag !== 'select') {
         // A select's options are listed on its record, not walked.
@@ -1107,7 +1150,7 @@
           if (report && myMarks && apply(mapHas, myMarks, [c])) cat = apply(mapGet, myMarks, [c]);
           // Assigned nodes of a slot are light DOM; its fallback content is in the shadow tree.
           const shadowKid = slotted ? apply(g.nodeType, apply(getRootNode, c, []), []) === 11 : (inShadow || !!sr);
-          kids[kids.length] = [c, myIdx, frame, ox, oy, shadowKid, doc, pointer, cat];
+          kids[kids.length] = [c, myIdx, frame, ox, oy, shadowKid, doc, pointer, cat, axh];
         }
       }
       for (let i = kids.length - 1; i >= 0; i--) stack[stack.length] = kids[i];
