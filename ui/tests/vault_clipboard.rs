@@ -27,7 +27,7 @@ fn text(cb: &mut arboard::Clipboard) -> String {
 }
 
 fn wait_for(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(5);
+    let end = Instant::now() + Duration::from_secs(15);
     while !f() {
         assert!(Instant::now() < end, "timed out waiting for {what}");
         std::thread::sleep(Duration::from_millis(50));
@@ -41,7 +41,9 @@ fn clears_our_secret_only_and_only_after_the_delay() {
         return;
     }
     let mut cb = arboard::Clipboard::new().expect("an X clipboard");
-    let delay = Duration::from_millis(600);
+    // Long enough that a loaded machine oversleeping the waits below by a second does not
+    // turn "not yet cleared" into a false failure.
+    let delay = Duration::from_millis(2500);
     let clearer = ClipboardClearer::new(delay);
 
     // Ours, untouched: still there just before the delay, gone after it.
@@ -61,18 +63,23 @@ fn clears_our_secret_only_and_only_after_the_delay() {
     assert_eq!(text(&mut cb), "the human's own text");
 
     // A newer copy replaces the pending clear of the older one, and restarts the delay.
+    // Each wait is 0.6 of the delay: together past the older copy's clock, alone within the
+    // newer one's.
+    let part = delay * 3 / 5;
     cb.set_text("pw-a").unwrap();
     clearer.copied(Secret::new("pw-a"));
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(part);
     cb.set_text("pw-b").unwrap();
+    let b_at = Instant::now();
     clearer.copied(Secret::new("pw-b"));
-    std::thread::sleep(Duration::from_millis(400));
+    std::thread::sleep(part);
     assert_eq!(
         text(&mut cb),
         "pw-b",
         "the newer copy was cleared on the older one's clock"
     );
     wait_for("the newer copy's clear", || text(&mut cb).is_empty());
+    assert!(b_at.elapsed() >= delay, "the newer copy was cleared early");
 
     // Exiting with a clear pending clears at once.
     cb.set_text("pw-at-exit").unwrap();

@@ -52,6 +52,8 @@ struct Probe {
     /// When the current stage's model was set; shoot a little later.
     stage_since: Instant,
     requested: bool,
+    /// What the last screenshot's check said, if it failed (the stage is shot again).
+    last_error: Option<String>,
     outcome: Arc<Mutex<Option<Result<String, String>>>>,
     notes: Vec<String>,
 }
@@ -91,7 +93,8 @@ impl Host for Probe {
 
     fn do_work(&mut self) {
         if self.started.elapsed() > Duration::from_secs(30) {
-            self.finish(Err("no screenshot within 30 s".into()));
+            let last = self.last_error.take();
+            self.finish(Err(last.unwrap_or_else(|| "no screenshot within 30 s".into())));
         } else if self.page.is_some()
             && !self.requested
             && self.stage_since.elapsed() > Duration::from_millis(500)
@@ -141,7 +144,13 @@ impl Host for Probe {
                 let summary = self.notes.join("; ");
                 self.finish(Ok(summary));
             }
-            (_, Err(e)) => self.finish(Err(e)),
+            // A loaded machine may not have drawn the stage 500 ms in: shoot it again a little
+            // later until the deadline, which then reports this.
+            (_, Err(e)) => {
+                self.last_error = Some(e);
+                self.stage_since = Instant::now() - Duration::from_millis(250);
+                self.requested = false;
+            }
         }
     }
 }
@@ -283,6 +292,7 @@ fn main() -> ExitCode {
         stage: Stage::Popup,
         stage_since: Instant::now(),
         requested: false,
+        last_error: None,
         outcome: outcome.clone(),
         notes: Vec::new(),
     };
