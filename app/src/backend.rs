@@ -629,6 +629,21 @@ impl Backend for AppBackend {
         }
     }
 
+    async fn drag(&self, id: TabId, from: (f32, f32), to: (f32, f32)) -> BackendResult<(Delivery, DragEnd)> {
+        self.agent_acts(id).await?;
+        match self.tab(id).drag(from, to).await {
+            Ok((d, end)) => {
+                let end = match end {
+                    crate::browser::pointer::DragEnd::NoDrag => DragEnd::Mouse,
+                    crate::browser::pointer::DragEnd::Dropped(_) => DragEnd::Dropped,
+                    crate::browser::pointer::DragEnd::Refused => DragEnd::Refused,
+                };
+                Ok((self.delivery(id, d).await, end))
+            }
+            Err(e) => Err(self.input_failed(id, e).await),
+        }
+    }
+
     async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
         // CEF's wheel deltas are inverted relative to scroll direction.

@@ -15,6 +15,7 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   open URL                 load URL in the current tab
   snapshot [--full]        what the page shows (a diff after the first time)
   click REF                click an element by ref (e.g. e12)
+  drag REF TO              drag an element and drop it on another
   type REF TEXT [--submit] type into a field
   fill REF=VALUE...        fill several fields
   select REF VALUE...      choose options of a <select>
@@ -38,6 +39,7 @@ pub fn is_verb(s: &str) -> bool {
         "open"
             | "snapshot"
             | "click"
+            | "drag"
             | "type"
             | "fill"
             | "select"
@@ -109,6 +111,10 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             _ => return Err("snapshot takes only --full".into()),
         },
         "click" => ("browser_act", json!({"action": "click", "ref": one("ref")?})),
+        "drag" => match args {
+            [from, to] => ("browser_act", json!({"action": "drag", "ref": from, "to": to})),
+            _ => return Err("drag takes REF TO (the ref to drop on)".into()),
+        },
         "type" => {
             let submit = args.iter().any(|a| a == "--submit");
             let rest: Vec<&String> = args.iter().filter(|a| *a != "--submit").collect();

@@ -9,6 +9,7 @@
 //! [`ChromeModel`] mirrored from the actor's state on every pump, so the agent's actions
 //! (which go through the same actor) show up in the window without a second code path.
 
+use crate::browser::pointer::Pointer;
 use crate::browser::{Actor, Event, Job};
 use crate::privacy::Containers;
 use crate::tab::TabOptions;
@@ -717,7 +718,7 @@ impl Headed {
             PageInput::MouseMove { x, y, modifiers } => {
                 let e = mouse_event(x, y, &modifiers);
                 self.last_mouse = (e.x, e.y);
-                h.send_mouse_move(&e, false);
+                self.actor.pointer(id, Pointer::Move(e));
             }
             PageInput::MouseLeave { modifiers } => {
                 let e = cef::MouseEvent {
@@ -725,7 +726,7 @@ impl Headed {
                     y: self.last_mouse.1,
                     modifiers: flags(&modifiers),
                 };
-                h.send_mouse_move(&e, true);
+                self.actor.pointer(id, Pointer::Leave(e));
             }
             PageInput::MouseDown {
                 x,
@@ -736,7 +737,8 @@ impl Headed {
             } => {
                 let e = mouse_event(x, y, &modifiers);
                 h.set_focus(true);
-                h.send_mouse_click(&e, cef_button(button), false, click_count as i32);
+                self.actor
+                    .pointer(id, Pointer::Down(e, cef_button(button), click_count as i32));
             }
             PageInput::MouseUp {
                 x,
@@ -746,7 +748,8 @@ impl Headed {
                 modifiers,
             } => {
                 let e = mouse_event(x, y, &modifiers);
-                h.send_mouse_click(&e, cef_button(button), true, click_count as i32);
+                self.actor
+                    .pointer(id, Pointer::Up(e, cef_button(button), click_count as i32));
             }
             PageInput::Wheel {
                 x,

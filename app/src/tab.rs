@@ -3,6 +3,7 @@
 //! timeout, so a hung page or a dead renderer is an error, never a hang.
 
 use crate::browser::frames::{self, Target};
+use crate::browser::pointer::{DragEnd, Pointer};
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
 use crate::browser::{Actor, Handle};
 use crate::keys;
@@ -866,8 +867,61 @@ impl Tab {
     /// handlers run for what is under the point).
     pub async fn move_to(&self, x: f32, y: f32) -> Result<Delivery, TabError> {
         let s = Sending::new("mouse move", InputKind::PointerMove, InputKind::PointerMove, 1);
-        let send = || self.with_host(move |h| h.send_mouse_move(&at(x, y), false));
+        let id = self.id;
+        let send = || {
+            self.ui(move |a| {
+                a.pointer(id, Pointer::Move(at(x, y)));
+            })
+        };
         Ok(self.deliver(s, send).await?.delivery)
+    }
+
+    /// A trusted drag with the left button: press at `from`, carry the pointer to `to` in
+    /// steps, release there. The press is delivered like a click's (the page must count it);
+    /// what follows depends on the page: mouse-driven dragging (sliders, sortable lists) sees
+    /// moves with the button held and a mouse up, and an HTML drag the page starts is carried
+    /// as drag-target events to a drop (see `browser::pointer`). The answer says which.
+    pub async fn drag(&self, from: (f32, f32), to: (f32, f32)) -> Result<(Delivery, DragEnd), TabError> {
+        let id = self.id;
+        let held = |(x, y): (f32, f32)| cef::MouseEvent {
+            modifiers: cef::EventFlags::LEFT_BUTTON,
+            ..at(x, y)
+        };
+        let s = Sending::new("press", InputKind::PointerDown, InputKind::PointerDown, 1);
+        let send = || async move {
+            self.ui(move |a| -> Result<(), TabError> {
+                host_of(a, id)?.set_focus(true);
+                a.pointer(id, Pointer::Move(at(from.0, from.1)));
+                a.pointer(id, Pointer::Down(held(from), Button::Left, 1));
+                Ok(())
+            })
+            .await?
+        };
+        let delivery = self.deliver(s, send).await?.delivery;
+        // Chromium starts an HTML drag only after the pointer has moved a few pixels with the
+        // button down, and asks for it asynchronously: move in steps with time between them,
+        // then once more at the target so its `dragover` runs after the drag began.
+        const STEPS: u32 = 10;
+        for i in 1..=STEPS {
+            let t = i as f32 / STEPS as f32;
+            let p = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+            self.ui(move |a| {
+                a.pointer(id, Pointer::Move(held(p)));
+            })
+            .await?;
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        self.ui(move |a| {
+            a.pointer(id, Pointer::Move(held(to)));
+        })
+        .await?;
+        // The drop target's answer (whether it takes the drop) comes back asynchronously too.
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        let end = self
+            .ui(move |a| a.pointer(id, Pointer::Up(held(to), Button::Left, 1)))
+            .await?;
+        Ok((delivery, end))
     }
 
     /// A trusted click: move, then press and release `count` times (2: a double click).
@@ -879,16 +933,19 @@ impl Tab {
             _ => "clicks",
         };
         let s = Sending::new(what, InputKind::PointerDown, InputKind::PointerUp, count as u64);
-        let send = || {
-            self.with_host(move |h| {
+        let id = self.id;
+        let send = || async move {
+            self.ui(move |a| -> Result<(), TabError> {
                 let e = at(x, y);
-                h.set_focus(true);
-                h.send_mouse_move(&e, false);
+                host_of(a, id)?.set_focus(true);
+                a.pointer(id, Pointer::Move(e));
                 for n in 1..=count {
-                    h.send_mouse_click(&e, button, false, n);
-                    h.send_mouse_click(&e, button, true, n);
+                    a.pointer(id, Pointer::Down(e, button, n));
+                    a.pointer(id, Pointer::Up(e, button, n));
                 }
+                Ok(())
             })
+            .await?
         };
         Ok(self.deliver(s, send).await?.delivery)
     }
@@ -898,12 +955,15 @@ impl Tab {
     /// scrolling is only re-sent when nothing of it arrived in time.
     pub async fn scroll(&self, x: f32, y: f32, dx: i32, dy: i32) -> Result<Delivery, TabError> {
         let s = Sending::new("scroll", InputKind::Wheel, InputKind::Wheel, 1);
-        let send = || {
-            self.with_host(move |h| {
+        let id = self.id;
+        let send = || async move {
+            self.ui(move |a| -> Result<(), TabError> {
                 let e = at(x, y);
-                h.send_mouse_move(&e, false);
-                h.send_mouse_wheel(&e, dx, dy);
+                a.pointer(id, Pointer::Move(e));
+                host_of(a, id)?.send_mouse_wheel(&e, dx, dy);
+                Ok(())
             })
+            .await?
         };
         Ok(self.deliver(s, send).await?.delivery)
     }

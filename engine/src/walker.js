@@ -796,7 +796,8 @@
   // of themselves (calls, name, length and toString behave as the originals') that note the
   // elements given a listener of these types.
   const CLICKY = obj();
-  for (const t of ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'dblclick']) CLICKY[t] = true;
+  // A drag source and a drop zone are acted on too (`browser_act drag` needs refs for both).
+  for (const t of ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'dblclick', 'dragstart', 'drop']) CLICKY[t] = true;
   const listened = new G.WeakSet(), lsAdd = G.WeakSet.prototype.add, lsHas = G.WeakSet.prototype.has;
   const ProxyCtor = G.Proxy, defProp = O.defineProperty;
   function noteListener(self) {
@@ -816,7 +817,7 @@
       defProp(ET, 'addEventListener', nd);
     }
     const HE = G.HTMLElement.prototype;
-    for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick']) {
+    for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick', 'ondragstart', 'ondrop']) {
       const pd = gopd(HE, p);
       if (!pd || typeof pd.set !== 'function') continue;
       const h = obj();
@@ -1006,7 +1007,7 @@
       const pointer = apply(m.getPropertyValue, cs, ['cursor']) === 'pointer';
       let scripted = false, byPointer = false;
       if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
-        if (scriptClickable(el)) scripted = true;
+        if (scriptClickable(el) || attr(el, 'draggable') === 'true') scripted = true;
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
       }
       const actionable = native || scripted;

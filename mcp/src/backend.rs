@@ -145,6 +145,19 @@ pub struct Delivery {
     pub navigated: bool,
 }
 
+/// How a drag ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DragEnd {
+    /// The page started no HTML drag: it saw moves with the button held and a mouse up (how
+    /// sliders and script-driven sortable lists are dragged).
+    Mouse,
+    /// The page started an HTML drag and the element under the release accepted the drop.
+    Dropped,
+    /// The page started an HTML drag and nothing under the release accepted it: no `drop`
+    /// event ran and the drag was cancelled.
+    Refused,
+}
+
 /// How quiet a tab's network is, for `wait`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct NetQuiet {
@@ -699,6 +712,13 @@ pub trait Backend: Send + Sync + 'static {
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery>;
     /// Trusted wheel scroll by `(dx, dy)` CSS pixels with the pointer at `(x, y)`.
     async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery>;
+    /// A trusted left-button drag: press at `from` (delivered like a click's press), move to
+    /// `to` with the button held, release there. How it ended is in [`DragEnd`]. Backends
+    /// without a pointer refuse it; nothing is sent.
+    async fn drag(&self, id: TabId, from: (f32, f32), to: (f32, f32)) -> BackendResult<(Delivery, DragEnd)> {
+        let _ = (id, from, to);
+        Err(BackendError::InvalidInput("this browser cannot drag".into()))
+    }
     /// One trusted key press, in the Playwright-style spelling: `"Enter"`, `"Tab"`,
     /// `"ArrowDown"`, `"a"`, with modifiers joined by `+`: `"Control+a"`, `"Shift+Tab"`.
     async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery>;

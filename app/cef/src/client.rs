@@ -3,7 +3,7 @@
 //! raw pointer, and every argument reference CEF passed is released when the callback returns.
 
 use crate::api::on_ui_thread;
-use crate::input::{ConsoleLevel, Cursor, ResourceType};
+use crate::input::{ConsoleLevel, Cursor, DragData, DragOps, ResourceType};
 use crate::page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
     FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback, PermissionRequest,
@@ -91,6 +91,12 @@ pub trait ClientHandler: 'static {
     fn on_text_selection(&self, id: BrowserId, text: String);
     /// The page's icons changed (`<link rel=icon>` URLs, best first; empty: none declared).
     fn on_favicon_urls(&self, id: BrowserId, urls: Vec<String>);
+    /// The page started an HTML drag at view point (x, y) that may do `allowed`. Return true to
+    /// take it: the handler then routes the pointer to the host's `drag_target_*` calls and
+    /// ends it with `drag_source_end`; false cancels the drag at once.
+    fn on_start_dragging(&self, id: BrowserId, data: DragData, allowed: DragOps, x: i32, y: i32) -> bool;
+    /// What the drop target under the pointer would do now (NONE: it would refuse the drop).
+    fn on_drag_operation(&self, id: BrowserId, op: DragOps);
 }
 
 /// Decides, on CEF's IO thread, whether a network request is cancelled.
@@ -193,6 +199,8 @@ impl Client {
                     h.on_popup_show = Some(on_popup_show);
                     h.on_popup_size = Some(on_popup_size);
                     h.on_text_selection_changed = Some(on_text_selection_changed);
+                    h.start_dragging = Some(start_dragging);
+                    h.update_drag_cursor = Some(update_drag_cursor);
                 },
                 sh,
             )
@@ -1079,6 +1087,38 @@ extern "C" fn on_text_selection_changed(
     // SAFETY: a string argument valid for the call (NULL reads as empty).
     let text = unsafe { from_cef(text) };
     shared(this).ui.get().on_text_selection(b.id(), text);
+}
+
+extern "C" fn start_dragging(
+    this: *mut cef_render_handler_t,
+    b: *mut cef_browser_t,
+    data: *mut cef_drag_data_t,
+    allowed: cef_drag_operations_mask_t,
+    x: c_int,
+    y: c_int,
+) -> c_int {
+    let b = adopt!(Browser, b);
+    // SAFETY: the drag data's reference is ours.
+    let data = unsafe { Ref::adopt(data) };
+    let (Some(b), Some(data)) = (b, data) else {
+        return 0;
+    };
+    shared(this)
+        .ui
+        .get()
+        .on_start_dragging(b.id(), DragData(data), DragOps::from_raw(allowed), x, y) as c_int
+}
+
+extern "C" fn update_drag_cursor(
+    this: *mut cef_render_handler_t,
+    b: *mut cef_browser_t,
+    op: cef_drag_operations_mask_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this)
+        .ui
+        .get()
+        .on_drag_operation(b.id(), DragOps::from_raw(op));
 }
 
 extern "C" fn on_print_start(this: *mut cef_print_handler_t, b: *mut cef_browser_t) {

@@ -237,3 +237,28 @@ pub enum ConsoleLevel {
     Warning,
     Error,
 }
+
+/// What a drag may do or did (`cef_drag_operations_mask_t`): copy, link, move, … as bits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DragOps(u32);
+
+impl DragOps {
+    pub const NONE: DragOps = DragOps(0);
+    pub const COPY: DragOps = DragOps(cef_drag_operations_mask_t::DRAG_OPERATION_COPY.0);
+    pub const MOVE: DragOps = DragOps(cef_drag_operations_mask_t::DRAG_OPERATION_MOVE.0);
+
+    pub fn is_none(self) -> bool {
+        self.0 == 0
+    }
+    pub(crate) fn from_raw(m: cef_drag_operations_mask_t) -> DragOps {
+        DragOps(m.0)
+    }
+    pub(crate) fn raw(self) -> cef_drag_operations_mask_t {
+        cef_drag_operations_mask_t(self.0)
+    }
+}
+
+/// What a page is dragging (HTML drag and drop started in the page), handed back to the same
+/// browser as the drop target. Windowless rendering leaves the drag to the embedder: Chromium
+/// only starts one and waits to be told where it goes and where it ends.
+pub struct DragData(pub(crate) crate::rc::Ref<cef_drag_data_t>);

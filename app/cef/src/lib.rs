@@ -38,7 +38,8 @@ pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
 pub use cookies::ClearDone;
 pub use icons::Bitmap;
 pub use input::{
-    ConsoleLevel, Cursor, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent, ResourceType,
+    ConsoleLevel, Cursor, DragData, DragOps, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent,
+    ResourceType,
 };
 pub use page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,

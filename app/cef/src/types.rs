@@ -4,7 +4,7 @@
 //! in debug builds.
 
 use crate::api::{api, debug_assert_ui};
-use crate::input::{KeyEvent, MouseButton, MouseEvent};
+use crate::input::{DragData, DragOps, KeyEvent, MouseButton, MouseEvent};
 use crate::rc::{Ref, call};
 use crate::strings::{CefStr, from_userfree};
 use crate::sys::*;
@@ -304,6 +304,44 @@ impl BrowserHost {
         let e = e.raw();
         // SAFETY: as above.
         unsafe { call!(self.send_mouse_wheel_event(&e, dx, dy)) }
+    }
+    /// The pointer entered the view carrying `data` (a drag the page started: the view is both
+    /// the drag's source and its target).
+    pub fn drag_target_enter(&self, data: &DragData, e: &MouseEvent, allowed: DragOps) {
+        debug_assert_ui();
+        let e = e.raw();
+        // SAFETY: a live host on the UI thread; CEF takes over the added reference to the data.
+        unsafe { call!(self.drag_target_drag_enter(data.0.clone().into_cef(), &e, allowed.raw())) }
+    }
+    /// The dragging pointer moved over the view.
+    pub fn drag_target_over(&self, e: &MouseEvent, allowed: DragOps) {
+        debug_assert_ui();
+        let e = e.raw();
+        // SAFETY: a live host on the UI thread; the event is valid for the call.
+        unsafe { call!(self.drag_target_drag_over(&e, allowed.raw())) }
+    }
+    /// The dragging pointer left the view.
+    pub fn drag_target_leave(&self) {
+        debug_assert_ui();
+        // SAFETY: a live host on the UI thread.
+        unsafe { call!(self.drag_target_drag_leave()) }
+    }
+    /// The drag was dropped at `e` (after [`BrowserHost::drag_target_enter`]).
+    pub fn drag_target_drop(&self, e: &MouseEvent) {
+        debug_assert_ui();
+        let e = e.raw();
+        // SAFETY: as above.
+        unsafe { call!(self.drag_target_drop(&e)) }
+    }
+    /// The drag the page started ended at (x, y) with `op` (NONE: cancelled), and the drag is
+    /// over; target calls come first, as CEF requires when the view is source and target.
+    pub fn drag_source_end(&self, x: i32, y: i32, op: DragOps) {
+        debug_assert_ui();
+        // SAFETY: a live host on the UI thread.
+        unsafe {
+            call!(self.drag_source_ended_at(x, y, op.raw()));
+            call!(self.drag_source_system_drag_ended());
+        }
     }
     pub fn send_key(&self, e: &KeyEvent) {
         let e = e.raw();

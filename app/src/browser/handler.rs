@@ -332,6 +332,46 @@ impl cef::ClientHandler for Handler {
         super::page::print_event(&self.0, tab_id(id), ev);
     }
 
+    fn on_start_dragging(
+        &self,
+        id: BrowserId,
+        data: cef::DragData,
+        allowed: cef::DragOps,
+        x: i32,
+        y: i32,
+    ) -> bool {
+        let id = tab_id(id);
+        let Some(host) = self.0.host(id) else {
+            return false;
+        };
+        // The view is the drag's source and its first target: enter it where the drag began,
+        // then the pointer carries it (`browser::pointer`) until the button is released.
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&id) {
+                t.drag = Some(super::pointer::Drag {
+                    allowed,
+                    op: cef::DragOps::NONE,
+                    inside: true,
+                });
+            }
+        });
+        let at = cef::MouseEvent {
+            x,
+            y,
+            modifiers: cef::EventFlags::LEFT_BUTTON,
+        };
+        host.drag_target_enter(&data, &at, allowed);
+        true
+    }
+
+    fn on_drag_operation(&self, id: BrowserId, op: cef::DragOps) {
+        self.0.with(|st| {
+            if let Some(d) = st.tabs.get_mut(&tab_id(id)).and_then(|t| t.drag.as_mut()) {
+                d.op = op;
+            }
+        });
+    }
+
     fn on_text_selection(&self, id: BrowserId, text: String) {
         if !text.is_empty() {
             self.0

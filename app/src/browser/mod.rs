@@ -12,6 +12,7 @@ pub mod frames;
 mod handler;
 pub mod netwatch;
 pub mod page;
+pub mod pointer;
 pub mod state;
 
 use crate::tab::{TabError, TabOptions};

@@ -84,6 +84,8 @@ pub struct TabRec {
     pub input_frame: Option<String>,
     /// Requests in flight, for the network-idle wait.
     pub net: super::netwatch::NetWatch,
+    /// An HTML drag the page started and the pointer is carrying (see `browser::pointer`).
+    pub drag: Option<super::pointer::Drag>,
 }
 
 impl TabRec {
@@ -222,6 +224,7 @@ impl State {
                 frames: None,
                 input_frame: None,
                 net: Default::default(),
+                drag: None,
             },
         );
     }

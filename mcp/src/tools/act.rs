@@ -10,7 +10,7 @@ use rmcp::{ErrorData, tool, tool_router};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::backend::{BackendError, Delivery, ElementOp, MouseButton, Nav, Rect, TabId};
+use crate::backend::{BackendError, Delivery, DragEnd, ElementOp, MouseButton, Nav, Rect, TabId};
 use crate::engine_glue::Observation;
 use crate::server::{
     Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
@@ -18,7 +18,7 @@ use crate::server::{
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
-`count: 2` double-clicks); `hover` a `ref`; `type` `text` into `ref` (or the focused element; \
+`count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
 a <select>; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
@@ -46,6 +46,7 @@ pub enum ActAction {
     Type,
     Clear,
     Hover,
+    Drag,
     Scroll,
     Key,
     Select,
@@ -67,6 +68,7 @@ impl ActAction {
             ActAction::Type => "type",
             ActAction::Clear => "clear",
             ActAction::Hover => "hover",
+            ActAction::Drag => "drag",
             ActAction::Scroll => "scroll",
             ActAction::Key => "key",
             ActAction::Select => "select",
@@ -109,6 +111,8 @@ pub struct Step {
     /// Element ref from the latest observation (e12).
     #[serde(rename = "ref")]
     pub target: Option<String>,
+    /// For `drag`: the ref to drop on.
+    pub to: Option<String>,
     /// Text for `type`; for `wait`, text to wait for.
     pub text: Option<String>,
     /// For `type`: press Enter after typing.
@@ -152,6 +156,8 @@ pub struct ActArgs {
     /// Element ref from the latest observation (e12).
     #[serde(rename = "ref")]
     pub target: Option<String>,
+    /// For `drag`: the ref to drop on.
+    pub to: Option<String>,
     /// Text for `type`; for `wait`, text to wait for.
     pub text: Option<String>,
     /// For `type`: press Enter after typing.
@@ -201,6 +207,7 @@ impl ActArgs {
             (Some(action), None) => Ok(vec![Step {
                 action,
                 target: self.target,
+                to: self.to,
                 text: self.text,
                 submit: self.submit,
                 key: self.key,
@@ -502,6 +509,40 @@ impl Aperture {
                     .await
                     .map_err(after_send)?;
                 delivered(d, "mouse move", &r, format!("hovering {r}"))
+            }
+            ActAction::Drag => {
+                let r = need_ref()?;
+                let Some(to) = s.to.as_deref().map(str::trim) else {
+                    return Err(StepFail::Refused("drag needs `to`, the ref to drop on".into()));
+                };
+                // The drop target into view first, then the source (aimed and hit-tested like a
+                // click's target); the target's box is read after that without scrolling again.
+                // Only the source is hit-tested: what is under the drop point is the target's
+                // business (a drop zone's label or child is fine); it must only be on screen.
+                let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
+                self.locate(id, st, to).await?;
+                let from = self.aim_at(id, st, &r).await?;
+                let b = call(be.element(id, walk_id, rec.idx, ElementOp::Bounds), CALL_TIMEOUT)
+                    .await
+                    .map_err(before_send)?
+                    .bounds
+                    .ok_or_else(|| {
+                        StepFail::Refused(format!("{to}: the browser did not report where it is"))
+                    })?;
+                let at = point_in(&b, st, to)?;
+                let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
+                    .await
+                    .map_err(after_send)?;
+                let how = match end {
+                    DragEnd::Mouse => format!("dragged {r} to {to} (mouse down, moves, mouse up)"),
+                    DragEnd::Dropped => {
+                        format!("dragged {r} and dropped it on {to} (the page took the drop)")
+                    }
+                    DragEnd::Refused => format!(
+                        "dragged {r} to {to}, but nothing there accepted the drop (the page's drag was cancelled)"
+                    ),
+                };
+                delivered(d, "drag", &r, how)
             }
             ActAction::Type => {
                 let Some(text) = &s.text else {
