@@ -242,3 +242,26 @@ fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
     assert!(!out.contains("Text the accessibility tree"), "{out}");
     b.quit();
 }
+
+/// An icon from a sprite (`<svg><use href="#icon-live">`) beside a control's words: Chromium's
+/// accessibility tree names the control by its words alone (an SVG's own `<title>` counts, a
+/// used symbol's does not), so the link is "Le direct", not "live Le direct". A control with
+/// nothing but the icon is still named by the symbol's title.
+#[test]
+fn a_sprite_icon_does_not_prefix_a_control_s_words() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/names.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "icon-only"), w)
+    });
+    for (id, name) in [
+        ("direct", "Le direct"),
+        ("login", "Connexion"),
+        ("icon-only", "User"),
+    ] {
+        assert_eq!(by_id(&w, id)["name"], name, "{id}");
+    }
+    b.quit();
+}

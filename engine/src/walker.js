@@ -480,7 +480,7 @@
   }
   // A name-building context: the parts so far and their length, and the elements already on
   // the path (aria-labelledby may point in circles).
-  function nameCtx() { const c = obj(); c.parts = arr(); c.len = 0; return c; }
+  function nameCtx() { const c = obj(); c.parts = arr(); c.len = 0; c.sprite = ''; return c; }
   function put(c, s) { if (s) { c.parts[c.parts.length] = s; c.len += s.length; } }
   function joined(c) { return collapse(apply(arrJoin, c.parts, ['']), NAME_CAP); }
   // The embedded value of a control met inside another element's content.
@@ -540,7 +540,14 @@
     if (al && collapse(al, 8)) put(c, al);
     else if (v !== null) put(c, v);
     else if (tag === 'img' || tag === 'area' || (tag === 'input' && lower(apply(g.inputType, n, []) || '') === 'image')) put(c, attr(n, 'alt') || '');
-    else if (ln === 'svg' && apply(g.namespaceURI, n, []) === SVG_NS) put(c, svgTitle(n));
+    else if (ln === 'svg' && apply(g.namespaceURI, n, []) === SVG_NS) {
+      // Chromium reads an SVG's own <title>, not that of a symbol it <use>s: an icon beside
+      // the words "Le direct" does not make the link "live Le direct". The symbol's title
+      // names a control only when nothing else does (an icon-only link).
+      const own = svgTitle(n, 1);
+      if (own) put(c, own);
+      else if (!c.sprite) c.sprite = svgTitle(n);
+    }
     else {
       const kids = flatKids(n);
       for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
@@ -556,7 +563,7 @@
     const c = nameCtx();
     const kids = flatKids(el);
     for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, 0);
-    return joined(c);
+    return joined(c) || (c.sprite ? collapse(c.sprite, NAME_CAP) : '');
   }
   // aria-labelledby's referenced elements: their own names (aria-label) or content, hidden or
   // not, but not followed any further.
