@@ -2,7 +2,7 @@
 //! (`aperture --headless --mcp-port PORT`), on a fixture served locally.
 
 use aperture_testkit::mcp::{call, role_ref, text};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
 use std::time::Duration;
 
 use serde_json::json;
@@ -176,17 +176,13 @@ async fn console_reports_a_fetch_that_failed() {
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let r = call(&c, "browser_navigate", json!({"action": "goto", "url": page})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    // The console drains on each read: keep what every read said.
     let mut seen = String::new();
-    for _ in 0..20 {
+    eventually(Duration::from_secs(20), "a failed request reported", async || {
         let r = call(&c, "browser_console", json!({})).await;
         seen.push_str(&text(&r));
-        if seen.contains("404") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(
-        seen.contains("404") && seen.contains("/missing"),
-        "no failed request reported: {seen}"
-    );
+        (seen.contains("404"), seen.clone())
+    })
+    .await;
+    assert!(seen.contains("/missing"), "no failed request reported: {seen}");
 }
