@@ -450,9 +450,14 @@ async fn main() -> Result<()> {
             res.ctx.versions.push((
                 "Aperture binary".into(),
                 format!(
-                    "{} ({})",
+                    "{} ({}){}",
                     sh(bin.to_str().unwrap_or("aperture"), &["--version"]),
-                    bin.display()
+                    bin.display(),
+                    if bin.components().any(|c| c.as_os_str() == "debug") {
+                        ", **a debug build**: its sizes and coverage are those of the code, its times are not a release build's"
+                    } else {
+                        ""
+                    }
                 ),
             ));
             if let Some(d) = std::env::var_os("APERTURE_CEF_DIR") {

@@ -387,6 +387,13 @@ pub fn markdown(r: &Results) -> String {
                 d / i
             );
         }
+        if let (Some(d), Some(a)) = (get("aperture-diff"), get("agent-browser")) {
+            let _ = writeln!(
+                o,
+                "Aperture diff / agent-browser `-i --delta` over the 20 actions: **{:.3}** (target ≤ 0.3).",
+                d / a
+            );
+        }
         if let (Some(d), Some(f)) = (get("aperture-diff"), get("aperture-redump")) {
             let _ = writeln!(
                 o,
