@@ -137,9 +137,17 @@ impl AgentBrowser {
         Ok(())
     }
 
-    /// Closes this session's browser and daemon.
+    /// Closes this session's browser and daemon, and removes the last-tab note the daemon
+    /// leaves behind per session name (`~/.agent-browser/NAME.target`), since every run's
+    /// names are new.
     pub async fn close(&self) {
         let _ = self.run(&["close"]).await;
+        if let Some(home) = std::env::var_os("HOME") {
+            let note = PathBuf::from(home)
+                .join(".agent-browser")
+                .join(format!("{}.target", self.session));
+            let _ = std::fs::remove_file(note);
+        }
     }
 }
 
