@@ -63,13 +63,15 @@ async fn script(windowed: bool) -> Vec<(String, String)> {
     let c = b.connect().await;
     // The human's first tab opens in its container as the browser starts; wait for it, so
     // the agent's tab is the second in both modes.
-    for _ in 0..100 {
-        let list = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        if list.contains("tab 1") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    aperture_testkit::eventually(
+        std::time::Duration::from_secs(30),
+        "the human's first tab",
+        async || {
+            let list = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            (list.contains("tab 1"), list)
+        },
+    )
+    .await;
     let mut answers = Vec::new();
     let mut step = |name: &str, r: &aperture_testkit::mcp::CallToolResult| {
         let t = text(r);

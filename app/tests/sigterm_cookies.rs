@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use aperture_testkit::mcp::{call, text};
-use aperture_testkit::{Launch, Server};
+use aperture_testkit::{Launch, Server, eventually};
 use serde_json::json;
 
 const SET: &str = r#"<!doctype html><html><head><title>set</title></head><body><script>
@@ -20,14 +20,21 @@ document.title = "cookies: " + (document.cookie || "none");
 </script></body></html>"#;
 
 async fn title(c: &aperture_testkit::mcp::Client, prefix: &str) -> String {
-    for _ in 0..100 {
-        let t = text(&call(c, "browser_tabs", json!({"action": "list"})).await);
-        if let Some(l) = t.lines().find(|l| l.trim_matches('"').starts_with(prefix)) {
-            return l.trim_matches('"').to_string();
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("no title starting {prefix:?}");
+    let (_, l) = eventually(
+        Duration::from_secs(30),
+        &format!("a title starting {prefix:?}"),
+        async || {
+            let t = text(&call(c, "browser_tabs", json!({"action": "list"})).await);
+            let l = t
+                .lines()
+                .map(|l| l.trim_matches('"'))
+                .find(|l| l.starts_with(prefix))
+                .map(str::to_string);
+            (l.is_some(), (t, l))
+        },
+    )
+    .await;
+    l.unwrap()
 }
 
 /// Sets a cookie in a browser (windowed or headless), SIGTERMs it at once, and reads the cookie
