@@ -265,3 +265,48 @@ fn a_sprite_icon_does_not_prefix_a_control_s_words() {
     }
     b.quit();
 }
+
+/// Names computed from content, against Chromium's own accessibility tree for the same page:
+/// each control of the fixture starts its name with its own word (`N01`…), and the walker's
+/// name of each must be the tree's. Chromium leaves the content of figures, navigation,
+/// articles, quotes, groups and the like out of an ancestor's name (a link around a figure is
+/// named by its words, not the image's alt), and reads a used symbol's title nowhere.
+#[test]
+fn names_from_content_are_chromium_s() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/ax-names.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        let n = nodes(&w).iter().filter(|n| n["actionable"] == true).count();
+        (n >= 19, w)
+    });
+    let ax = b.ok(json!({"cmd": "devtools", "tab": t,
+        "method": "Accessibility.getFullAXTree", "params": {}}));
+    let key = |name: &str| -> Option<String> {
+        let k = name.split(' ').next()?;
+        (k.len() == 3 && k.starts_with('N')).then(|| k.to_string())
+    };
+    let mut chromium = HashMap::new();
+    for n in ax["result"]["nodes"].as_array().expect("AX nodes") {
+        let role = n["role"]["value"].as_str().unwrap_or_default();
+        if !matches!(role, "link" | "button") {
+            continue;
+        }
+        let name = n["name"]["value"].as_str().unwrap_or_default();
+        if let Some(k) = key(name) {
+            chromium.insert(k, name.to_string());
+        }
+    }
+    assert_eq!(chromium.len(), 19, "{chromium:?}");
+    let mut wrong = Vec::new();
+    for n in nodes(&w).iter().filter(|n| n["actionable"] == true) {
+        let name = n["name"].as_str().unwrap_or_default();
+        let Some(k) = key(name) else { continue };
+        if chromium.get(&k).map(String::as_str) != Some(name) {
+            wrong.push(format!("walker {name:?}, Chromium {:?}", chromium.get(&k)));
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+    b.quit();
+}

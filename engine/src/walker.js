@@ -478,6 +478,25 @@
     const d = apply(m.getPropertyValue, cs, ['display']);
     return !(d === 'contents' || (d.length >= 6 && apply(strSlice, d, [0, 6]) === 'inline'));
   }
+  // Roles whose content Chromium's accessibility tree leaves out of a name computed from an
+  // ancestor's content (measured on CEF 131: a link holding any of these is named by the rest
+  // of its words); an element of one of them contributes only its own aria-label or title.
+  // A native table's parts and <details> are read (Chromium takes a table inside a link for
+  // layout), and so is a <footer>, which Chromium does not make a landmark there; an explicit
+  // role="contentinfo" is not.
+  const NO_CONTENT_IN_NAME = obj();
+  for (const r of ['blockquote', 'main', 'navigation', 'dialog', 'alertdialog', 'banner', 'search',
+    'toolbar', 'tablist', 'listbox', 'menu', 'menubar', 'radiogroup', 'tree', 'treegrid', 'grid',
+    'table', 'row', 'rowgroup', 'img', 'figure', 'article', 'note', 'status', 'alert', 'log',
+    'tabpanel', 'document', 'application', 'complementary', 'feed', 'term', 'progressbar',
+    'separator', 'marquee', 'timer', 'group']) NO_CONTENT_IN_NAME[r] = true;
+  const NATIVE_PART = obj();
+  for (const t of ['table', 'thead', 'tbody', 'tfoot', 'tr', 'details', 'footer']) NATIVE_PART[t] = true;
+  function skipsContentInName(n, tag, role) {
+    if (role === null) return false;
+    if (NATIVE_PART[tag] === true && !attr(n, 'role')) return false;
+    return NO_CONTENT_IN_NAME[role] === true || (role === 'contentinfo' && !!attr(n, 'role'));
+  }
   // A name-building context: the parts so far and their length, and the elements already on
   // the path (aria-labelledby may point in circles).
   function nameCtx() { const c = obj(); c.parts = arr(); c.len = 0; c.sprite = ''; return c; }
@@ -548,7 +567,16 @@
       if (own) put(c, own);
       else if (!c.sprite) c.sprite = svgTitle(n);
     }
-    else {
+    else if (skipsContentInName(n, tag, role)) {
+      // Chromium does not read the content of these into a name computed from content (a
+      // link around a figure is named by its words, not the image's alt); a fieldset gives its
+      // legend.
+      if (tag === 'fieldset') {
+        for (let k = apply(firstElChild, n, []); k; k = apply(nextElSibling, k, [])) {
+          if (apply(g.localName, k, []) === 'legend') { contentOf(k, c, skip, depth + 1); break; }
+        }
+      }
+    } else {
       const kids = flatKids(n);
       for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
     }
