@@ -114,12 +114,14 @@ pub(crate) fn reconcile(old: &Model, old_walk: &Walk, new: &Model, new_walk: &Wa
     let mut anchors: Vec<u32> = Vec::new();
     let mut descend: Vec<(u32, u32)> = Vec::new();
     let mut by_key: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut by_ref: FxHashMap<u32, u32> = FxHashMap::default();
     while let Some((op, np)) = stack.pop() {
         let oc = old.children(op);
         let nc = new.children(np);
         matched.clear();
         seq.clear();
         let mut indexed = false;
+        let mut ref_indexed = false;
         let mut cursor = 0usize;
         let mut misses = 0usize;
         for &n in nc.iter() {
@@ -146,6 +148,24 @@ pub(crate) fn reconcile(old: &Model, old_walk: &Walk, new: &Model, new_walk: &Wa
                     by_key.get(&key).map(|&o| old.pos[o as usize] as usize)
                 }
             };
+            // An element that kept its ref under a new key (its name changed; see the model's
+            // rebinding) is the same element: matched by ref, it is a change in place.
+            let found = found.or_else(|| {
+                let r = new.refn[n as usize];
+                if r == 0 {
+                    return None;
+                }
+                if !ref_indexed {
+                    by_ref.clear();
+                    by_ref.extend(
+                        oc.iter()
+                            .filter(|&&o| old.refn[o as usize] != 0)
+                            .map(|&o| (old.refn[o as usize], o)),
+                    );
+                    ref_indexed = true;
+                }
+                by_ref.get(&r).map(|&o| old.pos[o as usize] as usize)
+            });
             let m = match found {
                 Some(j) => {
                     cursor = j + 1;

@@ -362,6 +362,21 @@ impl Registry {
         self.info.get_mut((r as usize).checked_sub(1)?)
     }
 
+    /// Whether `key` has a ref.
+    pub fn has_key(&self, key: u64) -> bool {
+        self.by_key.contains_key(&key)
+    }
+
+    /// Moves ref `r` to `key`: its element is still on the page (the same DOM node) but now
+    /// has another identity key (its name changed). The old key no longer names anything.
+    pub fn rebind(&mut self, r: u32, key: u64) {
+        if let Some(i) = self.get_mut(r) {
+            let old = std::mem::replace(&mut i.key, key);
+            self.by_key.remove(&old);
+            self.by_key.insert(key, r);
+        }
+    }
+
     /// Makes `key` unissuable: the element it named can never get its old ref back.
     pub fn forget_key(&mut self, key: u64) {
         self.by_key.remove(&key);
@@ -558,6 +573,57 @@ pub(crate) struct Scratch {
     ginfo: Vec<(u64, u32, u64, bool)>,
 }
 
+/// Keeps a ref on its element when the element's identity key changes while the element stays
+/// (the same DOM node, by the walker's node id): a link or button whose text changed ("Follow"
+/// → "Following", "Like (3)" → "Like (4)") is the element the agent aimed at, not a new one.
+/// Built only when a walk mints a key it has no ref for (rare on a page at rest).
+///
+/// Rebinding needs the old key to be gone from this walk (else another element now holds that
+/// identity and keeps the ref), the same tag, and a node id from the top document's walker,
+/// whose ids are never reused within a document (a frame of another site that reloads starts
+/// its ids again, so its elements are left to keys). Positional-family members are not
+/// rebound: their refs retire with the family by design.
+struct Rebinder {
+    /// Node id → (ref, tag) of the previous walk's ref'd, non-positional elements whose key
+    /// is absent from this walk.
+    by_uid: FxHashMap<u64, (u32, String)>,
+}
+
+/// Node ids the top document's walker gives; frames of other sites are placed above this.
+const TOP_DOCUMENT_UIDS: u64 = 1 << 40;
+
+impl Rebinder {
+    fn new(pm: &Model, pw: &Walk, wkey: &[u64], keep: &[bool], actv: &[bool], reg: &Registry) -> Rebinder {
+        let present: rustc_hash::FxHashSet<u64> = (0..wkey.len())
+            .filter(|&i| keep[i] && actv[i])
+            .map(|i| wkey[i])
+            .collect();
+        let mut by_uid = FxHashMap::default();
+        for (w, &r) in pm.wref.iter().enumerate() {
+            if r == 0 || pm.positional_ref(r) {
+                continue;
+            }
+            let Some(rec) = pw.nodes.get(w) else { continue };
+            let Some(uid) = rec.uid.filter(|&u| u < TOP_DOCUMENT_UIDS) else {
+                continue;
+            };
+            if reg.get(r).is_some_and(|i| !present.contains(&i.key)) {
+                by_uid.insert(uid, (r, rec.tag.clone()));
+            }
+        }
+        Rebinder { by_uid }
+    }
+
+    /// The ref to keep for `rec`, if it is an element that lost its old key; each ref once.
+    fn take(&mut self, rec: &NodeRecord) -> Option<u32> {
+        let uid = rec.uid.filter(|&u| u < TOP_DOCUMENT_UIDS)?;
+        match self.by_uid.get(&uid) {
+            Some((_, tag)) if *tag == rec.tag => self.by_uid.remove(&uid).map(|x| x.0),
+            _ => None,
+        }
+    }
+}
+
 fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
     v.clear();
     v.resize(n, x);
@@ -566,15 +632,18 @@ fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) -> &mut Vec<T> {
 
 /// Builds the model of `walk`. Refs come from (and are added to) `reg`; positional-family
 /// generations from `fam`, which is updated to this walk's families.
-/// `prev` (the previous model of the same document) only speeds up ref lookup.
+/// `prev` (the previous model of the same document, and its walk) speeds up ref lookup, and
+/// lets an element whose key changed (a link whose text changed) keep its ref: see
+/// [`Rebinder`].
 pub(crate) fn build(
     walk: &Walk,
     mode: Mode,
     fam: &mut Families,
     reg: &mut Registry,
     sc: &mut Scratch,
-    prev: Option<&Model>,
+    prev_walk: Option<(&Model, &Walk)>,
 ) -> Model {
+    let prev = prev_walk.map(|p| p.0);
     let nodes = &walk.nodes;
     let n = nodes.len();
 
@@ -1107,6 +1176,7 @@ pub(crate) fn build(
     // sequential read instead of a probe of the registry. `delta` tracks the current shift.
     let mut delta: isize = 0;
     let mut mi = 0usize;
+    let mut rebinder: Option<Rebinder> = None;
     for i in 0..n {
         if !keep[i] {
             continue;
@@ -1127,7 +1197,19 @@ pub(crate) fn build(
         let refn = match hit {
             Some(r) => r,
             None => {
-                let r = reg.ref_for(key);
+                let r = match prev_walk {
+                    Some((pm, pw)) if posmix[i] == 0 && !reg.has_key(key) => {
+                        let rb = rebinder.get_or_insert_with(|| Rebinder::new(pm, pw, wkey, keep, actv, reg));
+                        match rb.take(&nodes[i]) {
+                            Some(r) => {
+                                reg.rebind(r, key);
+                                r
+                            }
+                            None => reg.ref_for(key),
+                        }
+                    }
+                    _ => reg.ref_for(key),
+                };
                 if let (Some(mi), Some(_)) = (shown_at, prev)
                     && let Some(node) = reg.get(r).and_then(|info| info.node)
                 {
@@ -1420,14 +1502,15 @@ mod debug_tests {
     fn row_keys_follow_their_label_not_their_position() {
         let (mut f, mut r) = (Families::default(), Registry::default());
         let mut sc = Scratch::default();
-        let a = build(&rows(&[0, 1, 2]), Mode::default(), &mut f, &mut r, &mut sc, None);
+        let wa = rows(&[0, 1, 2]);
+        let a = build(&wa, Mode::default(), &mut f, &mut r, &mut sc, None);
         let b = build(
             &rows(&[2, 0, 1]),
             Mode::default(),
             &mut f,
             &mut r,
             &mut sc,
-            Some(&a),
+            Some((&a, &wa)),
         );
         let ka: std::collections::BTreeSet<u64> = a.key.iter().copied().collect();
         let kb: std::collections::BTreeSet<u64> = b.key.iter().copied().collect();

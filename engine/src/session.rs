@@ -291,7 +291,7 @@ impl TabSession {
             &mut self.fam,
             &mut self.reg,
             &mut self.scratch,
-            prev.as_ref().map(|p| &p.model),
+            prev.as_ref().map(|p| (&p.model, &p.walk)),
         );
         let t_build = t0.elapsed();
         let mut live = vec![false; model.len()];

@@ -640,3 +640,52 @@ fn demoted_element_still_reports_its_flags() {
     );
     run.finish(7, 3);
 }
+
+fn social(follow: &str, likes: u32, extra: Option<(&str, u64)>, uids: bool) -> Walk {
+    let mut p = Page::new("https://social.test/post", "Post");
+    let u = |n: u64| if uids { Some(n) } else { None };
+    let mut add = |r: aperture_engine::record::NodeRecord, n: u64| {
+        let mut r = r;
+        r.uid = u(n);
+        p.add(None, r);
+    };
+    add(link(follow, "https://social.test/follow"), 10);
+    add(button(&format!("Like ({likes})")), 11);
+    add(link("Share", "https://social.test/share"), 12);
+    if let Some((name, n)) = extra {
+        add(link(name, "https://social.test/other"), n);
+    }
+    p.done()
+}
+
+#[test]
+fn an_element_whose_name_changes_keeps_its_ref() {
+    let mut run = Run::new("renamed");
+    run.step(&social("Follow", 3, None, true));
+    // The same DOM nodes with new names: changes in place, nothing gone, no new ref.
+    let o = run.step(&social("Following", 4, None, true));
+    assert!(o.text.contains("~ e1 link \"Following\""), "{}", o.text);
+    assert!(o.text.contains("~ e2 button \"Like (4)\""), "{}", o.text);
+    assert!(!o.text.contains("gone"), "{}", o.text);
+    assert!(run.s.resolve("e1").is_ok() && run.s.resolve("e2").is_ok());
+    // A name still on the page is still the identity (re-rendered nodes keep their refs by
+    // it): when another node now carries e1's name, e1 goes with the name, and the renamed
+    // node is a new element.
+    let o = run.step(&social("Unfollow", 4, Some(("Following", 13)), true));
+    assert!(o.text.contains("> e1 link \"Following\""), "{}", o.text);
+    assert!(o.text.contains("e4 link \"Unfollow\""), "{}", o.text);
+    // The names swap between two nodes: identity follows the names (keys), as before.
+    let o = run.step(&social("Following", 4, Some(("Unfollow", 13)), true));
+    assert!(!o.text.contains("gone"), "{}", o.text);
+    run.finish(4, 3);
+}
+
+#[test]
+fn without_node_ids_a_renamed_element_is_a_new_one() {
+    let mut run = Run::new("renamed-no-uid");
+    run.step(&social("Follow", 3, None, false));
+    let o = run.step(&social("Following", 3, None, false));
+    assert!(o.text.contains("gone: e1"), "{}", o.text);
+    assert!(run.s.resolve("e1").is_err());
+    run.finish(2, 1);
+}
