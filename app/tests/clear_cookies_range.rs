@@ -18,6 +18,31 @@ use window::{App, Layout, Scratch};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// Waits until the window has drawn what the layout shows at control `name`: enough of its
+/// rectangle no longer looks as it did in `before`, a capture from before the key or click
+/// that brings it up. A click aimed there any earlier lands on whatever was there before (the
+/// window is repainted on its own schedule, which on a loaded machine can be seconds).
+fn wait_drawn(app: &App, layout: &Layout, before: &image::RgbImage, name: &str) {
+    let r = layout
+        .chrome
+        .control_rect(name)
+        .unwrap_or_else(|| panic!("the chrome drew no {name}"));
+    aperture_testkit::eventually_blocking(Duration::from_secs(30), &format!("{name} drawn"), || {
+        let img = app.capture();
+        let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
+        let mut n = 0;
+        for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
+            for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
+                let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
+                if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                    n += 1;
+                }
+            }
+        }
+        (n >= 20, n)
+    });
+}
+
 const CYAN: [u8; 3] = [0, 200, 200];
 const MAGENTA: [u8; 3] = [230, 20, 140];
 const ORANGE: [u8; 3] = [255, 120, 0];
@@ -146,10 +171,14 @@ fn clearing_the_last_hour_deletes_the_new_cookie_and_keeps_the_old_one() {
 
     // Settings → Privacy → Clear data, with the defaults: the last hour, every container.
     let mut layout = Layout::new(app.size(), Layout::one_tab(&new));
+    let before = app.capture();
     app.key("ctrl+comma");
     layout.ctrl(Key::Comma);
+    wait_drawn(&app, &layout, &before, controls::SETTINGS);
+    let before = app.capture();
     let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
     app.click(privacy, 1);
+    wait_drawn(&app, &layout, &before, controls::SETTINGS_CLEAR_OK);
     let clear = layout.click(controls::SETTINGS_CLEAR_OK);
     app.click(clear, 1);
     let t = Instant::now();
