@@ -195,6 +195,10 @@ fn main() {
     }
     // `aperture mcp --stdio` is the spelling MCP hosts expect.
     let mut args: Vec<String> = std::env::args().collect();
+    // The browser's vault process: this binary again, serving the vault over its stdin.
+    if args.get(1).is_some_and(|a| a == vault::VAULT_PROCESS_ARG) {
+        std::process::exit(vault::vault_process_main(&args[2..]));
+    }
     // `aperture vault …` is the human's vault CLI; it needs no Chromium.
     if args.get(1).is_some_and(|a| a == "vault") {
         std::process::exit(vault::cli_main(&args[2..], default_profile()));

@@ -6,10 +6,20 @@
 //! container, for the life of the browser: the site can store the value and show it anywhere).
 //!
 //! Who holds what is the security design (see the `aperture-vault` crate docs): the MCP layer
-//! gets no vault type at all, only the [`aperture_mcp::backend::Backend`] methods; this module
-//! holds the agent-facing [`AgentView`] (to list and to request grants) and the [`Filler`]
-//! (to redeem them) and keeps both on the app side. The origin a fill is for is always read
-//! from the tab by the browser, never taken from the agent.
+//! gets no vault type at all, only the [`aperture_mcp::backend::Backend`] methods. The vault
+//! itself (key, entries, grants) lives in a process of its own, this binary re-executed with
+//! [`VAULT_PROCESS_ARG`] and reached over a socketpair only this process holds
+//! ([`aperture_vault::remote`]); [`VaultWiring`] holds the client and asks it for one
+//! capability at a time: the ids and labels for a site, a grant, and then the values of just
+//! the fields about to be typed, for the frame that has focus. The origin a fill is for is
+//! always read from the tab by the browser, never taken from the agent.
+//!
+//! What decrypted data the browser process does hold, stated: the values of a fill while
+//! they are typed (they must go through trusted input), and afterwards in the taint sets that
+//! redact page reads (below) for as long as those live; a login the human reveals or copies
+//! in the vault window, while shown or on the clipboard; the profile facts the vault window
+//! shows while it is open and unlocked; the passphrase the human types, until it is sent. A
+//! library file is decrypted by the vault process straight into the upload directory.
 //!
 //! Consent: a fill needs the human's yes, given where the agent cannot reach. With a window,
 //! a fill on an origin not yet approved raises the consent sheet (`crate::consent`) and waits
@@ -43,10 +53,10 @@ use aperture_mcp::backend::{
     BackendError, BackendResult, FillField, GeneratedPassword, ProfileControl, ProfileInfo, ProfileOutcome,
     ProfileRow, TabId, VaultAttachment, VaultEntries, VaultEntry, VaultTarget,
 };
-use aperture_vault::PasswordPolicy;
+use aperture_vault::remote::{LoginPart, LoginStatus, RemoteError, RemoteVault};
 use aperture_vault::{
-    AgentError, AgentView, EntryId, FillError, FillSecret, FillTarget, Filler, KdfParams, NewEntry, Origin,
-    SecretString, SiteTaint, TaintSet, Totp, Vault, VaultError,
+    EntryId, FillTarget, KdfParams, NewEntry, Origin, SecretString, SiteTaint, TaintSet, Totp, Vault,
+    VaultError,
 };
 use clap::{Parser, Subcommand};
 use zeroize::Zeroizing;
@@ -102,6 +112,41 @@ fn login_fields(w: &Walk) -> Option<Vec<VaultTarget>> {
 /// The vault file of a profile.
 pub fn vault_path(profile: &Path) -> PathBuf {
     profile.join(VAULT_FILE)
+}
+
+/// The hidden first argument that makes this binary the vault process of the browser that
+/// started it (`aperture __vault-process --vault FILE`, the channel as stdin).
+pub const VAULT_PROCESS_ARG: &str = "__vault-process";
+
+/// The vault process's main (`args` after [`VAULT_PROCESS_ARG`]). Serves until the browser
+/// closes the channel or dies; returns the exit code.
+pub fn vault_process_main(args: &[String]) -> i32 {
+    let path = match args {
+        [flag, path] if flag == "--vault" => PathBuf::from(path),
+        _ => {
+            eprintln!("aperture: {VAULT_PROCESS_ARG} is started by the browser, not by hand");
+            return 2;
+        }
+    };
+    match aperture_vault::remote::serve_stdin(&path) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("aperture: vault process: {e}");
+            1
+        }
+    }
+}
+
+/// How the browser starts its vault process: this very binary, so the two always agree on
+/// the protocol.
+fn vault_process_launcher(path: &Path) -> Result<aperture_vault::remote::Launcher> {
+    let exe = std::env::current_exe().context("finding this program to start the vault process")?;
+    let path = path.to_owned();
+    Ok(Box::new(move || {
+        let mut c = std::process::Command::new(&exe);
+        c.arg(VAULT_PROCESS_ARG).arg("--vault").arg(&path);
+        c
+    }))
 }
 
 /// Where library files are decrypted for an upload the agent asked for (Chromium uploads from
@@ -521,9 +566,10 @@ fn prompt_hidden(prompt: &str) -> Result<Zeroizing<String>> {
 // ---------------------------------------------------------------------------------------------
 // Start-up: open (and, given a passphrase, unlock) the profile's vault.
 
-/// Opens the profile's vault, unlocking it with the first line of `passphrase_file` (read once,
-/// zeroized). Without a passphrase an existing vault stays locked until the human unlocks it in
-/// the vault window; without a vault file the wiring is still made, empty, so a vault the human
+/// Starts the profile's vault process and, given `passphrase_file`, has it unlock the vault
+/// with the file's first line (read once, zeroized, sent over the channel; this process keeps
+/// no key). Without a passphrase an existing vault stays locked until the human unlocks it in
+/// the vault window; without a vault file the wiring is still made, so a vault the human
 /// creates later (in the window, or with `aperture vault init`) is the one the agent's fills
 /// use. Fails on a wrong passphrase or a damaged file rather than starting with a vault the
 /// human believes is usable.
@@ -532,6 +578,17 @@ pub fn load(
     passphrase_file: Option<&Path>,
     allow_fill: &[String],
 ) -> Result<Option<Arc<VaultWiring>>> {
+    let path = vault_path(profile);
+    let remote = RemoteVault::start(vault_process_launcher(&path)?).context("starting the vault process")?;
+    load_with(profile, remote, passphrase_file, allow_fill).map(Some)
+}
+
+fn load_with(
+    profile: &Path,
+    remote: RemoteVault,
+    passphrase_file: Option<&Path>,
+    allow_fill: &[String],
+) -> Result<Arc<VaultWiring>> {
     let allow = allow_fill
         .iter()
         .map(|o| Origin::parse(o).map_err(|e| anyhow::anyhow!("--vault-allow-fill {o}: {e}")))
@@ -539,7 +596,6 @@ pub fn load(
     // Decrypted uploads of the last run: the pages have had them.
     let _ = std::fs::remove_dir_all(uploads_dir(profile));
     let path = vault_path(profile);
-    let mut vault = None;
     if !path.exists() {
         if passphrase_file.is_some() {
             bail!(
@@ -548,25 +604,38 @@ pub fn load(
             );
         }
     } else {
-        let v = Vault::open(&path)
-            .map_err(|e| explain(e, profile))
+        remote
+            .status()
+            .map_err(|e| explain_remote(e, profile))
             .with_context(|| format!("opening {}", path.display()))?;
         if let Some(f) = passphrase_file {
             let pass = read_passphrase_file(f)?;
-            v.unlock(&pass)
-                .map_err(|e| explain(e, profile))
+            remote
+                .unlock(&pass)
+                .map_err(|e| explain_remote(e, profile))
                 .with_context(|| format!("unlocking {}", path.display()))?;
         }
-        vault = Some(v);
     }
-    Ok(Some(Arc::new(VaultWiring {
+    Ok(Arc::new(VaultWiring {
         profile: profile.to_owned(),
         path,
-        slot: Mutex::new(vault),
+        remote: Arc::new(remote),
         allow_fill: allow,
         taint: Mutex::new(Taint::default()),
         consent: std::sync::OnceLock::new(),
-    })))
+    }))
+}
+
+/// A vault process's error for the human, with the exact command for this profile when the
+/// fix is `accept-rollback`.
+pub(crate) fn explain_remote(e: RemoteError, profile: &Path) -> anyhow::Error {
+    match e {
+        RemoteError::RolledBack(msg) => anyhow::anyhow!(
+            "{msg} (for this profile: `aperture vault --profile {} accept-rollback`)",
+            profile.display()
+        ),
+        other => other.into(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -574,14 +643,14 @@ pub fn load(
 
 /// The vault as the browser's backend uses it. See the module docs for who may hold it.
 ///
-/// The one [`Vault`] of the profile lives here, shared (a `Vault` clone shares its state) by
-/// the agent's fill path and the human's vault window (`crate::vault_window`): an entry the
-/// human adds there is one the next fill can use, and a lock there locks the fills too.
+/// The profile's one vault process is reached through here, by the agent's fill path and the
+/// human's vault window (`crate::vault_window`) alike: an entry the human adds there is one
+/// the next fill can use, and a lock there locks the fills too.
 pub struct VaultWiring {
     profile: PathBuf,
     path: PathBuf,
-    /// `None` until there is a vault file: the window creates one, or it appears on disk.
-    slot: Mutex<Option<Vault>>,
+    /// The vault process (restarted, locked, when it is lost).
+    remote: Arc<RemoteVault>,
     /// Origins the human pre-authorized fills on (headless consent).
     allow_fill: Vec<Origin>,
     /// Values filled, per tab and per (container, site).
@@ -604,14 +673,9 @@ impl VaultWiring {
         &self.path
     }
 
-    /// The human's handle on the vault, for the vault window only. Opens the file (locked)
-    /// if it appeared since start-up. `Ok(None)`: there is no vault file.
-    pub fn vault(&self) -> Result<Option<Vault>, VaultError> {
-        let mut g = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-        if g.is_none() && self.path.exists() {
-            *g = Some(Vault::open(&self.path)?);
-        }
-        Ok(g.clone())
+    /// The vault process, for the human's vault window only.
+    pub fn remote(&self) -> &Arc<RemoteVault> {
+        &self.remote
     }
 
     /// From now on, fills on origins not pre-approved ask the human through `consent`.
@@ -619,20 +683,17 @@ impl VaultWiring {
         let _ = self.consent.set(consent);
     }
 
-    /// Makes `v` (just created by the vault window) the profile's vault.
-    pub fn install(&self, v: Vault) {
-        *self.slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(v);
-    }
-
-    /// The agent's view and the fill path's filler, over the current vault.
-    fn handles(&self) -> BackendResult<(AgentView, Filler)> {
-        match self.vault() {
-            Ok(Some(v)) => Ok((v.agent_view(), v.filler())),
-            Ok(None) => Err(refused(NO_VAULT)),
-            Err(e) => Err(refused(format!(
-                "the vault file cannot be opened ({e}); only the human can fix that"
-            ))),
-        }
+    /// Runs `f` on the vault process off the async workers (a request can wait on Argon2id,
+    /// or on a stuck vault process until it is replaced).
+    async fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&RemoteVault) -> Result<T, RemoteError> + Send + 'static,
+    ) -> BackendResult<T> {
+        let r = self.remote.clone();
+        tokio::task::spawn_blocking(move || f(&r))
+            .await
+            .map_err(|e| BackendError::Other(format!("the vault request did not finish: {e}")))?
+            .map_err(remote_err)
     }
 }
 
@@ -683,23 +744,31 @@ fn refused(msg: impl Into<String>) -> BackendError {
     BackendError::VaultRefused(msg.into())
 }
 
-fn agent_err(e: AgentError) -> BackendError {
+/// What the agent is told when the vault process refuses or fails a request.
+fn remote_err(e: RemoteError) -> BackendError {
     match e {
-        AgentError::NotAvailable => refused(NOT_AVAILABLE),
+        RemoteError::NoVault => refused(NO_VAULT),
+        RemoteError::NotAvailable | RemoteError::NotFound | RemoteError::EntryGone => refused(NOT_AVAILABLE),
         // Said without the crate's wording, which assumes a window: headless has none.
-        AgentError::Locked => refused(
+        RemoteError::Locked => refused(
             "the vault is locked; only the human can unlock it (in the browser window's vault \
              window, or by starting the browser with --vault-passphrase-file)",
         ),
-        other => refused(other.to_string()),
-    }
-}
-
-fn fill_err(e: FillError) -> BackendError {
-    match e {
         // The tab moved to another site between the request and typing: nothing was typed.
-        FillError::OriginMismatch => refused("the page's origin changed before the fill; nothing was typed"),
-        FillError::EntryGone => refused(NOT_AVAILABLE),
+        RemoteError::OriginMismatch => {
+            refused("the page's origin changed before the fill; nothing was typed")
+        }
+        RemoteError::UnsupportedOrigin => refused("this page's origin cannot use the vault"),
+        RemoteError::NoValue => {
+            refused("this entry has nothing saved for one of those fields; nothing was typed")
+        }
+        RemoteError::Gone => refused(
+            "the vault process stopped during this request and was restarted; the vault is now \
+             locked and only the human can unlock it; nothing was typed",
+        ),
+        RemoteError::RolledBack(msg) => refused(format!(
+            "the vault file cannot be opened ({msg}); only the human can fix that"
+        )),
         other => refused(other.to_string()),
     }
 }
@@ -781,9 +850,9 @@ impl VaultWiring {
     /// Entries for the site of the tab's main frame, and that frame's origin.
     pub async fn entries(&self, h: &Handle, id: TabId) -> BackendResult<VaultEntries> {
         let url = frame_url(h, id, WhichFrame::Main).await?;
-        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
-        let (agent, _) = self.handles()?;
-        let list = agent.entries_for_origin(&origin).map_err(agent_err)?;
+        let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
+        let o = origin.clone();
+        let list = self.call(move |r| r.entries_for_origin(&o)).await?;
         Ok(VaultEntries {
             origin: origin.to_string(),
             entries: list
@@ -821,7 +890,7 @@ impl VaultWiring {
             return Err(BackendError::InvalidInput("no field to fill".into()));
         }
         let url = frame_url(h, id, WhichFrame::Main).await?;
-        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
+        let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
         // Consent before anything else, so on an origin the human did not approve the answer
         // says nothing about which ids exist.
         if ask && !self.allow_fill.contains(&origin) {
@@ -833,8 +902,8 @@ impl VaultWiring {
         } else {
             FillTarget::Login
         };
-        let (agent, filler) = self.handles()?;
-        let grant = agent.request_fill(&eid, &origin, target).map_err(agent_err)?;
+        let o = origin.clone();
+        let grant = self.call(move |r| r.request_fill(&eid, &o, target)).await?;
         let tab = crate::tab::Tab::new(h, id);
 
         // Focus the first field, then redeem against the frame that actually has focus: that
@@ -844,20 +913,17 @@ impl VaultWiring {
             return Err(self.redact_focus(h, id, e).await);
         }
         let frame = self.focused_origin(h, id).await?;
-        let secret = filler.redeem(grant, &frame).map_err(fill_err)?;
-        let values: Vec<&str> = targets
-            .iter()
-            .map(|t| value(&secret, t.field))
-            .collect::<BackendResult<_>>()?;
+        // Only the parts these fields take cross from the vault process, and only for the
+        // frame that has focus (the vault process re-checks its site against the grant).
+        let parts: Vec<LoginPart> = targets.iter().map(|t| part(t.field)).collect();
+        let f = frame.clone();
+        let secret = self.call(move |r| r.redeem(grant, &f, &parts)).await?;
+        let values: Vec<&str> = (0..targets.len()).map(|i| secret.get(i)).collect();
         // Taint before typing: a page that echoes keystrokes as they arrive is already covered.
         // Both scopes: this tab wherever it goes, and every tab of this site in this container
         // (the page can store what it was given and show it in another tab).
         let container = container_of(h, id).await?;
-        {
-            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
-            g.tabs.entry(id.0).or_default().add_fill(&secret, &frame);
-            g.sites.add_fill(&container, &secret, &frame);
-        }
+        self.taint_values(id, &container, secret.iter(), &frame);
 
         self.type_into(h, id, &tab, &targets, &values, &frame).await
     }
@@ -943,7 +1009,6 @@ impl VaultWiring {
                 "a generated password goes into password fields only".into(),
             ));
         }
-        let (agent, filler) = self.handles()?;
         let tab = crate::tab::Tab::new(h, id);
         if let Err(e) = focus(&tab, id, targets[0]).await {
             return Err(self.redact_focus(h, id, e).await);
@@ -951,18 +1016,19 @@ impl VaultWiring {
         let frame = self.focused_origin(h, id).await?;
         let label = format!("{} (generated)", frame.host());
         let username = username.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
-        let made = agent
-            .generate_password(&frame, &label, username.as_deref(), &PasswordPolicy::default())
-            .map_err(agent_err)?;
-        let (entry, bits) = (made.id.to_string(), made.entropy_bits);
-        let secret = filler.redeem(made.grant, &frame).map_err(fill_err)?;
-        let password = value(&secret, FillField::Password)?;
+        // Generated and saved in the vault process; only the value to type comes back.
+        let f = frame.clone();
+        let secret = self
+            .call(move |r| {
+                let made = r.generate_password(&f, &label, username.as_deref())?;
+                let values = r.redeem(made.grant, &f, &[LoginPart::Password])?;
+                Ok((made.id, made.entropy_bits, values))
+            })
+            .await?;
+        let (entry, bits, secret) = (secret.0.to_string(), secret.1, secret.2);
+        let password = secret.get(0);
         let container = container_of(h, id).await?;
-        {
-            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
-            g.tabs.entry(id.0).or_default().add_fill(&secret, &frame);
-            g.sites.add_fill(&container, &secret, &frame);
-        }
+        self.taint_values(id, &container, secret.iter(), &frame);
         let values = vec![password; targets.len()];
         self.type_into(h, id, &tab, &targets, &values, &frame).await?;
         Ok(GeneratedPassword {
@@ -978,23 +1044,14 @@ impl VaultWiring {
         let Some(origin) = origin_of(url).filter(|o| matches!(o.scheme(), "http" | "https")) else {
             return Vec::new();
         };
-        let Ok(Some(v)) = self.vault() else {
-            return Vec::new();
-        };
-        let Ok(found) = v.agent_view().entries_for_origin(&origin) else {
-            return Vec::new();
-        };
-        let all = v.entries().unwrap_or_default();
-        found
+        self.remote
+            .human_offers(&origin)
+            .unwrap_or_default()
             .into_iter()
-            .map(|e| aperture_ui::LoginOffer {
-                username: all
-                    .iter()
-                    .find(|x| x.id == e.id)
-                    .map(|x| x.username.clone())
-                    .unwrap_or_default(),
-                entry: e.id.to_string(),
-                label: e.label,
+            .map(|o| aperture_ui::LoginOffer {
+                username: o.username,
+                entry: o.id.to_string(),
+                label: o.label,
             })
             .collect()
     }
@@ -1002,24 +1059,15 @@ impl VaultWiring {
     /// What the vault says of a login the human just submitted on `url`: `None` when there is
     /// nothing to offer (the vault is locked or absent, the page is not http(s), or this exact
     /// login is saved); `Some(None)` when it is new; `Some(Some(id))` when entry `id` has that
-    /// username for the site with another password.
+    /// username for the site with another password. The comparison is made in the vault
+    /// process.
     pub fn login_status(&self, url: &str, username: &str, password: &str) -> Option<Option<EntryId>> {
         let origin = origin_of(url).filter(|o| matches!(o.scheme(), "http" | "https"))?;
-        let v = self.vault().ok().flatten()?;
-        let found = v.agent_view().entries_for_origin(&origin).ok()?;
-        for e in found {
-            let Ok(r) = v.reveal_for_human(&e.id) else {
-                continue;
-            };
-            if r.username() == username {
-                return if r.password() == password {
-                    None
-                } else {
-                    Some(Some(e.id))
-                };
-            }
+        match self.remote.login_status(&origin, username, password).ok()? {
+            LoginStatus::Saved => None,
+            LoginStatus::New => Some(None),
+            LoginStatus::Changed(id) => Some(Some(id)),
         }
-        Some(None)
     }
 
     /// Saves the login the human just submitted (or updates entry `update`'s password); what
@@ -1032,48 +1080,14 @@ impl VaultWiring {
         update: Option<&EntryId>,
     ) -> Result<String, String> {
         let origin = origin_of(url).ok_or("the page has no web origin")?;
-        let v = self
-            .vault()
-            .map_err(|e| e.to_string())?
-            .ok_or("there is no vault yet (create one in the vault window)")?;
-        let label = origin.host().to_string();
-        match update {
-            Some(id) => {
-                let old = v.reveal_for_human(id).map_err(|e| e.to_string())?;
-                let label = v
-                    .entries()
-                    .map_err(|e| e.to_string())?
-                    .into_iter()
-                    .find(|e| &e.id == id)
-                    .map(|e| e.label)
-                    .unwrap_or(label);
-                v.update_entry(
-                    id,
-                    aperture_vault::EntryEdit {
-                        origin: &origin,
-                        label: &label,
-                        username: old.username(),
-                        password: Some(SecretString::new(password)),
-                        totp: aperture_vault::TotpEdit::Keep,
-                    },
-                )
-                .map_err(|e| e.to_string())?;
-                Ok(format!(
-                    "Updated the password for {} in the vault.",
-                    origin.host()
-                ))
-            }
-            None => {
-                v.add_entry(NewEntry {
-                    origin: &origin,
-                    label: &label,
-                    username,
-                    password: SecretString::new(password),
-                    totp: None,
-                })
-                .map_err(|e| e.to_string())?;
-                Ok(format!("Saved the password for {} in the vault.", origin.host()))
-            }
+        match self.remote.save_login(&origin, username, password, update) {
+            Ok(_) if update.is_some() => Ok(format!(
+                "Updated the password for {} in the vault.",
+                origin.host()
+            )),
+            Ok(_) => Ok(format!("Saved the password for {} in the vault.", origin.host())),
+            Err(RemoteError::NoVault) => Err("there is no vault yet (create one in the vault window)".into()),
+            Err(e) => Err(e.to_string()),
         }
     }
 
@@ -1093,10 +1107,10 @@ impl VaultWiring {
 
     /// The files in the human's vault library.
     pub fn attachments(&self) -> BackendResult<Vec<VaultAttachment>> {
-        let (agent, _) = self.handles()?;
-        Ok(agent
+        Ok(self
+            .remote
             .attachments()
-            .map_err(agent_err)?
+            .map_err(remote_err)?
             .into_iter()
             .map(|a| VaultAttachment {
                 id: a.id.to_string(),
@@ -1121,12 +1135,11 @@ impl VaultWiring {
         target: VaultTarget,
     ) -> BackendResult<VaultAttachment> {
         let url = frame_url(h, id, WhichFrame::Main).await?;
-        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
-        let (agent, filler) = self.handles()?;
+        let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
         let aid = aperture_vault::AttachmentId::parse(attachment).ok_or_else(|| refused(NOT_AVAILABLE))?;
-        let info = agent
-            .attachments()
-            .map_err(agent_err)?
+        let info = self
+            .call(|r| r.attachments())
+            .await?
             .into_iter()
             .find(|a| a.id == aid)
             .ok_or_else(|| refused(NOT_AVAILABLE))?;
@@ -1147,8 +1160,6 @@ impl VaultWiring {
             };
             ask_in_window(c, h, id, req, "upload", "nothing was attached").await?;
         }
-        let grant = agent.request_attachment(&aid).map_err(agent_err)?;
-        let data = filler.redeem_attachment(grant).map_err(fill_err)?;
         let dir = uploads_dir(&self.profile).join(format!(
             "{}-{}",
             std::process::id(),
@@ -1157,11 +1168,16 @@ impl VaultWiring {
                 .map(|d| d.as_nanos())
                 .unwrap_or_default()
         ));
-        let path = dir.join(aperture_common::fs::safe_file_name(&data.file_name));
-        aperture_common::fs::create_private_dir_all(&dir)
-            .and_then(|()| aperture_common::fs::write_atomic(&path, &data.bytes))
-            .map_err(|e| BackendError::Other(format!("could not stage the upload: {e}")))?;
-        let staged = path.clone();
+        // The vault process decrypts it straight into the upload directory (0700/0600): the
+        // file's bytes never pass through this process.
+        let d = dir.clone();
+        let data = self
+            .call(move |r| {
+                let grant = r.request_attachment(&aid)?;
+                r.stage_attachment(grant, &d)
+            })
+            .await?;
+        let staged = data.path.clone();
         h.on_ui(move |a| {
             a.with(|st| {
                 if let Some(t) = st.tabs.get_mut(&id) {
@@ -1209,18 +1225,18 @@ impl VaultWiring {
         result.map(|()| VaultAttachment {
             id: info.id.to_string(),
             label: info.label,
-            file_name: data.file_name.clone(),
-            media_type: data.media_type.clone(),
-            size: data.bytes.len() as u64,
+            file_name: data.file_name,
+            media_type: data.media_type,
+            size: data.size,
         })
     }
 
     /// The vault's profiles, names and sizes only.
     pub fn profiles(&self) -> BackendResult<Vec<ProfileInfo>> {
-        let (agent, _) = self.handles()?;
-        Ok(agent
+        Ok(self
+            .remote
             .profiles()
-            .map_err(agent_err)?
+            .map_err(remote_err)?
             .into_iter()
             .map(|p| ProfileInfo {
                 name: p.name,
@@ -1242,10 +1258,9 @@ impl VaultWiring {
         apply: bool,
     ) -> BackendResult<ProfileOutcome> {
         use aperture_engine::protocol::ElementOp;
-        use aperture_vault::{Decision, FieldDescriptor, ProfileApproval, SelectOption};
+        use aperture_vault::{Decision, FieldDescriptor, SelectOption};
         let url = frame_url(h, id, WhichFrame::Main).await?;
-        let origin = origin_of(&url).ok_or_else(|| agent_err(AgentError::UnsupportedOrigin))?;
-        let (agent, filler) = self.handles()?;
+        let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
         let descs: Vec<FieldDescriptor> = controls
             .iter()
             .map(|c| FieldDescriptor {
@@ -1269,24 +1284,30 @@ impl VaultWiring {
                     .collect(),
             })
             .collect();
-        let plan = agent.plan_profile_fill(profile, &descs).map_err(|e| match e {
-            AgentError::NotAvailable => refused("there is no profile of that name (action=list shows them)"),
-            other => agent_err(other),
-        })?;
+        let name = profile.to_owned();
+        let plan = self
+            .remote
+            .plan_profile_fill(&name, &descs)
+            .map_err(|e| match e {
+                RemoteError::NotAvailable => {
+                    refused("there is no profile of that name (action=list shows them)")
+                }
+                other => remote_err(other),
+            })?;
         let rows = plan
-            .items()
+            .rows
             .iter()
             .map(|i| ProfileRow {
-                field_ref: i.field_ref().to_owned(),
-                label: i.display_label().to_owned(),
-                field: i.field().map(|f| f.as_str().to_owned()),
-                confidence: (i.confidence() * 100.0).round() as u32,
-                decision: match i.decision() {
+                field_ref: i.field_ref.clone(),
+                label: i.label.clone(),
+                field: i.field.map(|f| f.as_str().to_owned()),
+                confidence: (i.confidence * 100.0).round() as u32,
+                decision: match i.decision {
                     Decision::Fill => "fill".to_owned(),
                     Decision::LowConfidence => "low confidence, not filled".to_owned(),
                     Decision::Skip(r) => format!("skip: {r:?}"),
                 },
-                sensitive: i.is_sensitive(),
+                sensitive: i.sensitive,
             })
             .collect();
         let mut out = ProfileOutcome {
@@ -1296,12 +1317,15 @@ impl VaultWiring {
         if !apply {
             return Ok(out);
         }
-        let grant = agent.request_profile_fill(&plan, &origin).map_err(agent_err)?;
-        let approval = if !grant.needs_dialog() {
-            ProfileApproval::none()
+        let o = origin.clone();
+        let grant = self.call(move |r| r.request_profile_fill(plan, &o)).await?;
+        // The refs the human approved (none when no row needs approval: then rows that
+        // needed it, every sensitive one included, are skipped by the vault).
+        let approval: Vec<String> = if !grant.needs_dialog() {
+            Vec::new()
         } else {
             let asked: Vec<&aperture_vault::ConsentRow> =
-                grant.rows().iter().filter(|r| r.needs_approval).collect();
+                grant.rows.iter().filter(|r| r.needs_approval).collect();
             match self.consent.get() {
                 Some(c) => {
                     let fields = asked
@@ -1323,13 +1347,15 @@ impl VaultWiring {
                         tab_title: String::new(),
                     };
                     ask_in_window(c, h, id, req, "profile fill", "nothing was typed").await?;
-                    ProfileApproval::rows(asked.iter().map(|r| r.field_ref.clone()))
+                    asked.iter().map(|r| r.field_ref.clone()).collect()
                 }
                 // Headless: the human's start-up allowlist approves everyday facts; a sensitive
                 // one needs a human present, every time.
-                None if self.allow_fill.contains(&origin) => {
-                    ProfileApproval::rows(asked.iter().filter(|r| !r.sensitive).map(|r| r.field_ref.clone()))
-                }
+                None if self.allow_fill.contains(&origin) => asked
+                    .iter()
+                    .filter(|r| !r.sensitive)
+                    .map(|r| r.field_ref.clone())
+                    .collect(),
                 None => {
                     return Err(refused(
                         "the human has not allowed vault fills on this page's origin (a browser without a \
@@ -1339,9 +1365,8 @@ impl VaultWiring {
                 }
             }
         };
-        let fill = filler
-            .redeem_profile(grant, &origin, &approval)
-            .map_err(fill_err)?;
+        let o = origin.clone();
+        let fill = self.call(move |r| r.redeem_profile(grant, &o, approval)).await?;
         let container = container_of(h, id).await?;
         {
             let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
@@ -1428,6 +1453,22 @@ impl VaultWiring {
             tab_title: String::new(),
         };
         ask_in_window(c, h, id, req, "fill", "nothing was typed").await
+    }
+
+    /// Records `values`, about to be typed into tab `id` (in `container`) on a frame of
+    /// `frame`, for redaction: in the tab's own set and in its container's set for the site.
+    fn taint_values<'a>(
+        &self,
+        id: TabId,
+        container: &str,
+        values: impl Iterator<Item = &'a str>,
+        frame: &Origin,
+    ) {
+        let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
+        for v in values {
+            g.tabs.entry(id.0).or_default().add(v, frame);
+            g.sites.add(container, v, frame);
+        }
     }
 
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
@@ -1559,18 +1600,12 @@ fn field_word(f: FillField) -> &'static str {
     }
 }
 
-fn value(s: &FillSecret, f: FillField) -> BackendResult<&str> {
-    let v = match f {
-        FillField::Username => s.username(),
-        FillField::Password => s.password(),
-        FillField::OneTimeCode => s.one_time_code(),
-    };
-    v.ok_or_else(|| {
-        refused(format!(
-            "this entry has no {} saved; nothing was typed",
-            field_word(f)
-        ))
-    })
+fn part(f: FillField) -> LoginPart {
+    match f {
+        FillField::Username => LoginPart::Username,
+        FillField::Password => LoginPart::Password,
+        FillField::OneTimeCode => LoginPart::OneTimeCode,
+    }
 }
 
 async fn element(
@@ -1623,6 +1658,18 @@ fn stopped(filled: &[&str], field: &str, emptied: bool, why: BackendError) -> Ba
 }
 
 #[cfg(test)]
+impl VaultWiring {
+    /// A wiring whose vault is served by a thread of this (test) process: the test binary
+    /// has no vault-process subcommand. The protocol is the same.
+    pub(crate) fn served_in_thread(profile: &Path) -> Arc<VaultWiring> {
+        let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+        let path = vault_path(profile);
+        std::thread::spawn(move || aperture_vault::remote::serve(&path, &mut theirs));
+        load_with(profile, RemoteVault::over(ours), None, &[]).unwrap()
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -1631,8 +1678,10 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("aperture-vault-unit-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let v =
-            Vault::create_with_params(vault_path(&dir), "pw", KdfParams::insecure_fast_for_tests()).unwrap();
+        let w = VaultWiring::served_in_thread(&dir);
+        let v = w.remote();
+        v.create("pw", aperture_vault::remote::KdfChoice::InsecureFastForTests)
+            .unwrap();
         let origin = Origin::parse("http://127.0.0.1:9").unwrap();
         v.add_entry(NewEntry {
             origin: &origin,
@@ -1642,26 +1691,14 @@ mod tests {
             totp: None,
         })
         .unwrap();
-        let agent = v.agent_view();
-        let filler = v.filler();
-        let e = agent.entries_for_origin(&origin).unwrap();
-        let g = agent.request_fill(&e[0].id, &origin, FillTarget::Login).unwrap();
-        let secret = filler.redeem(g, &origin).unwrap();
-        let w = VaultWiring {
-            profile: dir.clone(),
-            path: vault_path(&dir),
-            slot: Mutex::new(Some(v)),
-            allow_fill: vec![],
-            taint: Mutex::new(Taint::default()),
-            consent: std::sync::OnceLock::new(),
-        };
+        let e = v.entries_for_origin(&origin).unwrap();
+        let g = v.request_fill(&e[0].id, &origin, FillTarget::Login).unwrap();
+        let secret = v
+            .redeem(g, &origin, &[LoginPart::Username, LoginPart::Password])
+            .unwrap();
         assert!(!w.tainted(TabId(1), ""));
         // What `fill` records for a fill into tab 1, in the default container.
-        {
-            let mut g = w.taint.lock().unwrap();
-            g.tabs.entry(1).or_default().add_fill(&secret, &origin);
-            g.sites.add_fill("", &secret, &origin);
-        }
+        w.taint_values(TabId(1), "", secret.iter(), &origin);
         let mut walk = Walk {
             url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
             title: "Welcome ada.lovelace".into(),

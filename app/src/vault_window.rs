@@ -1,7 +1,10 @@
 //! The human's vault window, on the app side: the [`VaultWindow`] UI (`aperture_ui`) drawn in
-//! its own OS window, applied to the profile's one [`Vault`] (held by [`VaultWiring`], shared
-//! with the agent's fill path, so an entry added here is fillable at once and a lock here
-//! stops fills too).
+//! its own OS window, applied to the profile's one vault, which lives in the vault process
+//! (reached through [`VaultWiring::remote`], shared with the agent's fill path, so an entry
+//! added here is fillable at once and a lock here stops fills too). The passphrase typed here
+//! is sent to the vault process, which keeps the key; this process gets a login's plaintext
+//! only when the human reveals or copies it, and the profile facts while the window shows
+//! them.
 //!
 //! Why a window and not a page: the agent addresses tabs. This window is not one, is not
 //! rendered by Chromium, and appears in nothing the MCP server lists or captures, so no tool
@@ -39,12 +42,8 @@ use aperture_ui::vault_window::{
     VaultView, VaultWindow,
 };
 use aperture_ui::{UiWaker, WindowSpec, WindowUi};
-use aperture_vault::import::MAX_CSV_BYTES;
-use aperture_vault::{
-    CsvImport, DeletedEntry, EntryEdit, EntryId, KdfParams, NewEntry, Origin, PasswordPolicy, SecretString,
-    Totp, TotpEdit, Vault, VaultError,
-};
-use zeroize::Zeroizing;
+use aperture_vault::remote::{self, KdfChoice, RemoteDeleted, RemoteError, RemoteVault};
+use aperture_vault::{EntryId, NewEntry, Origin, PasswordPolicy, SecretString, Totp};
 
 use crate::vault::VaultWiring;
 
@@ -52,6 +51,8 @@ use crate::vault::VaultWiring;
 pub const TITLE: &str = "Aperture — Vault";
 /// Where the human's auto-lock choice is kept, in the profile.
 const SETTINGS_FILE: &str = "vault-window.json";
+/// How often the idle lock asks the vault process whether it is unlocked.
+const TICK: Duration = Duration::from_millis(200);
 
 /// The vault window as `headed` holds it: opened by the Vault button, driven by the runner.
 pub struct VaultWindows {
@@ -114,7 +115,8 @@ enum Shown {
 /// Work off the UI thread (Argon2id takes about half a second; calibrating it, longer).
 struct Job {
     busy: &'static str,
-    rx: mpsc::Receiver<Result<Option<Vault>, String>>,
+    /// `Ok(true)`: a vault was created.
+    rx: mpsc::Receiver<Result<bool, String>>,
 }
 
 /// Redraws the window (from any thread).
@@ -131,11 +133,14 @@ struct Glue {
     ui: Option<VaultWindow>,
     job: Option<Job>,
     /// The last deleted entry, for Undo.
-    undo: Option<DeletedEntry>,
-    import: Option<CsvImport>,
+    undo: Option<RemoteDeleted>,
+    /// An export the vault process parsed and holds until confirmed.
+    import: Option<remote::ImportPreview>,
     error: Option<String>,
     notice: Option<String>,
     last_use: Instant,
+    /// When `tick` last asked the vault process.
+    last_tick: Instant,
     auto_lock_minutes: u32,
     clipboard: ClipboardClearer,
     /// The state last shown, shown again while work holds the vault.
@@ -221,6 +226,7 @@ impl Glue {
             error: None,
             notice: None,
             last_use: Instant::now(),
+            last_tick: Instant::now() - TICK,
             auto_lock_minutes,
             clipboard: ClipboardClearer::new(CLIPBOARD_CLEAR_AFTER),
             shown_state: VaultState::NoVault,
@@ -233,8 +239,8 @@ impl Glue {
         self.raise = false;
     }
 
-    fn vault(&self) -> Option<Vault> {
-        self.wiring.vault().ok().flatten()
+    fn vault(&self) -> &Arc<RemoteVault> {
+        self.wiring.remote()
     }
 
     /// Once per loop turn, window open or not.
@@ -245,7 +251,12 @@ impl Glue {
             // anything now would stall this (CEF's) thread until it is done.
             return;
         }
-        let Some(v) = self.vault() else { return };
+        // Asked at most a few times a second: each is a round trip to the vault process.
+        if self.last_tick.elapsed() < TICK {
+            return;
+        }
+        self.last_tick = Instant::now();
+        let v = self.vault().clone();
         if !v.is_unlocked() {
             // Locked by any path: what the window kept of the contents goes too.
             self.undo = None;
@@ -254,7 +265,7 @@ impl Glue {
         }
         let idle = self.minute * self.auto_lock_minutes;
         if self.job.is_none() && self.last_use.elapsed() >= idle {
-            v.lock();
+            let _ = v.lock();
             self.undo = None;
             self.import = None;
             self.error = None;
@@ -278,8 +289,7 @@ impl Glue {
         self.last_use = Instant::now();
         match got {
             Ok(created) => {
-                if let Some(v) = created {
-                    self.wiring.install(v);
+                if created {
                     self.notice =
                         Some("Vault created. Add logins, or import a browser's export (Import…).".into());
                 } else {
@@ -292,20 +302,26 @@ impl Glue {
         (self.repaint)();
     }
 
-    fn state(&self) -> (VaultState, Option<Vault>, Option<String>) {
-        match self.wiring.vault() {
-            Ok(None) => (VaultState::NoVault, None, None),
-            Ok(Some(v)) if v.is_unlocked() => (VaultState::Unlocked, Some(v), None),
-            Ok(Some(v)) => (VaultState::Locked, Some(v), None),
+    fn state(&self) -> (VaultState, Option<Arc<RemoteVault>>, Option<String>) {
+        let v = self.vault().clone();
+        match v.status() {
+            Ok((false, _)) => (VaultState::NoVault, None, None),
+            Ok((true, true)) => (VaultState::Unlocked, Some(v), None),
+            Ok((true, false)) => (VaultState::Locked, Some(v), None),
+            Err(RemoteError::Gone) => (
+                VaultState::Locked,
+                Some(v),
+                Some("The vault's process stopped and was restarted; the vault is locked.".into()),
+            ),
             Err(e) => (
                 VaultState::Locked,
                 None,
-                Some(crate::vault::explain(e, self.wiring.profile()).to_string()),
+                Some(crate::vault::explain_remote(e, self.wiring.profile()).to_string()),
             ),
         }
     }
 
-    fn view(&mut self, selected: Option<&str>) -> (VaultView, Option<Vault>) {
+    fn view(&mut self, selected: Option<&str>) -> (VaultView, Option<Arc<RemoteVault>>) {
         if let Some(job) = &self.job {
             // Not the vault itself while an unlock holds it (see `tick`): what was shown.
             let view = VaultView {
@@ -328,9 +344,9 @@ impl Glue {
             undo: self.undo.as_ref().map(|d| d.label().to_string()),
             auto_lock_minutes: self.auto_lock_minutes,
             import: self.import.as_ref().map(|i| ImportPreview {
-                format: i.format().name().to_string(),
-                ready: i.ready(),
-                problems: i.problems().iter().map(|p| (p.line, p.reason.clone())).collect(),
+                format: i.format.clone(),
+                ready: i.ready,
+                problems: i.problems.clone(),
             }),
             ..Default::default()
         };
@@ -363,7 +379,6 @@ impl Glue {
                 .map(|(f, label)| (f.as_str().to_string(), label.to_string()))
                 .collect();
             view.profiles = v
-                .agent_view()
                 .profiles()
                 .unwrap_or_default()
                 .into_iter()
@@ -430,11 +445,7 @@ impl Glue {
         }
     }
 
-    fn start(
-        &mut self,
-        busy: &'static str,
-        work: impl FnOnce() -> Result<Option<Vault>, String> + Send + 'static,
-    ) {
+    fn start(&mut self, busy: &'static str, work: impl FnOnce() -> Result<bool, String> + Send + 'static) {
         let (tx, rx) = mpsc::channel();
         let repaint = self.repaint.clone();
         let spawned = std::thread::Builder::new()
@@ -453,7 +464,13 @@ impl Glue {
         }
     }
 
-    fn apply(&mut self, c: VaultCommand, w: &mut VaultWindow, vault: Option<&Vault>, ctx: &egui::Context) {
+    fn apply(
+        &mut self,
+        c: VaultCommand,
+        w: &mut VaultWindow,
+        vault: Option<&Arc<RemoteVault>>,
+        ctx: &egui::Context,
+    ) {
         if self.job.is_some() {
             // The UI disables its inputs while busy; a command racing that is dropped.
             return;
@@ -461,15 +478,17 @@ impl Glue {
         match c {
             VaultCommand::Create { passphrase } => {
                 let (profile, path) = (self.wiring.profile().to_owned(), self.wiring.path().to_owned());
+                let v = self.vault().clone();
                 self.start(
                     "Creating the vault (tuning the key derivation to this computer)…",
                     move || {
                         aperture_common::fs::create_private_dir_all(&profile)
                             .map_err(|e| format!("could not create {}: {e}", profile.display()))?;
-                        Vault::create_with_params(&path, passphrase.expose(), KdfParams::calibrate())
-                            .map(Some)
+                        // The vault process creates it and keeps the key.
+                        v.create(passphrase.expose(), KdfChoice::Calibrate)
+                            .map(|()| true)
                             .map_err(|e| match e {
-                                VaultError::AlreadyExists(_) => format!(
+                                RemoteError::AlreadyExists => format!(
                                     "A vault already exists at {}; unlock it instead.",
                                     path.display()
                                 ),
@@ -479,27 +498,27 @@ impl Glue {
                 );
             }
             VaultCommand::Unlock { passphrase } => {
-                let wiring = self.wiring.clone();
+                let profile = self.wiring.profile().to_owned();
+                let v = self.vault().clone();
                 self.start("Unlocking…", move || {
-                    let profile = wiring.profile().to_owned();
-                    let v = wiring
-                        .vault()
-                        .map_err(|e| crate::vault::explain(e, &profile).to_string())?
-                        .ok_or("There is no vault to unlock.")?;
-                    v.unlock(passphrase.expose()).map(|()| None).map_err(|e| match e {
-                        VaultError::WrongPassphrase => {
-                            "Wrong passphrase. Nothing was changed; type it again.".to_string()
-                        }
-                        e @ (VaultError::RolledBack { .. } | VaultError::GenerationRecord(_)) => {
-                            crate::vault::explain(e, &profile).to_string()
-                        }
-                        other => format!("The vault could not be unlocked: {other}"),
-                    })
+                    // Sent to the vault process, which derives and keeps the key.
+                    v.unlock(passphrase.expose())
+                        .map(|()| false)
+                        .map_err(|e| match e {
+                            RemoteError::NoVault => "There is no vault to unlock.".to_string(),
+                            RemoteError::WrongPassphrase => {
+                                "Wrong passphrase. Nothing was changed; type it again.".to_string()
+                            }
+                            e @ RemoteError::RolledBack(_) => {
+                                crate::vault::explain_remote(e, &profile).to_string()
+                            }
+                            other => format!("The vault could not be unlocked: {other}"),
+                        })
                 });
             }
             VaultCommand::Lock => {
                 if let Some(v) = vault {
-                    v.lock();
+                    let _ = v.lock();
                 }
                 self.undo = None;
                 self.import = None;
@@ -519,17 +538,17 @@ impl Glue {
                 }
             }
             other => {
-                let Some(v) = vault.filter(|v| v.is_unlocked()) else {
+                let Some(v) = vault.filter(|v| v.is_unlocked()).cloned() else {
                     self.error = Some("The vault is locked.".into());
                     return;
                 };
-                self.apply_unlocked(other, w, v, ctx);
+                self.apply_unlocked(other, w, &v, ctx);
             }
         }
     }
 
-    fn apply_unlocked(&mut self, c: VaultCommand, w: &mut VaultWindow, v: &Vault, ctx: &egui::Context) {
-        let id_of = |s: &str| EntryId::parse(s).ok_or(VaultError::NotFound);
+    fn apply_unlocked(&mut self, c: VaultCommand, w: &mut VaultWindow, v: &RemoteVault, ctx: &egui::Context) {
+        let id_of = |s: &str| EntryId::parse(s).ok_or(RemoteError::NotFound);
         match c {
             VaultCommand::Add(form) => match self.add(v, form) {
                 Ok((id, label)) => {
@@ -591,7 +610,7 @@ impl Glue {
             }
             VaultCommand::RemoveAttachment { id } => {
                 match aperture_vault::AttachmentId::parse(&id)
-                    .ok_or(VaultError::Policy("no such file"))
+                    .ok_or(RemoteError::NotFound)
                     .and_then(|a| v.remove_attachment(&a))
                 {
                     Ok(()) => self.notice = Some("File removed.".into()),
@@ -627,17 +646,21 @@ impl Glue {
                 Ok(g) => w.set_generated(Secret::new(g.password()), g.entropy_bits()),
                 Err(e) => w.form_failed(format!("No password generated: {e}.")),
             },
-            VaultCommand::PreviewImport { path } => match read_export(&path) {
+            // The vault process reads and parses the export: its passwords never enter this one.
+            VaultCommand::PreviewImport { path } => match v.preview_import(&path) {
                 Ok(i) => {
                     self.error = None;
                     self.import = Some(i);
                 }
-                Err(e) => self.error = Some(e),
+                Err(e) => {
+                    self.import = None;
+                    self.error = Some(e.to_string());
+                }
             },
             VaultCommand::ConfirmImport => {
                 if let Some(i) = self.import.take() {
-                    let skipped = i.problems().len();
-                    match v.import_logins(i) {
+                    let skipped = i.problems.len();
+                    match v.confirm_import() {
                         Ok(o) => {
                             let mut n = format!("Imported {}", plural(o.added, "login", "logins"));
                             if o.duplicates > 0 {
@@ -654,7 +677,10 @@ impl Glue {
                     }
                 }
             }
-            VaultCommand::CancelImport => self.import = None,
+            VaultCommand::CancelImport => {
+                self.import = None;
+                let _ = v.cancel_import();
+            }
             // Handled in `apply`.
             VaultCommand::Create { .. }
             | VaultCommand::Unlock { .. }
@@ -668,7 +694,7 @@ impl Glue {
         &mut self,
         w: &mut VaultWindow,
         ctx: &egui::Context,
-        text: Result<Secret, VaultError>,
+        text: Result<Secret, RemoteError>,
         what: &str,
     ) {
         match text {
@@ -686,7 +712,7 @@ impl Glue {
         }
     }
 
-    fn add(&self, v: &Vault, form: EntryForm) -> Result<(EntryId, String), String> {
+    fn add(&self, v: &RemoteVault, form: EntryForm) -> Result<(EntryId, String), String> {
         let origin = parse_origin(&form.url)?;
         let totp = match &form.totp {
             TotpChange::Set(s) => Some(parse_totp(s.expose())?),
@@ -713,13 +739,13 @@ impl Glue {
         Ok((id, label))
     }
 
-    fn update(&self, v: &Vault, id: &str, form: EntryForm) -> Result<String, String> {
+    fn update(&self, v: &RemoteVault, id: &str, form: EntryForm) -> Result<String, String> {
         let id = EntryId::parse(id).ok_or("That login is gone.")?;
         let origin = parse_origin(&form.url)?;
         let totp = match &form.totp {
-            TotpChange::Keep => TotpEdit::Keep,
-            TotpChange::Remove => TotpEdit::Remove,
-            TotpChange::Set(s) => TotpEdit::Set(parse_totp(s.expose())?),
+            TotpChange::Keep => remote::TotpChange::Keep,
+            TotpChange::Remove => remote::TotpChange::Remove,
+            TotpChange::Set(s) => remote::TotpChange::Set(parse_totp(s.expose())?),
         };
         let label = if form.label.is_empty() {
             origin.host().to_string()
@@ -728,13 +754,11 @@ impl Glue {
         };
         v.update_entry(
             &id,
-            EntryEdit {
-                origin: &origin,
-                label: &label,
-                username: &form.username,
-                password: form.password.as_ref().map(|p| SecretString::new(p.expose())),
-                totp,
-            },
+            &origin,
+            &label,
+            &form.username,
+            form.password.as_ref().map(|p| SecretString::new(p.expose())),
+            totp,
         )
         .map_err(|e| format!("Not saved: {e}"))?;
         Ok(label)
@@ -753,26 +777,12 @@ fn policy(o: GeneratorOptions) -> PasswordPolicy {
     }
 }
 
-/// Reads and parses an export. The file's text is wiped once parsed.
-fn read_export(path: &Path) -> Result<CsvImport, String> {
-    let shown = path.display();
-    let meta = std::fs::metadata(path).map_err(|e| format!("Cannot read {shown}: {e}"))?;
-    if !meta.is_file() {
-        return Err(format!("{shown} is not a file."));
-    }
-    if meta.len() > MAX_CSV_BYTES as u64 {
-        return Err(format!("{shown} is too large to be a password export."));
-    }
-    let bytes = Zeroizing::new(std::fs::read(path).map_err(|e| format!("Cannot read {shown}: {e}"))?);
-    let text = std::str::from_utf8(&bytes).map_err(|_| format!("{shown} is not UTF-8 text."))?;
-    CsvImport::parse(text).map_err(|e| format!("{shown}: {e}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use aperture_ui::egui::{Event, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
     use aperture_ui::vault_window::{controls, entry_control};
+    use aperture_vault::{KdfParams, Vault};
 
     const PASS: &str = "correct horse battery";
 
@@ -816,7 +826,7 @@ mod tests {
                 })
                 .unwrap();
             }
-            let wiring = crate::vault::load(dir.path(), None, &[]).unwrap().unwrap();
+            let wiring = VaultWiring::served_in_thread(dir.path());
             let mut glue = Glue::new(wiring.clone(), Arc::new(|| {}));
             glue.window = Shown::Open;
             glue.ui = Some(VaultWindow::new());
@@ -834,8 +844,8 @@ mod tests {
             t
         }
 
-        fn vault(&self) -> Vault {
-            self.wiring.vault().unwrap().expect("a vault")
+        fn vault(&self) -> Arc<RemoteVault> {
+            self.wiring.remote().clone()
         }
 
         fn frame(&mut self, events: Vec<Event>) {
@@ -923,9 +933,8 @@ mod tests {
         }
     }
 
-    fn agent_labels(v: &Vault, url: &str) -> Vec<String> {
-        v.agent_view()
-            .entries_for_origin(&Origin::parse(url).unwrap())
+    fn agent_labels(v: &RemoteVault, url: &str) -> Vec<String> {
+        v.entries_for_origin(&Origin::parse(url).unwrap())
             .unwrap()
             .into_iter()
             .map(|e| e.label)
@@ -1028,7 +1037,6 @@ mod tests {
         // The agent is refused while locked.
         assert!(
             t.vault()
-                .agent_view()
                 .entries_for_origin(&Origin::parse("https://example.com").unwrap())
                 .is_err()
         );
@@ -1159,7 +1167,9 @@ mod tests {
              Shop,https://shop.example.net/,carol,pw-shop\n",
         )
         .unwrap();
-        let g0 = t.vault().generation().unwrap();
+        let path = t.wiring.path().to_owned();
+        let generation = || Vault::open_unlocked(&path, PASS).unwrap().generation().unwrap();
+        let g0 = generation();
         t.click(controls::IMPORT);
         t.type_into(controls::IMPORT_PATH, csv.to_str().unwrap());
         t.click(controls::IMPORT_PREVIEW);
@@ -1172,7 +1182,7 @@ mod tests {
         );
         t.click(controls::IMPORT_OK);
         assert_eq!(t.vault().entries().unwrap().len(), 3);
-        assert_eq!(t.vault().generation().unwrap(), g0 + 1, "one write");
+        assert_eq!(generation(), g0 + 1, "one write");
         assert!(t.shows("Imported 2 logins; 1 row not imported"), "{:?}", t.texts);
         assert_eq!(agent_labels(&t.vault(), "https://www.example.net"), ["Shop"]);
 
@@ -1199,7 +1209,7 @@ mod tests {
         t.type_into(controls::FILE_PATH, cv.to_str().unwrap());
         t.type_into(controls::FILE_LABEL, "CV 2026");
         t.click(controls::FILE_ADD);
-        let files = t.vault().agent_view().attachments().unwrap();
+        let files = t.vault().attachments().unwrap();
         assert_eq!(files.len(), 1);
         assert_eq!(
             (
@@ -1217,10 +1227,10 @@ mod tests {
         t.type_into(controls::FILE_LABEL, "Letter");
         t.click(controls::FILE_ADD);
         assert!(t.shows("Not added"), "{:?}", t.texts);
-        assert_eq!(t.vault().agent_view().attachments().unwrap().len(), 1);
+        assert_eq!(t.vault().attachments().unwrap().len(), 1);
 
         t.click(&controls::file_remove_control(&files[0].id.to_string()));
-        assert!(t.vault().agent_view().attachments().unwrap().is_empty());
+        assert!(t.vault().attachments().unwrap().is_empty());
     }
 
     #[test]
@@ -1232,7 +1242,7 @@ mod tests {
         t.type_into(&controls::profile_fact_control("givenName"), "Ada");
         t.type_into(&controls::profile_fact_control("email"), "ada@example.org");
         t.click(controls::PROFILE_SAVE);
-        let listed = t.vault().agent_view().profiles().unwrap();
+        let listed = t.vault().profiles().unwrap();
         assert_eq!(listed.len(), 1);
         assert_eq!((listed[0].name.as_str(), listed[0].fields), ("Personal", 2));
         // The values went where the agent's plan finds them (previewed only for the human's
@@ -1243,12 +1253,10 @@ mod tests {
             autocomplete: Some("given-name".into()),
             ..Default::default()
         };
-        let plan = t
-            .vault()
-            .agent_view()
-            .plan_profile_fill("Personal", &[desc])
-            .unwrap();
-        assert_eq!(plan.items()[0].preview(), Some("Ada"));
+        let plan = t.vault().plan_profile_fill("Personal", &[desc]).unwrap();
+        // The plan's rows carry no value; the fact is there to fill.
+        assert_eq!(plan.rows[0].field, Some(aperture_vault::ProfileField::GivenName));
+        assert_eq!(plan.rows[0].decision, aperture_vault::Decision::Fill);
 
         // Edit: a cleared fact is gone, a new one kept.
         t.click(&controls::profile_fact_control("email"));
@@ -1277,7 +1285,7 @@ mod tests {
         assert_eq!(facts, ["city=London", "givenName=Ada"]);
 
         t.click(controls::PROFILE_DELETE);
-        assert!(t.vault().agent_view().profiles().unwrap().is_empty());
+        assert!(t.vault().profiles().unwrap().is_empty());
     }
 
     #[test]

@@ -82,7 +82,10 @@ pub enum RemoteError {
     /// There is no vault file yet.
     #[error("there is no vault yet")]
     NoVault,
-    /// Unlock or create with a wrong passphrase.
+    /// Create found a vault file already there.
+    #[error("a vault already exists")]
+    AlreadyExists,
+    /// Unlock with a wrong passphrase.
     #[error("wrong passphrase")]
     WrongPassphrase,
     /// The vault is locked.
@@ -128,6 +131,7 @@ impl From<VaultError> for RemoteError {
             VaultError::WrongPassphrase => RemoteError::WrongPassphrase,
             VaultError::Locked => RemoteError::Locked,
             VaultError::NotFound => RemoteError::NotFound,
+            VaultError::AlreadyExists(_) => RemoteError::AlreadyExists,
             e @ (VaultError::RolledBack { .. } | VaultError::GenerationRecord(_)) => {
                 RemoteError::RolledBack(e.to_string())
             }
