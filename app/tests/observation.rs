@@ -53,6 +53,8 @@ fn walk_names_and_covers_what_an_agent_needs() {
         assert_eq!(n["scripted"], true, "{id}: {n}");
     }
     assert_eq!(by_id(&w, "span-link")["name"], "Span link");
+    // A contenteditable region is a text field, as in Chromium's accessibility tree.
+    assert_eq!(by_id(&w, "notes")["role"], "textbox");
     assert_ne!(
         by_id(&w, "card-with-link")["actionable"],
         true,
@@ -279,7 +281,7 @@ fn names_from_content_are_chromium_s() {
     let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
         let w = b.walk(t);
         let n = nodes(&w).iter().filter(|n| n["actionable"] == true).count();
-        (n >= 19, w)
+        (n >= 21, w)
     });
     let ax = b.ok(json!({"cmd": "devtools", "tab": t,
         "method": "Accessibility.getFullAXTree", "params": {}}));
@@ -298,7 +300,7 @@ fn names_from_content_are_chromium_s() {
             chromium.insert(k, name.to_string());
         }
     }
-    assert_eq!(chromium.len(), 19, "{chromium:?}");
+    assert_eq!(chromium.len(), 21, "{chromium:?}");
     let mut wrong = Vec::new();
     for n in nodes(&w).iter().filter(|n| n["actionable"] == true) {
         let name = n["name"].as_str().unwrap_or_default();

@@ -500,7 +500,17 @@
   // A name-building context: the parts so far and their length, and the elements already on
   // the path (aria-labelledby may point in circles).
   function nameCtx() { const c = obj(); c.parts = arr(); c.len = 0; c.sprite = ''; return c; }
-  function put(c, s) { if (s) { c.parts[c.parts.length] = s; c.len += s.length; } }
+  // `len` counts what is not white space: the indentation between a link's elements (a saved
+  // page's runs of spaces) must not use up the budget before its words are reached, and an
+  // element with only white space inside has said nothing (its title names it).
+  function put(c, s) {
+    if (!s) return;
+    c.parts[c.parts.length] = s;
+    for (let i = 0; i < s.length && c.len <= NAME_CAP * 2; i++) {
+      const ch = apply(strCharCodeAt, s, [i]);
+      if (ch !== 32 && ch !== 9 && ch !== 10 && ch !== 13 && ch !== 12 && ch !== 160) c.len++;
+    }
+  }
   function joined(c) { return collapse(apply(arrJoin, c.parts, ['']), NAME_CAP); }
   // The embedded value of a control met inside another element's content.
   function controlValue(el, tag, role) {
@@ -1076,6 +1086,8 @@
         const clickable = actionable && !role && !editable;
         if (role) n.role = role;
         else if (clickable && tag === 'a') n.role = 'link';
+        // A contenteditable region is a text field to Chromium's accessibility tree too.
+        else if (editable && tag !== 'input' && tag !== 'textarea') n.role = 'textbox';
         const nm = nameOf(el, tag, clickable ? 'button' : role, doc);
         if (nm) n.name = nm;
         if (domId) n.dom_id = domId;
