@@ -10,7 +10,6 @@ use aperture_testkit::{Launch, Server, cef_dir};
 
 use std::collections::HashMap;
 use std::os::unix::fs::FileExt;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
