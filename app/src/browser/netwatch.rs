@@ -95,6 +95,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Longer than a loaded machine's pause between an event and the look after it, so
+    /// "idle less than GAP" tells activity just now from activity a GAP ago.
+    const GAP: Duration = Duration::from_millis(300);
+
     #[test]
     fn counts_what_is_in_flight_from_the_start_of_watching() {
         let mut w = NetWatch::default();
@@ -111,18 +115,15 @@ mod tests {
         assert_eq!((l.open, l.idle), (2, Duration::ZERO));
         w.event("Network.loadingFinished", &sent);
         assert_eq!(w.look().unwrap().open, 1);
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(GAP);
         w.event("Network.loadingFailed", &json!({"requestId": "2"}));
         let l = w.look().unwrap();
         assert_eq!(l.open, 0);
-        assert!(
-            l.idle < Duration::from_millis(20),
-            "idle since the last finish: {l:?}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
+        assert!(l.idle < GAP, "idle since the last finish: {l:?}");
+        std::thread::sleep(GAP);
         // One that started before watching: its end is activity too.
         w.event("Network.loadingFinished", &json!({"requestId": "old"}));
-        assert!(w.look().unwrap().idle < Duration::from_millis(20));
+        assert!(w.look().unwrap().idle < GAP);
         w.event("Network.requestWillBeSent", &json!({"requestId": "3"}));
         w.renderer_gone();
         assert_eq!(w.look().unwrap().open, 0);
@@ -130,6 +131,6 @@ mod tests {
         w.new_document();
         let l = w.look().unwrap();
         assert_eq!(l.open, 0, "the old document's requests are not the new one's");
-        assert!(l.idle < Duration::from_millis(20));
+        assert!(l.idle < GAP);
     }
 }
