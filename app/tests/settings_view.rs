@@ -279,10 +279,17 @@ fn click(app: &App, at: Pos2) {
     std::thread::sleep(Duration::from_millis(400));
 }
 
-/// Ctrl+L, the text, Enter.
+/// Ctrl+L, the text, Enter. The omnibox's look is waited for after Ctrl+L (it selects the
+/// address) and after the typing: on a loaded machine the window can lag the keys by seconds,
+/// and text typed before the omnibox has the keyboard goes elsewhere.
 fn omnibox(app: &App, text: &str) {
+    let layout = Layout::new(app.size(), "");
+    let before = capture(app);
     key(app, "ctrl+l");
+    wait_drawn(app, &layout, &before, controls::OMNIBOX);
+    let focused = capture(app);
     xdo(&["type", "--delay", "15", text]);
+    wait_drawn(app, &layout, &focused, controls::OMNIBOX);
     xdo(&["key", "Return"]);
 }
 
@@ -382,14 +389,68 @@ impl Layout {
     }
 }
 
-/// Opens the settings view with Ctrl+, in the window and in the layout.
+/// How many pixels inside `r` differ clearly between two captures of the window.
+fn changed(a: &image::RgbImage, b: &image::RgbImage, r: Rect) -> usize {
+    let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
+    let mut n = 0;
+    for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
+        for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
+            let (p, q) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
+            if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Waits until the window has drawn what the layout shows at control `name`: its rectangle
+/// no longer looks as it did in `before`, a capture from before the key or click that brings
+/// it up. A click aimed there any earlier lands on whatever was there before (the window is
+/// repainted on its own schedule, which on a loaded machine can be seconds).
+fn wait_drawn(app: &App, layout: &Layout, before: &image::RgbImage, name: &str) {
+    let r = layout
+        .chrome
+        .control_rect(name)
+        .unwrap_or_else(|| panic!("the chrome drew no {name}"));
+    let t = Instant::now();
+    loop {
+        let img = capture(app);
+        let n = changed(before, &img, r);
+        if n >= 20 {
+            return;
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            keep(&img, &format!("not-drawn-{name}"));
+            panic!(
+                "the window never drew {name} ({n} pixels changed); stderr:\n{}",
+                app.stderr()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Opens the settings view with Ctrl+, in the window and in the layout, and waits until the
+/// window shows it.
 fn open_settings(app: &App, layout: &mut Layout) {
+    let before = capture(app);
     key(app, "ctrl+comma");
     layout.ctrl(Key::Comma);
     assert!(
         layout.chrome.control_rect(controls::SETTINGS).is_some(),
         "Ctrl+, did not open the view"
     );
+    wait_drawn(app, layout, &before, controls::SETTINGS);
+}
+
+/// Clicks section `section` of the open settings view, then waits until the window shows
+/// its control `then` (what the test clicks next).
+fn open_section(app: &App, layout: &mut Layout, section: SettingsSection, then: &str) {
+    let before = capture(app);
+    let at = layout.click(&settings_section_control(section));
+    click(app, at);
+    wait_drawn(app, layout, &before, then);
 }
 
 /// Waits until `settings.json` holds `needle`.
@@ -504,8 +565,12 @@ fn clearing_browsing_data_empties_history_and_the_container_s_cookies() {
 
     let mut layout = Layout::new(app.size(), &page);
     open_settings(&app, &mut layout);
-    let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
-    click(&app, privacy);
+    open_section(
+        &app,
+        &mut layout,
+        SettingsSection::Privacy,
+        controls::SETTINGS_CLEAR_OK,
+    );
     keep(&capture(&app), "clear-privacy");
     // The defaults: the last hour, every container, history, cookies and cache.
     let clear = layout.click(controls::SETTINGS_CLEAR_OK);
@@ -588,8 +653,12 @@ fn a_blocking_exception_from_the_settings_file_lets_the_site_s_tracker_load_unti
     layout.model.settings.blocking_available = true;
     layout.model.settings.values.blocking.set("127.0.0.1", false);
     open_settings(&app, &mut layout);
-    let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
-    click(&app, privacy);
+    open_section(
+        &app,
+        &mut layout,
+        SettingsSection::Privacy,
+        controls::SETTINGS_SITE_BLOCKING,
+    );
     let here = layout.click(controls::SETTINGS_SITE_BLOCKING);
     click(&app, here);
     keep(&capture(&app), "blocking-ticked");
@@ -686,23 +755,6 @@ navigator.geolocation.getCurrentPosition(
 const BLUE: [u8; 3] = [30, 60, 220];
 const YELLOW: [u8; 3] = [250, 210, 0];
 
-/// Captures until the page's block is one of `colours` (which one is returned).
-fn wait_for_any(app: &App, colours: &[[u8; 3]], what: &str) -> [u8; 3] {
-    let t = Instant::now();
-    loop {
-        let img = capture(app);
-        if let Some(c) = colours.iter().find(|c| has_block(&img, **c)) {
-            keep(&img, what);
-            return *c;
-        }
-        if t.elapsed() > Duration::from_secs(45) {
-            keep(&img, what);
-            panic!("{what}: never saw any of {colours:?}; stderr:\n{}", app.stderr());
-        }
-        std::thread::sleep(Duration::from_millis(250));
-    }
-}
-
 #[test]
 fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
     if !can_run("site_permissions") {
@@ -728,14 +780,45 @@ fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
     let allow = layout.click(controls::PERMISSION_ALLOW);
     layout.model.permission = None;
     layout.frames(vec![], 2);
-    click(&app, allow);
+    // The prompt shows once the page has asked, which the grey page does not say: click
+    // Allow again until the page gets an answer (a click before the prompt lands on the
+    // page's bare top, which does nothing).
+    let t = Instant::now();
+    let got = loop {
+        click(&app, allow);
+        let round = Instant::now();
+        let seen = loop {
+            let img = capture(&app);
+            if let Some(c) = [GREEN, YELLOW, BLUE].into_iter().find(|c| has_block(&img, *c)) {
+                keep(&img, "permissions-allowed");
+                break Some(c);
+            }
+            if round.elapsed() > Duration::from_secs(4) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        };
+        if let Some(c) = seen {
+            break c;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the page never got an answer to its request; stderr:\n{}",
+            app.stderr()
+        );
+    };
     // Allowed: the page gets past the permission (there is no location to give here, so it
     // is told that instead of a refusal).
-    let got = wait_for_any(&app, &[GREEN, YELLOW, BLUE], "permissions-allowed");
     assert_ne!(got, BLUE, "Allow was not applied");
     let file = profile.join("permissions.json");
-    let saved: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&file).expect("permissions.json")).expect("JSON");
+    let saved =
+        aperture_testkit::eventually_blocking(Duration::from_secs(20), "permissions.json saved", || {
+            let v = std::fs::read(&file)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+            (v.as_ref().is_some_and(|v| v[0]["allow"].is_boolean()), v)
+        })
+        .expect("the JSON");
     let entry = &saved[0];
     assert_eq!(entry["allow"], true, "{saved}");
     let container = entry["container"].as_str().expect("a container").to_string();
@@ -754,15 +837,10 @@ fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
         allow: true,
     }];
     open_settings(&app, &mut layout);
-    let section = layout.click(&settings_section_control(SettingsSection::Permissions));
-    click(&app, section);
+    let block = aperture_ui::chrome::site_permission_control(&container, &origin, &asked, Some(false));
+    open_section(&app, &mut layout, SettingsSection::Permissions, &block);
     keep(&capture(&app), "permissions-view");
-    let block = layout.click(&aperture_ui::chrome::site_permission_control(
-        &container,
-        &origin,
-        &asked,
-        Some(false),
-    ));
+    let block = layout.click(&block);
     click(&app, block);
     keep(&capture(&app), "permissions-blocked");
     let t = Instant::now();
@@ -861,8 +939,15 @@ fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
         path: None,
     }];
     layout.frames(vec![], 2);
+    let before = capture(&app);
     let button = layout.click(controls::DOWNLOADS);
     click(&app, button);
+    wait_drawn(
+        &app,
+        &layout,
+        &before,
+        &aperture_ui::chrome::download_control("cancel", 1),
+    );
     keep(&capture(&app), "cancel-panel");
     let cancel = layout.click(&aperture_ui::chrome::download_control("cancel", 1));
     click(&app, cancel);
