@@ -474,9 +474,15 @@
     const v = apply(m.getPropertyValue, cs, ['visibility']);
     return v === 'hidden' || v === 'collapse';
   }
-  function isBlock(cs) {
+  // Whether Chromium puts a space around an element's words in a name: around everything but
+  // plain inline content; an image, SVG or form control is a box of its own even when laid out
+  // inline, and so is an inline-block ("Buy" + <img alt="now"> reads "Buy now").
+  const REPLACED = obj();
+  for (const t of ['img', 'svg', 'input', 'button', 'select', 'textarea', 'video', 'audio', 'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']) REPLACED[t] = true;
+  function isBlock(cs, ln) {
     const d = apply(m.getPropertyValue, cs, ['display']);
-    return !(d === 'contents' || (d.length >= 6 && apply(strSlice, d, [0, 6]) === 'inline'));
+    if (d === 'contents') return false;
+    return d !== 'inline' || REPLACED[ln] === true;
   }
   // Roles whose content Chromium's accessibility tree leaves out of a name computed from an
   // ancestor's content (measured on CEF 131: a link holding any of these is named by the rest
@@ -560,7 +566,7 @@
     const cs = styleOf(n);
     if (axHidden(n, cs)) return;
     if (tag === 'br') { put(c, ' '); return; }
-    const block = isBlock(cs);
+    const block = isBlock(cs, ln);
     if (block) put(c, ' ');
     const before = c.len;
     const al = attr(n, 'aria-label');
@@ -590,8 +596,9 @@
       const kids = flatKids(n);
       for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
     }
-    if (c.len === before) {
-      // Nothing inside: the tooltip is what a user hovering it would read.
+    if (c.len === before && role !== null && role !== 'presentation' && role !== 'none' && role !== 'generic') {
+      // Nothing inside: the tooltip names it, as in Chromium, only if it has a role of its own
+      // (an image, a button); a plain span's or div's title is not read into the name.
       const ti = attr(n, 'title');
       if (ti) put(c, ti);
     }
