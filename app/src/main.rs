@@ -10,6 +10,7 @@ mod backend;
 mod browser;
 mod chromelog;
 mod cli;
+mod confine;
 mod consent;
 mod headed;
 mod imaging;

@@ -128,6 +128,11 @@ pub fn vault_process_main(args: &[String]) -> i32 {
             return 2;
         }
     };
+    // Before the first byte from the browser: see `confine` for what is cut off and why.
+    if let Err(e) = crate::confine::vault_process() {
+        eprintln!("aperture: vault process: refusing to hold secrets unconfined: {e:#}");
+        return 1;
+    }
     match aperture_vault::remote::serve_stdin(&path) {
         Ok(()) => 0,
         Err(e) => {

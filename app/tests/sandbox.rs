@@ -32,6 +32,9 @@ struct Proc {
     sub: String,
     threads: Vec<String>,
     seccomp: String,
+    no_new_privs: String,
+    /// The vault process (its own argument), which has no `--type=` either.
+    vault: bool,
     user_ns: String,
     pid_ns: String,
     net_ns: String,
@@ -83,6 +86,8 @@ fn inspect(pid: u32) -> Option<Proc> {
         sub: switch(&cmdline, "--utility-sub-type="),
         threads,
         seccomp: field("Seccomp:"),
+        no_new_privs: field("NoNewPrivs:"),
+        vault: cmdline.split(|b| *b == 0).any(|a| a == b"__vault-process"),
         user_ns: ns("user"),
         pid_ns: ns("pid"),
         net_ns: ns("net"),
@@ -130,11 +135,17 @@ enum Role {
     Gpu,
     /// A utility process; the sub-type when it was started by exec, else "forked".
     Utility(String),
+    /// Aperture's own vault process (`aperture __vault-process`), confined by the browser
+    /// (`app/src/confine.rs`), not by Chromium.
+    Vault,
 }
 
 fn role(p: &Proc, browser: u32, procs: &[Proc]) -> Role {
     if p.pid == browser {
         return Role::Browser;
+    }
+    if p.vault {
+        return Role::Vault;
     }
     let parent_is_zygote = procs.iter().any(|q| q.pid == p.ppid && q.kind == "zygote");
     match p.kind.as_str() {
@@ -239,7 +250,7 @@ async fn children_are_sandboxed(windowed: bool) {
     let browser_pid = *browser
         .pids()
         .iter()
-        .find(|p| inspect(**p).is_some_and(|p| p.kind.is_empty()))
+        .find(|p| inspect(**p).is_some_and(|p| p.kind.is_empty() && !p.vault))
         .expect("the browser process (no --type=)");
     let last = aperture_testkit::eventually(
         Duration::from_secs(30),
@@ -307,6 +318,16 @@ fn sandboxed(browser_pid: u32) -> (bool, String) {
             // NetworkServiceSandbox (off by default on Linux): its own seccomp policy, with the
             // profile's files reached through the sandbox's broker. Without that feature it
             // runs with Seccomp 0 in the browser's namespaces and fails here.
+            // It holds the unlocked vault: its own system-call filter (no sockets, no exec,
+            // no reaching into other processes) and no new privileges.
+            Role::Vault => {
+                if p.seccomp != "2" || p.no_new_privs != "1" {
+                    wrong.push(format!(
+                        "vault process {}: Seccomp {} (want 2), NoNewPrivs {} (want 1)",
+                        p.pid, p.seccomp, p.no_new_privs
+                    ));
+                }
+            }
             Role::Utility(sub) => {
                 if p.seccomp != "2" {
                     wrong.push(format!(
