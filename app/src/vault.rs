@@ -15,11 +15,12 @@
 //! always read from the tab by the browser, never taken from the agent.
 //!
 //! What decrypted data the browser process does hold, stated: the values of a fill while
-//! they are typed (they must go through trusted input), and afterwards in the taint sets that
-//! redact page reads (below) for as long as those live; a login the human reveals or copies
-//! in the vault window, while shown or on the clipboard; the profile facts the vault window
-//! shows while it is open and unlocked; the passphrase the human types, until it is sent. A
-//! library file is decrypted by the vault process straight into the upload directory.
+//! they are typed (they must go through trusted input; wiped after, though CEF's key-event
+//! structs are not), and no more after that (the taint sets below keep salted digests, not
+//! values); a login the human reveals or copies in the vault window, while shown or on the
+//! clipboard; the profile facts the vault window shows while it is open and unlocked; the
+//! passphrase the human types, until it is sent. A library file is decrypted by the vault
+//! process straight into the upload directory.
 //!
 //! Consent: a fill needs the human's yes, given where the agent cannot reach. With a window,
 //! a fill on an origin not yet approved raises the consent sheet (`crate::consent`) and waits

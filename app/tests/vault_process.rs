@@ -1,5 +1,6 @@
 //! The vault in its own process, with the real browser: the browser's memory holds no saved
-//! password until one is filled (the vault process's does, which shows the scan can see one),
+//! password, before a fill or after it (the vault process's does, which shows the scan can
+//! find one),
 //! the channel between them is an unnamed socket, killing the vault process makes the agent's
 //! next vault call answer "locked" instead of hanging (a new vault process, locked, takes
 //! over), and killing the browser makes the vault process exit. The vault file survives both.
@@ -203,11 +204,16 @@ async fn the_vault_lives_in_its_own_process_and_survives_either_being_killed() {
         snap.contains(&format!("password len {}", PASSWORD.len())),
         "{snap}"
     );
-    // Now the browser does hold it (it typed it, and keeps it to redact page reads): which
-    // also shows the scan above could see the browser's memory.
+    // Nor after the fill: the values it typed were wiped, and its redaction sets keep digests.
+    // (The MCP token, which the browser keeps for its whole life, shows the scan sees its
+    // memory.)
     assert!(
-        memory_holds(browser_pid, needle),
-        "the scan cannot see a value the browser typed"
+        memory_holds(browser_pid, browser.token().as_bytes()),
+        "the scan cannot see the browser's memory"
+    );
+    assert!(
+        !memory_holds(browser_pid, needle),
+        "the browser process kept a copy of the password it typed"
     );
 
     // kill -9 the vault process: the agent is told the vault is locked, promptly, and a new

@@ -7,6 +7,9 @@
 //! The replacement is the fixed [`REDACTION_MARKER`], never a length-preserving mask: the
 //! length of a password is real information about it.
 //!
+//! A set keeps no value, only a salted digest of each (see [`TaintSet`]): the sets live in the
+//! browser process for as long as their scope, and the vault's values should not.
+//!
 //! # Known limits (this is best effort, not a boundary)
 //!
 //! Matching is exact substring matching, so anything that transforms the value defeats it: a
@@ -35,8 +38,9 @@
 
 use std::collections::HashMap;
 
+use sha2::{Digest, Sha256};
+
 use crate::origin::{Origin, Site};
-use crate::secret::SecretString;
 
 /// What replaces a tainted value.
 pub const REDACTION_MARKER: &str = "[redacted:vault]";
@@ -45,17 +49,44 @@ pub const MIN_TAINT_LEN: usize = 3;
 /// Longest all-digit value treated as "short numeric" (site-scoped).
 pub const SHORT_NUMERIC_MAX: usize = 8;
 
+/// One tracked value, without the value: its length, a salted SHA-256 of it, and 16 bits of a
+/// rolling hash that pick the few places in a text worth hashing.
 #[derive(Debug)]
 struct Tainted {
-    value: SecretString,
+    len: usize,
+    digest: [u8; 32],
+    prefilter: u16,
     filled_on: Site,
     site_scoped: bool,
 }
 
 /// The values the vault has put into one tab.
-#[derive(Debug, Default)]
+///
+/// It keeps no value: only each value's length, a SHA-256 of it salted with this set's random
+/// key, and 16 bits of a rolling hash (a prefilter that narrows where the digest is computed).
+/// Whoever reads this process's memory can still test guesses against a digest (the key is
+/// beside it), so a weak password is not safe from that; a strong one, or a generated one, is
+/// not recoverable from it.
+#[derive(Debug)]
 pub struct TaintSet {
     values: Vec<Tainted>,
+    key: [u8; 32],
+    base: u64,
+}
+
+impl Default for TaintSet {
+    fn default() -> Self {
+        let mut key = [0u8; 32];
+        let mut base = [0u8; 8];
+        getrandom::fill(&mut key).expect("OS random number generator unavailable");
+        getrandom::fill(&mut base).expect("OS random number generator unavailable");
+        TaintSet {
+            values: Vec::new(),
+            key,
+            // Odd, so multiplying by it loses no bits modulo 2^64.
+            base: u64::from_le_bytes(base) | 1,
+        }
+    }
 }
 
 impl TaintSet {
@@ -64,23 +95,41 @@ impl TaintSet {
         Self::default()
     }
 
+    fn digest(&self, bytes: &[u8]) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(self.key);
+        h.update(bytes);
+        h.finalize().into()
+    }
+
+    /// The rolling hash of `bytes` (polynomial in [`TaintSet::base`], modulo 2^64).
+    fn roll(&self, bytes: &[u8]) -> u64 {
+        bytes
+            .iter()
+            .fold(0u64, |h, b| h.wrapping_mul(self.base).wrapping_add(u64::from(*b)))
+    }
+
     /// Records that `value` was filled into a frame of `origin`. Also records the trimmed form
-    /// when it differs, since pages commonly trim input.
+    /// when it differs, since pages commonly trim input. Only digests are kept (see the type).
     pub fn add(&mut self, value: &str, origin: &Origin) {
         for v in [value, value.trim()] {
-            if v.chars().count() < MIN_TAINT_LEN || self.values.iter().any(|t| t.value.expose() == v) {
+            if v.chars().count() < MIN_TAINT_LEN {
+                continue;
+            }
+            let digest = self.digest(v.as_bytes());
+            if self.values.iter().any(|t| t.len == v.len() && t.digest == digest) {
                 continue;
             }
             let site_scoped = v.len() <= SHORT_NUMERIC_MAX && v.bytes().all(|b| b.is_ascii_digit());
+            let prefilter = (self.roll(v.as_bytes()) >> 48) as u16;
             self.values.push(Tainted {
-                value: SecretString::new(v),
+                len: v.len(),
+                digest,
+                prefilter,
                 filled_on: origin.site(),
                 site_scoped,
             });
         }
-        // Longest first so a full name is replaced as one marker, not as given + family.
-        self.values
-            .sort_by_key(|t| std::cmp::Reverse(t.value.expose().len()));
     }
 
     /// Records every value of a redeemed fill.
@@ -118,6 +167,55 @@ impl TaintSet {
         Self::redact_all(&[self], text, page)
     }
 
+    /// The byte ranges of `text` holding a value of this set that applies on `site`.
+    fn find(&self, text: &str, site: &Site, ranges: &mut Vec<(usize, usize)>) {
+        let bytes = text.as_bytes();
+        let mut lens: Vec<usize> = self.values.iter().map(|t| t.len).collect();
+        lens.sort_unstable();
+        lens.dedup();
+        for len in lens {
+            if len == 0 || len > bytes.len() {
+                continue;
+            }
+            let group: Vec<&Tainted> = self
+                .values
+                .iter()
+                .filter(|t| t.len == len && !(t.site_scoped && t.filled_on != *site))
+                .collect();
+            if group.is_empty() {
+                continue;
+            }
+            let top = self.base.wrapping_pow((len - 1) as u32);
+            let mut h = self.roll(&bytes[..len]);
+            let mut start = 0;
+            loop {
+                let pf = (h >> 48) as u16;
+                if group.iter().any(|t| t.prefilter == pf) {
+                    let d = self.digest(&bytes[start..start + len]);
+                    if let Some(t) = group.iter().find(|t| t.prefilter == pf && t.digest == d) {
+                        // A match equals a whole UTF-8 value, so it lies on char boundaries.
+                        let end = start + len;
+                        // Digits inside a longer digit run are a different number, not our code.
+                        let boundary_ok = !t.site_scoped
+                            || (!text[..start].ends_with(|c: char| c.is_ascii_digit())
+                                && !text[end..].starts_with(|c: char| c.is_ascii_digit()));
+                        if boundary_ok {
+                            ranges.push((start, end));
+                        }
+                    }
+                }
+                if start + len >= bytes.len() {
+                    break;
+                }
+                h = h
+                    .wrapping_sub(u64::from(bytes[start]).wrapping_mul(top))
+                    .wrapping_mul(self.base)
+                    .wrapping_add(u64::from(bytes[start + len]));
+                start += 1;
+            }
+        }
+    }
+
     /// [`TaintSet::redact`] with the values of several sets at once (a tab's own and its
     /// site's), so a match of one overlapping a match of another still gives one marker.
     pub fn redact_all(sets: &[&TaintSet], text: &str, page: &Origin) -> String {
@@ -126,24 +224,8 @@ impl TaintSet {
         }
         let site = page.site();
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for t in sets.iter().flat_map(|s| &s.values) {
-            if t.site_scoped && t.filled_on != site {
-                continue;
-            }
-            let v = t.value.expose();
-            let mut from = 0;
-            while let Some(i) = text[from..].find(v) {
-                let start = from + i;
-                let end = start + v.len();
-                // Digits inside a longer digit run are a different number, not our code.
-                let boundary_ok = !t.site_scoped
-                    || (!text[..start].ends_with(|c: char| c.is_ascii_digit())
-                        && !text[end..].starts_with(|c: char| c.is_ascii_digit()));
-                if boundary_ok {
-                    ranges.push((start, end));
-                }
-                from = start + v.chars().next().map_or(1, char::len_utf8);
-            }
+        for s in sets {
+            s.find(text, &site, &mut ranges);
         }
         if ranges.is_empty() {
             return text.to_owned();
@@ -344,6 +426,113 @@ mod tests {
             format!("{REDACTION_MARKER}!")
         );
         assert_eq!(TaintSet::redact_all(&[], "Ada", &p), "Ada");
+    }
+
+    /// The plain substring search these digests replace, as the reference.
+    fn naive(values: &[(&str, bool)], text: &str) -> String {
+        let mut ranges = Vec::new();
+        for (v, scoped) in values {
+            let mut from = 0;
+            while let Some(i) = text[from..].find(v) {
+                let (start, end) = (from + i, from + i + v.len());
+                let ok = !scoped
+                    || (!text[..start].ends_with(|c: char| c.is_ascii_digit())
+                        && !text[end..].starts_with(|c: char| c.is_ascii_digit()));
+                if ok {
+                    ranges.push((start, end));
+                }
+                from = start + v.chars().next().map_or(1, char::len_utf8);
+            }
+        }
+        ranges.sort_unstable();
+        let mut out = String::new();
+        let mut pos = 0;
+        let mut iter = ranges.into_iter().peekable();
+        while let Some((s, mut e)) = iter.next() {
+            while let Some(&(ns, ne)) = iter.peek() {
+                if ns > e {
+                    break;
+                }
+                e = e.max(ne);
+                iter.next();
+            }
+            if s >= pos {
+                out.push_str(&text[pos..s]);
+                out.push_str(REDACTION_MARKER);
+                pos = e;
+            } else if e > pos {
+                pos = e;
+            }
+        }
+        out.push_str(&text[pos..]);
+        out
+    }
+
+    #[test]
+    fn digests_find_what_substring_search_finds() {
+        // A small alphabet (with a multibyte letter and digits) makes many near misses and
+        // overlaps; every value is also planted whole in the text.
+        let alphabet: Vec<char> = "ab1é2 ".chars().collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let p = o("https://example.com");
+        for _ in 0..300 {
+            let word = |next: &mut dyn FnMut(usize) -> usize, len: usize| {
+                (0..len)
+                    .map(|_| alphabet[next(alphabet.len())])
+                    .collect::<String>()
+            };
+            let count = 1 + next(4);
+            let values: Vec<String> = (0..count)
+                .map(|_| {
+                    let len = 3 + next(5);
+                    word(&mut next, len)
+                })
+                .collect();
+            let len = next(60);
+            let mut text = word(&mut next, len);
+            for v in &values {
+                let at = text
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .nth(next(text.chars().count() + 1));
+                text.insert_str(at.unwrap_or(text.len()), v);
+            }
+            let mut t = TaintSet::new();
+            let mut reference: Vec<(String, bool)> = Vec::new();
+            for v in &values {
+                t.add(v, &p);
+                for w in [v.as_str(), v.trim()] {
+                    if w.chars().count() >= MIN_TAINT_LEN && !reference.iter().any(|(r, _)| r == w) {
+                        let scoped = w.len() <= SHORT_NUMERIC_MAX && w.bytes().all(|b| b.is_ascii_digit());
+                        reference.push((w.to_owned(), scoped));
+                    }
+                }
+            }
+            let r: Vec<(&str, bool)> = reference.iter().map(|(v, s)| (v.as_str(), *s)).collect();
+            assert_eq!(
+                t.redact(&text, &p),
+                naive(&r, &text),
+                "values {values:?} in {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_set_keeps_no_value() {
+        let mut t = TaintSet::new();
+        t.add("correct-horse-battery", &o("https://example.com"));
+        let shown = format!("{t:?}");
+        assert!(!shown.contains("correct-horse"), "{shown}");
+        // Two sets digest the same value differently (each has its own key).
+        let mut u = TaintSet::new();
+        u.add("correct-horse-battery", &o("https://example.com"));
+        assert_ne!(t.values[0].digest, u.values[0].digest);
     }
 
     #[test]
