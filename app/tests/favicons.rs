@@ -87,9 +87,7 @@ fn a_page_icon_shows_in_its_tab_and_is_kept_for_a_restored_tab() {
     assert!(x1 < 240, "the icon is not in the first tab: {x0}..{x1}");
     assert!(s.requests().iter().any(|p| p == "/icon.png"));
     // A second tab in front, whose page has no icon: the first tab keeps its own.
-    app.key("ctrl+t");
-    app.type_text(&plain);
-    window::xdo(&["key", "Return"]);
+    app.open_new_tab(&plain);
     app.wait_for(GREEN, "favicon-second-tab");
     wait_session(&dir.profile(), "both tabs saved", |t| {
         t.contains(&iconic) && t.contains(&plain)

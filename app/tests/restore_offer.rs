@@ -41,9 +41,7 @@ fn pages() -> Server {
 fn crash_with_two_tabs(dir: &Scratch, a: &str, b: &str) {
     let mut app = App::launch(&dir.0, 0, &[a]);
     app.wait_for(MAGENTA, "offer-run0-a");
-    app.key("ctrl+t");
-    app.type_text(b);
-    window::xdo(&["key", "Return"]);
+    app.open_new_tab(b);
     app.wait_for(CYAN, "offer-run0-b");
     wait_session(&dir.profile(), "both tabs saved", |s| {
         s.contains(a) && s.contains(b)

@@ -228,6 +228,54 @@ impl App {
     pub fn click(&self, at: Pos2, button: u8) {
         click(&self.window, at, button);
     }
+
+    /// Ctrl+T, `url`, Enter: a page in a new tab, as a person opens one. The omnibox is
+    /// waited for in the window after Ctrl+T (the new tab's, empty and focused) and after the
+    /// typing: on a loaded machine the window can lag the keys by seconds, and text typed
+    /// before the new tab's omnibox has the keyboard goes elsewhere.
+    pub fn open_new_tab(&self, url: &str) {
+        let omnibox = Layout::new(self.size(), Layout::one_tab(""))
+            .chrome
+            .control_rect(aperture_ui::chrome::controls::OMNIBOX)
+            .expect("an omnibox");
+        let before = self.capture();
+        self.key("ctrl+t");
+        self.wait_changed(omnibox, &before, "the new tab's omnibox");
+        let focused = self.capture();
+        self.type_text(url);
+        self.wait_changed(omnibox, &focused, "the typed address");
+        xdo(&["key", "Return"]);
+    }
+
+    /// Waits (up to 30 s) until the window's pixels in `r` clearly differ from `before`'s (a
+    /// capture taken before the key or click that changes them).
+    pub fn wait_changed(&self, r: Rect, before: &image::RgbImage, what: &str) {
+        let t = Instant::now();
+        loop {
+            let img = self.capture();
+            let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
+            let mut n = 0;
+            for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
+                for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
+                    let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
+                    if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                        n += 1;
+                    }
+                }
+            }
+            if n >= 20 {
+                return;
+            }
+            if t.elapsed() > Duration::from_secs(30) {
+                keep(&img, what);
+                panic!(
+                    "{what}: the window never changed there ({n} pixels); stderr:\n{}",
+                    self.stderr()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }
 
 impl Drop for App {
