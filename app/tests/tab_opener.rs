@@ -68,7 +68,9 @@ fn three_tabs(dir: &Scratch, s: &Server) -> App {
         );
         std::thread::sleep(std::time::Duration::from_millis(200));
     }
-    app.never(BLUE, 1, "opener-blue-stays-behind");
+    // Long enough for the page to have loaded and painted had its tab come to the front (on a
+    // loaded machine a second after the request is not).
+    app.never(BLUE, 3, "opener-blue-stays-behind");
     app.key("ctrl+3");
     app.wait_for(GREEN, "opener-green-again");
     app
