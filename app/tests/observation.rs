@@ -313,3 +313,46 @@ fn names_from_content_are_chromium_s() {
     assert!(wrong.is_empty(), "{wrong:#?}");
     b.quit();
 }
+
+/// Pages style a checkbox, radio or file input by making the native control transparent over
+/// their own drawing of it: Chromium's accessibility tree (and both peers) keep it, and it
+/// must get a ref, or an agent cannot tick "Remember me". A transparent link stays out.
+#[test]
+fn transparent_form_controls_are_still_controls() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/transparent.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "upload"), w)
+    });
+    for (id, role, name) in [
+        ("remember", "checkbox", "Remember me"),
+        ("yearly", "radio", "Yearly"),
+        ("upload", "button", "Upload a photo"),
+    ] {
+        let n = by_id(&w, id);
+        assert_eq!(
+            (
+                n["role"].as_str(),
+                n["name"].as_str(),
+                n["actionable"].as_bool(),
+                n["visible"].as_bool()
+            ),
+            (Some(role), Some(name), Some(true), Some(true)),
+            "{id}: {n}"
+        );
+    }
+    assert_eq!(by_id(&w, "ghost")["visible"], false);
+    let walk: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&walk);
+    for line in [
+        "checkbox \"Remember me\"",
+        "radio \"Yearly\"",
+        "button \"Upload a photo\"",
+    ] {
+        assert!(out.contains(line), "{line:?} not in\n{out}");
+    }
+    assert!(!out.contains("Ghost"), "{out}");
+    b.quit();
+}

@@ -1119,7 +1119,12 @@
         // A control laid out with no area (a link around an image that has not loaded) is still
         // on the page, as Chromium's accessibility tree has it; anything else without area
         // shows nothing.
-        n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable) && visibility !== 'hidden' && visibility !== 'collapse' && opacity !== '0';
+        // A transparent form control is still one: pages style a checkbox, radio or file input
+        // by making it transparent over their own drawing (often inside its label), and
+        // Chromium's accessibility tree keeps it; a click on it is a click on the control.
+        const seeThroughControl = opacity === '0' && (tag === 'input' || tag === 'select' || tag === 'textarea') && native;
+        n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable) && visibility !== 'hidden' && visibility !== 'collapse' &&
+          (opacity !== '0' || seeThroughControl);
         n.actionable = actionable;
         n.focusable = focusable;
         n.editable = editable;
