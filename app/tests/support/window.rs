@@ -123,14 +123,15 @@ impl App {
         std::fs::read_to_string(self.dir.join(format!("stderr-{}.log", self.run))).unwrap_or_default()
     }
 
-    /// SIGTERM (a requested quit), then waits up to 10 s; kills it if it hangs.
+    /// SIGTERM (a requested quit), then waits up to 30 s (a clean quit saves the session and
+    /// runs CEF's shutdown, slow on a loaded machine); kills it if it hangs.
     pub fn terminate(&mut self) -> std::process::ExitStatus {
         if let Ok(Some(s)) = self.child.try_wait() {
             return s;
         }
         let _ = Command::new("kill").arg(self.child.id().to_string()).status();
         let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(10) {
+        while t.elapsed() < Duration::from_secs(30) {
             if let Ok(Some(s)) = self.child.try_wait() {
                 return s;
             }
