@@ -260,6 +260,7 @@ fn err(id: TabId, e: TabError) -> BackendError {
         TabError::NoSuchTab(_) | TabError::Closed => BackendError::NoSuchTab(id),
         TabError::RendererGone(why) => BackendError::RendererGone(why),
         TabError::Timeout { secs, .. } => BackendError::Timeout(Duration::from_secs(secs)),
+        e @ TabError::NotArrived { .. } => BackendError::Other(e.to_string()),
         TabError::LoadFailed { url, text, code } => BackendError::Navigation {
             url,
             reason: format!("{text} ({code})"),
@@ -347,6 +348,7 @@ fn outcome(o: crate::browser::state::LoadOutcome, title: String) -> LoadOutcome 
         url: o.url,
         status: u16::try_from(o.status).ok().filter(|s| *s > 0),
         title,
+        loading: o.loading,
     }
 }
 
@@ -415,7 +417,10 @@ impl Backend for AppBackend {
             self.attach(id, Attach::Navigate).await?;
             match t.navigate(&u).await {
                 // The tab exists either way; a failed first load is the page's problem.
-                Ok(_) | Err(TabError::LoadFailed { .. }) | Err(TabError::Timeout { .. }) => {}
+                Ok(_)
+                | Err(TabError::LoadFailed { .. })
+                | Err(TabError::Timeout { .. })
+                | Err(TabError::NotArrived { .. }) => {}
                 Err(e) => return Err(err(id, e)),
             }
         }

@@ -17,10 +17,17 @@ use aperture_mcp::backend::TabId;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// How long a navigation may take before the caller gets an error (the load goes on).
+/// How long a navigation may take before it is answered: with an error when nothing has
+/// replaced the previous page by then, else with the new page as it is (the load goes on).
 pub const NAV_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long a navigation waits for subresources once its document is usable.
+/// How long a navigation waits for subresources once its document is usable and parsed.
 pub const SUBRESOURCE_GRACE: Duration = Duration::from_secs(4);
+/// How long a navigation waits for a committed document whose parser is still blocked (a
+/// script in its head whose host does not answer holds back everything after it; offline,
+/// a failing lookup takes about 4 s, and several in a row more). Unmeasured beyond that.
+pub const PARSE_WAIT: Duration = Duration::from_secs(12);
+/// How long the parser probe may take (a page busy in script answers late).
+const PARSE_PROBE: Duration = Duration::from_secs(1);
 /// How long one renderer round trip may take. CEF 131 can lose process messages after a
 /// frame swap (cef#4001), so a missing answer must become an error.
 pub const RPC_TIMEOUT: Duration = Duration::from_secs(15);
@@ -57,6 +64,11 @@ pub enum TabError {
     LoadFailed { url: String, code: i32, text: String },
     #[error("{what} did not finish within {secs} s")]
     Timeout { what: &'static str, secs: u64 },
+    #[error(
+        "the new page is still loading: nothing of it had arrived after {secs} s, and until \
+         it does the tab still shows the previous page"
+    )]
+    NotArrived { secs: u64 },
     #[error("the page's renderer crashed or was killed ({0}); reload the tab")]
     RendererGone(String),
     #[error("renderer error; it said:{}", Untrusted(.0))]
@@ -186,27 +198,44 @@ async fn wait<T>(
     }
 }
 
-/// Waits for a navigation: its load end, or its document plus [`SUBRESOURCE_GRACE`].
+/// Waits for a navigation: its load end; or, once its document has committed, until the
+/// document is parsed and [`SUBRESOURCE_GRACE`] has passed, or [`PARSE_WAIT`] if its parser
+/// stays blocked (answered as still loading). Never with the previous page: if nothing has
+/// committed by [`NAV_TIMEOUT`], the answer is [`TabError::NotArrived`].
 async fn wait_nav(
     t: &Tab,
     mut rx: oneshot::Receiver<Result<LoadOutcome, TabError>>,
     what: &'static str,
 ) -> Result<LoadOutcome, TabError> {
+    use crate::browser::state::NavProgress;
     let start = std::time::Instant::now();
     loop {
         match tokio::time::timeout(Duration::from_millis(250), &mut rx).await {
             Ok(Ok(r)) => return r,
             Ok(Err(_)) => return Err(TabError::Closed),
-            Err(_) if start.elapsed() >= NAV_TIMEOUT => {
-                return Err(TabError::Timeout {
-                    what,
-                    secs: NAV_TIMEOUT.as_secs(),
-                });
-            }
             Err(_) => {
                 let id = t.id;
-                t.h.on_ui(move |a| a.with(|st| st.release_slow_loads(id, SUBRESOURCE_GRACE)))
-                    .await?;
+                let progress =
+                    t.h.on_ui(move |a| a.with(|st| st.nav_progress(id)))
+                        .await?
+                        .ok_or(TabError::Closed)?;
+                let late = start.elapsed() >= NAV_TIMEOUT;
+                let release = match progress {
+                    NavProgress::Pending if late => {
+                        return Err(TabError::NotArrived {
+                            secs: NAV_TIMEOUT.as_secs(),
+                        });
+                    }
+                    NavProgress::Pending => false,
+                    NavProgress::Committed => late,
+                    NavProgress::Document(age) => {
+                        late || age >= PARSE_WAIT || (age >= SUBRESOURCE_GRACE && !t.still_parsing().await)
+                    }
+                };
+                if release {
+                    t.h.on_ui(move |a| a.with(|st| st.release_loading(id))).await?;
+                }
+                tracing::trace!(tab = id.0, ?progress, release, "{what}");
             }
         }
     }
@@ -477,6 +506,21 @@ impl Tab {
         // The body's text has none of its frames': those of other sites the last walk placed
         // follow it.
         Ok(frames::with_frame_text(self, r.text, r.truncated, cap).await)
+    }
+
+    /// Whether the main document's parser is still at work (`document.readyState` is
+    /// `loading`: typically a script in the page whose host does not answer). A page that does
+    /// not answer the probe in time counts as parsing; the wait stays bounded by
+    /// [`PARSE_WAIT`] either way, whatever the page makes `readyState` say.
+    async fn still_parsing(&self) -> bool {
+        let probe = self.devtools(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": "document.readyState", "returnByValue": true, "silent": true}),
+        );
+        match tokio::time::timeout(PARSE_PROBE, probe).await {
+            Ok(Ok(v)) => v["result"]["value"].as_str() == Some("loading"),
+            _ => true,
+        }
     }
 
     /// Calls a DevTools protocol method (no remote-debugging port involved).

@@ -69,6 +69,10 @@ pub struct LoadOutcome {
     pub status: Option<u16>,
     /// Title of the loaded document.
     pub title: String,
+    /// Answered before the load ended: the new document has arrived and is what the tab
+    /// shows, but it is still loading (a script or other resource has not answered).
+    #[serde(default)]
+    pub loading: bool,
 }
 
 /// An operation on one element of a walk, addressed by `(walk_id, idx)`.

@@ -279,6 +279,7 @@ impl Backend for Hostile {
             url: self.s(4),
             status: Some(200),
             title: self.s(5),
+            loading: false,
         })
     }
     async fn document(&self, _: TabId) -> BackendResult<Option<u64>> {

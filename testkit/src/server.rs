@@ -17,6 +17,9 @@ pub struct Spec {
     pub attachments: HashMap<String, Attachment>,
     /// Files under this directory for other paths.
     pub dir: Option<PathBuf>,
+    /// URL path → (pause, HTML body): answered only after the pause (a slow server, or a
+    /// script whose host is slow to answer), without holding up other requests meanwhile.
+    pub delayed: HashMap<String, (std::time::Duration, String)>,
 }
 
 /// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
@@ -95,6 +98,7 @@ impl Server {
             redirects,
             dir,
             attachments,
+            delayed,
         } = spec;
         let ip = if ip.is_empty() {
             "127.0.0.1".to_string()
@@ -135,6 +139,12 @@ impl Server {
                             Some(len),
                             None,
                         ));
+                    });
+                } else if let Some((pause, body)) = delayed.get(&path) {
+                    let (pause, body) = (*pause, body.clone());
+                    std::thread::spawn(move || {
+                        std::thread::sleep(pause);
+                        let _ = req.respond(tiny_http::Response::from_string(body).with_header(html));
                     });
                 } else if let Some(to) = redirects.get(&path) {
                     let loc =
@@ -237,6 +247,24 @@ mod tests {
         assert_eq!(get(&s.base, "/missing").0, 404);
         assert_eq!(get(&s.base, "/../secret").0, 404, "no escape from the directory");
         assert_eq!(s.requests()[..3], ["/r", "/a.html", "/missing"]);
+    }
+
+    #[test]
+    fn a_delayed_route_answers_after_its_pause_without_holding_up_others() {
+        let pause = std::time::Duration::from_millis(600);
+        let s = Server::spawn(Spec {
+            routes: HashMap::from([("/quick".to_string(), "quick".to_string())]),
+            delayed: HashMap::from([("/slow".to_string(), (pause, "slow".to_string()))]),
+            ..Spec::default()
+        });
+        let base = s.base.clone();
+        let t = std::time::Instant::now();
+        let slow = std::thread::spawn(move || get(&base, "/slow"));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert_eq!(get(&s.base, "/quick"), (200, "quick".into()));
+        assert!(t.elapsed() < pause, "the quick route waited for the slow one");
+        assert_eq!(slow.join().unwrap(), (200, "slow".into()));
+        assert!(t.elapsed() >= pause);
     }
 
     #[test]

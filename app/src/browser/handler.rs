@@ -411,6 +411,15 @@ fn check_document_response(a: &Actor, id: aperture_mcp::backend::TabId, v: &serd
     if p["type"] != "Document" {
         return;
     }
+    // A navigation answered before its load end reports its document's status from here.
+    if let (Some(url), Some(code)) = (p["response"]["url"].as_str(), p["response"]["status"].as_i64()) {
+        let doc = (url.to_string(), i32::try_from(code).unwrap_or(0));
+        a.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&id) {
+                t.document_status = Some(doc);
+            }
+        });
+    }
     // Every document of a gated tab (main frame or subframe): the name passed the gate, but
     // DNS may have answered with a private address since.
     if !a.with(|st| st.tabs.get(&id).is_some_and(|t| t.meta.gated())) {

@@ -26,11 +26,26 @@ pub struct ConsoleEntry {
     pub line: i32,
 }
 
-/// What a finished navigation reports.
+/// What a navigation reports when it is answered.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct LoadOutcome {
     pub url: String,
     pub status: i32,
+    /// Answered before the load ended: the new document has committed and is what the tab
+    /// shows, but its parser or its subresources are still at work.
+    pub loading: bool,
+}
+
+/// Where a pending navigation stands, for the navigation wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NavProgress {
+    /// Nothing has replaced the previous page yet: the tab still shows it.
+    Pending,
+    /// The new document has committed, but no document element yet (its body has not
+    /// started arriving).
+    Committed,
+    /// The new document has had a document element for this long.
+    Document(Duration),
 }
 
 type NavWaiter = oneshot::Sender<Result<LoadOutcome, TabError>>;
@@ -62,6 +77,9 @@ pub struct TabRec {
     pub document_at: Option<Instant>,
     /// The URL the tab showed when the pending navigation started (for same-document ones).
     pub nav_from_url: Option<String>,
+    /// The HTTP status of the latest main-document response, by URL (from the DevTools
+    /// observer): a navigation answered before its load end reports it.
+    pub document_status: Option<(String, i32)>,
     /// Counts main-frame documents (reloads included, same-document navigations not).
     pub document_seq: u64,
     /// The `document_seq` current at the last paint: input sent to a document that has not
@@ -217,6 +235,7 @@ impl State {
                 document_seq: 0,
                 painted_document: 0,
                 nav_from_url: None,
+                document_status: None,
                 meta,
                 refused_page: None,
                 asks: Default::default(),
@@ -297,6 +316,7 @@ impl State {
                 let outcome = LoadOutcome {
                     url: t.url.clone(),
                     status: t.status,
+                    loading: false,
                 };
                 for w in t.nav_waiters.drain(..) {
                     let _ = w.send(Ok(outcome.clone()));
@@ -318,16 +338,33 @@ impl State {
         }
     }
 
-    /// Answers navigation waiters whose document has been usable for `grace` while its
-    /// subresources still load (a page whose tracker or CDN never answers is still a page).
-    pub fn release_slow_loads(&mut self, id: TabId, grace: Duration) {
+    /// How far the tab's pending navigation has got (`None`: no such tab).
+    pub fn nav_progress(&self, id: TabId) -> Option<NavProgress> {
+        let t = self.tabs.get(&id)?;
+        Some(match t.document_at {
+            Some(at) => NavProgress::Document(at.elapsed()),
+            None if t.nav_committed() => NavProgress::Committed,
+            None => NavProgress::Pending,
+        })
+    }
+
+    /// Answers the navigation waiters with the committed document as it is, still loading.
+    /// Only after a commit: before one, the tab shows the previous page, which must never
+    /// answer for the new one.
+    pub fn release_loading(&mut self, id: TabId) {
         if let Some(t) = self.tabs.get_mut(&id)
-            && t.document_at.is_some_and(|at| at.elapsed() >= grace)
+            && t.nav_committed()
             && !t.nav_waiters.is_empty()
         {
+            // The status comes with the load end; before it, the document response's.
+            let status = match &t.document_status {
+                Some((url, status)) if t.status == 0 && *url == t.url => *status,
+                _ => t.status,
+            };
             let outcome = LoadOutcome {
                 url: t.url.clone(),
-                status: t.status,
+                status,
+                loading: t.loading,
             };
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Ok(outcome.clone()));
@@ -342,7 +379,11 @@ impl State {
             t.url = url.clone();
             // A late load end of the previous document must not answer the pending navigation.
             if t.nav_committed() {
-                let outcome = LoadOutcome { url, status };
+                let outcome = LoadOutcome {
+                    url,
+                    status,
+                    loading: false,
+                };
                 for w in t.nav_waiters.drain(..) {
                     let _ = w.send(Ok(outcome.clone()));
                 }

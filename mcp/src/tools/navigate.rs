@@ -108,9 +108,15 @@ impl Aperture {
             .status
             .map(|s| format!("HTTP {s}"))
             .unwrap_or_else(|| "no HTTP status".into());
-        let r = Reply::new()
-            .say(format!("tab {id} loaded ({status}); now at:"))
-            .page(&outcome.url);
+        let r = if outcome.loading {
+            Reply::new().say(format!(
+                "tab {id} is still loading ({status}): the new page has arrived, but not all of \
+                 it yet; below is what it shows so far (observe again for the rest). Now at:"
+            ))
+        } else {
+            Reply::new().say(format!("tab {id} loaded ({status}); now at:"))
+        }
+        .page(&outcome.url);
         match self.observe(id, &mut st, true, true).await {
             Ok(obs) => r.observation(&obs),
             Err(e) => r

@@ -347,6 +347,7 @@ impl Backend for Fake {
                 url: t.page.url.clone(),
                 status: Some(200),
                 title: t.page.title.clone(),
+                loading: false,
             }
         })
     }
