@@ -919,56 +919,71 @@ impl VaultWiring {
             return Err(self.redact_focus(h, id, e).await);
         }
         let frame = self.focused_origin(h, id).await?;
-        // Only the parts these fields take cross from the vault process, and only for the
-        // frame that has focus (the vault process re-checks its site against the grant).
+        // The vault process checks the focused frame against the grant and keeps the fill;
+        // only the parts these fields take, one field's value at a time, cross to here.
         let parts: Vec<LoginPart> = targets.iter().map(|t| part(t.field)).collect();
-        let f = frame.clone();
-        let secret = self.call(move |r| r.redeem(grant, &f, &parts)).await?;
-        let values: Vec<&str> = (0..targets.len()).map(|i| secret.get(i)).collect();
-        // Taint before typing: a page that echoes keystrokes as they arrive is already covered.
-        // Both scopes: this tab wherever it goes, and every tab of this site in this container
-        // (the page can store what it was given and show it in another tab).
-        let container = container_of(h, id).await?;
-        self.taint_values(id, &container, secret.iter(), &frame);
-
-        self.type_into(h, id, &tab, &targets, &values, &frame).await
+        let (f, p) = (frame.clone(), parts.clone());
+        let fill = self.call(move |r| r.redeem(grant, &f, &p)).await?;
+        let result = self.type_into(h, id, &tab, &targets, &parts, fill, &frame).await;
+        let _ = self.call(move |r| r.end_fill(fill)).await;
+        result
     }
 
-    /// Types `values[i]` into `targets[i]`, the first already focused, each later one focused
-    /// here and refused if focus lands in a frame of another site than `frame`. What a failure
-    /// says follows what was typed before it.
+    /// Types the value of `parts[i]` of `fill` into `targets[i]`, the first already focused
+    /// (in `frame`), each later one focused here and refused if focus lands in a frame of
+    /// another site than `frame`. Each value is asked of the vault process right before its
+    /// field is typed (for the frame focused then, which it checks again), recorded for
+    /// redaction, typed, and wiped. What a failure says follows what was typed before it.
+    #[allow(clippy::too_many_arguments)]
     async fn type_into(
         &self,
         h: &Handle,
         id: TabId,
         tab: &crate::tab::Tab,
         targets: &[VaultTarget],
-        values: &[&str],
+        parts: &[LoginPart],
+        fill: aperture_vault::remote::RemoteFill,
         frame: &Origin,
     ) -> BackendResult<()> {
+        let container = container_of(h, id).await?;
         let mut typed: Vec<&'static str> = Vec::new();
-        for (i, (t, v)) in targets.iter().zip(values).enumerate() {
+        for (i, (t, part)) in targets.iter().zip(parts).enumerate() {
             let word = field_word(t.field);
             // Up to the clear, a failure leaves this field as it was.
             let ready = async {
-                if i > 0 {
+                let now = if i > 0 {
                     focus(tab, id, *t).await?;
                     // Never type a value into a frame of another site, whatever focus did.
-                    if self.focused_origin(h, id).await?.site() != frame.site() {
+                    let now = self.focused_origin(h, id).await?;
+                    if now.site() != frame.site() {
                         return Err(refused("focus moved to a frame of another site; stopped"));
                     }
-                }
-                element(tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await
-            };
-            if let Err(e) = ready.await {
-                let e = self.redact_focus(h, id, e).await;
-                return Err(if typed.is_empty() {
-                    e
+                    now
                 } else {
-                    stopped(&typed, word, false, e)
-                });
-            }
-            match tab.type_text(v).await {
+                    frame.clone()
+                };
+                let part = *part;
+                let v = self.call(move |r| r.fill_value(fill, &now, part)).await?;
+                // Recorded before typing: a page that echoes keystrokes as they arrive is
+                // covered. Both scopes: this tab wherever it goes, and every tab of this site
+                // in this container (the page can store what it was given and show it in
+                // another tab).
+                self.taint_values(id, &container, std::iter::once(v.as_str()), frame);
+                element(tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await?;
+                Ok(v)
+            };
+            let v = match ready.await {
+                Ok(v) => v,
+                Err(e) => {
+                    let e = self.redact_focus(h, id, e).await;
+                    return Err(if typed.is_empty() {
+                        e
+                    } else {
+                        stopped(&typed, word, false, e)
+                    });
+                }
+            };
+            match tab.type_text(v.as_str()).await {
                 Ok(()) => typed.push(word),
                 // Not one key of this field went in, and none of a later one was sent.
                 Err(crate::tab::TabError::FocusMoved { typed: 0, went, .. }) => {
@@ -1022,21 +1037,20 @@ impl VaultWiring {
         let frame = self.focused_origin(h, id).await?;
         let label = format!("{} (generated)", frame.host());
         let username = username.map(|u| u.trim().to_owned()).filter(|u| !u.is_empty());
-        // Generated and saved in the vault process; only the value to type comes back.
+        // Generated and saved in the vault process; only the value to type comes to here,
+        // field by field.
         let f = frame.clone();
-        let secret = self
+        let (entry, bits, fill) = self
             .call(move |r| {
                 let made = r.generate_password(&f, &label, username.as_deref())?;
-                let values = r.redeem(made.grant, &f, &[LoginPart::Password])?;
-                Ok((made.id, made.entropy_bits, values))
+                let fill = r.redeem(made.grant, &f, &[LoginPart::Password])?;
+                Ok((made.id.to_string(), made.entropy_bits, fill))
             })
             .await?;
-        let (entry, bits, secret) = (secret.0.to_string(), secret.1, secret.2);
-        let password = secret.get(0);
-        let container = container_of(h, id).await?;
-        self.taint_values(id, &container, secret.iter(), &frame);
-        let values = vec![password; targets.len()];
-        self.type_into(h, id, &tab, &targets, &values, &frame).await?;
+        let parts = vec![LoginPart::Password; targets.len()];
+        let result = self.type_into(h, id, &tab, &targets, &parts, fill, &frame).await;
+        let _ = self.call(move |r| r.end_fill(fill)).await;
+        result?;
         Ok(GeneratedPassword {
             entry,
             origin: frame.to_string(),
@@ -1699,12 +1713,14 @@ mod tests {
         .unwrap();
         let e = v.entries_for_origin(&origin).unwrap();
         let g = v.request_fill(&e[0].id, &origin, FillTarget::Login).unwrap();
-        let secret = v
+        let fill = v
             .redeem(g, &origin, &[LoginPart::Username, LoginPart::Password])
             .unwrap();
+        let user = v.fill_value(fill, &origin, LoginPart::Username).unwrap();
+        let pass = v.fill_value(fill, &origin, LoginPart::Password).unwrap();
         assert!(!w.tainted(TabId(1), ""));
         // What `fill` records for a fill into tab 1, in the default container.
-        w.taint_values(TabId(1), "", secret.iter(), &origin);
+        w.taint_values(TabId(1), "", [user.as_str(), pass.as_str()].into_iter(), &origin);
         let mut walk = Walk {
             url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
             title: "Welcome ada.lovelace".into(),

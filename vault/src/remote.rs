@@ -20,12 +20,13 @@
 //! Requests are capability-shaped, like the in-process handles ([`crate::AgentView`],
 //! [`crate::Filler`], the human-side [`Vault`] methods):
 //! * "entries for this origin" answers ids and labels, no secret;
-//! * a fill is two steps: [`RemoteVault::request_fill`] gives an opaque [`RemoteGrant`] (a
-//!   number; the grant itself stays in the vault process), and [`RemoteVault::redeem`] gives
-//!   the values of just the fields about to be typed, after re-checking the origin of the frame
-//!   that has focus. The browser types them with trusted input, so those values do pass through
-//!   it for that one operation (and its redaction set keeps them to scrub page reads; see the
-//!   app's `vault.rs`). Nothing else decrypted does;
+//! * a fill is three steps: [`RemoteVault::request_fill`] gives an opaque [`RemoteGrant`] (a
+//!   number; the grant itself stays in the vault process); [`RemoteVault::redeem`] checks the
+//!   origin of the frame that has focus against it and keeps the fill there; and
+//!   [`RemoteVault::fill_value`] gives one field's value, right before it is typed, after
+//!   checking the then-focused frame again. The browser types it with trusted input, so that
+//!   one value does pass through it for that one field (its redaction sets keep a salted
+//!   digest of it; see [`crate::taint`]). Nothing else decrypted does;
 //! * a generated password is made and saved in the vault process; the browser gets a grant;
 //! * a profile plan is made and kept there; the browser gets its rows (no values) and later
 //!   the values of the rows the human approved;
@@ -410,6 +411,14 @@ enum Request {
         frame: String,
         parts: Vec<LoginPart>,
     },
+    FillValue {
+        fill: u64,
+        frame: String,
+        part: LoginPart,
+    },
+    EndFill {
+        fill: u64,
+    },
     GeneratePassword {
         frame: String,
         label: String,
@@ -516,7 +525,8 @@ enum Reply {
     LoginStatus(LoginStatus),
     Summaries(Vec<EntrySummary>),
     Grant(u64),
-    Values(Vec<SecretString>),
+    Fill(u64),
+    Value(SecretString),
     Generated {
         id: EntryId,
         entropy_bits: f64,
@@ -586,11 +596,20 @@ struct Server {
     vault: Option<Vault>,
     next: u64,
     fills: BTreeMap<u64, FillGrant>,
+    /// Redeemed fills, handed out a field at a time.
+    open_fills: BTreeMap<u64, OpenFill>,
     profile_grants: BTreeMap<u64, ProfileGrant>,
     attachment_grants: BTreeMap<u64, AttachmentGrant>,
     plans: BTreeMap<u64, FillPlan>,
     undo: BTreeMap<u64, crate::DeletedEntry>,
     import: Option<CsvImport>,
+}
+
+/// A redeemed login fill: the values stay here until the browser asks for one field's.
+struct OpenFill {
+    secret: FillSecret,
+    site: crate::Site,
+    parts: Vec<LoginPart>,
 }
 
 fn keep<T>(map: &mut BTreeMap<u64, T>, id: u64, v: T) {
@@ -611,6 +630,7 @@ impl Server {
             vault: None,
             next: 1,
             fills: BTreeMap::new(),
+            open_fills: BTreeMap::new(),
             profile_grants: BTreeMap::new(),
             attachment_grants: BTreeMap::new(),
             plans: BTreeMap::new(),
@@ -638,6 +658,7 @@ impl Server {
     /// Forgets every ticket: after a lock none of them may be redeemed.
     fn forget(&mut self) {
         self.fills.clear();
+        self.open_fills.clear();
         self.profile_grants.clear();
         self.attachment_grants.clear();
         self.plans.clear();
@@ -889,15 +910,37 @@ impl Server {
                 let g = self.fills.remove(&grant).ok_or(RemoteError::GrantInvalid)?;
                 let frame = origin(&frame)?;
                 let secret = self.vault()?.filler().redeem(g, &frame)?;
-                let values = parts
-                    .iter()
-                    .map(|p| {
-                        part_of(&secret, *p)
-                            .map(SecretString::new)
-                            .ok_or(RemoteError::NoValue)
-                    })
-                    .collect::<Result<_, _>>()?;
-                Reply::Values(values)
+                // Every part is checked now, so a fill that cannot finish types nothing.
+                if parts.iter().any(|p| part_of(&secret, *p).is_none()) {
+                    return Err(RemoteError::NoValue);
+                }
+                let id = self.id();
+                keep(
+                    &mut self.open_fills,
+                    id,
+                    OpenFill {
+                        secret,
+                        site: frame.site(),
+                        parts,
+                    },
+                );
+                Reply::Fill(id)
+            }
+            Q::FillValue { fill, frame, part } => {
+                let f = self.open_fills.get(&fill).ok_or(RemoteError::GrantInvalid)?;
+                // The frame that has focus now, checked again for every field.
+                if origin(&frame)?.site() != f.site {
+                    return Err(RemoteError::OriginMismatch);
+                }
+                if !f.parts.contains(&part) {
+                    return Err(RemoteError::GrantInvalid);
+                }
+                let v = part_of(&f.secret, part).ok_or(RemoteError::NoValue)?;
+                Reply::Value(SecretString::new(v))
+            }
+            Q::EndFill { fill } => {
+                self.open_fills.remove(&fill);
+                Reply::Done
             }
             Q::GeneratePassword {
                 frame,
@@ -1441,22 +1484,47 @@ impl RemoteVault {
         }))
     }
 
-    /// Redeems `grant` for the frame about to be typed into: the values of `parts`, in that
-    /// order, and nothing else of the entry. Fails if `frame` is not of the granted site.
+    /// Redeems `grant` for the frame about to be typed into (refused if it is not of the
+    /// granted site, or if the entry lacks one of `parts`). No value comes back yet: the
+    /// vault process keeps the fill and hands out one field's value at a time
+    /// ([`RemoteVault::fill_value`]), only of `parts`.
     pub fn redeem(
         &self,
         grant: RemoteGrant,
         frame: &Origin,
         parts: &[LoginPart],
-    ) -> Result<FillValues, RemoteError> {
+    ) -> Result<RemoteFill, RemoteError> {
         match self.call(&Request::Redeem {
             grant: grant.0,
             frame: frame.to_string(),
             parts: parts.to_vec(),
         })? {
-            Reply::Values(values) if values.len() == parts.len() => Ok(FillValues { values }),
+            Reply::Fill(id) => Ok(RemoteFill(id)),
             _ => Err(unexpected()),
         }
+    }
+
+    /// The value of `part` for the field about to be typed, in `frame` (the frame that has
+    /// focus now; refused unless it is of the fill's site).
+    pub fn fill_value(
+        &self,
+        fill: RemoteFill,
+        frame: &Origin,
+        part: LoginPart,
+    ) -> Result<FillValue, RemoteError> {
+        match self.call(&Request::FillValue {
+            fill: fill.0,
+            frame: frame.to_string(),
+            part,
+        })? {
+            Reply::Value(v) => Ok(FillValue(v)),
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// Ends a fill: the vault process drops its values.
+    pub fn end_fill(&self, fill: RemoteFill) -> Result<(), RemoteError> {
+        done(self.call(&Request::EndFill { fill: fill.0 }))
     }
 
     /// Generates a password for a sign-up on `frame`, saves it there, and returns a grant to
@@ -1569,26 +1637,23 @@ impl RemoteVault {
     }
 }
 
-/// The values to type for one redeemed grant, in the order asked. Zeroized on drop; `Debug`
-/// is redacted.
-pub struct FillValues {
-    values: Vec<SecretString>,
-}
+/// A redeemed login fill held by the vault process (a ticket; no value inside).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RemoteFill(u64);
 
-impl std::fmt::Debug for FillValues {
+/// One field's value, to type now. Zeroized on drop; `Debug` is redacted.
+pub struct FillValue(SecretString);
+
+impl std::fmt::Debug for FillValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "FillValues({} values, <redacted>)", self.values.len())
+        f.write_str("FillValue(<redacted>)")
     }
 }
 
-impl FillValues {
-    /// The `i`th value asked for.
-    pub fn get(&self, i: usize) -> &str {
-        self.values[i].expose()
-    }
-    /// Every value, for the taint set.
-    pub fn iter(&self) -> impl Iterator<Item = &str> {
-        self.values.iter().map(|v| v.expose())
+impl FillValue {
+    /// The value.
+    pub fn as_str(&self) -> &str {
+        self.0.expose()
     }
 }
 

@@ -53,7 +53,7 @@ const FORBIDDEN: &[&str] = &[
     "TaintSet",
     // The vault process's client and what it hands out (`remote.rs`).
     "RemoteVault",
-    "FillValues",
+    "FillValue",
     "Server",
     "Request",
     "Reply",

@@ -39,7 +39,8 @@ const FORBIDDEN: &[&str] = &[
     // The vault process's client (`aperture_vault::remote`): the app holds it, never the MCP
     // crate.
     "RemoteVault",
-    "FillValues",
+    "FillValue",
+    "RemoteFill",
     "RemoteGrant",
     "RemoteProfileGrant",
     "RemoteGenerated",
@@ -186,10 +187,10 @@ fn scanner_catches_the_obvious_wiring_mistakes() {
     assert!(v.iter().any(|l| l.contains("Filler")), "{v:?}");
     assert!(v.iter().any(|l| l.contains("filler")), "{v:?}");
     assert!(v.iter().any(|l| l.contains("Vault:")), "{v:?}");
-    let bad = "fn f(r: &aperture_vault::remote::RemoteVault) -> FillValues { todo!() }\n";
+    let bad = "fn f(r: &aperture_vault::remote::RemoteVault) -> FillValue { todo!() }\n";
     let v = violations(bad);
     assert!(v.iter().any(|l| l.contains("RemoteVault")), "{v:?}");
-    assert!(v.iter().any(|l| l.contains("FillValues")), "{v:?}");
+    assert!(v.iter().any(|l| l.contains("FillValue")), "{v:?}");
     // What the MCP crate is supposed to do passes.
     let good = concat!(
         "use aperture_vault::{AgentView, FillGrant, FillTarget};\n",

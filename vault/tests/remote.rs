@@ -56,11 +56,29 @@ fn a_fill_hands_out_only_the_parts_asked_for_the_granted_site() {
         Some(RemoteError::NotAvailable)
     );
 
-    // A username-only step gets the username and nothing else.
+    // A username-only step gets the username and nothing else, one field at a time.
     let g = r.request_fill(&id, &page, FillTarget::Login).unwrap();
-    let v = r.redeem(g, &page, &[LoginPart::Username]).unwrap();
-    assert_eq!(v.iter().collect::<Vec<_>>(), ["ada"]);
+    let fill = r.redeem(g, &page, &[LoginPart::Username]).unwrap();
+    let v = r.fill_value(fill, &page, LoginPart::Username).unwrap();
+    assert_eq!(v.as_str(), "ada");
     assert!(!format!("{v:?}").contains("ada"));
+    assert_eq!(
+        r.fill_value(fill, &page, LoginPart::Password).err(),
+        Some(RemoteError::GrantInvalid),
+        "a part the fill was not redeemed for"
+    );
+    // Focus moved to a frame of another site between two fields: that value is refused.
+    assert_eq!(
+        r.fill_value(fill, &o("https://evil.test"), LoginPart::Username)
+            .err(),
+        Some(RemoteError::OriginMismatch)
+    );
+    r.end_fill(fill).unwrap();
+    assert_eq!(
+        r.fill_value(fill, &page, LoginPart::Username).err(),
+        Some(RemoteError::GrantInvalid),
+        "an ended fill hands out nothing"
+    );
 
     // Typing into a frame of another site is refused, and the grant is spent.
     let g = r.request_fill(&id, &page, FillTarget::Login).unwrap();
@@ -77,14 +95,27 @@ fn a_fill_hands_out_only_the_parts_asked_for_the_granted_site() {
         r.redeem(g2, &page, &[LoginPart::Password]).err(),
         Some(RemoteError::GrantInvalid)
     );
-    // A part the entry does not hold is an error, not an empty value.
+    // A part the entry does not hold is refused at redemption, before anything is typed.
     let g = r.request_fill(&id, &page, FillTarget::Login).unwrap();
-    let v = r
+    let fill = r
         .redeem(g, &page, &[LoginPart::Username, LoginPart::Password])
         .unwrap();
-    assert_eq!(v.get(1), "s3cret-pw");
-    let g = r.request_fill(&id, &page, FillTarget::OneTimeCode);
-    assert!(g.is_err() || r.redeem(g.unwrap(), &page, &[LoginPart::OneTimeCode]).is_err());
+    assert_eq!(
+        r.fill_value(fill, &page, LoginPart::Password).unwrap().as_str(),
+        "s3cret-pw"
+    );
+    // A lock forgets open fills too.
+    r.lock().unwrap();
+    r.unlock(PASS).unwrap();
+    assert_eq!(
+        r.fill_value(fill, &page, LoginPart::Password).err(),
+        Some(RemoteError::GrantInvalid)
+    );
+    let g = r.request_fill(&id, &page, FillTarget::Login).unwrap();
+    assert_eq!(
+        r.redeem(g, &page, &[LoginPart::OneTimeCode]).err(),
+        Some(RemoteError::NoValue)
+    );
 
     // The human's side: reveal on request, undo kept by the vault process.
     assert_eq!(r.reveal_for_human(&id).unwrap().password(), "s3cret-pw");
