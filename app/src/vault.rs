@@ -1277,7 +1277,6 @@ impl VaultWiring {
         controls: Vec<ProfileControl>,
         apply: bool,
     ) -> BackendResult<ProfileOutcome> {
-        use aperture_engine::protocol::ElementOp;
         use aperture_vault::{Decision, FieldDescriptor, SelectOption};
         let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
@@ -1387,15 +1386,36 @@ impl VaultWiring {
         };
         let o = origin.clone();
         let fill = self.call(move |r| r.redeem_profile(grant, &o, approval)).await?;
+        let ticket = fill.fill;
+        let result = self
+            .type_profile(h, id, &controls, &fill.refs, ticket, &origin, &mut out)
+            .await;
+        let _ = self.call(move |r| r.end_fill(ticket)).await;
+        result?;
+        out.skipped = fill.skipped;
+        Ok(out)
+    }
+
+    /// Fills the profile fields `refs` of `controls` from `fill`, one value at a time: each is
+    /// asked of the vault process right before its field is filled (for the frame focused
+    /// then, which it checks against the fill's site), recorded for redaction, typed or
+    /// selected, and wiped. Adds each filled ref to `out.filled`.
+    #[allow(clippy::too_many_arguments)]
+    async fn type_profile(
+        &self,
+        h: &Handle,
+        id: TabId,
+        controls: &[ProfileControl],
+        refs: &[String],
+        fill: aperture_vault::remote::RemoteFill,
+        origin: &Origin,
+        out: &mut ProfileOutcome,
+    ) -> BackendResult<()> {
+        use aperture_engine::protocol::ElementOp;
         let container = container_of(h, id).await?;
-        {
-            let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
-            g.tabs.entry(id.0).or_default().add_profile_fill(&fill, &origin);
-            g.sites.add_profile_fill(&container, &fill, &origin);
-        }
         let tab = crate::tab::Tab::new(h, id);
-        for (r, v) in fill.values() {
-            let Some(c) = controls.iter().find(|c| c.field_ref == r) else {
+        for r in refs {
+            let Some(c) = controls.iter().find(|c| &c.field_ref == r) else {
                 continue;
             };
             let t = VaultTarget {
@@ -1403,24 +1423,37 @@ impl VaultWiring {
                 walk_id: c.walk_id,
                 idx: c.idx,
             };
+            let container = &container;
+            let value = |frame: Origin| {
+                let r = r.clone();
+                async move {
+                    let v = self.call(move |x| x.profile_value(fill, &frame, &r)).await?;
+                    self.taint_values(id, container, std::iter::once(v.as_str()), origin);
+                    Ok::<_, BackendError>(v)
+                }
+            };
             let step = async {
                 if c.tag == "select" {
+                    // Chosen in the element's own frame by the walker; no keys, no focus.
+                    let v = value(origin.clone()).await?;
                     return element(
                         &tab,
                         id,
                         t,
                         ElementOp::Select {
-                            values: vec![v.to_owned()],
+                            values: vec![v.as_str().to_owned()],
                         },
                     )
                     .await;
                 }
                 focus(&tab, id, t).await?;
-                if self.focused_origin(h, id).await?.site() != origin.site() {
+                let now = self.focused_origin(h, id).await?;
+                if now.site() != origin.site() {
                     return Err(refused("focus moved to a frame of another site; stopped"));
                 }
+                let v = value(now).await?;
                 element(&tab, id, t, ElementOp::Clear).await?;
-                tab.type_text(v).await.map_err(|e| tab_err(id, e))
+                tab.type_text(v.as_str()).await.map_err(|e| tab_err(id, e))
             };
             if let Err(e) = step.await {
                 let e = self.redact_focus(h, id, e).await;
@@ -1438,8 +1471,7 @@ impl VaultWiring {
             }
             out.filled.push(r.to_owned());
         }
-        out.skipped = fill.skipped().to_vec();
-        Ok(out)
+        Ok(())
     }
 
     /// The human's yes for filling `targets` on `origin`, asked in the window; headless,

@@ -93,8 +93,8 @@ impl ProfileApproval {
 /// Values to type for a profile grant, keyed by field ref. For selects the value is the
 /// option's `value` attribute. Zeroized on drop.
 pub struct ProfileFill {
-    pub(crate) values: Vec<(String, SecretString)>,
-    pub(crate) skipped: Vec<String>,
+    values: Vec<(String, SecretString)>,
+    skipped: Vec<String>,
 }
 
 impl std::fmt::Debug for ProfileFill {

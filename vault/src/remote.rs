@@ -28,8 +28,8 @@
 //!   one value does pass through it for that one field (its redaction sets keep a salted
 //!   digest of it; see [`crate::taint`]). Nothing else decrypted does;
 //! * a generated password is made and saved in the vault process; the browser gets a grant;
-//! * a profile plan is made and kept there; the browser gets its rows (no values) and later
-//!   the values of the rows the human approved;
+//! * a profile plan is made and kept there; the browser gets its rows (no values) and later,
+//!   one field at a time, the values of the rows the human approved;
 //! * an attachment is decrypted by the vault process straight into the upload directory the
 //!   browser names; the browser learns the path, never the bytes;
 //! * the human's window asks for what the human acts on: a reveal or a copy returns that one
@@ -438,6 +438,11 @@ enum Request {
         frame: String,
         approved: Vec<String>,
     },
+    ProfileValue {
+        fill: u64,
+        frame: String,
+        field_ref: String,
+    },
     Attachments,
     GrantAttachment {
         id: AttachmentId,
@@ -541,8 +546,9 @@ enum Reply {
         grant: u64,
         rows: Vec<ConsentRow>,
     },
-    ProfileValues {
-        values: Vec<(String, SecretString)>,
+    ProfileFill {
+        fill: u64,
+        refs: Vec<String>,
         skipped: Vec<String>,
     },
     Attachments(Vec<AttachmentSummary>),
@@ -598,6 +604,8 @@ struct Server {
     fills: BTreeMap<u64, FillGrant>,
     /// Redeemed fills, handed out a field at a time.
     open_fills: BTreeMap<u64, OpenFill>,
+    /// Redeemed profile fills and their site, handed out a field at a time.
+    open_profile_fills: BTreeMap<u64, (ProfileFill, crate::Site)>,
     profile_grants: BTreeMap<u64, ProfileGrant>,
     attachment_grants: BTreeMap<u64, AttachmentGrant>,
     plans: BTreeMap<u64, FillPlan>,
@@ -631,6 +639,7 @@ impl Server {
             next: 1,
             fills: BTreeMap::new(),
             open_fills: BTreeMap::new(),
+            open_profile_fills: BTreeMap::new(),
             profile_grants: BTreeMap::new(),
             attachment_grants: BTreeMap::new(),
             plans: BTreeMap::new(),
@@ -659,6 +668,7 @@ impl Server {
     fn forget(&mut self) {
         self.fills.clear();
         self.open_fills.clear();
+        self.open_profile_fills.clear();
         self.profile_grants.clear();
         self.attachment_grants.clear();
         self.plans.clear();
@@ -940,6 +950,7 @@ impl Server {
             }
             Q::EndFill { fill } => {
                 self.open_fills.remove(&fill);
+                self.open_profile_fills.remove(&fill);
                 Reply::Done
             }
             Q::GeneratePassword {
@@ -1004,13 +1015,34 @@ impl Server {
                     self.vault()?
                         .filler()
                         .redeem_profile(g, &frame, &ProfileApproval::rows(approved))?;
-                Reply::ProfileValues {
-                    values: fill
-                        .values()
-                        .map(|(r, v)| (r.to_owned(), SecretString::new(v)))
-                        .collect(),
-                    skipped: fill.skipped().to_vec(),
+                let refs = fill.values().map(|(r, _)| r.to_owned()).collect();
+                let skipped = fill.skipped().to_vec();
+                let id = self.id();
+                keep(&mut self.open_profile_fills, id, (fill, frame.site()));
+                Reply::ProfileFill {
+                    fill: id,
+                    refs,
+                    skipped,
                 }
+            }
+            Q::ProfileValue {
+                fill,
+                frame,
+                field_ref,
+            } => {
+                let (f, site) = self
+                    .open_profile_fills
+                    .get(&fill)
+                    .ok_or(RemoteError::GrantInvalid)?;
+                if origin(&frame)?.site() != *site {
+                    return Err(RemoteError::OriginMismatch);
+                }
+                let v = f
+                    .values()
+                    .find(|(r, _)| *r == field_ref)
+                    .map(|(_, v)| v)
+                    .ok_or(RemoteError::GrantInvalid)?;
+                Reply::Value(SecretString::new(v))
             }
             Q::Attachments => Reply::Attachments(self.vault()?.agent_view().attachments()?),
             Q::GrantAttachment { id } => {
@@ -1594,19 +1626,43 @@ impl RemoteVault {
         }
     }
 
-    /// The values of the approved rows (see [`crate::Filler::redeem_profile`]).
+    /// Redeems a profile grant with the rows the human approved (see
+    /// [`crate::Filler::redeem_profile`]): which refs will be filled and which are skipped.
+    /// The values stay in the vault process until [`RemoteVault::profile_value`] asks for one.
     pub fn redeem_profile(
         &self,
         grant: RemoteProfileGrant,
         frame: &Origin,
         approved: Vec<String>,
-    ) -> Result<ProfileFill, RemoteError> {
+    ) -> Result<RemoteProfileFill, RemoteError> {
         match self.call(&Request::RedeemProfile {
             grant: grant.grant.0,
             frame: frame.to_string(),
             approved,
         })? {
-            Reply::ProfileValues { values, skipped } => Ok(ProfileFill { values, skipped }),
+            Reply::ProfileFill { fill, refs, skipped } => Ok(RemoteProfileFill {
+                fill: RemoteFill(fill),
+                refs,
+                skipped,
+            }),
+            _ => Err(unexpected()),
+        }
+    }
+
+    /// The value for the profile fill's field `field_ref`, about to be typed into `frame`
+    /// (refused unless it is of the fill's site). End it with [`RemoteVault::end_fill`].
+    pub fn profile_value(
+        &self,
+        fill: RemoteFill,
+        frame: &Origin,
+        field_ref: &str,
+    ) -> Result<FillValue, RemoteError> {
+        match self.call(&Request::ProfileValue {
+            fill: fill.0,
+            frame: frame.to_string(),
+            field_ref: field_ref.to_owned(),
+        })? {
+            Reply::Value(v) => Ok(FillValue(v)),
             _ => Err(unexpected()),
         }
     }
@@ -1635,6 +1691,17 @@ impl RemoteVault {
             _ => Err(unexpected()),
         }
     }
+}
+
+/// A redeemed profile fill held by the vault process: which fields it fills.
+#[derive(Debug)]
+pub struct RemoteProfileFill {
+    /// The ticket for [`RemoteVault::profile_value`] and [`RemoteVault::end_fill`].
+    pub fill: RemoteFill,
+    /// The refs to fill, in order.
+    pub refs: Vec<String>,
+    /// Refs skipped for lack of approval or value (report these to the agent).
+    pub skipped: Vec<String>,
 }
 
 /// A redeemed login fill held by the vault process (a ticket; no value inside).

@@ -166,6 +166,50 @@ fn an_attachment_is_decrypted_by_the_vault_process_into_the_named_directory() {
 }
 
 #[test]
+fn a_profile_fill_crosses_one_approved_field_at_a_time() {
+    use aperture_vault::{FieldDescriptor, Profile, ProfileField};
+    let (r, _server, path) = served("profile");
+    r.create(PASS, KdfChoice::InsecureFastForTests).unwrap();
+    let mut p = Profile::new("Personal");
+    p.set(ProfileField::GivenName, "Ada");
+    p.set(ProfileField::Email, "ada@example.org");
+    r.put_profile(p).unwrap();
+    let field = |r: &str, ac: &str| FieldDescriptor {
+        field_ref: r.into(),
+        tag: "input".into(),
+        autocomplete: Some(ac.into()),
+        ..Default::default()
+    };
+    let page = o("https://jobs.example.com/apply");
+    let plan = r
+        .plan_profile_fill("Personal", &[field("e1", "given-name"), field("e2", "email")])
+        .unwrap();
+    assert!(!format!("{plan:?}").contains("Ada"), "a plan carries no value");
+    let grant = r.request_profile_fill(plan, &page).unwrap();
+    assert!(grant.needs_dialog());
+    // The human approved the name only.
+    let fill = r.redeem_profile(grant, &page, vec!["e1".into()]).unwrap();
+    assert_eq!(fill.refs, ["e1"]);
+    assert_eq!(fill.skipped, ["e2"]);
+    assert_eq!(
+        r.profile_value(fill.fill, &o("https://evil.test"), "e1").err(),
+        Some(RemoteError::OriginMismatch)
+    );
+    assert_eq!(
+        r.profile_value(fill.fill, &page, "e2").err(),
+        Some(RemoteError::GrantInvalid),
+        "a row the human did not approve"
+    );
+    assert_eq!(r.profile_value(fill.fill, &page, "e1").unwrap().as_str(), "Ada");
+    r.end_fill(fill.fill).unwrap();
+    assert_eq!(
+        r.profile_value(fill.fill, &page, "e1").err(),
+        Some(RemoteError::GrantInvalid)
+    );
+    let _ = std::fs::remove_dir_all(path.parent().unwrap());
+}
+
+#[test]
 fn a_stream_that_is_not_the_protocol_ends_the_vault_process() {
     use std::io::Write;
     let dir = std::env::temp_dir().join(format!("apv-remote-garbage-{}", std::process::id()));
