@@ -3,8 +3,8 @@
 //! (reached through [`VaultWiring::remote`], shared with the agent's fill path, so an entry
 //! added here is fillable at once and a lock here stops fills too). The passphrase typed here
 //! is sent to the vault process, which keeps the key; this process gets a login's plaintext
-//! only when the human reveals or copies it, and the profile facts while the window shows
-//! them.
+//! only when the human reveals or copies it, and the profile facts while its profiles dialog
+//! is open.
 //!
 //! Why a window and not a page: the agent addresses tabs. This window is not one, is not
 //! rendered by Chromium, and appears in nothing the MCP server lists or captures, so no tool
@@ -321,7 +321,9 @@ impl Glue {
         }
     }
 
-    fn view(&mut self, selected: Option<&str>) -> (VaultView, Option<Arc<RemoteVault>>) {
+    /// What the window shows. `profiles_open`: the profiles dialog was drawn last frame, the
+    /// only place profile facts are shown, so only then are they asked of the vault process.
+    fn view(&mut self, selected: Option<&str>, profiles_open: bool) -> (VaultView, Option<Arc<RemoteVault>>) {
         if let Some(job) = &self.job {
             // Not the vault itself while an unlock holds it (see `tick`): what was shown.
             let view = VaultView {
@@ -382,14 +384,19 @@ impl Glue {
                 .profiles()
                 .unwrap_or_default()
                 .into_iter()
-                .filter_map(|p| v.profile(&p.name).ok())
-                .map(|p| ProfileView {
-                    values: p
-                        .values_for_human()
-                        .into_iter()
-                        .map(|(f, value)| (f.as_str().to_string(), value))
-                        .collect(),
-                    name: p.name,
+                .map(|p| match v.profile(&p.name) {
+                    Ok(p) if profiles_open => ProfileView {
+                        values: p
+                            .values_for_human()
+                            .into_iter()
+                            .map(|(f, value)| (f.as_str().to_string(), value))
+                            .collect(),
+                        name: p.name,
+                    },
+                    _ => ProfileView {
+                        name: p.name,
+                        values: Vec::new(),
+                    },
                 })
                 .collect();
             view.attachments = v
@@ -429,7 +436,10 @@ impl Glue {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::Focus);
         }
         let Some(mut w) = self.ui.take() else { return };
-        let (view, vault) = self.view(w.selected());
+        let profiles_open = w
+            .control_rect(aperture_ui::vault_window::controls::PROFILES_CLOSE)
+            .is_some();
+        let (view, vault) = self.view(w.selected(), profiles_open);
         let commands = w.show(ui, &view);
         let any = !commands.is_empty();
         for c in commands {
@@ -1257,6 +1267,13 @@ mod tests {
         // The plan's rows carry no value; the fact is there to fill.
         assert_eq!(plan.rows[0].field, Some(aperture_vault::ProfileField::GivenName));
         assert_eq!(plan.rows[0].decision, aperture_vault::Decision::Fill);
+        // The window asks for the facts only while the profiles dialog is open (shown last
+        // frame); otherwise it lists the names alone.
+        let (open, _) = t.glue.view(None, true);
+        assert!(open.profiles[0].values.iter().any(|(_, v)| v == "Ada"));
+        let (closed, _) = t.glue.view(None, false);
+        assert_eq!(closed.profiles[0].name, "Personal");
+        assert!(closed.profiles[0].values.is_empty());
 
         // Edit: a cleared fact is gone, a new one kept.
         t.click(&controls::profile_fact_control("email"));
