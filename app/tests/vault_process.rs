@@ -113,6 +113,28 @@ fn readable_memory_holds(pid: u32, needle: &[u8]) -> Option<bool> {
     Some(false)
 }
 
+/// The pids holding the other end of the unix socket whose inode is `inode`, as `ss` reports
+/// them (`ss -xp` lists every process holding a socket, and each end's peer inode).
+fn socket_peer_holders(inode: &str) -> Vec<u32> {
+    let out = std::process::Command::new("ss")
+        .args(["-xpn"])
+        .output()
+        .expect("ss (iproute2) lists the unix sockets");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            // Netid State Recv-Q Send-Q Local Port Peer Port Process
+            f.len() >= 8 && f[7] == inode && f[5] != inode
+        })
+        .unwrap_or_else(|| panic!("no socket whose peer is {inode}:\n{text}"));
+    line.split("pid=")
+        .skip(1)
+        .filter_map(|p| p.split(',').next()?.parse().ok())
+        .collect()
+}
+
 async fn wait_for<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
     let t = Instant::now();
     loop {
@@ -172,6 +194,19 @@ async fn the_vault_lives_in_its_own_process_and_survives_either_being_killed() {
     let fd0 = std::fs::read_link(format!("/proc/{vault}/fd/0")).unwrap();
     assert!(fd0.to_string_lossy().starts_with("socket:"), "{fd0:?}");
     assert!(!cmdline(vault).contains("passphrase"), "{}", cmdline(vault));
+    // The other end is held by the browser process alone: no renderer, zygote or GPU process
+    // inherited it (it is close-on-exec), so none of them can send the vault a request.
+    let inode = fd0
+        .to_string_lossy()
+        .trim_start_matches("socket:[")
+        .trim_end_matches(']')
+        .to_owned();
+    let holders = socket_peer_holders(&inode);
+    assert_eq!(
+        holders,
+        [browser_pid],
+        "the browser's end of the channel is held by {holders:?}"
+    );
 
     // Unlocked at start (the passphrase went to the vault process) and usable by the agent.
     call(
