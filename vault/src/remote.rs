@@ -70,9 +70,12 @@ use crate::{
 /// small; the cap keeps a confused peer from making the other allocate without bound.
 pub const MAX_FRAME: usize = 8 << 20;
 
-/// How long the browser waits for one answer. Argon2id (unlock, create) takes about half a
-/// second; anything near this means the vault process is stuck, and it is replaced.
+/// How long the browser waits for one answer; anything near this means the vault process is
+/// stuck, and it is replaced.
 pub const CALL_TIMEOUT: Duration = Duration::from_secs(30);
+/// The wait for an unlock or a create: Argon2id takes about half a second once calibrated,
+/// but calibrating it (create) times several runs, and a loaded machine is slower.
+pub const KDF_TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Most grants, plans and undo records the vault process keeps at once; the oldest go first.
 const KEEP: usize = 64;
@@ -1176,6 +1179,8 @@ pub struct RemoteVault {
     launch: Option<Launcher>,
     conn: Mutex<Option<Conn>>,
     restarts: std::sync::atomic::AtomicU32,
+    /// [`CALL_TIMEOUT`], shorter in tests.
+    call_timeout: Duration,
 }
 
 impl std::fmt::Debug for RemoteVault {
@@ -1206,6 +1211,7 @@ impl RemoteVault {
             launch: Some(launch),
             conn: Mutex::new(Some(conn)),
             restarts: Default::default(),
+            call_timeout: CALL_TIMEOUT,
         })
     }
 
@@ -1216,7 +1222,14 @@ impl RemoteVault {
             launch: None,
             conn: Mutex::new(Some(Conn { stream, child: None })),
             restarts: Default::default(),
+            call_timeout: CALL_TIMEOUT,
         }
+    }
+
+    /// Waits at most `d` for an answer other than an unlock's or a create's (tests).
+    pub fn with_call_timeout(mut self, d: Duration) -> Self {
+        self.call_timeout = d;
+        self
     }
 
     /// How many times a vault process was started again after one was lost.
@@ -1243,6 +1256,14 @@ impl RemoteVault {
             );
         }
         let conn = g.as_mut().expect("just set");
+        let wait = match req {
+            Request::Create { .. } | Request::Unlock { .. } => KDF_TIMEOUT,
+            _ => self.call_timeout,
+        };
+        if conn.stream.set_read_timeout(Some(wait)).is_err() {
+            *g = None;
+            return Err(RemoteError::Gone);
+        }
         let sent = write_frame(&mut conn.stream, req);
         let got = sent.and_then(|()| read_frame::<Answer>(&mut conn.stream));
         match got {

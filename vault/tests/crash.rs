@@ -406,3 +406,40 @@ fn killing_the_browser_mid_save_lets_the_vault_process_finish_and_exit() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_stuck_vault_process_is_replaced_instead_of_hanging_the_browser() {
+    if std::env::var(ENV).is_ok() || std::env::var(VAULT_ENV).is_ok() || std::env::var(BROWSER_ENV).is_ok() {
+        return;
+    }
+    let (dir, path, _id) = setup("stuck");
+    let remote = aperture_vault::remote::RemoteVault::start(vault_process_launcher(&path))
+        .unwrap()
+        .with_call_timeout(Duration::from_secs(2));
+    remote.unlock(PASS).unwrap();
+    let pid = remote.pid().unwrap();
+    // SIGSTOP: alive, holding the channel, answering nothing.
+    assert!(
+        Command::new("kill")
+            .args(["-STOP", &pid.to_string()])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let t = Instant::now();
+    let page = Origin::parse("https://example.com").unwrap();
+    assert_eq!(
+        remote.entries_for_origin(&page),
+        Err(aperture_vault::remote::RemoteError::Gone)
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "waited {:?}", t.elapsed());
+    // The stuck one was killed and reaped; the next request gets a new one, locked.
+    assert!(!alive(pid));
+    assert_eq!(
+        remote.entries_for_origin(&page),
+        Err(aperture_vault::remote::RemoteError::Locked)
+    );
+    assert_ne!(remote.pid(), Some(pid));
+    drop(remote);
+    let _ = std::fs::remove_dir_all(&dir);
+}
