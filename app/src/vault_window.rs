@@ -636,17 +636,24 @@ impl Glue {
                     }
                 }
             }
-            VaultCommand::Reveal { id } => match id_of(&id).and_then(|eid| v.reveal_for_human(&eid)) {
-                Ok(r) => w.reveal(&id, Secret::new(r.password())),
+            VaultCommand::Reveal { id } => match id_of(&id).and_then(|eid| v.password_for_human(&eid)) {
+                Ok(p) => w.reveal(&id, Secret::new(p.as_str())),
                 Err(e) => self.error = Some(format!("Cannot show it: {e}")),
             },
             VaultCommand::CopyUsername { id } => {
-                let r = id_of(&id).and_then(|eid| v.reveal_for_human(&eid));
-                self.copy(w, ctx, r.map(|r| Secret::new(r.username())), "Username");
+                // The list has it already; no password is asked for.
+                let r = id_of(&id).and_then(|eid| {
+                    v.entries()?
+                        .into_iter()
+                        .find(|e| e.id == eid)
+                        .map(|e| Secret::new(e.username))
+                        .ok_or(RemoteError::NotFound)
+                });
+                self.copy(w, ctx, r, "Username");
             }
             VaultCommand::CopyPassword { id } => {
-                let r = id_of(&id).and_then(|eid| v.reveal_for_human(&eid));
-                self.copy(w, ctx, r.map(|r| Secret::new(r.password())), "Password");
+                let r = id_of(&id).and_then(|eid| v.password_for_human(&eid));
+                self.copy(w, ctx, r.map(|p| Secret::new(p.as_str())), "Password");
             }
             VaultCommand::CopyTotp { id } => {
                 let r = id_of(&id).and_then(|eid| v.totp_now(&eid));
@@ -1120,7 +1127,7 @@ mod tests {
         let e = t.vault().entries().unwrap().remove(0);
         assert_eq!((e.username.as_str(), e.has_totp), ("ada-renamed", false));
         assert_eq!(
-            t.vault().reveal_for_human(&id).unwrap().password(),
+            t.vault().password_for_human(&id).unwrap().as_str(),
             "pw-work-1",
             "kept"
         );
@@ -1134,7 +1141,7 @@ mod tests {
         let back = t.vault().entries().unwrap();
         assert_eq!(back.len(), 1);
         assert_eq!(back[0].id, id, "the same entry, same id");
-        assert_eq!(t.vault().reveal_for_human(&id).unwrap().password(), "pw-work-1");
+        assert_eq!(t.vault().password_for_human(&id).unwrap().as_str(), "pw-work-1");
         assert_eq!(agent_labels(&t.vault(), "https://example.com"), ["Work"]);
         // Undo of a delete does not survive a lock.
         t.select("Work");
@@ -1159,7 +1166,7 @@ mod tests {
             .into_iter()
             .find(|e| e.site == "https://example.org")
             .unwrap();
-        let pw = t.vault().reveal_for_human(&e.id).unwrap().password().to_string();
+        let pw = t.vault().password_for_human(&e.id).unwrap().as_str().to_string();
         assert_eq!(pw.chars().count(), 20);
         assert!(pw.chars().any(|c| c.is_ascii_digit()) && pw.chars().any(|c| c.is_ascii_uppercase()));
     }

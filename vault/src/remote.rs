@@ -33,7 +33,7 @@
 //! * an attachment is decrypted by the vault process straight into the upload directory the
 //!   browser names; the browser learns the path, never the bytes;
 //! * the human's window asks for what the human acts on: a reveal or a copy returns that one
-//!   entry's login, on a click.
+//!   entry's password, on a click.
 //!
 //! # Crash safety
 //!
@@ -63,7 +63,7 @@ use crate::profiles::{Decision, FieldDescriptor, FillPlan, Profile, ProfileField
 use crate::{
     AgentError, AttachmentId, AttachmentSummary, ConsentRow, EntryId, EntryInfo, EntrySummary, FillError,
     FillSecret, FillTarget, Generated, ImportOutcome, KdfParams, NewEntry, Origin, PasswordPolicy,
-    ProfileApproval, ProfileFill, ProfileSummary, Revealed, SecretString, Totp, Vault, VaultError,
+    ProfileApproval, ProfileFill, ProfileSummary, SecretString, Totp, Vault, VaultError,
 };
 
 /// Largest message either side accepts. Attachments never cross the channel, so messages are
@@ -504,10 +504,6 @@ enum Reply {
         unlocked: bool,
     },
     Entries(Vec<EntryInfo>),
-    Login {
-        username: SecretString,
-        password: SecretString,
-    },
     Totp {
         code: String,
         remaining: u64,
@@ -717,10 +713,7 @@ impl Server {
             Q::Entries => Reply::Entries(self.vault()?.entries()?),
             Q::Reveal { id } => {
                 let r = self.vault()?.reveal_for_human(&id)?;
-                Reply::Login {
-                    username: SecretString::new(r.username()),
-                    password: SecretString::new(r.password()),
-                }
+                Reply::Value(SecretString::new(r.password()))
             }
             Q::TotpNow { id } => {
                 let (code, remaining) = self.vault()?.totp_now(&id)?;
@@ -1317,10 +1310,11 @@ impl RemoteVault {
         }
     }
 
-    /// One entry's login, for the human who asked to see or copy it.
-    pub fn reveal_for_human(&self, id: &EntryId) -> Result<Revealed, RemoteError> {
+    /// One entry's password, for the human who clicked Reveal or Copy in the vault window
+    /// (the username is in [`RemoteVault::entries`]).
+    pub fn password_for_human(&self, id: &EntryId) -> Result<FillValue, RemoteError> {
         match self.call(&Request::Reveal { id: id.clone() })? {
-            Reply::Login { username, password } => Ok(Revealed { username, password }),
+            Reply::Value(v) => Ok(FillValue(v)),
             _ => Err(unexpected()),
         }
     }

@@ -74,8 +74,8 @@ pub struct EntryInfo {
 
 /// Plaintext of one entry, for display in the vault window only.
 pub struct Revealed {
-    pub(crate) username: SecretString,
-    pub(crate) password: SecretString,
+    username: SecretString,
+    password: SecretString,
 }
 
 impl Revealed {

@@ -426,6 +426,22 @@ fn a_stuck_vault_process_is_replaced_instead_of_hanging_the_browser() {
             .unwrap()
             .success()
     );
+    // The signal is delivered asynchronously: wait until the kernel reports it stopped.
+    let stopped = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('T'))
+        })
+    };
+    let t = Instant::now();
+    while !stopped() {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the vault process did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let t = Instant::now();
     let page = Origin::parse("https://example.com").unwrap();
     assert_eq!(

@@ -46,6 +46,7 @@ const FORBIDDEN: &[&str] = &[
     "RemoteGenerated",
     "RemoteDeleted",
     "serve_stdin",
+    "password_for_human",
 ];
 
 fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {

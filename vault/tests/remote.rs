@@ -118,7 +118,7 @@ fn a_fill_hands_out_only_the_parts_asked_for_the_granted_site() {
     );
 
     // The human's side: reveal on request, undo kept by the vault process.
-    assert_eq!(r.reveal_for_human(&id).unwrap().password(), "s3cret-pw");
+    assert_eq!(r.password_for_human(&id).unwrap().as_str(), "s3cret-pw");
     assert_eq!(r.login_status(&page, "ada", "s3cret-pw"), Ok(LoginStatus::Saved));
     assert_eq!(
         r.login_status(&page, "ada", "other"),
