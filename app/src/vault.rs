@@ -17,7 +17,7 @@
 //! What decrypted data the browser process does hold, stated: the values of a fill while
 //! they are typed (they must go through trusted input; wiped after, though CEF's key-event
 //! structs are not), and no more after that (the taint sets below keep salted digests, not
-//! values); a login the human reveals or copies in the vault window, while shown or on the
+//! values); a password the human reveals or copies in the vault window, while shown or on the
 //! clipboard; the profile facts while the vault window's profiles dialog is open; the
 //! passphrase the human types, until it is sent. A library file is decrypted by the vault
 //! process straight into the upload directory.

@@ -2,7 +2,7 @@
 //! its own OS window, applied to the profile's one vault, which lives in the vault process
 //! (reached through [`VaultWiring::remote`], shared with the agent's fill path, so an entry
 //! added here is fillable at once and a lock here stops fills too). The passphrase typed here
-//! is sent to the vault process, which keeps the key; this process gets a login's plaintext
+//! is sent to the vault process, which keeps the key; this process gets an entry's password
 //! only when the human reveals or copies it, and the profile facts while its profiles dialog
 //! is open.
 //!
