@@ -604,7 +604,7 @@ struct Server {
     /// Redeemed fills, handed out a field at a time.
     open_fills: BTreeMap<u64, OpenFill>,
     /// Redeemed profile fills and their site, handed out a field at a time.
-    open_profile_fills: BTreeMap<u64, (ProfileFill, crate::Site)>,
+    open_profile_fills: BTreeMap<u64, (ProfileFill, crate::Site, std::time::Instant)>,
     profile_grants: BTreeMap<u64, ProfileGrant>,
     attachment_grants: BTreeMap<u64, AttachmentGrant>,
     plans: BTreeMap<u64, FillPlan>,
@@ -617,7 +617,12 @@ struct OpenFill {
     secret: FillSecret,
     site: crate::Site,
     parts: Vec<LoginPart>,
+    opened: std::time::Instant,
 }
+
+/// How long a redeemed fill hands out values: a fill types its fields within seconds; one the
+/// browser never ended (its request was dropped) is not left open for later.
+const OPEN_FILL_LIFE: Duration = Duration::from_secs(120);
 
 fn keep<T>(map: &mut BTreeMap<u64, T>, id: u64, v: T) {
     map.insert(id, v);
@@ -677,6 +682,10 @@ impl Server {
 
     fn handle(&mut self, req: Request) -> Answer {
         use Request as Q;
+        // Fills the browser never ended drop their values once they can no longer be used.
+        self.open_fills.retain(|_, f| f.opened.elapsed() < OPEN_FILL_LIFE);
+        self.open_profile_fills
+            .retain(|_, (_, _, opened)| opened.elapsed() < OPEN_FILL_LIFE);
         Ok(match req {
             Q::Status => {
                 let unlocked = match self.vault() {
@@ -928,12 +937,17 @@ impl Server {
                         secret,
                         site: frame.site(),
                         parts,
+                        opened: std::time::Instant::now(),
                     },
                 );
                 Reply::Fill(id)
             }
             Q::FillValue { fill, frame, part } => {
-                let f = self.open_fills.get(&fill).ok_or(RemoteError::GrantInvalid)?;
+                let f = self
+                    .open_fills
+                    .get(&fill)
+                    .filter(|f| f.opened.elapsed() < OPEN_FILL_LIFE)
+                    .ok_or(RemoteError::GrantInvalid)?;
                 // The frame that has focus now, checked again for every field.
                 if origin(&frame)?.site() != f.site {
                     return Err(RemoteError::OriginMismatch);
@@ -1014,7 +1028,11 @@ impl Server {
                 let refs = fill.values().map(|(r, _)| r.to_owned()).collect();
                 let skipped = fill.skipped().to_vec();
                 let id = self.id();
-                keep(&mut self.open_profile_fills, id, (fill, frame.site()));
+                keep(
+                    &mut self.open_profile_fills,
+                    id,
+                    (fill, frame.site(), std::time::Instant::now()),
+                );
                 Reply::ProfileFill {
                     fill: id,
                     refs,
@@ -1026,9 +1044,10 @@ impl Server {
                 frame,
                 field_ref,
             } => {
-                let (f, site) = self
+                let (f, site, _) = self
                     .open_profile_fills
                     .get(&fill)
+                    .filter(|(_, _, opened)| opened.elapsed() < OPEN_FILL_LIFE)
                     .ok_or(RemoteError::GrantInvalid)?;
                 if origin(&frame)?.site() != *site {
                     return Err(RemoteError::OriginMismatch);
