@@ -100,7 +100,13 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
     // only does that for windowed views); a background tab, which the agent may be working
     // in, never replaces it.
     let primary = std::cell::RefCell::new(None::<aperture_ui::selection::PrimarySelection>);
+    let selections: Selections = Rc::new(RefCell::new(HashMap::new()));
+    let sel = selections.clone();
     actor.subscribe(Box::new(move |a, ev| {
+        if let Event::Selection { id, text } = ev {
+            // What a copy in the page hands on to CLIPBOARD (see `PageCopy`).
+            sel.borrow_mut().insert(*id, text.clone());
+        }
         if let Event::Selection { id, text } = ev
             && a.with(|st| st.active == Some(*id))
         {
@@ -150,6 +156,9 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         quit_sent: false,
         done: cfg.done.clone(),
         last_mouse: (0, 0),
+        selections,
+        page_copy: None,
+        page_clipboard: None,
         asks: crate::asks::Mirror::default(),
         profile: cfg.profile.clone(),
         closed_tabs: Vec::new(),
@@ -192,6 +201,23 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
 
 /// Tabs pages opened, waiting to be shown: (tab, opener, url, background).
 type Opened = Rc<RefCell<Vec<(TabId, TabId, String, bool)>>>;
+
+/// Each tab's selected text, as its page last reported it (empty once it is cleared).
+type Selections = Rc<RefCell<HashMap<TabId, String>>>;
+
+/// How long after a copy in the page the selections Chromium claims are taken over: it
+/// writes CLIPBOARD and PRIMARY a few tasks apart, some time after the key (nothing comes
+/// when nothing was selected, or Chromium refused to copy).
+const PAGE_COPY_WAIT: Duration = Duration::from_millis(2500);
+
+/// A copy or cut in the page, to hand on to CLIPBOARD once Chromium has taken it
+/// ([`aperture_ui::selection::PageClipboard`]).
+struct PageCopy {
+    tab: TabId,
+    /// The selection when the human copied (a cut empties it before Chromium writes).
+    text: String,
+    until: Instant,
+}
 
 struct Headed {
     actor: Actor,
@@ -241,6 +267,11 @@ struct Headed {
     quit_sent: bool,
     done: Arc<AtomicBool>,
     last_mouse: (i32, i32),
+    selections: Selections,
+    /// A copy in the page not yet handed on to CLIPBOARD.
+    page_copy: Option<PageCopy>,
+    /// Made at the first copy in the page and kept: CLIPBOARD is served while it lives.
+    page_clipboard: Option<aperture_ui::selection::PageClipboard>,
     /// Debug: `APERTURE_HEADED_SHOT=out.ppm` writes a window capture after each page load.
     shot_path: Option<PathBuf>,
     /// The vault window (its own OS window, never a tab).
@@ -694,6 +725,42 @@ impl Headed {
         }
     }
 
+    /// The human copied or cut in tab `id`'s page (a key or the context menu): once Chromium
+    /// has written it, hand it on to CLIPBOARD ([`Headed::hand_on_copy`]).
+    fn page_copied(&mut self, id: TabId) {
+        let text = self.selections.borrow().get(&id).cloned().unwrap_or_default();
+        self.page_copy = Some(PageCopy {
+            tab: id,
+            text,
+            until: Instant::now() + PAGE_COPY_WAIT,
+        });
+    }
+
+    fn hand_on_copy(&mut self) {
+        let Some(copy) = &self.page_copy else { return };
+        if Instant::now() > copy.until {
+            self.page_copy = None;
+            return;
+        }
+        if self.page_clipboard.is_none() {
+            self.page_clipboard = aperture_ui::selection::PageClipboard::new();
+        }
+        let Some(board) = self.page_clipboard.as_mut() else {
+            self.page_copy = None;
+            return;
+        };
+        let text = if copy.text.is_empty() {
+            self.selections
+                .borrow()
+                .get(&copy.tab)
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            copy.text.clone()
+        };
+        board.hand_on(&text);
+    }
+
     fn page_input(&mut self, id: TabId, input: PageInput) {
         let Some(h) = self.actor.host(id) else { return };
         // A sign-in is usually submitted by Enter or a click: ask the page what it holds
@@ -762,6 +829,9 @@ impl Headed {
                 h.send_mouse_wheel(&e, delta_x.round() as i32, delta_y.round() as i32);
             }
             PageInput::KeyDown(k) => {
+                if is_copy_chord(&k) {
+                    self.page_copied(id);
+                }
                 h.send_key(&key_event(&k, cef::KeyEventKind::RawKeyDown, 0));
                 if let Some(c) = k.character {
                     let mut buf = [0u16; 2];
@@ -794,6 +864,13 @@ impl Host for Headed {
         if self.settings.apply(&cmd) {
             self.save_soon();
             self.themes.set_policies(self.settings.theme.policies.clone());
+        }
+        if let UiCommand::Edit {
+            tab,
+            op: aperture_ui::EditOp::Copy | aperture_ui::EditOp::Cut,
+        } = &cmd
+        {
+            self.page_copied(*tab);
         }
         let cx = crate::asks::Ctx {
             actor: &self.actor,
@@ -1000,6 +1077,7 @@ impl Host for Headed {
         self.actor.settle();
         self.actor.run_jobs(&self.rx);
         self.show_opened();
+        self.hand_on_copy();
         for (site, mode) in self.themes.take_requests() {
             // The agent's choice goes the human's way: into settings, shown in the menu.
             self.apply(UiCommand::SetTheme { site, mode });
@@ -1124,6 +1202,18 @@ fn key_event(k: &KeyInput, kind: cef::KeyEventKind, ch: u16) -> cef::KeyEvent {
         native_key_code: k.native_key_code,
         character: ch,
         unmodified_character: ch,
+    }
+}
+
+/// Ctrl+C, Ctrl+X, Ctrl+Insert and Shift+Delete: the keys Chromium copies or cuts on.
+fn is_copy_chord(k: &KeyInput) -> bool {
+    let m = &k.modifiers;
+    let ctrl_only = m.ctrl && !m.shift && !m.alt && !m.meta;
+    let shift_only = m.shift && !m.ctrl && !m.alt && !m.meta;
+    match k.windows_key_code {
+        0x43 | 0x58 | 0x2D => ctrl_only,
+        0x2E => shift_only,
+        _ => false,
     }
 }
 

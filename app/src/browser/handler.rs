@@ -373,10 +373,9 @@ impl cef::ClientHandler for Handler {
     }
 
     fn on_text_selection(&self, id: BrowserId, text: String) {
-        if !text.is_empty() {
-            self.0
-                .with(|st| st.events.push(Event::Selection { id: tab_id(id), text }));
-        }
+        // Cleared selections too: a later copy must not hand on text no longer selected.
+        self.0
+            .with(|st| st.events.push(Event::Selection { id: tab_id(id), text }));
     }
 
     fn on_popup_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]) {

@@ -51,7 +51,7 @@ pub enum Event {
     /// A tab's page declared its icons (best first; empty when it declares none).
     Favicon { id: TabId, urls: Vec<String> },
     /// Text was selected in a tab's page (what X11's PRIMARY selection should hold while that
-    /// tab is shown).
+    /// tab is shown), or the selection was cleared (empty text).
     Selection { id: TabId, text: String },
 }
 
