@@ -42,6 +42,16 @@ pub const COMPLETION_WAIT: Duration = Duration::from_secs(10);
 /// How long input waits for the document to be able to take it (a navigation still
 /// committing, a document without a body yet).
 pub const READY_WAIT: Duration = Duration::from_secs(10);
+/// How long a main-frame request may go unanswered before the page is checked for a renderer
+/// that can never answer ([`Tab::deaf`]). A walk of a large page takes well under this.
+const DEAF_CHECK: Duration = Duration::from_secs(2);
+/// How long each of the two probes of [`Tab::deaf`] may take.
+const DEAF_PROBE: Duration = Duration::from_millis(1500);
+/// How many times a request reloads a page that cannot answer before giving up.
+const REHOSTS: usize = 2;
+/// The document a page is moved to a new renderer through (`Tab::rehost`); the navigation gate
+/// lets it pass only while the tab is being moved.
+pub const REHOST_URL: &str = "data:text/html,";
 /// Characters sent at a time while typing: after each chunk the focus guard is read, so
 /// typing stops soon after focus leaves the field.
 const TYPE_CHUNK: usize = 16;
@@ -469,12 +479,97 @@ impl Tab {
         protocol::parse_reply(&json).map_err(TabError::Walker)
     }
 
-    /// Idempotent requests are retried once after a lost message (the CEF 131 race).
+    /// Idempotent requests are retried once after a lost message. A main-frame request still
+    /// unanswered after [`DEAF_CHECK`] checks for a page that can never answer (see
+    /// [`Tab::deaf`]); such a page is loaded again in a new renderer first (at most twice).
     async fn ask_retrying<T: serde::de::DeserializeOwned>(&self, req: &Request) -> Result<T, TabError> {
-        match self.ask(req).await {
-            Err(TabError::Timeout { .. }) => self.ask(req).await,
-            r => r,
+        let main = frames::target_of(req) == Target::Main;
+        for _ in 0..REHOSTS {
+            let first = self.ask(req);
+            tokio::pin!(first);
+            let r = tokio::select! {
+                r = &mut first => r,
+                () = tokio::time::sleep(DEAF_CHECK), if main => {
+                    if self.deaf().await {
+                        self.rehost().await?;
+                        continue;
+                    }
+                    first.await
+                }
+            };
+            return match r {
+                Err(TabError::Timeout { .. }) => self.ask(req).await,
+                r => r,
+            };
         }
+        self.ask(req).await
+    }
+
+    /// The page's renderer is alive and idle (its DevTools agent answers) yet the script host
+    /// in it never hears us. CEF 131 leaves a page so when a new renderer asks the browser
+    /// about its main frame before the browser's UI thread has registered that frame: after
+    /// 2 s the renderer is answered "no browser" and marks its view excluded, and no request
+    /// to that page is ever delivered (chromium.log: "Timeout of new browser info response";
+    /// cef#4001, fixed upstream in CEF 142 by 4de6aa11e). A loaded machine makes it likely.
+    async fn deaf(&self) -> bool {
+        let pid = self.ask_to::<protocol::Pid>(Target::Main, &Request::Pid, RPC_TIMEOUT);
+        tokio::pin!(pid);
+        let alive = self.devtools(
+            "Runtime.evaluate",
+            serde_json::json!({"expression": "0", "returnByValue": true, "silent": true}),
+        );
+        let idle = tokio::select! {
+            // Heard (or gone): not this.
+            _ = &mut pid => return false,
+            r = tokio::time::timeout(DEAF_PROBE, alive) => matches!(r, Ok(Ok(_))),
+        };
+        // The renderer's main thread is free, so a message that reached the script host
+        // would be answered within moments.
+        idle && tokio::time::timeout(DEAF_PROBE, &mut pid).await.is_err()
+    }
+
+    /// Loads the page again in a new renderer: a hop through an empty `data:` document, which
+    /// Chromium always gives a process of its own, then the tab's address. What was in the
+    /// page (typed text, a form's result) is lost; the console says it was reloaded.
+    async fn rehost(&self) -> Result<(), TabError> {
+        let id = self.id;
+        let url = self
+            .ui(move |a| {
+                a.with(|st| {
+                    let t = st.tabs.get_mut(&id)?;
+                    t.rehosting = true;
+                    Some(t.url.clone())
+                })
+            })
+            .await?
+            .ok_or(TabError::NoSuchTab(id))?;
+        tracing::warn!(
+            tab = id.0,
+            "the page's renderer started without the page reader (CEF 131, cef#4001); loading it again"
+        );
+        let hop = self.navigate(REHOST_URL).await;
+        self.ui(move |a| {
+            a.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&id) {
+                    t.rehosting = false;
+                }
+                st.console(
+                    id,
+                    ConsoleEntry {
+                        level: "warning".into(),
+                        text: "the page was loaded again in a new renderer: the one it had could not be \
+                               read (a Chromium Embedded Framework 131 race); what was typed or done in \
+                               it is gone"
+                            .into(),
+                        source: String::new(),
+                        line: 0,
+                    },
+                );
+            })
+        })
+        .await?;
+        hop?;
+        self.navigate(&url).await.map(|_| ())
     }
 
     /// Walks the page in the render process, and each frame of another origin in its own

@@ -98,7 +98,8 @@ fn allowed(to: &str) -> Server {
 
 async fn launch(allowed: &Server, extra: &[&str]) -> McpBrowser {
     let host_port = allowed.base.trim_start_matches("http://").to_string();
-    Launch::new(env!("CARGO_BIN_EXE_aperture"))
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
         .allow_hosts([host_port])
         .args(extra.iter().copied())
         .start()
@@ -320,67 +321,79 @@ async fn a_name_that_connects_to_a_refused_address_is_left_and_the_browser_lives
         None,
     );
     let rule = format!("host-resolver-rules=MAP {name} 127.0.0.2");
-    let b = launch(&a, &["--chromium-switch", rule.as_str()]).await;
-    let c = b.connect().await;
 
-    // Twice. A third round in the same browser hangs the tab's walk for 20 s (seen at the end
-    // of session 14, not yet understood; the browser lives on): a known bug, left open in the
-    // closing note rather than hidden here.
-    for round in 0..2 {
-        let (tab, first) = open(&c, &a.url("/rebind")).await;
-        assert!(first.contains("allowed page"), "round {round}: {first}");
-        let clicked = click(&c, tab, "link", "rebound link").await;
-        // The name passed the gate, so the request did reach 127.0.0.2: what matters is that
-        // the agent never gets the page and the tab is taken off it (until then, reads of the
-        // tab are refused).
-        let t = Instant::now();
-        let after = loop {
-            let s = snapshot(&c, tab).await;
+    // Each round sends the tab into new renderers (the rebound name's, then 127.0.0.1's
+    // again), and CEF 131 sometimes starts one without the page reader when the browser's
+    // UI thread is slower than the new renderer (cef#4001; a loaded machine): every request to
+    // that page was then lost, and the round's walk hung for 20 s ("the third round": it came
+    // in the second or third round of a browser, in about half of the browsers). Such a page
+    // is now loaded again in a new renderer. Three rounds in each of four browsers, so that
+    // the race is met.
+    for browser in 0..4 {
+        let b = launch(&a, &["--chromium-switch", rule.as_str()]).await;
+        let c = b.connect().await;
+        for round in 0..3 {
+            let round = format!("{browser}.{round}");
+            let (tab, first) = open(&c, &a.url("/rebind")).await;
+            assert!(first.contains("allowed page"), "round {round}: {first}");
+            let clicked = click(&c, tab, "link", "rebound link").await;
+            // The name passed the gate, so the request did reach 127.0.0.2: what matters is
+            // that the agent never gets the page and the tab is taken off it (until then,
+            // reads of the tab are refused).
+            let t = Instant::now();
+            let after = loop {
+                let s = snapshot(&c, tab).await;
+                assert!(
+                    !clicked.contains("secret REFUSED") && !s.contains("secret REFUSED"),
+                    "round {round}: the agent read the refused page:\nclick: {clicked}\nsnapshot: {s}"
+                );
+                if s.contains("url \"about:blank\"") || t.elapsed() > Duration::from_secs(15) {
+                    break s;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
             assert!(
-                !clicked.contains("secret REFUSED") && !s.contains("secret REFUSED"),
-                "round {round}: the agent read the refused page:\nclick: {clicked}\nsnapshot: {s}"
+                b.pids().len() > 1,
+                "round {round}: the browser died; its stderr:\n{}",
+                b.stderr()
             );
-            if s.contains("url \"about:blank\"") || t.elapsed() > Duration::from_secs(15) {
-                break s;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        };
-        assert!(
-            b.pids().len() > 1,
-            "round {round}: the browser died; its stderr:\n{}",
-            b.stderr()
-        );
-        let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        assert!(tabs.contains(&format!("tab {tab}")), "round {round}: {tabs}");
-        assert!(
-            !tabs.contains("REFUSED"),
-            "round {round}: no tab shows the refused page: {tabs}"
-        );
-        assert!(
-            after.contains("url \"about:blank\""),
-            "round {round}: the tab was not taken off the page: {after}"
-        );
-        let read = call(&c, "browser_read", json!({"tab": tab})).await;
-        assert!(
-            !text(&read).contains("secret REFUSED"),
-            "round {round}: {}",
-            text(&read)
-        );
-        let console = text(&call(&c, "browser_console", json!({"tab": tab})).await);
-        assert!(
-            console.contains("loopback-after-dns"),
-            "round {round}: the refusal names the rule: {console}"
-        );
-        // Navigating the tab to an allowed address works.
-        let r = text(
-            &call(
-                &c,
-                "browser_navigate",
-                json!({"tab": tab, "action": "goto", "url": a.url("/rebind")}),
-            )
-            .await,
-        );
-        assert!(r.contains("allowed page"), "round {round}: {r}");
+            let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            assert!(tabs.contains(&format!("tab {tab}")), "round {round}: {tabs}");
+            assert!(
+                !tabs.contains("REFUSED"),
+                "round {round}: no tab shows the refused page: {tabs}"
+            );
+            assert!(
+                after.contains("url \"about:blank\""),
+                "round {round}: the tab was not taken off the page: {after}\nCEF said: {:?}",
+                std::fs::read_to_string(b.profile.join("chromium.log"))
+                    .unwrap_or_default()
+                    .lines()
+                    .filter(|l| l.contains("browser info"))
+                    .collect::<Vec<_>>()
+            );
+            let read = call(&c, "browser_read", json!({"tab": tab})).await;
+            assert!(
+                !text(&read).contains("secret REFUSED"),
+                "round {round}: {}",
+                text(&read)
+            );
+            let console = text(&call(&c, "browser_console", json!({"tab": tab})).await);
+            assert!(
+                console.contains("loopback-after-dns"),
+                "round {round}: the refusal names the rule: {console}"
+            );
+            // Navigating the tab to an allowed address works.
+            let r = text(
+                &call(
+                    &c,
+                    "browser_navigate",
+                    json!({"tab": tab, "action": "goto", "url": a.url("/rebind")}),
+                )
+                .await,
+            );
+            assert!(r.contains("allowed page"), "round {round}: {r}");
+        }
     }
     assert!(
         refused.other_host.requests().iter().any(|p| p == "/x"),

@@ -120,7 +120,9 @@ impl cef::ClientHandler for Handler {
         let id = tab_id(id);
         let gated = self.0.with(|st| {
             st.address(id, url.clone());
-            st.tabs.get(&id).is_some_and(|t| t.meta.gated())
+            st.tabs
+                .get(&id)
+                .is_some_and(|t| t.meta.gated() && !(t.rehosting && url == crate::tab::REHOST_URL))
         });
         // The backstop of the gate: a gated tab that arrives on a refused address by a path
         // on_before_browse did not see (a page restored from the back-forward cache, say) is
@@ -174,14 +176,18 @@ impl cef::ClientHandler for Handler {
         // before any request leaves. Cancelling by returning true is what CEF allows inside
         // this callback; nothing here calls back into the browser.
         let id = tab_id(id);
-        let Some(throwaway) = self.0.with(|st| {
+        let Some((throwaway, rehosting)) = self.0.with(|st| {
             st.tabs
                 .get(&id)
                 .filter(|t| t.meta.gated())
-                .map(|t| t.meta.throwaway)
+                .map(|t| (t.meta.throwaway, t.rehosting))
         }) else {
             return false;
         };
+        // The empty document a page is moved to a new renderer through fetches nothing.
+        if rehosting && nav.main_frame && nav.url == crate::tab::REHOST_URL {
+            return false;
+        }
         // A logged-out read goes to the site itself, never through a mirror of it.
         let mirror = throwaway
             .then(|| aperture_mcp::logged_out::mirror_refusal(&nav.url))

@@ -80,6 +80,9 @@ pub struct TabRec {
     /// The HTTP status of the latest main-document response, by URL (from the DevTools
     /// observer): a navigation answered before its load end reports it.
     pub document_status: Option<(String, i32)>,
+    /// The tab's page is being moved to a new renderer (`Tab::rehost`): the gate lets its
+    /// `data:` hop through.
+    pub rehosting: bool,
     /// Counts main-frame documents (reloads included, same-document navigations not).
     pub document_seq: u64,
     /// The `document_seq` current at the last paint: input sent to a document that has not
@@ -236,6 +239,7 @@ impl State {
                 painted_document: 0,
                 nav_from_url: None,
                 document_status: None,
+                rehosting: false,
                 meta,
                 refused_page: None,
                 asks: Default::default(),
