@@ -455,6 +455,8 @@ pub struct Chrome {
     omnibox_source: Option<(TabId, String)>,
     omnibox_editing: bool,
     focus_omnibox: bool,
+    /// A new tab was asked for and has not been shown yet.
+    new_tab_asked: bool,
     select_on_release: bool,
     page_focused: bool,
     window_focused: bool,
@@ -560,6 +562,7 @@ impl Chrome {
             omnibox_source: None,
             omnibox_editing: false,
             focus_omnibox: false,
+            new_tab_asked: false,
             select_on_release: false,
             page_focused: false,
             window_focused: true,
@@ -677,6 +680,9 @@ impl Chrome {
     }
 
     fn emit(&mut self, cmd: UiCommand) {
+        if matches!(cmd, UiCommand::NewTab { .. } | UiCommand::NewPrivateTab) {
+            self.new_tab_asked = true;
+        }
         self.commands.push(cmd);
     }
 
@@ -999,7 +1005,7 @@ impl Chrome {
     fn ui(&mut self, ui: &mut Ui, model: &ChromeModel) {
         self.rects.clear();
         self.download_badge = None;
-        self.sync_omnibox(model);
+        self.sync_omnibox(ui.ctx(), model);
         let active = model.active_tab();
 
         // Fullscreen: the page fills the window, no tab strip or toolbar.
@@ -1057,14 +1063,25 @@ impl Chrome {
         }
     }
 
-    fn sync_omnibox(&mut self, model: &ChromeModel) {
+    fn sync_omnibox(&mut self, ctx: &Context, model: &ChromeModel) {
         let current = model.active_tab().map(|t| (t.id, t.url.clone()));
         let switched_tab = current.as_ref().map(|c| c.0) != self.omnibox_source.as_ref().map(|s| s.0);
         if switched_tab {
-            self.end_omnibox_edit();
+            let new_tab = std::mem::take(&mut self.new_tab_asked);
+            if new_tab && self.omnibox_editing {
+                // Typed while the new tab was being made (a private tab's context takes a
+                // moment): that is the new tab's address, keep it.
+            } else {
+                // Its text is replaced below, and selected if the field has the focus.
+                self.end_omnibox_edit();
+            }
         }
         if !self.omnibox_editing && current != self.omnibox_source {
             self.omnibox_text = current.as_ref().map(|c| c.1.clone()).unwrap_or_default();
+            // The field keeps its caret, not its selection, when its text changes under it.
+            if ctx.memory(|m| m.has_focus(omnibox_id())) {
+                self.focus_omnibox = true;
+            }
         }
         self.omnibox_source = current;
     }
