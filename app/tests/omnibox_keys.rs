@@ -7,8 +7,8 @@ mod window;
 
 use aperture_testkit::Server;
 use std::collections::HashMap;
-use std::time::Duration;
-use window::{App, Scratch};
+use std::time::{Duration, Instant};
+use window::{App, Layout, Scratch};
 
 /// One window at a time: they would share the display and its keyboard focus.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -55,4 +55,110 @@ fn a_url_typed_into_a_new_private_tab_is_where_it_goes() {
     app.type_text(&server.url("/cyan"));
     app.key("Return");
     app.wait_for(CYAN, "private-typed-later");
+}
+
+/// A page that shows `html` and never finishes loading (its response stays open for two
+/// minutes, its declared length never reached); answers its URL.
+fn never_ending_page(html: &str) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a loopback port");
+    let url = format!("http://{}/", listener.local_addr().expect("an address"));
+    // Enough bytes that Chromium parses and paints what it has.
+    let body = format!("{html}<!--{}-->", " ".repeat(4096));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let body = body.clone();
+            std::thread::spawn(move || {
+                let mut req = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => req.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+                    body.len() + 1_000_000
+                );
+                if stream.write_all(head.as_bytes()).is_err() || stream.write_all(body.as_bytes()).is_err() {
+                    return;
+                }
+                let _ = stream.flush();
+                std::thread::sleep(Duration::from_secs(120));
+            });
+        }
+    });
+    url
+}
+
+/// The window's pixels inside the reload button (a stop button while the tab loads).
+fn reload_button(app: &App, layout: &Layout) -> image::RgbImage {
+    let r = layout
+        .chrome
+        .control_rect("reload")
+        .expect("the chrome drew the reload button");
+    let img = app.capture();
+    image::imageops::crop_imm(
+        &img,
+        r.min.x as u32,
+        r.min.y as u32,
+        r.width() as u32,
+        r.height() as u32,
+    )
+    .to_image()
+}
+
+fn differing(a: &image::RgbImage, b: &image::RgbImage) -> usize {
+    a.pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| {
+            p.0.iter()
+                .zip(q.0)
+                .any(|(x, y)| (*x as i32 - y as i32).abs() > 24)
+        })
+        .count()
+}
+
+#[test]
+fn esc_in_the_page_stops_a_load() {
+    if !window::can_run("esc_stops") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::page(&block(MAGENTA));
+    let slow = never_ending_page(&block(CYAN));
+    let dir = Scratch::new("esc-stops");
+    let app = App::launch(&dir.0, 0, &[&server.url("/")]);
+    let layout = Layout::new(app.size(), Layout::one_tab(&server.url("/")));
+    app.wait_for(MAGENTA, "esc-loaded");
+    std::thread::sleep(Duration::from_secs(1));
+    let idle = reload_button(&app, &layout);
+
+    app.key("ctrl+l");
+    app.type_text(&slow);
+    app.key("Return");
+    app.wait_for(CYAN, "esc-loading");
+    std::thread::sleep(Duration::from_secs(1));
+    let loading = reload_button(&app, &layout);
+    assert!(
+        differing(&idle, &loading) > 10,
+        "the slow page's tab shows no stop button"
+    );
+
+    // The keyboard is in the page (Enter in the omnibox sent it there).
+    app.key("Escape");
+    let t = Instant::now();
+    loop {
+        let now = reload_button(&app, &layout);
+        if differing(&idle, &now) <= 4 {
+            break;
+        }
+        if t.elapsed() > Duration::from_secs(10) {
+            window::keep(&app.capture(), "esc-not-stopped");
+            panic!("Esc did not stop the load: the stop button is still there");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
 }

@@ -728,6 +728,14 @@ impl Chrome {
                     repeat,
                     modifiers,
                 } if to_page => {
+                    // Esc stops a load, as in every browser; the page still gets the key.
+                    if *key == Key::Escape
+                        && *pressed
+                        && !modifiers.any()
+                        && let Some(tab) = model.active_tab().filter(|t| t.loading)
+                    {
+                        self.emit(UiCommand::Stop { tab: tab.id });
+                    }
                     // egui-winit leaves `repeat` false in raw input (egui
                     // derives it later), so tell repeats apart ourselves: a
                     // press of a key already held is an auto-repeat.
