@@ -282,7 +282,7 @@ fn names_from_content_are_chromium_s() {
     let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
         let w = b.walk(t);
         let n = nodes(&w).iter().filter(|n| n["actionable"] == true).count();
-        (n >= 25, w)
+        (n >= 26, w)
     });
     let ax = b.ok(json!({"cmd": "devtools", "tab": t,
         "method": "Accessibility.getFullAXTree", "params": {}}));
@@ -301,7 +301,7 @@ fn names_from_content_are_chromium_s() {
             chromium.insert(k, name.to_string());
         }
     }
-    assert_eq!(chromium.len(), 24, "{chromium:?}");
+    assert_eq!(chromium.len(), 25, "{chromium:?}");
     let mut wrong = Vec::new();
     for n in nodes(&w).iter().filter(|n| n["actionable"] == true) {
         let name = n["name"].as_str().unwrap_or_default();

@@ -596,9 +596,10 @@
       const kids = flatKids(n);
       for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
     }
-    if (c.len === before && role !== null && role !== 'presentation' && role !== 'none' && role !== 'generic') {
+    if (c.len === before && (role !== null && role !== 'presentation' && role !== 'none' && role !== 'generic' || ln === 'svg')) {
       // Nothing inside: the tooltip names it, as in Chromium, only if it has a role of its own
-      // (an image, a button); a plain span's or div's title is not read into the name.
+      // (an image, a button, an SVG graphic); a plain span's or div's title is not read into
+      // the name.
       const ti = attr(n, 'title');
       if (ti) put(c, ti);
     }
