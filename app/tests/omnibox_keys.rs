@@ -162,3 +162,47 @@ fn esc_in_the_page_stops_a_load() {
         std::thread::sleep(Duration::from_millis(250));
     }
 }
+
+/// Magenta until a `g` key reaches the page, then all green.
+const KEYS: &str = r#"<!doctype html><html><head><title>Keys</title></head><body style="margin:0;background:#fff">
+<div style="position:absolute;left:40px;top:80px;width:300px;height:200px;background:rgb(230,20,140)"></div>
+<script>document.addEventListener('keydown', e => {
+  if (e.key === 'g') document.body.innerHTML = '<div style="position:absolute;inset:0;background:rgb(20,200,60)"></div>';
+});</script></body></html>"#;
+
+const GREEN: [u8; 3] = [20, 200, 60];
+
+#[test]
+fn esc_in_the_omnibox_takes_back_the_edit_and_keeps_the_keyboard() {
+    if !window::can_run("omnibox_esc") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(
+        HashMap::from([
+            ("/".to_string(), KEYS.to_string()),
+            ("/cyan".to_string(), block(CYAN)),
+        ]),
+        None,
+    );
+    let dir = Scratch::new("omnibox-esc");
+    let app = App::launch(&dir.0, 0, &[&server.url("/")]);
+    app.wait_for(MAGENTA, "omnibox-esc-start");
+
+    // Esc takes the edit back and leaves the keyboard in the omnibox; a second Esc, with
+    // nothing left to take back, hands it to the page.
+    app.key("ctrl+l");
+    app.type_text("nonsense");
+    app.key("Escape");
+    app.key("Escape");
+    app.type_text("g");
+    app.wait_for(GREEN, "omnibox-esc-page-has-the-keys");
+
+    // After Esc the address is selected and typing replaces it.
+    app.key("ctrl+l");
+    app.type_text("more nonsense");
+    app.key("Escape");
+    app.type_text(&server.url("/cyan"));
+    app.key("Return");
+    app.wait_for(CYAN, "omnibox-esc-typed-again");
+}

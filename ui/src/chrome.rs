@@ -1684,7 +1684,20 @@ impl Chrome {
                 self.swallowed_keys.push(Key::Enter);
             } else if let Some((_, url)) = &self.omnibox_source {
                 // Escape or clicking away abandons the edit.
+                let edited = self.omnibox_text != *url;
                 self.omnibox_text = url.clone();
+                if ui.input(|i| i.key_pressed(Key::Escape)) {
+                    if edited {
+                        // As in Chrome: the address comes back, selected, and the keyboard
+                        // stays here for another try.
+                        self.focus_omnibox = true;
+                    } else {
+                        // Nothing to take back: the keyboard goes to the page rather than
+                        // to no one.
+                        self.page_focused = true;
+                        self.swallowed_keys.push(Key::Escape);
+                    }
+                }
             }
             self.end_omnibox_edit();
         }
