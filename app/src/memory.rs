@@ -110,6 +110,8 @@ pub struct Memory {
     places: Option<Places>,
     /// What each tab's find bar searches for (CEF reports counts, not the text).
     find: HashMap<TabId, String>,
+    /// Tabs whose search changed and has not yet been sent to its first match.
+    find_to_first: HashSet<TabId>,
     /// The bookmark tree as last read, and whether it must be read again.
     bookmarks: Vec<BookmarkNode>,
     bookmarks_stale: bool,
@@ -139,6 +141,7 @@ impl Memory {
         let m = Memory {
             places,
             find: HashMap::new(),
+            find_to_first: HashSet::new(),
             bookmarks: Vec::new(),
             bookmarks_stale: true,
             starred: RefCell::default(),
@@ -238,6 +241,9 @@ impl Memory {
                     actor.with(|st| st.tabs.get_mut(tab).map(|t| t.asks.find = None));
                 }
                 self.find.insert(*tab, text.clone());
+                if changed {
+                    self.find_to_first.insert(*tab);
+                }
                 h.find(text, *forward, false, *find_next && !changed);
             }
             UiCommand::StopFind { tab } => {
@@ -488,6 +494,17 @@ impl Memory {
             let find = self.find.get(&t.id).filter(|s| !s.is_empty()).map(|text| {
                 let r = actor.with(|st| st.tabs.get(&t.id).and_then(|r| r.asks.find));
                 let (active, count, last) = r.unwrap_or((0, 0, false));
+                // CEF's first request of a search counts the matches but makes none the active
+                // one ("0 of N", nothing scrolled to); as in Chrome, typing goes to the first
+                // match at once: once the count is in, one "next".
+                if last
+                    && count > 0
+                    && self.find_to_first.remove(&t.id)
+                    && active == 0
+                    && let Some(h) = actor.host(t.id)
+                {
+                    h.find(text, true, false, true);
+                }
                 FindView {
                     text: text.clone(),
                     active: active as i32,
