@@ -273,10 +273,22 @@ pub fn main(argv: &[String], default_profile: Option<PathBuf>) -> i32 {
             return 1;
         }
     };
-    if inv.json {
-        println!("{}", answer.raw);
-    } else if !answer.text.is_empty() {
-        println!("{}", answer.text);
+    // A reader that stops early (`| head`) is not an error of the browser's: the tool call
+    // already happened, so the exit code still says how it went.
+    let out = if inv.json {
+        answer.raw.to_string()
+    } else {
+        answer.text.clone()
+    };
+    if !out.is_empty() {
+        use std::io::Write as _;
+        let mut stdout = std::io::stdout().lock();
+        if let Err(e) = writeln!(stdout, "{out}").and_then(|()| stdout.flush())
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            eprintln!("aperture: writing the answer: {e}");
+            return 1;
+        }
     }
     if inv.verb == "screenshot" && !answer.is_error {
         use base64::Engine as _;

@@ -89,6 +89,17 @@ async fn verbs_drive_the_running_browser_with_diffs_and_exit_codes() {
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("--json prints the tool result");
     assert!(v["content"].is_array(), "{v}");
+
+    // A reader that has gone (`| head -1`, here `| true`, gone before the answer) does not
+    // turn a done call into a crash.
+    let sh = format!(
+        "{} --profile {} snapshot --full | true; echo \"rc=${{PIPESTATUS[0]}}\"",
+        bin().display(),
+        profile.display()
+    );
+    let o = Command::new("bash").args(["-c", &sh]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stdout).contains("rc=0"), "{}", out(&o));
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{}", out(&o));
     drop(browser);
 }
 
