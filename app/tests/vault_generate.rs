@@ -197,3 +197,77 @@ async fn a_generated_password_is_saved_for_the_field_origin_typed_twice_and_neve
     // The saved username went in too, and reads of it are redacted like every vault value.
     assert!(signed_in.ends_with("user [redacted:vault]"), "{signed_in}");
 }
+
+/// The same through `browser_act`: `type` with `generate_password` on the new-password field
+/// makes, saves and types a password; it is refused in a batch, with `text`, and on a field
+/// that is not a password input, with nothing generated.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn browser_act_type_can_generate_the_password() {
+    let server = Server::start([("/signup".to_string(), SIGNUP.to_string())].into(), None);
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let b = Launch::new(exe())
+        .arg("--vault-passphrase-file")
+        .arg(&pass)
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    ok(&call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/signup")}),
+    )
+    .await);
+    let snap = ok(&call(&c, "browser_snapshot", json!({"full": true})).await);
+    let (email, pw) = (
+        role_ref(&snap, "textbox", "Email"),
+        role_ref(&snap, "textbox", "New password"),
+    );
+    for (args, why) in [
+        (
+            json!({"steps": [{"action": "type", "ref": pw, "generate_password": true}, {"action": "key", "key": "Enter"}]}),
+            "single `type`",
+        ),
+        (
+            json!({"action": "type", "ref": pw, "text": "x", "generate_password": true}),
+            "without `text`",
+        ),
+        (
+            json!({"action": "type", "ref": email, "generate_password": true}),
+            "is not a password input",
+        ),
+    ] {
+        let r = call(&c, "browser_act", args).await;
+        let t = text(&r);
+        assert_eq!(r.is_error, Some(true), "{t}");
+        assert!(t.contains(why), "{why}: {t}");
+    }
+    assert_eq!(
+        vault_cli::run(&profile, &pass, &["list"], "").trim(),
+        "",
+        "nothing was generated"
+    );
+    let t = ok(&call(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": pw, "generate_password": true}),
+    )
+    .await);
+    assert!(
+        t.contains("generated a new password") && t.contains("saved it in the vault as entry"),
+        "{t}"
+    );
+    let list = vault_cli::run(&profile, &pass, &["list"], "");
+    assert_eq!(
+        list.lines().filter(|l| l.contains("127.0.0.1")).count(),
+        1,
+        "{list}"
+    );
+    assert!(
+        t.contains(&format!("{pw} textbox \"New password\" value=\"••••\"")),
+        "typed: {t}"
+    );
+}

@@ -19,7 +19,8 @@ use crate::server::{
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
 `count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`; `type` `text` into `ref` (or the focused element; \
-`submit: true` presses Enter after); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
+`submit: true` presses Enter after; `generate_password: true` without `text` types a new \
+vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
 a <select>; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
 `text` shows or `ref` is visible (`gone: true`: the opposite), the URL contains `url` (`*` \
@@ -118,6 +119,10 @@ pub struct Step {
     /// For `type`: press Enter after typing.
     #[serde(default)]
     pub submit: bool,
+    /// For `type` on a new-password field: the vault generates a strong password, saves it for
+    /// the field's origin and types it (never shown). Single action only.
+    #[serde(default)]
+    pub generate_password: bool,
     /// Key for `key`, e.g. "Enter", "Tab", "ArrowDown", "Control+a".
     pub key: Option<String>,
     /// Option values or labels for `select`.
@@ -163,6 +168,10 @@ pub struct ActArgs {
     /// For `type`: press Enter after typing.
     #[serde(default)]
     pub submit: bool,
+    /// For `type` on a new-password field: the vault generates a strong password, saves it for
+    /// the field's origin and types it (never shown). Single action only.
+    #[serde(default)]
+    pub generate_password: bool,
     /// Key for `key`, e.g. "Enter", "Tab", "ArrowDown", "Control+a".
     pub key: Option<String>,
     /// Option values or labels for `select`.
@@ -210,6 +219,7 @@ impl ActArgs {
                 to: self.to,
                 text: self.text,
                 submit: self.submit,
+                generate_password: self.generate_password,
                 key: self.key,
                 values: self.values,
                 dx: self.dx,
@@ -922,6 +932,29 @@ impl Aperture {
             Ok(s) => s,
             Err(why) => return Reply::error(why),
         };
+        // A generated password is the vault's to make, save and type (it holds the tab for
+        // that), exactly as `vault_request_fill generate_password` does.
+        if steps.iter().any(|s| s.generate_password) {
+            return match steps.as_slice() {
+                [s] if s.action == ActAction::Type && s.text.is_none() => {
+                    self.vault_generate(super::vault_fill::VaultFillArgs {
+                        tab,
+                        entry: None,
+                        username: None,
+                        password: s.target.clone(),
+                        one_time_code: None,
+                        generate_password: Some(true),
+                        confirm_password: None,
+                        attachment: None,
+                        file_input: None,
+                    })
+                    .await
+                }
+                _ => Reply::error(
+                    "`generate_password` goes with a single `type` action on a password field's                      `ref`, without `text`; nothing was generated or typed",
+                ),
+            };
+        }
         let started = Instant::now();
         // A batch that opens its tab first needs none to start with.
         let mut held =

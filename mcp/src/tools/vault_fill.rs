@@ -306,7 +306,7 @@ impl Aperture {
         if failed { r.mark_error() } else { r }
     }
 
-    async fn vault_generate(&self, args: VaultFillArgs) -> Reply {
+    pub(crate) async fn vault_generate(&self, args: VaultFillArgs) -> Reply {
         let (fields, username) = match wanted_generate(&args) {
             Ok(f) => f,
             Err(why) => return Reply::error(why),
