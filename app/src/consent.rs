@@ -230,13 +230,12 @@ mod tests {
     }
 
     async fn shown(c: &Consent) -> VaultConsentView {
-        for _ in 0..200 {
-            if let Some(v) = c.current() {
-                return v;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        panic!("the request never showed");
+        aperture_testkit::eventually(Duration::from_secs(20), "the request showing", async || {
+            let v = c.current();
+            (v.is_some(), v)
+        })
+        .await
+        .expect("shown")
     }
 
     #[tokio::test]
@@ -301,7 +300,10 @@ mod tests {
     #[tokio::test]
     async fn an_unanswered_request_times_out_and_leaves_the_queue() {
         let dir = tempfile::tempdir().unwrap();
-        let (c, _) = broker(dir.path(), Duration::from_millis(300));
+        // Long enough that the second request is queued behind the first before the first
+        // gives up, even when a loaded machine stalls this thread for seconds.
+        let timeout = Duration::from_secs(5);
+        let (c, _) = broker(dir.path(), timeout);
         let first = tokio::spawn({
             let c = c.clone();
             async move { c.ask(req("https://a.example")).await }
@@ -311,13 +313,16 @@ mod tests {
             let c = c.clone();
             async move { c.ask(req("https://b.example")).await }
         });
-        while c.current().map(|v| v.waiting) != Some(1) {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        assert_eq!(
-            first.await.unwrap(),
-            Err(Refusal::TimedOut(Duration::from_millis(300)))
-        );
+        aperture_testkit::eventually(
+            Duration::from_secs(20),
+            "the second request queued behind the first",
+            async || {
+                let v = c.current();
+                (v.as_ref().map(|v| v.waiting) == Some(1), v)
+            },
+        )
+        .await;
+        assert_eq!(first.await.unwrap(), Err(Refusal::TimedOut(timeout)));
         // The late answer to a request nobody waits for does nothing.
         c.answer(v.id, ConsentAnswer::Always);
         assert!(!c.always("https://a.example"));
