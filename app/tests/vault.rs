@@ -930,6 +930,18 @@ async fn a_fill_whose_focus_is_taken_types_nothing_and_says_so() {
         t.contains("the username was filled; nothing was typed into the password field: keyboard focus is not on the field"),
         "{t}"
     );
+    // The page reports each key with a fetch of its own, which can reach the server well after
+    // the tool has answered on a loaded machine: wait for the first, then give any stray key
+    // into the password field the same settle the refused fill above got before checking.
+    aperture_testkit::eventually(
+        std::time::Duration::from_secs(20),
+        "the username's keys reaching the page",
+        async || {
+            let got = keys();
+            (!got.is_empty(), got)
+        },
+    )
+    .await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let got = keys();
     // Keys into the username field only (a character without a key, such as '.', has no keydown).

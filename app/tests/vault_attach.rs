@@ -120,14 +120,17 @@ async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
     assert!(!t.contains("Analytical Engine"), "no contents: {t}");
 
     let want = format!("got ada-cv.txt {} {}", CONTENT.len(), js_hash(CONTENT));
-    let mut tabs = String::new();
-    for _ in 0..50 {
-        tabs = ok(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        if tabs.contains("got ") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    // The page sets its title when its change handler has read the file, which on a loaded
+    // machine can take seconds after the tool has answered.
+    let tabs = aperture_testkit::eventually(
+        std::time::Duration::from_secs(20),
+        "the page's title reporting the attached file",
+        async || {
+            let tabs = ok(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            (tabs.contains("got "), tabs)
+        },
+    )
+    .await;
     assert!(tabs.contains(&want), "{want} in {tabs}");
 
     // An unknown id is refused like another site's entry: nothing is attached.

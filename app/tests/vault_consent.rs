@@ -52,6 +52,30 @@ async fn start(profile: &Path, pass: &Path) -> (McpBrowser, Arc<Client>, String)
     (b, c, w)
 }
 
+/// Waits until every one of `pids` (a dropped browser's processes) has exited and the
+/// profile's instance lock is free, so the next launch on `profile` is a browser of its own.
+async fn gone_and_unlocked(pids: &[u32], profile: &Path) {
+    let alive = |pid: &u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat.rsplit(')').next().and_then(|s| s.split_whitespace().next());
+            !matches!(state, Some("Z" | "X"))
+        })
+    };
+    aperture_testkit::eventually(
+        Duration::from_secs(30),
+        "the previous browser to exit and free its profile",
+        async || {
+            let left: Vec<u32> = pids.iter().copied().filter(alive).collect();
+            // Taking the lock ourselves and letting go at once proves nobody holds it.
+            let locked = std::fs::File::open(profile.join("aperture.lock"))
+                .map(|f| f.try_lock().is_err())
+                .unwrap_or(false);
+            (left.is_empty() && !locked, (left, locked))
+        },
+    )
+    .await;
+}
+
 /// Opens the login page in a new agent tab; the username and password refs.
 async fn open_login(c: &Client, url: &str) -> (String, String) {
     let opened = text(&call(c, "browser_tabs", json!({"action": "open", "url": url})).await);
@@ -259,9 +283,12 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
     // 4. Always: the next fill goes through with nobody clicking, and after a restart too.
     let r = call(&c, "vault_request_fill", fill_args(&entry, &refs)).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let pids = b.pids();
     drop(c);
     drop(b);
-    std::thread::sleep(Duration::from_secs(1));
+    // The restart must reach a browser of its own on this profile, not hand its URL over to
+    // the old one still on its way out.
+    gone_and_unlocked(&pids, &profile).await;
     let (_b, c, window) = start(&profile, &pass).await;
     let refs = open_login(&c, &url).await;
     let r = call(&c, "vault_request_fill", fill_args(&entry, &refs)).await;
@@ -341,13 +368,15 @@ async fn profile_fills_ask_the_human_and_sensitive_facts_ask_every_time() {
         assert!(!t.contains("Ada") && !t.contains("1815"), "{t}");
     }
     call(&c, "browser_act", json!({"action": "click", "ref": submit})).await;
-    let mut tabs = String::new();
-    for _ in 0..50 {
-        tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        if tabs.contains("given=") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    // The submit handler sets the title after the click's answer, seconds later under load.
+    let tabs = aperture_testkit::eventually(
+        Duration::from_secs(20),
+        "the submitted form's title",
+        async || {
+            let tabs = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            (tabs.contains("given="), tabs)
+        },
+    )
+    .await;
     assert!(tabs.contains("given=ok dob=ok"), "{tabs}");
 }

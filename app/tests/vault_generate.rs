@@ -58,16 +58,24 @@ fn ok(r: &CallToolResult) -> String {
     t
 }
 
-/// The page's title, as the tab list reports it.
+/// The page's title, as the tab list reports it, once the page has set one starting with
+/// `prefix` (a submit handler runs after the click's answer, seconds later on a loaded machine).
 async fn title(c: &aperture_testkit::mcp::Client, prefix: &str) -> String {
-    for _ in 0..50 {
-        let t = ok(&call(c, "browser_tabs", json!({"action": "list"})).await);
-        if let Some(line) = t.lines().find(|l| l.trim_matches('"').starts_with(prefix)) {
-            return line.trim_matches('"').to_string();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("no title starting {prefix:?}");
+    let (line, tabs) = aperture_testkit::eventually(
+        std::time::Duration::from_secs(20),
+        &format!("a title starting {prefix:?}"),
+        async || {
+            let t = ok(&call(c, "browser_tabs", json!({"action": "list"})).await);
+            let line = t
+                .lines()
+                .map(|l| l.trim_matches('"'))
+                .find(|l| l.starts_with(prefix))
+                .map(str::to_string);
+            (line.is_some(), (line, t))
+        },
+    )
+    .await;
+    line.unwrap_or_else(|| panic!("found and then lost in {tabs}"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

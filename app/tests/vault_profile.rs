@@ -174,14 +174,16 @@ async fn a_profile_is_planned_and_filled_without_the_agent_seeing_a_value() {
     clean(&read, "a read of the filled page");
 
     ok(&call(&c, "browser_act", json!({"action": "click", "ref": submit})).await);
-    let mut title = String::new();
-    for _ in 0..50 {
-        title = ok(&call(&c, "browser_tabs", json!({"action": "list"})).await);
-        if title.contains("given=") {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    // The submit handler sets the title after the click's answer, seconds later under load.
+    let title = aperture_testkit::eventually(
+        std::time::Duration::from_secs(20),
+        "the submitted form's title",
+        async || {
+            let tabs = ok(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+            (tabs.contains("given="), tabs)
+        },
+    )
+    .await;
     assert!(
         title.contains("given=ok family=ok email=ok country=ok dob=empty essay=empty"),
         "{title}"
