@@ -86,9 +86,10 @@ fn xdo_out(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// `import` can wait forever on a busy X server; a capture that hangs is a failure.
 fn capture(window: &str) -> image::RgbImage {
-    let out = Command::new("import")
-        .args(["-window", window, "png:-"])
+    let out = Command::new("timeout")
+        .args(["20", "import", "-window", window, "png:-"])
         .output()
         .expect("import");
     assert!(
@@ -101,6 +102,87 @@ fn capture(window: &str) -> image::RgbImage {
 
 fn near(p: &image::Rgb<u8>, c: [u8; 3]) -> bool {
     p.0.iter().zip(c).all(|(a, b)| (*a as i32 - b as i32).abs() <= 30)
+}
+
+/// How many pixels clearly differ between two captures of the same window.
+fn changed(a: &image::RgbImage, b: &image::RgbImage) -> usize {
+    let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
+    let mut n = 0;
+    for y in 0..h {
+        for x in 0..w {
+            let (p, q) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
+            if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// More than a caret's blink: a screen or a form coming or going.
+const A_NEW_SCREEN: usize = 500;
+
+/// Pixels of egui's error red (text of an error message).
+fn error_red(img: &image::RgbImage) -> usize {
+    img.pixels()
+        .filter(|p| p.0[0] >= 180 && p.0[1] <= 90 && p.0[2] <= 90)
+        .count()
+}
+
+/// Captures `window` until `ok` holds of a capture (up to 30 s: a loaded machine can lag X
+/// input and painting by seconds); that capture.
+fn wait_window(window: &str, what: &str, ok: impl Fn(&image::RgbImage) -> bool) -> image::RgbImage {
+    let t = Instant::now();
+    loop {
+        let img = capture(window);
+        if ok(&img) {
+            return img;
+        }
+        assert!(t.elapsed() < Duration::from_secs(30), "{what}: not within 30 s");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Waits until `window` holds still (nothing animating, such as the spinner of work in
+/// progress) and answers what it shows.
+fn wait_settled(window: &str, what: &str) -> image::RgbImage {
+    let t = Instant::now();
+    let mut last = capture(window);
+    loop {
+        std::thread::sleep(Duration::from_millis(400));
+        let img = capture(window);
+        let n = changed(&img, &last);
+        if n < 20 {
+            return img;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{what}: still changing after 30 s ({n} pixels)"
+        );
+        last = img;
+    }
+}
+
+/// Presses `chord` in `window` until it shows a new screen (up to 30 s). A key pressed while
+/// the window is still busy is ignored, and pressing it again once the screen it opens is up
+/// does nothing, so a press that seemed lost is repeated.
+fn key_until_new_screen(window: &str, chord: &str, what: &str) {
+    let before = capture(window);
+    let t = Instant::now();
+    loop {
+        key(window, chord);
+        let pressed = Instant::now();
+        while pressed.elapsed() < Duration::from_secs(5) {
+            if changed(&capture(window), &before) >= A_NEW_SCREEN {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "{what}: {chord} changed nothing in 30 s"
+        );
+    }
 }
 
 /// The vault windows of process `pid` (by title).
@@ -258,24 +340,30 @@ async fn the_vault_window_is_a_separate_window_the_agent_cannot_address() {
             break v;
         }
         assert!(
-            t.elapsed() < Duration::from_secs(10),
+            t.elapsed() < Duration::from_secs(30),
             "no vault window; stderr:\n{}",
             stderr()
         );
         std::thread::sleep(Duration::from_millis(200));
     };
     assert_ne!(vault, main, "the vault is a window of its own");
-    // Again: the same window (raised), not a second one.
+    // Again: the same window (raised), not a second one. The first window was waited for; a
+    // second one would take as long, so the settle is as long as the first took and then some.
+    let first_took = t.elapsed();
     click_vault();
-    std::thread::sleep(Duration::from_millis(800));
+    std::thread::sleep(first_took.max(Duration::from_secs(1)) * 2);
     assert_eq!(vault_windows(&pid), std::slice::from_ref(&vault));
     // The agent's view of the browser did not change: no new tab, nothing named vault.
     let during = list().await;
     assert_eq!(during, before);
     assert!(!during.to_lowercase().contains("vault"), "{during}");
 
-    // First use: the passphrase twice creates the vault.
-    std::thread::sleep(Duration::from_millis(500));
+    // First use: the passphrase twice creates the vault. Typed once the window has drawn its
+    // first screen, whose first frame puts the caret in the passphrase field.
+    wait_window(&vault, "the vault window's first screen", |img| {
+        let ground = *img.get_pixel(0, 0);
+        img.pixels().filter(|p| **p != ground).count() >= A_NEW_SCREEN
+    });
     type_in(&vault, PASS);
     key(&vault, "Tab");
     type_in(&vault, PASS);
@@ -295,10 +383,11 @@ async fn the_vault_window_is_a_separate_window_the_agent_cannot_address() {
     }
     assert!(profile.join("vault.aperture").exists());
 
-    // A login added in the window is listed to the agent for the page's site, at once.
-    std::thread::sleep(Duration::from_millis(800));
-    key(&vault, "ctrl+n");
-    std::thread::sleep(Duration::from_millis(300));
+    // A login added in the window is listed to the agent for the page's site, at once. The
+    // window takes Ctrl+N once its creating is done (nothing spinning), and the form it opens
+    // has the caret in its first field.
+    wait_settled(&vault, "the vault window after creating the vault");
+    key_until_new_screen(&vault, "ctrl+n", "the new-login form");
     type_in(&vault, &format!("{origin}/login.html"));
     key(&vault, "Tab");
     type_in(&vault, "Fixture login");
@@ -314,14 +403,16 @@ async fn the_vault_window_is_a_separate_window_the_agent_cannot_address() {
             break body;
         }
         assert!(
-            t.elapsed() < Duration::from_secs(10),
+            t.elapsed() < Duration::from_secs(30),
             "the new login never reached the agent: {body}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
     assert!(!listed.contains("ada") && !listed.contains(PASSWORD), "{listed}");
 
-    // Locked in the window: the agent is refused.
+    // Locked in the window: the agent is refused. (Saving takes the form away; what is shown
+    // once that is done is what the locked screen replaces.)
+    let unlocked = wait_settled(&vault, "the vault window after saving the login");
     key(&vault, "ctrl+l");
     let t = Instant::now();
     loop {
@@ -330,18 +421,25 @@ async fn the_vault_window_is_a_separate_window_the_agent_cannot_address() {
             break;
         }
         assert!(
-            t.elapsed() < Duration::from_secs(10),
+            t.elapsed() < Duration::from_secs(30),
             "still open after Ctrl+L: {body}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 
-    // A wrong passphrase opens nothing; the right one does.
-    std::thread::sleep(Duration::from_millis(500));
+    // A wrong passphrase opens nothing; the right one does. Typed once the window shows its
+    // locked screen (which puts the caret in the passphrase field), and judged once the
+    // window has said the passphrase was wrong: the attempt is over.
+    let locked = wait_window(&vault, "the vault window's locked screen", |img| {
+        changed(img, &unlocked) >= A_NEW_SCREEN
+    });
     let file_before = std::fs::read(profile.join("vault.aperture")).unwrap();
     type_in(&vault, "correct horse battery stapler");
     key(&vault, "Return");
-    std::thread::sleep(Duration::from_secs(4));
+    let red_before = error_red(&locked);
+    wait_window(&vault, "the wrong passphrase's error", |img| {
+        error_red(img) >= red_before + 15
+    });
     let (err, body) = entries().await;
     assert!(
         err && body.contains("locked"),
