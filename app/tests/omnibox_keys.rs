@@ -15,6 +15,7 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
 const CYAN: [u8; 3] = [0, 200, 200];
+const YELLOW: [u8; 3] = [250, 210, 0];
 
 const WHITE: &str = r#"<!doctype html><html><head><title>White</title></head><body style="margin:0;background:#fff"></body></html>"#;
 
@@ -205,4 +206,36 @@ fn esc_in_the_omnibox_takes_back_the_edit_and_keeps_the_keyboard() {
     app.type_text(&server.url("/cyan"));
     app.key("Return");
     app.wait_for(CYAN, "omnibox-esc-typed-again");
+}
+
+#[test]
+fn ctrl_l_or_ctrl_t_after_the_last_tab_closed_gives_a_tab_to_type_into() {
+    if !window::can_run("ctrl_l_no_tabs") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = Server::start(
+        HashMap::from([
+            ("/".to_string(), block(CYAN)),
+            ("/magenta".to_string(), block(MAGENTA)),
+            ("/yellow".to_string(), block(YELLOW)),
+        ]),
+        None,
+    );
+    let dir = Scratch::new("ctrl-l-no-tabs");
+    let app = App::launch(&dir.0, 0, &[&server.url("/")]);
+    app.wait_for(CYAN, "no-tabs-start");
+    app.key("ctrl+w");
+    app.never(CYAN, 1, "no-tabs-closed");
+    app.key("ctrl+l");
+    app.type_text(&server.url("/magenta"));
+    app.key("Return");
+    app.wait_for(MAGENTA, "no-tabs-typed");
+    // Ctrl+T from no tabs too: the new tab's omnibox has the keyboard.
+    app.key("ctrl+w");
+    app.never(MAGENTA, 1, "no-tabs-closed-again");
+    app.key("ctrl+t");
+    app.type_text(&server.url("/yellow"));
+    app.key("Return");
+    app.wait_for(YELLOW, "no-tabs-ctrl-t-typed");
 }

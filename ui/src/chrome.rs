@@ -851,6 +851,13 @@ impl Chrome {
         };
         match key {
             Key::L if ctrl_only => {
+                // With no tab open the omnibox has nowhere to go: a new tab gives it one.
+                if active.is_none()
+                    && let Some(container) = model.new_tab_container()
+                {
+                    let container = container.to_string();
+                    self.emit(UiCommand::NewTab { container });
+                }
                 self.focus_omnibox = true;
                 self.set_page_focus(false);
             }
@@ -1568,7 +1575,9 @@ impl Chrome {
                 .set_char_range(Some(CCursorRange::two(CCursor::new(0), CCursor::new(len))));
             egui::TextEdit::store_state(ctx, id, state);
         };
-        if self.focus_omnibox {
+        // Kept while no tab is shown (the field is disabled then): the new tab it was asked
+        // for takes it when it shows.
+        if self.focus_omnibox && tab.is_some() {
             self.focus_omnibox = false;
             ctx.memory_mut(|m| m.request_focus(id));
             select_all(&ctx, &self.omnibox_text);
