@@ -1114,6 +1114,14 @@ impl Chrome {
                 .max_width(room)
                 .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysHidden)
                 .show(ui, |ui| {
+                    // A mouse wheel turns the strip, as in Firefox: past the minimum width
+                    // it is the way to reach the tabs scrolled out of sight (the bar is hidden).
+                    if ui.rect_contains_pointer(ui.clip_rect()) {
+                        let d = ui.input(|i| i.smooth_scroll_delta);
+                        if d.y != 0.0 && d.x == 0.0 {
+                            ui.scroll_with_delta(vec2(d.y, 0.0));
+                        }
+                    }
                     ui.horizontal(|ui| {
                         for tab in &model.tabs {
                             self.tab(ui, tab, model.active == Some(tab.id), width);
