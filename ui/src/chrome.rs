@@ -47,6 +47,8 @@ const MULTI_CLICK_DIST: f32 = 4.0;
 
 const TAB_HEIGHT: f32 = 38.0;
 const TAB_MAX_WIDTH: f32 = 220.0;
+/// The address of a new tab's blank page.
+const BLANK: &str = "about:blank";
 const TAB_MIN_WIDTH: f32 = 64.0;
 
 /// Colour of the "agent is driving" mark.
@@ -1079,7 +1081,17 @@ impl Chrome {
     }
 
     fn sync_omnibox(&mut self, ctx: &Context, model: &ChromeModel) {
-        let current = model.active_tab().map(|t| (t.id, t.url.clone()));
+        // A blank tab's omnibox is empty (its hint shows), as in Chrome and Firefox.
+        let current = model.active_tab().map(|t| {
+            (
+                t.id,
+                if t.url == BLANK {
+                    String::new()
+                } else {
+                    t.url.clone()
+                },
+            )
+        });
         let switched_tab = current.as_ref().map(|c| c.0) != self.omnibox_source.as_ref().map(|s| s.0);
         if switched_tab {
             let new_tab = std::mem::take(&mut self.new_tab_asked);
@@ -1316,8 +1328,10 @@ impl Chrome {
         let close_size = 18.0;
         let text_right = rect.max.x - close_size - 6.0;
         let text_clip = Rect::from_min_max(pos2(x, rect.min.y), pos2(text_right, rect.max.y));
-        let title = if tab.title.is_empty() {
-            if tab.url.is_empty() {
+        // A blank new tab is "New tab", as in every browser, not Chromium's "about:blank".
+        let blank = tab.url == BLANK;
+        let title = if tab.title.is_empty() || (blank && tab.title == BLANK) {
+            if tab.url.is_empty() || blank {
                 "New tab"
             } else {
                 tab.url.as_str()

@@ -246,6 +246,30 @@ fn dark_mode_menu_is_disabled_without_a_site() {
 }
 
 #[test]
+fn a_blank_tab_is_a_new_tab_with_an_empty_omnibox() {
+    let mut h = Harness::new();
+    h.model.tabs[0].url = "about:blank".into();
+    h.model.tabs[0].title = "about:blank".into();
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.texts.iter().any(|t| t == "New tab"), "{:?}", h.texts);
+    assert!(
+        !h.texts.iter().any(|t| t.contains("about:blank")),
+        "{:?}",
+        h.texts
+    );
+    // What is typed there is the whole address (nothing of about:blank is left in it).
+    h.frame(press(Key::L, Modifiers::COMMAND));
+    h.type_text("example.org");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert!(
+        cmds.iter()
+            .any(|c| matches!(c, UiCommand::Navigate { input, .. } if input == "example.org")),
+        "{cmds:?}"
+    );
+}
+
+#[test]
 fn page_gets_mouse_keys_and_text_in_page_coordinates() {
     let mut h = Harness::with_scale(2.0);
     let page = h.rect(controls::PAGE);
