@@ -467,6 +467,7 @@ impl Headed {
                         agent_driving: t.meta.opened_by_agent || t.meta.agent_touched,
                         human_driving: t.meta.human_driving,
                         theme: dark::site_key(&t.url).map(|s| policies.mode_for_site(&s)),
+                        status: t.status_text.clone(),
                         ..Default::default()
                     }
                 })

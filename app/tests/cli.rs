@@ -99,7 +99,11 @@ async fn verbs_drive_the_running_browser_with_diffs_and_exit_codes() {
     );
     let o = Command::new("bash").args(["-c", &sh]).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stdout).contains("rc=0"), "{}", out(&o));
-    assert!(!String::from_utf8_lossy(&o.stderr).contains("panicked"), "{}", out(&o));
+    assert!(
+        !String::from_utf8_lossy(&o.stderr).contains("panicked"),
+        "{}",
+        out(&o)
+    );
     drop(browser);
 }
 

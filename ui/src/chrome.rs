@@ -1890,6 +1890,7 @@ impl Chrome {
         }
 
         self.draw_popup(&ctx, &painter, rect, model);
+        draw_status(&painter, rect, model);
         let blocked = self.page_modal(model) || self.menu_open(model);
         if self.page_modal(model) {
             // Dim the page under a tab-modal sheet, as browsers do, so it
@@ -2241,4 +2242,40 @@ pub fn bgra_to_image(width: u32, height: u32, bgra: &[u8]) -> egui::ColorImage {
     );
     pixels.resize(n, Color32::WHITE);
     egui::ColorImage::new([width as usize, height as usize], pixels)
+}
+
+/// The hovered link's address, in a bubble at the page's bottom-left corner (as browsers show
+/// it), so the human sees where a link goes before clicking. Long addresses are cut in the
+/// middle: the host and the end of the path both matter.
+fn draw_status(painter: &egui::Painter, page: Rect, model: &ChromeModel) {
+    let Some(tab) = model.active.and_then(|a| model.tabs.iter().find(|t| t.id == a)) else {
+        return;
+    };
+    let text: String = tab.status.chars().filter(|c| !c.is_control()).collect();
+    if text.is_empty() {
+        return;
+    }
+    const MAX: usize = 90;
+    let n = text.chars().count();
+    let shown = if n > MAX {
+        let head: String = text.chars().take(MAX / 2).collect();
+        let tail: String = text.chars().skip(n - MAX / 2).collect();
+        format!("{head}…{tail}")
+    } else {
+        text
+    };
+    let font = FontId::proportional(12.0);
+    let galley = painter.layout_no_wrap(shown, font, Color32::from_gray(40));
+    let pad = vec2(6.0, 3.0);
+    let size = galley.size() + pad * 2.0;
+    let at = pos2(page.left(), page.bottom() - size.y);
+    let bubble = Rect::from_min_size(at, size);
+    painter.rect_filled(bubble, 3.0, Color32::from_gray(242));
+    painter.rect_stroke(
+        bubble,
+        3.0,
+        egui::Stroke::new(1.0, Color32::from_gray(190)),
+        egui::StrokeKind::Inside,
+    );
+    painter.galley(at + pad, galley, Color32::from_gray(40));
 }

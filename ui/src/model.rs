@@ -67,6 +67,9 @@ pub struct TabView {
     /// Vault logins saved for this page's site (the vault unlocked, not a private tab): the
     /// omnibox shows a key that offers them to the human.
     pub saved_logins: Vec<LoginOffer>,
+    /// The page's status text, a hovered link's address (page-chosen: shown, never acted on);
+    /// drawn as a bubble at the page's bottom-left corner while not empty.
+    pub status: String,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -89,6 +92,7 @@ impl Default for TabView {
             bookmarked: false,
             favicon: None,
             saved_logins: Vec::new(),
+            status: String::new(),
         }
     }
 }

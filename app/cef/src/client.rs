@@ -46,6 +46,8 @@ pub trait ClientHandler: 'static {
     fn on_paint(&self, id: BrowserId, w: u32, h: u32, bgra: &[u8]);
     fn on_main_address_change(&self, id: BrowserId, url: String);
     fn on_title_change(&self, id: BrowserId, title: String);
+    /// The status text changed: a hovered link's address, empty when the pointer leaves it.
+    fn on_status_message(&self, id: BrowserId, text: String);
     fn on_console_message(&self, id: BrowserId, level: ConsoleLevel, text: String, source: String, line: i32);
     fn on_cursor_change(&self, id: BrowserId, cursor: Cursor);
     fn on_render_process_terminated(&self, id: BrowserId, why: String);
@@ -210,6 +212,7 @@ impl Client {
                 |h| {
                     h.on_address_change = Some(on_address_change);
                     h.on_title_change = Some(on_title_change);
+                    h.on_status_message = Some(on_status_message);
                     h.on_console_message = Some(on_console_message);
                     h.on_cursor_change = Some(on_cursor_change);
                     h.on_fullscreen_mode_change = Some(on_fullscreen_mode_change);
@@ -590,6 +593,17 @@ extern "C" fn on_title_change(
     // SAFETY: a string argument valid for the call.
     let title = unsafe { from_cef(title) };
     shared(this).ui.get().on_title_change(b.id(), title);
+}
+
+extern "C" fn on_status_message(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    text: *const cef_string_t,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    // SAFETY: a string argument valid for the call (NULL reads as empty).
+    let text = unsafe { from_cef(text) };
+    shared(this).ui.get().on_status_message(b.id(), text);
 }
 
 extern "C" fn on_console_message(

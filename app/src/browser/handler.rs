@@ -159,6 +159,15 @@ impl cef::ClientHandler for Handler {
         self.0.with(|st| st.console(tab_id(id), e));
     }
 
+    fn on_status_message(&self, id: BrowserId, text: String) {
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&tab_id(id)) {
+                t.status_text = text;
+                st.events.push(Event::Refresh);
+            }
+        });
+    }
+
     fn on_cursor_change(&self, id: BrowserId, cursor: cef::Cursor) {
         self.0.with(|st| st.cursor(tab_id(id), cursor));
     }

@@ -107,6 +107,8 @@ pub struct TabRec {
     pub net: super::netwatch::NetWatch,
     /// An HTML drag the page started and the pointer is carrying (see `browser::pointer`).
     pub drag: Option<super::pointer::Drag>,
+    /// The page's status text (a hovered link's address), for the window's status bubble.
+    pub status_text: String,
 }
 
 impl TabRec {
@@ -248,6 +250,7 @@ impl State {
                 input_frame: None,
                 net: Default::default(),
                 drag: None,
+                status_text: String::new(),
             },
         );
     }
