@@ -9,6 +9,11 @@ use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::time::Duration;
 
+/// One test at a time: the busy page spins a core for 17 s, and on a 2-core machine that
+/// starves the other tests' pages, whose input then really is counted late (a wheel answered
+/// OUTCOME UNKNOWN instead of scrolled), which is not what they test.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 async fn launch() -> McpBrowser {
     Launch::from_env()
         .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
@@ -66,6 +71,7 @@ b.addEventListener('click', () => { fetch('/hit?ms=' + ms, {keepalive: true}); d
 /// says so instead of `clicked` or `not delivered … nothing happened` (the page did get it).
 #[tokio::test]
 async fn a_busy_page_gets_the_answer_it_earned() {
+    let _serial = SERIAL.lock().await;
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/busy".to_string(), BUSY.to_string())]), None);
     let c = browser.connect().await;
@@ -137,6 +143,7 @@ addEventListener('scroll', () => { if (!reported) { reported = true; fetch('/scr
 /// that nothing happened.
 #[tokio::test]
 async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
+    let _serial = SERIAL.lock().await;
     let browser = launch().await;
     let inner = Server::start_full(
         "127.0.0.2",
@@ -221,6 +228,7 @@ document.getElementById('b').addEventListener('pointermove', () => {
 /// for the next input.
 #[tokio::test]
 async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undelivered() {
+    let _serial = SERIAL.lock().await;
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/r".to_string(), REWRITE.to_string())]), None);
     let c = browser.connect().await;
@@ -266,6 +274,7 @@ const FRAME_REWRITE: &str = r#"<!doctype html><html><head><title>Outer</title></
 /// The same inside a same-origin frame, whose counters the top page's walker added.
 #[tokio::test]
 async fn a_frame_that_erases_the_input_counters_mid_click_is_not_reported_undelivered() {
+    let _serial = SERIAL.lock().await;
     let browser = launch().await;
     let server = Server::page(FRAME_REWRITE);
     let c = browser.connect().await;
