@@ -196,7 +196,12 @@ async fn a_wheel_into_a_frame_of_another_site_is_never_reported_undelivered() {
     .await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));
     let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
-    assert!(!err && t.starts_with("scrolled by (0, 300)"), "{t}");
+    // Counted and confirmed, or (a freshly opened tab on a starved CI machine counts it past
+    // the 1.2 s barrier) OUTCOME UNKNOWN; never "not delivered", and it arrives once.
+    assert!(
+        (!err && t.starts_with("scrolled by (0, 300)")) || (err && t.contains("OUTCOME UNKNOWN")),
+        "{t}"
+    );
     assert_eq!(
         seen_each(&plain, &["/wheel", "/scrolled"], 1, Duration::from_secs(20)).await,
         [1, 1],
