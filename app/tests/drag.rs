@@ -49,12 +49,13 @@ fn seen(server: &Server, path: &str) -> usize {
     server.requests().iter().filter(|p| *p == path).count()
 }
 
+/// How often `path` was requested, once it has been at least once (the page reports after the
+/// answer, later on a loaded machine).
 fn wait_seen(server: &Server, path: &str) -> usize {
-    let t = Instant::now();
-    while seen(server, path) == 0 && t.elapsed() < Duration::from_secs(10) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    seen(server, path)
+    aperture_testkit::eventually_blocking(Duration::from_secs(20), path, || {
+        let n = seen(server, path);
+        (n > 0, n)
+    })
 }
 
 async fn act(c: &Client, args: Value) -> (bool, String) {
