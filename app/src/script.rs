@@ -93,6 +93,11 @@ async fn one(cmd: &Value, ctx: &Ctx) -> Result<Value> {
             json!({"ok": true, "url": o.url, "status": o.status})
         }
         "walk" => json!({"ok": true, "walk": t.walk().await?}),
+        "request" => {
+            let req: aperture_engine::protocol::Request = serde_json::from_value(cmd["request"].clone())
+                .map_err(|e| anyhow::anyhow!("bad walker request: {e}"))?;
+            json!({"ok": true, "answer": t.request(&req).await?})
+        }
         "text" => {
             json!({"ok": true, "text": t.page_text(cmd["cap"].as_u64().unwrap_or(20000) as usize).await?.0})
         }

@@ -36,6 +36,9 @@ pub const RPC_TIMEOUT: Duration = Duration::from_secs(15);
 /// (input normally arrives within a frame), and affordable because voiding makes a late
 /// arrival harmless.
 pub const INPUT_BARRIER: Duration = Duration::from_millis(600);
+/// How long before the void request's own timeout the page must have set the void: the rest
+/// is the answer's way back to the browser.
+const VOID_MARGIN: Duration = Duration::from_secs(2);
 /// How long input whose first event has arrived may take to arrive whole (a page whose
 /// `pointerdown` handler runs long delays the `pointerup`).
 pub const COMPLETION_WAIT: Duration = Duration::from_secs(10);
@@ -572,6 +575,12 @@ impl Tab {
         self.navigate(&url).await.map(|_| ())
     }
 
+    /// Any walker request, its answer as JSON: for the script harness's tests of the walker
+    /// protocol itself (the product's callers use the typed methods).
+    pub async fn request(&self, req: &Request) -> Result<serde_json::Value, TabError> {
+        self.ask(req).await
+    }
+
     /// Walks the page in the render process, and each frame of another origin in its own
     /// (merged under its `<iframe>`: see `browser::frames`).
     pub async fn walk(&self) -> Result<Walk, TabError> {
@@ -731,9 +740,16 @@ impl Tab {
             if let Arrival::Nothing = arrival {
                 // Void what may still be on its way, unless it has begun arriving meanwhile:
                 // voiding half an input would leave the page with a press and no release.
+                // The page may only void while this call still waits for its answer (with a
+                // margin for the answer's way back): later, the agent has been told the input
+                // may still arrive, and it must not then be stopped.
+                let until = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| (d + RPC_TIMEOUT - VOID_MARGIN).as_millis() as u64);
                 let void = Request::Void {
                     kind: s.first.event_type().into(),
                     n: before.counts.get(s.first),
+                    until,
                 };
                 let v = match self.ask_unless_dialog::<InputState>(&void, RPC_TIMEOUT).await {
                     Ok(Some(v)) => v,
@@ -755,6 +771,13 @@ impl Tab {
                 };
                 if v.deaf {
                     return Err(deaf());
+                }
+                if v.late && v.counts.get(s.first) == before.counts.get(s.first) {
+                    return Err(TabError::InputUnknown(format!(
+                        "the page was too busy to answer for over {} s after the input was sent; it was \
+                         not withdrawn, so it will reach the page once the page is free",
+                        (RPC_TIMEOUT - VOID_MARGIN).as_secs()
+                    )));
                 }
                 if v.doc != before.doc {
                     arrival = Arrival::NewDocument;

@@ -193,6 +193,45 @@ fn input_has_been_handled_when_the_input_call_returns() {
     b.quit();
 }
 
+/// A void withdraws input the page has not received, but only until its `until`: past that
+/// the browser has stopped waiting and told the agent the input may still arrive, so the
+/// page must not stop it (a busy page handles the void after the queued input's time).
+#[test]
+fn a_void_past_its_deadline_withdraws_nothing() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/counter.html"));
+    let w = b.walk(t);
+    let (x, y) = center(find(&w, "count", |n| n["dom_id"] == "count"));
+    b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+    let inputs = b.ok(json!({"cmd": "request", "tab": t, "request": {"op": "inputs"}}))["answer"].clone();
+    let n = inputs["pointerdown"].as_u64().expect("a pointerdown count");
+    assert!(n >= 1, "{inputs}");
+    let epoch_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis() as u64
+    };
+    let void = |until: u64| json!({"cmd": "request", "tab": t, "request": {"op": "void", "kind": "pointerdown", "n": n, "until": until}});
+
+    let late = b.ok(void(epoch_ms() - 1000))["answer"].clone();
+    assert_eq!(late["late"], true, "{late}");
+    assert_eq!(late["void"], false, "a late void must not be set: {late}");
+
+    let in_time = b.ok(void(epoch_ms() + 60_000))["answer"].clone();
+    assert_eq!(in_time["late"], false, "{in_time}");
+    assert_eq!(
+        in_time["void"], true,
+        "a void in time with the count unchanged is set: {in_time}"
+    );
+
+    // Input sent after a void is not stopped by it.
+    b.ok(json!({"cmd": "click", "tab": t, "x": x, "y": y}));
+    assert_eq!(b.walk(t)["title"], "clicks 2");
+    b.quit();
+}
+
 #[test]
 fn tampered_prototypes_do_not_change_the_walk() {
     let s = fixtures();

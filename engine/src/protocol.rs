@@ -82,13 +82,18 @@ pub enum Request {
     /// pointer event landed ([`InputState`]).
     Inputs,
     /// Voids input the page has not received yet: when the count of `kind` is still `n`, every
-    /// trusted input event created until now that arrives in the next 5 s is stopped before
-    /// the page sees it ([`InputState`] with `void`).
+    /// trusted input event created until now that arrives later is stopped before the page
+    /// sees it ([`InputState`] with `void`).
     Void {
         /// The event type whose count is checked ([`InputKind::event_type`]).
         kind: String,
         /// The count it must still have.
         n: u64,
+        /// Wall-clock milliseconds since the Unix epoch after which the void must not be set:
+        /// a page busy past it gets the request after the browser stopped waiting for the
+        /// answer and told the agent the input may still arrive, so it must then arrive
+        /// (the answer says `late`).
+        until: u64,
     },
     /// Arms the focus guard on the element the last focus or clear op focused, or on the
     /// focused element ([`GuardReply`]).
@@ -365,6 +370,9 @@ pub struct InputState {
     /// [`Request::Void`]: the void took effect (none of the input had arrived).
     #[serde(default, rename = "void")]
     pub void_set: bool,
+    /// [`Request::Void`]: the request came after its `until`, so nothing was voided.
+    #[serde(default)]
+    pub late: bool,
     /// The page had erased the counters (`document.open()`) since the last look; they count
     /// again from now, but input that arrived meanwhile was neither counted nor voidable.
     #[serde(default)]
@@ -636,8 +644,9 @@ mod tests {
                 Request::Void {
                     kind: "pointerdown".into(),
                     n: 4,
+                    until: 1_700_000_000_000,
                 },
-                r#"{"op":"void","kind":"pointerdown","n":4}"#,
+                r#"{"op":"void","kind":"pointerdown","n":4,"until":1700000000000}"#,
             ),
             (Request::Guard, r#"{"op":"guard"}"#),
             (Request::Unguard, r#"{"op":"unguard"}"#),
@@ -697,6 +706,7 @@ mod tests {
             wire(&Request::Void {
                 kind: "keydown".into(),
                 n: 0,
+                until: 0,
             }),
         ];
         for v in &all {

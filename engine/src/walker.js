@@ -20,6 +20,7 @@
   const stringify = G.JSON.stringify, parse = G.JSON.parse;
   const mathRound = G.Math.round, mathMax = G.Math.max, mathMin = G.Math.min;
   const now = G.performance && G.performance.now ? G.performance.now.bind(G.performance) : G.Date.now;
+  const wallNow = G.Date.now;
   const fromCharCode = G.String.fromCharCode;
   const strCharCodeAt = G.String.prototype.charCodeAt, strSlice = G.String.prototype.slice;
   const strToLower = G.String.prototype.toLowerCase, strIndexOf = G.String.prototype.indexOf;
@@ -1572,9 +1573,10 @@
   //          "went":D} while a guard is up (characters let through and stopped, where focus
   //          went); "voided":N, events stopped by voids; "deaf":true when the page had
   //          erased the counters (document.open) since the last look, now attached again}
-  //   {"op":"void","kind":K,"n":N}  if the count of K is still N, stop every trusted input
-  //                             created until now that arrives in the next 10 minutes
-  //       -> the "inputs" answer plus "void":B, whether it did
+  //   {"op":"void","kind":K,"n":N,"until":MS}  if the count of K is still N and the wall clock
+  //       is not past MS (epoch ms), stop every trusted input created until now that arrives
+  //       in the next 10 minutes
+  //       -> the "inputs" answer plus "void":B, whether it did, and "late":B, past MS
   //   {"op":"guard"}            if focus is within the element the last focus or clear op
   //                             focused (if no trusted press or key came since; else the focused
   //                             element), stop every key that arrives once focus has left it,
@@ -1617,15 +1619,19 @@
       else if (op === 'el') out = elementOp(req);
       else if (op === 'inputs') out = inputState();
       else if (op === 'void') {
-        if (typeof req.kind !== 'string' || inputCounts[req.kind] === undefined || typeof req.n !== 'number') {
-          out = failure('bad request', 'void needs a counted kind and a count n');
+        if (typeof req.kind !== 'string' || inputCounts[req.kind] === undefined || typeof req.n !== 'number'
+            || typeof req.until !== 'number') {
+          out = failure('bad request', 'void needs a counted kind, a count n and an until');
         } else {
           // Only while none of the input has arrived: voiding half a click would leave the page
-          // with a press and no release.
-          const none = inputCounts[req.kind] === req.n;
+          // with a press and no release. And only while the browser still waits for this
+          // answer: past `until` it has told the agent the input may still arrive, so it must.
+          const late = wallNow() > req.until;
+          const none = !late && inputCounts[req.kind] === req.n;
           if (none) { voidAt = now(); voidSet = voidAt; }
           out = inputState();
           out.void = none;
+          out.late = late;
         }
       } else if (op === 'guard') {
         const target = lastFocused !== null && apply(g.isConnected, lastFocused, []) ? lastFocused : deepActive().el;
