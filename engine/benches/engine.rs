@@ -99,7 +99,7 @@ fn benches(c: &mut Criterion) {
             b.iter(|| black_box(render_full(w).len()))
         });
         // One act-observe step on a warm session: diff + render (+ the walk copy the session
-        // keeps for resolve). The resync every 12 diffs is disabled so only diffs are timed.
+        // keeps for resolve). The periodic resync is disabled so only diffs are timed.
         let mut s = TabSession::new();
         s.set_max_diffs(u32::MAX);
         s.observe(&walks[0], false, false);

@@ -12,9 +12,11 @@ use crate::text::quote_lines;
 /// The element name of the delimiters.
 pub const TAG: &str = "untrusted-page-content";
 
-/// Nonce length in characters of a 32-symbol alphabet (60 bits).
+/// Nonce length in decimal digits (about 40 bits). Digits, because a tokenizer reads them three
+/// to a token: 12 digits are 4 o200k tokens where 12 mixed base-32 characters were 11, and every
+/// answer pays the nonce twice. Secrecy is not what makes the envelope hold (see the module
+/// doc); unpredictability per call only keeps a page from even aiming at it.
 const NONCE_LEN: usize = 12;
-const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
 
 /// Wraps `body` in an envelope with a fresh random nonce.
 pub fn fence(body: &str) -> String {
@@ -88,7 +90,7 @@ fn strip_nonce(body: &str, nonce: &str) -> String {
 /// time-and-address mix: weaker secrecy, but the envelope's guarantee rests on stripping, not
 /// on secrecy, so the fallback keeps the guarantee.
 pub fn new_nonce() -> String {
-    let mut buf = [0u8; NONCE_LEN];
+    let mut buf = [0u8; 8];
     if getrandom::fill(&mut buf).is_err() {
         let t = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -103,7 +105,12 @@ pub fn new_nonce() -> String {
             *b = (x >> 64) as u8;
         }
     }
-    buf.iter().map(|b| ALPHABET[(*b & 31) as usize] as char).collect()
+    // 64 random bits reduced to 12 digits: the modulo bias is below 2^-24.
+    format!(
+        "{:0width$}",
+        u64::from_le_bytes(buf) % 10u64.pow(NONCE_LEN as u32),
+        width = NONCE_LEN
+    )
 }
 
 /// One envelope found in a text by [`split`].
@@ -158,6 +165,8 @@ mod tests {
         let b = new_nonce();
         assert_ne!(a, b);
         assert_eq!(a.len(), NONCE_LEN);
+        // Digits only: a tokenizer reads them three to a token (the nonce is paid twice per answer).
+        assert!(a.bytes().all(|c| c.is_ascii_digit()), "{a}");
         let body = format!("x{a}y</{TAG} nonce={a}>");
         let f = fence_with_nonce(&body, &a);
         let s = split(&f).expect("envelope");

@@ -924,6 +924,34 @@ impl StreamReader {
                 _ => return syn(format!("unknown op line {l:?}")),
             }
         }
+        // The lines this diff shows: restated ones, and every line of a replacement or a new
+        // subtree (a moved item restates its own line only).
+        let mut shown: BTreeSet<usize> = BTreeSet::new();
+        let mut deep: Vec<usize> = Vec::new();
+        for c in &cops {
+            match c {
+                COp::Change(n, _) => {
+                    shown.insert(*n);
+                }
+                COp::Replace(_, roots) => deep.extend(roots.iter().copied()),
+                COp::Insert(_, items) => {
+                    for (node, line) in items {
+                        match (node, line) {
+                            (Some(n), Some(_)) => {
+                                shown.insert(*n);
+                            }
+                            (Some(n), None) => deep.push(*n),
+                            _ => {}
+                        }
+                    }
+                }
+                COp::Page(..) => {}
+            }
+        }
+        while let Some(n) = deep.pop() {
+            shown.insert(n);
+            deep.extend(self.nodes[n].children.iter().copied());
+        }
         // Apply: removals, changes and replaces touch old nodes in place; moved nodes are then
         // detached; insertions go after anchors that never move.
         for &n in &removes {
@@ -1011,6 +1039,21 @@ impl StreamReader {
                     }
                     self.stats.inserts += 1;
                 }
+            }
+        }
+        // Focus is in one place: a shown line marked `focused` takes the mark off every line
+        // the diff does not show (the engine does not restate a line only to drop it).
+        let is_focused = |l: &Line| l.attrs.iter().any(|(k, v)| k == "focused" && v.is_none());
+        if shown.iter().any(|&n| is_focused(&self.nodes[n].line)) {
+            let mut stack: Vec<usize> = self.roots.clone();
+            while let Some(i) = stack.pop() {
+                if !shown.contains(&i) {
+                    self.nodes[i]
+                        .line
+                        .attrs
+                        .retain(|(k, v)| !(k == "focused" && v.is_none()));
+                }
+                stack.extend(self.nodes[i].children.iter().copied());
             }
         }
         let now = self.refs_now();

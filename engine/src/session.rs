@@ -2,7 +2,7 @@
 
 use crate::diff::{Anchor, Item, Op, reconcile, weight};
 use crate::envelope;
-use crate::model::{Death, Families, Mode, Model, NONE, Registry, Scratch, build};
+use crate::model::{Death, Families, Mode, Model, NONE, Registry, Scratch, build, line_hash};
 use crate::record::{NodeRecord, Walk};
 use crate::render::{
     Style, indent, push_full_body, push_line, push_line_fixed, push_line_rest, push_node_rest,
@@ -13,19 +13,30 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 
-/// A diff touching more than this fraction of the page is sent as a full snapshot instead.
-/// Unmeasured choice: past roughly a third, a diff is about as long as a re-dump and much
-/// harder for a model to apply correctly.
+/// A diff touching more than this fraction of the page may be sent as a full snapshot instead
+/// (see [`RESET_DIFF_SHARE`]). Unmeasured choice.
 pub const RESET_CHANGE_FRACTION: f64 = 0.30;
+
+/// A large change (past [`RESET_CHANGE_FRACTION`]) is sent as a full snapshot only when its
+/// diff's text would be longer than this share of the full snapshot's: a re-dump is simpler to
+/// take in than a diff of the same length, but a tab panel swapped on a small page touches half
+/// the page and is still told in a quarter of the re-dump's tokens (bench fixture, step 2).
+pub const RESET_DIFF_SHARE: f64 = 0.6;
 
 /// A diff touching fewer elements than this is never turned into a reset, however small the
 /// page: on a ten-element page three changes are 30% but still a three-line diff. Unmeasured.
 pub const RESET_MIN_ELEMENTS: usize = 8;
 
 /// After this many diffs in a row the next change is sent as a full snapshot, so a model whose
-/// context was compacted (losing the base state) never has to apply a long chain. Unmeasured
-/// choice.
-pub const MAX_DIFFS_PER_SNAPSHOT: u32 = 12;
+/// context was compacted (losing the base state) never has to apply an unbounded chain.
+/// Unmeasured backstop: [`RESYNC_CHAIN_FACTOR`] usually resyncs first.
+pub const MAX_DIFFS_PER_SNAPSHOT: u32 = 40;
+
+/// A resync is sent once the diffs since the last full snapshot add up to more than this many
+/// times that snapshot's length: the periodic re-dump then costs at most a fifth of what the
+/// tab's observations cost, however small its diffs. A fixed count (12 before) re-dumped a
+/// small page's whole text after a dozen two-line diffs, for nothing the keyed diffs had lost.
+pub const RESYNC_CHAIN_FACTOR: usize = 4;
 
 /// An element whose line changed in at least this many of the last [`CHURN_WINDOW`]
 /// observations is demoted: marked `live`, and changes of its values (name, text, value) are no
@@ -169,8 +180,13 @@ struct Last {
 /// demoted as churn.
 #[derive(Debug, Default)]
 pub struct TabSession {
-    /// Override of [`MAX_DIFFS_PER_SNAPSHOT`] (0 = the constant).
+    /// Override of [`MAX_DIFFS_PER_SNAPSHOT`] (0 = the constant); an override also turns
+    /// off [`RESYNC_CHAIN_FACTOR`].
     max_diffs: u32,
+    /// Bytes of the last full snapshot's text.
+    full_bytes: usize,
+    /// Bytes of the diffs' texts since the last full snapshot.
+    chain_bytes: usize,
     reg: Registry,
     fam: Families,
     scratch: Scratch,
@@ -257,8 +273,9 @@ impl TabSession {
     /// Ingests a fresh walk and returns what the agent sees: a FULL SNAPSHOT when asked
     /// (`force_full`), on the first look, after navigation (`navigated`: the document changed,
     /// every earlier ref dies), after a change touching more than [`RESET_CHANGE_FRACTION`] of
-    /// the page, or after [`MAX_DIFFS_PER_SNAPSHOT`] diffs; otherwise a diff naming the state it
-    /// applies to, or a one-line "no change".
+    /// the page whose diff is longer than [`RESET_DIFF_SHARE`] of the re-dump, or as a resync
+    /// ([`RESYNC_CHAIN_FACTOR`], [`MAX_DIFFS_PER_SNAPSHOT`]); otherwise a diff naming the state
+    /// it applies to, or a one-line "no change".
     pub fn observe(&mut self, walk: &Walk, force_full: bool, navigated: bool) -> Observation {
         self.observe_owned(walk.clone(), force_full, navigated)
     }
@@ -302,25 +319,36 @@ impl TabSession {
             } else {
                 let mut d = reconcile(&p.model, &p.walk, &model, walk);
                 self.filter_noise(&mut d.ops, &d.inplace, p, &model, walk, &mut live);
+                focus_moves(&mut d.ops, &d.inplace, p, &model, walk, &live);
                 let page_changed = p.walk.url != walk.url || p.walk.title != walk.title;
                 let size = p.model.len().max(model.len()).max(1);
                 if d.ops.is_empty() && !page_changed {
                     diff_text = Some((format!("no change since {}", self.seq()), 0, 0));
-                } else if is_large(weight(&d.ops, &p.model, &model), size) {
-                    reason = Some(Reason::LargeChange);
-                } else if self.minor
-                    >= if self.max_diffs == 0 {
-                        MAX_DIFFS_PER_SNAPSHOT
-                    } else {
-                        self.max_diffs
-                    }
-                {
-                    reason = Some(Reason::Resync);
                 } else {
                     let from = self.seq();
-                    self.minor += 1;
-                    let to = self.seq();
-                    diff_text = Some(self.render_diff(&d.ops, p, &model, walk, &live, &from, &to));
+                    let to = format!("#{}.{}", self.epoch, self.minor + 1);
+                    let diff = self.render_diff(&d.ops, p, &model, walk, &live, &from, &to);
+                    let len = diff.0.len();
+                    let large = is_large(weight(&d.ops, &p.model, &model), size) && {
+                        // Only a change this large is weighed against the re-dump, so the
+                        // common small diff never pays for rendering the whole page.
+                        let mut full = String::new();
+                        push_full_body(&mut full, &model, walk, &|m| live[m as usize]);
+                        len as f64 > RESET_DIFF_SHARE * full.len() as f64
+                    };
+                    let (cap, chain) = match self.max_diffs {
+                        0 => (MAX_DIFFS_PER_SNAPSHOT, RESYNC_CHAIN_FACTOR * self.full_bytes),
+                        n => (n, usize::MAX),
+                    };
+                    if large {
+                        reason = Some(Reason::LargeChange);
+                    } else if self.minor >= cap || self.chain_bytes.saturating_add(len) > chain {
+                        reason = Some(Reason::Resync);
+                    } else {
+                        self.minor += 1;
+                        self.chain_bytes += len;
+                        diff_text = Some(diff);
+                    }
                 }
             }
         }
@@ -349,6 +377,8 @@ impl TabSession {
                 self.epoch += 1;
                 self.minor = 0;
                 let text = self.render_full_text(&model, walk, &live, r, &left);
+                self.full_bytes = text.len();
+                self.chain_bytes = 0;
                 Observation {
                     text,
                     full: true,
@@ -558,7 +588,8 @@ impl TabSession {
         Ok(subtree_text(&l.walk, w as usize, max_chars))
     }
 
-    /// Overrides [`MAX_DIFFS_PER_SNAPSHOT`] for this session (benchmarks measure the diff path
+    /// Overrides [`MAX_DIFFS_PER_SNAPSHOT`] for this session and turns off
+    /// [`RESYNC_CHAIN_FACTOR`], so only the count resyncs (benchmarks measure the diff path
     /// without the periodic resync; a measurement of the threshold itself would use it too).
     pub fn set_max_diffs(&mut self, n: u32) {
         self.max_diffs = n;
@@ -964,6 +995,70 @@ fn push_addr(out: &mut String, old: &Model, o: u32) {
     }
     for s in segs.iter().rev() {
         let _ = write!(out, "/{s}");
+    }
+}
+
+/// Focus is in one place: when a diff shows a line marked `focused` (restated, moved or new),
+/// every line it does not show has lost `focused` (engine/FORMAT.md), so the line focus left is
+/// not restated for that alone. Almost every action moves focus, and restating the element it
+/// left cost a line per answer. Any other line still marked `focused` (a frame's focused
+/// element beside its iframe's) is restated, so the rule holds whatever the page does.
+fn focus_moves(ops: &mut Vec<Op>, inplace: &[u32], p: &Last, model: &Model, walk: &Walk, live: &[bool]) {
+    fn rec<'a>(m: &Model, w: &'a Walk, k: u32) -> Option<&'a NodeRecord> {
+        w.nodes.get(m.rec[k as usize] as usize)
+    }
+    let focused = |k: u32| rec(model, walk, k).is_some_and(|r| r.state.focused);
+    let mut shown = vec![false; model.len()];
+    let mut mark = |n: u32, deep: bool| {
+        let end = if deep { model.end[n as usize] } else { n + 1 };
+        for k in n..end {
+            shown[k as usize] = true;
+        }
+    };
+    for op in ops.iter() {
+        match op {
+            Op::Change(_, n) => mark(*n, false),
+            Op::Replace(_, n) => mark(*n, true),
+            Op::Insert(_, items) => {
+                for it in items {
+                    match *it {
+                        Item::New(n) => mark(n, true),
+                        Item::Moved(_, n) => mark(n, false),
+                    }
+                }
+            }
+            Op::Remove(_) => {}
+        }
+    }
+    if !(0..model.len() as u32).any(|k| shown[k as usize] && focused(k)) {
+        return;
+    }
+    // Lines that lost nothing but `focused` go unsaid...
+    ops.retain(|op| {
+        let Op::Change(o, n) = *op else { return true };
+        let (Some(or), Some(nr)) = (rec(&p.model, &p.walk, o), rec(model, walk, n)) else {
+            return true;
+        };
+        let plain = |m: &Model, k: u32| !m.inl.contains_key(&m.rec[k as usize]);
+        let only_focus = or.state.focused
+            && !nr.state.focused
+            && plain(&p.model, o)
+            && plain(model, n)
+            && p.live[o as usize] == live[n as usize]
+            && p.model.flags[o as usize] == model.flags[n as usize]
+            && {
+                let mut c = or.clone();
+                c.state.focused = false;
+                let f = model.flags[n as usize];
+                line_hash(&c, 0, p.model.mode.urls, f) == line_hash(nr, 0, model.mode.urls, f)
+            };
+        !only_focus
+    });
+    // ...and every other line still focused is said again, so the reader keeps its mark.
+    for n in 0..model.len() as u32 {
+        if focused(n) && !shown[n as usize] && inplace[n as usize] != NONE {
+            ops.push(Op::Change(inplace[n as usize], n));
+        }
     }
 }
 

@@ -45,6 +45,9 @@ struct T {
     testid: Option<String>,
     visible: bool,
     uid: u64,
+    /// Has keyboard focus (mostly one element; sometimes none or two, as a frame's focused
+    /// element beside its iframe).
+    focused: bool,
     /// Inline in its parent's text at this offset (the walker's `at`).
     at: Option<u32>,
     kids: Vec<T>,
@@ -78,6 +81,7 @@ fn leaf(rng: &mut Rng, uid: &mut u64) -> T {
         testid: None,
         visible: !rng.chance(5),
         uid: *uid,
+        focused: false,
         at: rng.chance(40).then(|| rng.below(12) as u32),
         kids: Vec::new(),
     };
@@ -114,6 +118,7 @@ fn tree(rng: &mut Rng, depth: usize, uid: &mut u64) -> T {
         testid: rng.chance(10).then(|| format!("c{}", rng.below(4))),
         visible: !rng.chance(4),
         uid: *uid,
+        focused: false,
         at: rng.chance(25).then(|| rng.below(12) as u32),
         kids: Vec::new(),
     };
@@ -154,6 +159,7 @@ fn to_walk(roots: &[T], url: &str) -> Walk {
             ..NodeRecord::default()
         };
         r.state.value = t.value.clone();
+        r.state.focused = t.focused;
         r.state.checked = t.checked.map(|c| if c { Tri::True } else { Tri::False });
         if t.role == "link" {
             r.href = Some(format!("https://p.test/{}", t.name.as_deref().unwrap_or("")));
@@ -233,7 +239,7 @@ fn edit(roots: &mut Vec<T>, rng: &mut Rng, uid: &mut u64) {
         return;
     }
     let p = ps[rng.below(ps.len())].clone();
-    match rng.below(11) {
+    match rng.below(13) {
         0 => {
             let sib = siblings(roots, &p);
             sib.remove(p[p.len() - 1]);
@@ -286,6 +292,7 @@ fn edit(roots: &mut Vec<T>, rng: &mut Rng, uid: &mut u64) {
                 testid: None,
                 visible: true,
                 uid: *uid,
+                focused: false,
                 at: None,
                 kids: vec![inner],
             };
@@ -305,6 +312,22 @@ fn edit(roots: &mut Vec<T>, rng: &mut Rng, uid: &mut u64) {
             }
         }
         9 => rerender(node(roots, &p), uid),
+        // Focus moves (the act loop's commonest change), or a second element gains or loses it.
+        11 => {
+            if rng.chance(75) {
+                fn blur(v: &mut [T]) {
+                    for t in v {
+                        t.focused = false;
+                        blur(&mut t.kids);
+                    }
+                }
+                blur(roots);
+                node(roots, &p).focused = true;
+            } else {
+                let t = node(roots, &p);
+                t.focused = !t.focused;
+            }
+        }
         _ => {
             let sib = siblings(roots, &p);
             if sib.len() >= 2 {

@@ -6,7 +6,7 @@ mod common;
 
 use aperture_engine::reader::StreamReader;
 use aperture_engine::record::{SelectOption, Walk};
-use aperture_engine::{Mode, RefError, TabSession, envelope, render_full};
+use aperture_engine::{Mode, RESYNC_CHAIN_FACTOR, RefError, TabSession, envelope, render_full};
 use common::*;
 
 fn body(text: &str) -> String {
@@ -129,30 +129,106 @@ fn truncated_walks_say_so_outside_the_envelope() {
 }
 
 #[test]
-fn sequence_numbers_and_resync_after_twelve_diffs() {
+fn sequence_numbers_and_resync_once_the_diffs_outweigh_the_snapshot() {
     let mut s = TabSession::new();
     let page = |v: usize| {
         let mut p = Page::new("https://a.test/", "T");
         p.add(None, textbox("Q", &format!("v{v}")));
-        p.add(None, button("Go"));
+        for k in 0..6 {
+            p.add(None, button(&format!("Button number {k}")));
+        }
         p.done()
     };
-    assert_eq!(s.observe(&page(0), false, false).seq, "#1.0");
+    let first = s.observe(&page(0), false, false);
+    assert_eq!(first.seq, "#1.0");
     s.touch("e1");
-    for k in 1..=12 {
+    let mut chain = 0usize;
+    let mut k = 1;
+    let resync = loop {
         let o = s.observe(&page(k), false, false);
-        assert!(!o.full);
+        if o.full {
+            break o;
+        }
         assert_eq!(o.seq, format!("#1.{k}"));
         assert!(o.text.starts_with(&format!("diff from #1.{} → #1.{k}", k - 1)));
-    }
-    let o = s.observe(&page(13), false, false);
+        chain += o.text.len();
+        k += 1;
+        assert!(k < 100, "no resync after {k} diffs");
+    };
     assert!(
-        o.full && o.text.starts_with("FULL SNAPSHOT #2.0 (resync)"),
+        resync.text.starts_with("FULL SNAPSHOT #2.0 (resync)"),
+        "{}",
+        resync.text
+    );
+    // The diffs sent stayed within the factor; one more would have passed it.
+    let limit = RESYNC_CHAIN_FACTOR * first.text.len();
+    assert!(
+        chain <= limit && chain + chain / (k - 1) > limit,
+        "{chain} after {} diffs, limit {limit}",
+        k - 1
+    );
+    assert!(k > 4, "resynced after {} diffs of a seven-line page", k - 1);
+    let o = s.observe(&page(k), true, false);
+    assert!(o.full && o.seq == "#3.0" && o.text.contains("(requested)"));
+}
+
+#[test]
+fn a_diff_count_cap_resyncs_however_small_the_diffs() {
+    let mut s = TabSession::new();
+    s.set_max_diffs(3);
+    let page = |v: usize| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, textbox("Q", &format!("v{v}")));
+        p.add(
+            None,
+            text(&"A long paragraph that makes the page heavy. ".repeat(40)),
+        );
+        p.done()
+    };
+    s.observe(&page(0), false, false);
+    s.touch("e1");
+    for k in 1..=3 {
+        assert!(!s.observe(&page(k), false, false).full);
+    }
+    let o = s.observe(&page(4), false, false);
+    assert!(o.text.starts_with("FULL SNAPSHOT #2.0 (resync)"), "{}", o.text);
+}
+
+/// A change past `RESET_CHANGE_FRACTION` of the page is a diff when its diff is well shorter
+/// than the re-dump (a tab panel swapped on a small page), and a FULL SNAPSHOT when it is not
+/// (the whole page replaced).
+#[test]
+fn a_large_change_is_a_diff_unless_the_diff_is_as_long_as_the_redump() {
+    let page = |panel: &str, rows: usize, chrome: &str| {
+        let mut p = Page::new("https://a.test/", "T");
+        let nav = p.add(None, container("navigation"));
+        for k in 0..6 {
+            p.add(
+                Some(nav),
+                link(
+                    &format!("{chrome} section {k} with a long name"),
+                    "https://a.test/x",
+                ),
+            );
+        }
+        let tp = p.add(None, container("tabpanel").with(|r| r.name = Some(panel.into())));
+        for k in 0..rows {
+            p.add(Some(tp), text(&format!("{panel} row {k}")));
+        }
+        p.done()
+    };
+    let mut run = common::run::Run::new("large");
+    run.step(&page("Specs", 3, "Shop"));
+    let o = run.step(&page("Reviews", 3, "Shop"));
+    assert!(!o.full, "a panel swap should be a diff:\n{}", o.text);
+    assert!(o.text.contains("tabpanel \"Reviews\""), "{}", o.text);
+    let o = run.step(&page("Manual", 3, "Other"));
+    assert!(
+        o.text.starts_with("FULL SNAPSHOT #2.0 (large change)"),
         "{}",
         o.text
     );
-    let o = s.observe(&page(13), true, false);
-    assert!(o.full && o.seq == "#3.0" && o.text.contains("(requested)"));
+    run.finish(3, 1);
 }
 
 #[test]

@@ -33,7 +33,8 @@ const INSTRUCTIONS: &str = "Aperture is a web browser you drive. The loop is act
 delta: browser_snapshot gives a full snapshot once, then browser_act / browser_fill_form / \
 browser_navigate answer with what changed against the state you already hold. Elements you can \
 act on carry refs (e12); a ref names a logical element and survives re-renders. A diff names \
-the observation it applies to; a result headed FULL SNAPSHOT replaces all prior state. Refs \
+the observation it applies to; a result headed FULL SNAPSHOT replaces all prior state. Focus \
+is in one place: a line a diff shows as focused took it from every line the diff does not show. Refs \
 listed as gone are dead: acting on them is refused, never silently rebound. An action reported \
 as OUTCOME UNKNOWN was sent and may have taken effect: look at the page before repeating it. \
 You may act in tabs the human opened but may close only tabs you opened. ";
@@ -505,8 +506,21 @@ impl Aperture {
         &self,
         id: TabId,
         st: &mut TabState,
+        r: Reply,
+        trail: Vec<Observation>,
+    ) -> Reply {
+        self.answer_with_trail_as(id, st, r, trail, true).await
+    }
+
+    /// [`Aperture::answer_with_trail`]; `say_tab` false leaves out the `tab N now:` line before
+    /// a lone observation, for a caller whose agent already knows which tab it is.
+    pub(crate) async fn answer_with_trail_as(
+        &self,
+        id: TabId,
+        st: &mut TabState,
         mut r: Reply,
         mut trail: Vec<Observation>,
+        say_tab: bool,
     ) -> Reply {
         let last = self.observe_last(id, st, &mut trail).await;
         // What the batch changed, as this session saw it: a batch refused before anything
@@ -514,7 +528,10 @@ impl Aperture {
         if st.seq != st.batch_from {
             self.acted(id, st);
         }
-        r = with_trail(r, id, &trail, "now");
+        r = match trail.as_slice() {
+            [o] if !say_tab => r.observation(o),
+            _ => with_trail(r, id, &trail, "now"),
+        };
         if let Err(e) = last {
             r = r
                 .say("the page could not be observed afterwards:")

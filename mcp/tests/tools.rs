@@ -361,3 +361,29 @@ async fn every_act_action_reaches_the_page_as_native_input() {
     // A wheel scroll without a ref goes to the middle of the viewport.
     assert!(t.contains("scrolled by (0, 300)"), "{t}");
 }
+
+/// An act on the tab the agent named answers with its observation alone: the `tab N now:` line
+/// would only repeat what the agent said. An act on a tab the agent did not choose (no `tab`, no
+/// current tab of its own: the harness picked the foreground one) still says which tab it was.
+#[tokio::test]
+async fn act_names_the_tab_only_when_the_agent_did_not() {
+    let (fake, tab) = fixture();
+    let client = pipe_client(fake.clone()).await;
+    let snap = text(&call(&client, "browser_snapshot", json!({})).await);
+    let apples = ref_for(&snap, "Remove apples");
+    let bread = ref_for(&snap, "Remove bread");
+    let r = call(&client, "browser_act", json!({"action": "click", "ref": apples})).await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    assert!(t.contains(&format!("tab {} now:", tab.0)), "{t}");
+    let r = call(
+        &client,
+        "browser_act",
+        json!({"action": "click", "ref": bread, "tab": tab.0}),
+    )
+    .await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    assert!(!t.contains("now:"), "{t}");
+    assert!(t.starts_with(&format!("clicked {bread}\ndiff from ")), "{t}");
+}

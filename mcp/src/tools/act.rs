@@ -1080,7 +1080,13 @@ impl Aperture {
         // Always answer with where the page is now: after a refusal too, since the agent's
         // next move depends on what replaced the element it aimed at.
         if let Some(mut h) = held {
-            r = self.answer_with_trail(h.id, &mut h.st, r, h.trail).await;
+            // A batch without tab steps ends on the tab the agent named, or on its own current
+            // tab: saying which again costs every answer a line and tells the agent nothing.
+            let known = !steps.iter().any(|s| s.action.is_tab_step())
+                && (tab.map(TabId) == Some(h.id) || self.current() == Some(h.id));
+            r = self
+                .answer_with_trail_as(h.id, &mut h.st, r, h.trail, !known)
+                .await;
         }
         if failed { r.mark_error() } else { r }
     }
