@@ -82,8 +82,17 @@ fn walk_names_and_covers_what_an_agent_needs() {
     );
     assert_eq!(zero["bounds"]["w"], 0.0);
     assert_eq!(by_id(&w, "lb-btn")["name"], "Labelled by this");
-    let items: Vec<&Value> = nodes(&w).iter().filter(|n| n["tag"] == "li").collect();
-    assert!(items.iter().all(|n| n.get("name").is_none()), "{items:?}");
+    // A list item is not named from its content, unless it is made clickable: the agent acts
+    // on it by what it says.
+    let items: Vec<&Value> = nodes(&w)
+        .iter()
+        .filter(|n| n["tag"] == "li" && n["actionable"] != true)
+        .collect();
+    assert!(
+        !items.is_empty() && items.iter().all(|n| n.get("name").is_none()),
+        "{items:?}"
+    );
+    assert_eq!(by_id(&w, "late")["name"], "Late todo");
     // A control in an aria-hidden subtree that is on screen is still a control (see
     // `controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs`).
     let hidden_btn = by_id(&w, "hidden-btn");
@@ -183,8 +192,10 @@ fn a_page_that_replaces_built_ins_does_not_change_the_walk() {
 /// Pages put aria-hidden on regions that stay on screen (a dropdown laid out open, the page
 /// behind a "modal", advert blocks, a card's overlay link): Chromium's accessibility tree
 /// leaves them out, but a user sees and clicks them, and so must an agent. Controls there
-/// that a user can reach are walked; their surrounding text is not, nor anything clipped
-/// away, off the page, without area or transparent.
+/// that a user can reach are walked (past the end of a list the user scrolls too); their
+/// surrounding text is not, nor anything clipped away by a box no user scrolls (collapsed,
+/// `overflow: hidden` or `clip`: the rest of the page behind a modal), off the page, without
+/// area or transparent.
 #[test]
 fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
     let s = fixtures();
@@ -202,6 +213,8 @@ fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
         ("ah-search", "searchbox", "Search"),
         ("overlay", "link", "Full article A story"),
         ("headline", "link", "A story"),
+        ("ah-first", "link", "First in the list"),
+        ("ah-scrolled", "link", "Far down the list"),
     ] {
         let n = by_id(&w, id);
         assert_eq!(
@@ -222,6 +235,9 @@ fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
         "ah-zero",
         "ah-transparent",
         "ah-invisible",
+        "ah-clip",
+        "bh-above",
+        "bh-below",
     ] {
         assert!(
             !nodes(&w)
@@ -316,7 +332,9 @@ fn names_from_content_are_chromium_s() {
 
 /// Pages style a checkbox, radio or file input by making the native control transparent over
 /// their own drawing of it: Chromium's accessibility tree (and both peers) keep it, and it
-/// must get a ref, or an agent cannot tick "Remember me". A transparent link stays out.
+/// must get a ref, or an agent cannot tick "Remember me". So does a transparent "cover" link
+/// laid over an advert (qq.com's ads; both peers list it), but not a transparent link in the
+/// text or one that lets the pointer through.
 #[test]
 fn transparent_form_controls_are_still_controls() {
     let s = fixtures();
@@ -324,7 +342,7 @@ fn transparent_form_controls_are_still_controls() {
     let t = b.open(&s.url("/transparent.html"));
     let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
         let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "upload"), w)
+        (nodes(&w).iter().any(|n| n["dom_id"] == "faded"), w)
     });
     for (id, role, name) in [
         ("remember", "checkbox", "Remember me"),
@@ -344,6 +362,17 @@ fn transparent_form_controls_are_still_controls() {
         );
     }
     assert_eq!(by_id(&w, "ghost")["visible"], false);
+    let cover = by_id(&w, "cover");
+    assert_eq!(
+        (
+            cover["role"].as_str(),
+            cover["actionable"].as_bool(),
+            cover["visible"].as_bool()
+        ),
+        (Some("link"), Some(true), Some(true)),
+        "{cover}"
+    );
+    assert_eq!(by_id(&w, "faded")["visible"], false);
     let walk: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
     let out = aperture_engine::render_full(&walk);
     for line in [
@@ -354,5 +383,91 @@ fn transparent_form_controls_are_still_controls() {
         assert!(out.contains(line), "{line:?} not in\n{out}");
     }
     assert!(!out.contains("Ghost"), "{out}");
+    b.quit();
+}
+
+/// Controls an agent must be able to address, as Chromium's accessibility tree and both peers
+/// have them: a disabled control keeps its ref (marked `disabled`); a list item made clickable
+/// by an onclick attribute is named by its words, as a clickable is; the label of a checkbox,
+/// radio or file input that is not rendered (tabs made of hidden radios, a styled upload
+/// button) is that control, with its role and state, while a label of a control on screen
+/// stays a label; and a slider inside a button's content says its value in the button's name.
+#[test]
+fn disabled_wrapped_and_stand_in_controls_get_refs() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/stand-ins.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "volume"), w)
+    });
+    for (id, role, name) in [
+        ("email", "textbox", "Email"),
+        ("send", "button", "Subscribe"),
+        ("agree", "checkbox", "Agree"),
+        ("follow", "listitem", "Follow jnovo22"),
+        ("follow-link", "link", "Follow jnovo22"),
+        ("tab-a-label", "radio", "Trending"),
+        ("tab-b-label", "radio", "Latest"),
+        ("upload", "button", "Upload a photo"),
+        ("volume", "button", "100.00% Mute"),
+    ] {
+        let n = by_id(&w, id);
+        assert_eq!(
+            (
+                n["role"].as_str(),
+                n["name"].as_str(),
+                n["actionable"].as_bool(),
+                n["visible"].as_bool()
+            ),
+            (Some(role), Some(name), Some(true), Some(true)),
+            "{id}: {n}"
+        );
+    }
+    for id in ["email", "send", "agree"] {
+        assert_eq!(by_id(&w, id)["state"]["disabled"], true, "{id}");
+    }
+    assert_eq!(by_id(&w, "tab-a-label")["state"]["checked"], "true");
+    assert_eq!(by_id(&w, "tab-b-label")["state"]["checked"], "false");
+    let plain = by_id(&w, "plain");
+    assert_eq!(
+        (plain["role"].as_str(), plain["actionable"].as_bool()),
+        (Some("label"), Some(false)),
+        "{plain}"
+    );
+    // The embedded slider's value is Chromium's choice too, in this very browser.
+    let ax = b.ok(json!({"cmd": "devtools", "tab": t,
+        "method": "Accessibility.getFullAXTree", "params": {}}));
+    let volume = ax["result"]["nodes"]
+        .as_array()
+        .expect("AX nodes")
+        .iter()
+        .filter(|n| n["role"]["value"] == "button")
+        .filter_map(|n| n["name"]["value"].as_str())
+        .find(|n| n.ends_with("Mute"));
+    assert_eq!(volume, Some("100.00% Mute"));
+
+    let walk: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&walk);
+    let with_ref = |needle: &str| {
+        out.lines().any(|l| {
+            let l = l.trim_start();
+            l.split_once(' ').is_some_and(|(r, rest)| {
+                r.len() > 1
+                    && r.starts_with('e')
+                    && r[1..].bytes().all(|b| b.is_ascii_digit())
+                    && rest.starts_with(needle)
+            })
+        })
+    };
+    for line in [
+        "button \"Subscribe\" disabled",
+        "radio \"Trending\" checked",
+        "radio \"Latest\"",
+        "button \"Upload a photo\"",
+        "listitem \"Follow jnovo22\"",
+    ] {
+        assert!(with_ref(line), "{line:?} has no ref in\n{out}");
+    }
     b.quit();
 }

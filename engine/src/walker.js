@@ -92,6 +92,7 @@
     labelControl: getter(G.HTMLLabelElement.prototype, 'control'),
     scrollX: getter(G.Window.prototype, 'scrollX') || getter(G, 'scrollX'),
     scrollY: getter(G.Window.prototype, 'scrollY') || getter(G, 'scrollY'),
+    scrollTop: getter(ElP, 'scrollTop'), scrollLeft: getter(ElP, 'scrollLeft'),
     innerWidth: getter(G.Window.prototype, 'innerWidth') || getter(G, 'innerWidth'),
     innerHeight: getter(G.Window.prototype, 'innerHeight') || getter(G, 'innerHeight'),
     dpr: getter(G.Window.prototype, 'devicePixelRatio') || getter(G, 'devicePixelRatio'),
@@ -368,6 +369,10 @@
   for (const r of ['button', 'link', 'heading', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
     'option', 'switch', 'checkbox', 'radio', 'treeitem', 'cell', 'columnheader', 'rowheader',
     'gridcell', 'row', 'tooltip']) NAME_FROM_CONTENT[r] = true;
+  // Roles of content, not of controls or containers, that an element made clickable may carry
+  // (a list item with an onclick): such an element is named from its content as a control is.
+  const ITEM_ROLE = obj();
+  for (const r of ['listitem', 'paragraph', 'term', 'definition', 'figure', 'caption', 'label']) ITEM_ROLE[r] = true;
   const SEMANTIC = obj();
   for (const t of ['form', 'table', 'tr', 'td', 'th', 'ul', 'ol', 'li', 'nav', 'main', 'header',
     'footer', 'aside', 'section', 'article', 'dialog', 'fieldset', 'label', 'iframe', 'h1', 'h2',
@@ -573,8 +578,11 @@
     const al = attr(n, 'aria-label');
     const role = roleOf(n, tag);
     const v = controlValue(n, tag, role);
-    if (al && collapse(al, 8)) put(c, al);
-    else if (v !== null) put(c, v);
+    // A control embedded in another element's content says its value, not its label, as in
+    // Chromium (a volume button holding its slider reads "100.00% Mute", not "volume level
+    // Mute"); an empty field says its label.
+    if (v && collapse(v, 8)) put(c, v);
+    else if (al && collapse(al, 8)) put(c, al);
     else if (tag === 'img' || tag === 'area' || (tag === 'input' && lower(apply(g.inputType, n, []) || '') === 'image')) put(c, attr(n, 'alt') || '');
     else if (ln === 'svg' && apply(g.namespaceURI, n, []) === SVG_NS) {
       // Chromium reads an SVG's own <title>, not that of a symbol it <use>s: an icon beside
@@ -946,9 +954,13 @@
 
   // Whether a user can reach a control the accessibility tree hides (aria-hidden): it has
   // area, is drawn (not invisible or transparent), lies where scrolling reaches (not above or
-  // left of the page), and no ancestor that clips its overflow cuts it away (a collapsed menu
-  // of height 0). An absolutely positioned box escapes the clipping of ancestors below its
-  // containing block, and a fixed one all of them.
+  // left of the page), and no ancestor that clips its overflow cuts it away: a collapsed box (a
+  // menu of height 0), or one that a user cannot scroll (`overflow: hidden` or `clip`: the page
+  // behind a modal is often such a box, the viewport's height, its rest out of sight). What
+  // lies past the end of a box the user scrolls (`auto`, `scroll`: an open dropdown's long
+  // list) is reached by scrolling it, as what lies below the fold of the page is. An absolutely
+  // positioned box escapes the clipping of ancestors below its containing block, and a fixed
+  // one all of them.
   function reachable(el, r, cs, visibility, opacity, frame) {
     if (!(r.w > 0 && r.h > 0) || visibility !== 'visible' || opacity === '0') return false;
     if (frame === 0 && (r.x + r.w + apply(g.scrollX, G, []) <= 0 || r.y + r.h + apply(g.scrollY, G, []) <= 0)) return false;
@@ -969,9 +981,16 @@
         const ovx = apply(m.getPropertyValue, pcs, ['overflow-x']), ovy = apply(m.getPropertyValue, pcs, ['overflow-y']);
         if (ovx !== 'visible' || ovy !== 'visible') {
           const q = rectOf(n);
-          if (ovx !== 'visible') { x0 = mathMax(x0, q.x); x1 = mathMin(x1, q.x + q.w); }
-          if (ovy !== 'visible') { y0 = mathMax(y0, q.y); y1 = mathMin(y1, q.y + q.h); }
-          if (x1 - x0 < 1 || y1 - y0 < 1) return false;
+          if (ovx !== 'visible') {
+            const a = clipAxis(x0, x1, q.x, q.x + q.w, ovx, apply(g.scrollLeft, n, []));
+            if (a === null) return false;
+            x0 = a[0]; x1 = a[1];
+          }
+          if (ovy !== 'visible') {
+            const a = clipAxis(y0, y1, q.y, q.y + q.h, ovy, apply(g.scrollTop, n, []));
+            if (a === null) return false;
+            y0 = a[0]; y1 = a[1];
+          }
         }
       }
       if (apply(m.getPropertyValue, pcs, ['opacity']) === '0') return false;
@@ -979,6 +998,35 @@
       if (positioned) abs = pos === 'absolute';
     }
     return true;
+  }
+
+  // Where [a0, a1] can be seen through a box spanning [b0, b1] on one axis that clips with
+  // `ov` and is scrolled `scrolled` from its start: the part inside, else the whole box when
+  // the user scrolling it brings [a0, a1] in (it may then be anywhere in it); null when
+  // nothing does.
+  function clipAxis(a0, a1, b0, b1, ov, scrolled) {
+    if (b1 - b0 < 1) return null;
+    const out = arr();
+    out[0] = mathMax(a0, b0); out[1] = mathMin(a1, b1);
+    if (out[1] - out[0] >= 1) return out;
+    if (ov !== 'auto' && ov !== 'scroll' || a1 <= b0 - mathMax(0, scrolled || 0)) return null;
+    out[0] = b0; out[1] = b1;
+    return out;
+  }
+
+  // The checkbox, radio or file input a <label> works when that input is not rendered
+  // (display:none, inside something that is, or invisible) and can be used; else null.
+  function hiddenControl(label) {
+    if (apply(g.namespaceURI, label, []) !== HTML_NS) return null;
+    const c = safe(labelCtl, label, null);
+    if (!c || kindOf(c, apply(g.localName, c, [])) !== 'input' || apply(m.matches, c, [':disabled'])) return null;
+    const t = lower(apply(g.inputType, c, []) || '');
+    if (t !== 'checkbox' && t !== 'radio' && t !== 'file') return null;
+    if (apply(listLen, apply(m.getClientRects, c, []), []) > 0) {
+      const v = apply(m.getPropertyValue, styleOf(c), ['visibility']);
+      if (v !== 'hidden' && v !== 'collapse') return null;
+    }
+    return c;
   }
 
   function tri(v) { return v === 'true' ? 'true' : v === 'false' ? 'false' : v === 'mixed' ? 'mixed' : undefined; }
@@ -1043,7 +1091,11 @@
       const r = display === 'contents' ? { x: 0, y: 0, w: 0, h: 0 } : rectOf(el);
       const visibility = apply(m.getPropertyValue, cs, ['visibility']);
       const opacity = apply(m.getPropertyValue, cs, ['opacity']);
-      const role = roleOf(el, tag);
+      // A label whose checkbox, radio or file input is not rendered is how a user works that
+      // control (tabs made of hidden radios, a styled upload button): it stands in for it, with
+      // the control's role and state.
+      const standIn = tag === 'label' ? hiddenControl(el) : null;
+      const role = standIn !== null ? roleOf(standIn, 'input') : roleOf(el, tag);
       const dis = apply(m.matches, el, [':disabled']) || attr(el, 'aria-disabled') === 'true';
       const editable = !!safe(g.isContentEditable, el, false) ||
         ((tag === 'input' && role !== 'button' && role !== 'checkbox' && role !== 'radio' && role !== 'slider' || tag === 'textarea') && !dis &&
@@ -1051,11 +1103,12 @@
       const ti = safe(g.tabIndex, el, -1);
       const hasTabindex = apply(m.hasAttribute, el, ['tabindex']);
       const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe') || editable);
-      const native = !dis && (
-        (tag === 'a' && apply(m.hasAttribute, el, ['href'])) || tag === 'button' ||
+      // A disabled control is still one (Chromium's accessibility tree has it, marked
+      // disabled): it keeps its ref, and the `disabled` flag says it does nothing now.
+      const native = (tag === 'a' && apply(m.hasAttribute, el, ['href'])) || tag === 'button' ||
         (tag === 'input' && role !== null) || tag === 'select' || tag === 'textarea' ||
-        tag === 'summary' || tag === 'option' || (role !== null && WIDGET[role] === true) ||
-        apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null));
+        tag === 'summary' || tag === 'option' || (role !== null && WIDGET[role] === true) || standIn !== null ||
+        (!dis && (apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null)));
       // Made clickable by script, or (weaker) where a pointer cursor starts: not the page's
       // whole width and height, which is a wrapper catching clicks for something else.
       const pointer = apply(m.getPropertyValue, cs, ['cursor']) === 'pointer';
@@ -1097,7 +1150,9 @@
         else if (clickable && tag === 'a') n.role = 'link';
         // A contenteditable region is a text field to Chromium's accessibility tree too.
         else if (editable && tag !== 'input' && tag !== 'textarea') n.role = 'textbox';
-        const nm = nameOf(el, tag, clickable ? 'button' : role, doc);
+        // So is one whose role is not named from its content (a list item with an onclick):
+        // the agent acts on it by what it says.
+        const nm = nameOf(el, tag, clickable || (actionable && ITEM_ROLE[role] === true) ? 'button' : role, doc);
         if (nm) n.name = nm;
         if (domId) n.dom_id = domId;
         if (testid) n.testid = testid;
@@ -1124,15 +1179,23 @@
         // A transparent form control is still one: pages style a checkbox, radio or file input
         // by making it transparent over their own drawing (often inside its label), and
         // Chromium's accessibility tree keeps it; a click on it is a click on the control.
-        const seeThroughControl = opacity === '0' && (tag === 'input' || tag === 'select' || tag === 'textarea') && native;
+        // So is a transparent control laid over the page's drawing that takes the pointer: a
+        // "cover" link over an advert or a card is what a click there follows. A transparent
+        // link in the flow of the text shows nothing anyone would click.
+        const pos = apply(m.getPropertyValue, cs, ['position']);
+        const seeThroughControl = opacity === '0' && native &&
+          (tag === 'input' || tag === 'select' || tag === 'textarea' ||
+            (pos === 'absolute' || pos === 'fixed') && r.w > 0 && r.h > 0 &&
+              apply(m.getPropertyValue, cs, ['pointer-events']) !== 'none');
         n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable) && visibility !== 'hidden' && visibility !== 'collapse' &&
           (opacity !== '0' || seeThroughControl);
         n.actionable = actionable;
         n.focusable = focusable;
         n.editable = editable;
         const st = obj();
-        if (tag === 'input' && (role === 'checkbox' || role === 'radio')) {
-          st.checked = apply(g.inputIndeterminate, el, []) ? 'mixed' : (apply(g.inputChecked, el, []) ? 'true' : 'false');
+        if ((tag === 'input' || standIn !== null) && (role === 'checkbox' || role === 'radio')) {
+          const box = standIn !== null ? standIn : el;
+          st.checked = apply(g.inputIndeterminate, box, []) ? 'mixed' : (apply(g.inputChecked, box, []) ? 'true' : 'false');
         } else {
           const ac2 = tri(attr(el, 'aria-checked')); if (ac2) st.checked = ac2;
         }
