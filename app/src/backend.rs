@@ -561,7 +561,7 @@ impl Backend for AppBackend {
 
     async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply> {
         // Ops that change the page are the agent acting; reading and focusing are not.
-        if matches!(op, ElementOp::SelectOptions(_) | ElementOp::Clear) {
+        if matches!(op, ElementOp::SelectOptions(_) | ElementOp::SetValue(_) | ElementOp::Clear) {
             self.agent_acts(id).await?;
         } else {
             self.agent_reads(id).await?;
@@ -590,6 +590,7 @@ impl Backend for AppBackend {
             bounds: Some(r.bounds),
             text: self.redacted(id, r.text).await,
             truncated: r.truncated,
+            value: self.redacted(id, r.value).await,
             cover: self.redacted(id, r.cover.map(|d| d.line())).await,
             clear_at: r.x.zip(r.y),
             remote: r.remote,

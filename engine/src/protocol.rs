@@ -130,6 +130,16 @@ pub enum ElementOp {
         /// Option values or labels.
         values: Vec<String>,
     },
+    /// Set an input a person sets through a picker or slider (date, time, datetime-local,
+    /// month, week, color, range) to `value`, as the picker would, and fire `input` and
+    /// `change`: typing its characters would go to the picker's segments instead. A value the
+    /// field would sanitise away leaves it as it was ([`WalkerError::ValueRefused`]); a range
+    /// takes the nearest value its bounds and step allow ([`ElementReply::value`] says which).
+    /// Anything else, or a disabled or read-only field, is [`WalkerError::NotEditable`].
+    Value {
+        /// The value, in the field's own format (`2026-12-25` for a date).
+        value: String,
+    },
     /// The element's `innerText`, cut at `cap` characters.
     Text {
         /// Most characters returned; the walker's default (4000) when `None`.
@@ -196,6 +206,9 @@ pub struct ElementReply {
     /// [`ElementOp::Text`]: the element's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// [`ElementOp::Value`]: the value the field holds now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
     /// [`ElementOp::Text`]: the text was cut at the cap.
     #[serde(default)]
     pub truncated: bool,
@@ -456,6 +469,13 @@ pub enum WalkerError {
     /// `"no option matches"`: no option has any of the values as its value, label or text.
     #[error("no option of the select has that value or label")]
     NoOptionMatches,
+    /// `"value refused"`: the field does not take that value (the detail is its input type;
+    /// only [`value_format`] of it is shown, as the walker's reply is not trusted).
+    #[error("the field does not take that value: {}; it was left as it was", value_format(.detail))]
+    ValueRefused {
+        /// The field's input type.
+        detail: String,
+    },
     /// `"unknown element op"`: the walker has no such `do`.
     #[error("the walker has no such element op")]
     UnknownElementOp,
@@ -491,6 +511,21 @@ pub enum WalkerError {
     BadReply(String),
 }
 
+/// The format a picker-set input takes, by its input type: fixed text, whatever the type
+/// string says.
+pub fn value_format(input_type: &str) -> &'static str {
+    match input_type {
+        "date" => "a date field takes YYYY-MM-DD (e.g. 2026-12-25)",
+        "time" => "a time field takes HH:MM or HH:MM:SS, 24-hour (e.g. 14:30)",
+        "datetime-local" => "a date-and-time field takes YYYY-MM-DDTHH:MM (e.g. 2026-12-25T14:30)",
+        "month" => "a month field takes YYYY-MM (e.g. 2026-12)",
+        "week" => "a week field takes YYYY-Www (e.g. 2026-W52)",
+        "color" => "a color field takes #rrggbb (e.g. #ff8800)",
+        "range" => "a slider takes a number",
+        _ => "the value is not in the field's format",
+    }
+}
+
 impl WalkerError {
     /// Builds the error for a walker failure answer.
     pub fn from_code(error: &str, detail: Option<String>) -> WalkerError {
@@ -502,6 +537,7 @@ impl WalkerError {
             "not editable" => WalkerError::NotEditable,
             "not a select" => WalkerError::NotASelect,
             "no option matches" => WalkerError::NoOptionMatches,
+            "value refused" => WalkerError::ValueRefused { detail },
             "unknown element op" => WalkerError::UnknownElementOp,
             "unknown op" => WalkerError::UnknownOp,
             "bad request" => WalkerError::BadRequest { detail },
@@ -639,6 +675,16 @@ mod tests {
             (
                 Request::element(7, 3, ElementOp::Focused),
                 r#"{"op":"el","walk_id":7,"idx":3,"do":"focused"}"#,
+            ),
+            (
+                Request::element(
+                    7,
+                    3,
+                    ElementOp::Value {
+                        value: "2026-12-25".into(),
+                    },
+                ),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"value","value":"2026-12-25"}"#,
             ),
             (
                 Request::Void {

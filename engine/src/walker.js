@@ -299,6 +299,10 @@
   // An init dictionary for an Event: without a prototype, so reading its optional members
   // (cancelable, composed) never reaches a getter the page planted on Object.prototype.
   function bubbling() { const d = obj(); d.bubbles = true; return d; }
+  // Input types a person sets through a picker or a slider, not by typing text: the value op
+  // sets these, as typing their value's characters does not.
+  const PICKED = obj0();
+  for (const t of ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']) PICKED[t] = true;
   function fire(el, type) { apply(dispatch, el, [new EventCtor(type, bubbling())]); }
 
   // The local names whose handling below calls an HTML interface's own getters
@@ -1560,6 +1564,32 @@
       fire(el, 'input');
       fire(el, 'change');
       res.matched = matched;
+    } else if (what === 'value') {
+      const ty = tag === 'input' ? lower(apply(g.inputType, el, []) || '') : '';
+      if (PICKED[ty] !== true || apply(m.matches, el, [':disabled'])
+          || (ty !== 'range' && ty !== 'color' && apply(m.hasAttribute, el, ['readonly']))) {
+        res.error = 'not editable';
+        res.detail = 'the element is not an enabled date, time, color or range input';
+        return res;
+      }
+      if (typeof req.value !== 'string') { res.error = 'bad request'; res.detail = 'value needs a string value'; return res; }
+      const old = apply(g.inputValue, el, []);
+      apply(s.inputValue, el, [req.value]);
+      const now = apply(g.inputValue, el, []);
+      // The field sanitises what it cannot hold to "" (a range to its default): that value
+      // was refused, and the field gets its own back, with no event fired. A range moved to
+      // the nearest step or bound took a number, and says which.
+      const num = +req.value;
+      const isNum = ty === 'range' && req.value !== '' && num === num && num !== 1 / 0 && num !== -1 / 0;
+      if (now !== req.value && !isNum) {
+        apply(s.inputValue, el, [old]);
+        res.error = 'value refused';
+        res.detail = ty;
+        return res;
+      }
+      fire(el, 'input');
+      fire(el, 'change');
+      res.value = now;
     } else if (what === 'text') {
       const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 4000;
       const t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
@@ -1607,6 +1637,12 @@
   //       "clear"               empty an editable field; fires input and change
   //       "select","values":[S,...]  select the options whose value is S (else whose label or
   //                             text is S) and deselect the rest; fires input and change
+  //       "value","value":V     set an input a user sets through a picker (date, time,
+  //                             datetime-local, month, week, color, range) to V as the picker
+  //                             would; fires input and change. A value the field would sanitise
+  //                             away is refused ("value refused", detail: the input type) and
+  //                             the field keeps its value; a range takes the nearest value it
+  //                             allows. -> "value": the value it holds now
   //       "text","cap":N        its innerText, cut at N (optional, default 4000)
   //       "hit","x":X,"y":Y     what is at (X,Y) of the top-level viewport (through open shadow
   //                             roots and same-origin frames): when the element or something
@@ -1663,6 +1699,7 @@
   //   "not editable"       clear on something a user could not type into
   //   "not a select"       select on something other than an HTML <select>
   //   "no option matches"  no option has any of the values as its value, label or text
+  //   "value refused"      value on a field that does not take V (detail: its input type)
   //   "walker exception"   the walker threw (detail: the message)
   // Every code but "walker exception" is a refusal made before anything changed; after an
   // exception, an element op may have been partly done.

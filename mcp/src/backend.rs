@@ -88,6 +88,10 @@ pub enum ElementOp {
     /// Select these options of a `<select>` (matched by value, then by visible label),
     /// deselecting the rest; fires `input` and `change`.
     SelectOptions(Vec<String>),
+    /// Set a date, time, datetime-local, month, week, color or range input to this value as
+    /// its picker would (typing the characters would go to the picker's segments); fires
+    /// `input` and `change`. A value the field does not take is refused with nothing changed.
+    SetValue(String),
     /// The element's rendered text (`innerText`, or the value of a form control), capped at
     /// `cap` characters.
     ReadText {
@@ -120,6 +124,9 @@ pub struct ElementReply {
     pub text: Option<String>,
     /// True when `text` was cut at the cap.
     pub truncated: bool,
+    /// [`ElementOp::SetValue`]: the value the field holds now (a range moves to the nearest
+    /// value it allows).
+    pub value: Option<String>,
     /// [`ElementOp::HitTest`]: what is at the point instead of the element, as
     /// `role "name"` (page text: fence it), when no point of its visible box is clear.
     pub cover: Option<String>,
@@ -627,6 +634,7 @@ impl From<&ElementOp> for protocol::ElementOp {
             ElementOp::SelectOptions(values) => protocol::ElementOp::Select {
                 values: values.clone(),
             },
+            ElementOp::SetValue(value) => protocol::ElementOp::Value { value: value.clone() },
             ElementOp::ReadText { cap } => protocol::ElementOp::Text { cap: Some(*cap) },
             ElementOp::HitTest { x, y } => protocol::ElementOp::Hit { x: *x, y: *y },
             ElementOp::FocusCheck => protocol::ElementOp::Focused,
@@ -641,6 +649,7 @@ impl From<protocol::ElementReply> for ElementReply {
             bounds: Some(r.bounds),
             text: r.text,
             truncated: r.truncated,
+            value: r.value,
             cover: r.cover.map(|d| d.line()),
             clear_at: r.x.zip(r.y),
             remote: r.remote,
@@ -927,6 +936,12 @@ mod tests {
                 },
             ),
             (ElementOp::ReadText { cap: 12 }, W::Text { cap: Some(12) }),
+            (
+                ElementOp::SetValue("#ff8800".into()),
+                W::Value {
+                    value: "#ff8800".into(),
+                },
+            ),
         ];
         for (ours, theirs) in cases {
             assert_eq!(W::from(&ours), theirs);

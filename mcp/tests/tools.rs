@@ -103,6 +103,35 @@ async fn an_error_after_input_was_sent_is_outcome_unknown_and_not_retried() {
     assert_eq!(clicks, 1, "the click was retried");
 }
 
+/// A `goto` with no tab at all opens one and answers with its page, rather than sending the
+/// agent to `browser_tabs` first; with a tab, it navigates that tab and opens none.
+#[tokio::test]
+async fn a_goto_with_no_tab_opens_one() {
+    let fake = Fake::new();
+    let client = pipe_client(fake.clone()).await;
+    let r = call(
+        &client,
+        "browser_navigate",
+        json!({"action": "goto", "url": "https://shop.example/"}),
+    )
+    .await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    assert!(t.contains("there was no tab, so tab"), "{t}");
+    assert!(t.contains("FULL SNAPSHOT"), "the answer is the page:\n{t}");
+    assert_eq!(fake.state.lock().unwrap().tabs.len(), 1);
+
+    let r = call(
+        &client,
+        "browser_navigate",
+        json!({"action": "goto", "url": "https://shop.example/again"}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    assert!(!text(&r).contains("there was no tab"), "{}", text(&r));
+    assert_eq!(fake.state.lock().unwrap().tabs.len(), 1, "no second tab");
+}
+
 #[tokio::test]
 async fn the_agent_may_attach_to_but_not_close_a_human_tab() {
     let fake = Fake::new();

@@ -558,6 +558,42 @@ impl Aperture {
                 let Some(text) = &s.text else {
                     return Err(StepFail::Refused("type needs `text`".into()));
                 };
+                // A date, time, color or range input is set as its picker sets it: its
+                // characters typed would go to the picker's segments.
+                if let Some(r) = &s.target
+                    && let Ok((walk_id, rec)) = resolve(st, r)
+                    && super::fill_form::picked(&rec)
+                {
+                    let r = r.trim().to_string();
+                    st.session.touch(&r);
+                    let reply = call(
+                        be.element(id, walk_id, rec.idx, ElementOp::SetValue(text.clone())),
+                        CALL_TIMEOUT,
+                    )
+                    .await
+                    .map_err(after_send)?;
+                    let done = match super::fill_form::set_to(text, reply.value.as_deref()).as_str() {
+                        "filled" => format!("set {r} to the value given (as its picker would)"),
+                        moved => format!("{r} {moved}"),
+                    };
+                    if !s.submit {
+                        return Ok(done);
+                    }
+                    let pressed = async {
+                        self.focus(id, st, &r).await?;
+                        let d = call(be.key(id, "Enter"), CALL_TIMEOUT).await.map_err(after_send)?;
+                        delivered(d, "key press", &r, format!("{done} and pressed Enter"))
+                    };
+                    return pressed.await.map_err(|e| match e {
+                        StepFail::Refused(why) => {
+                            StepFail::Partial(format!("{done}, but Enter was not pressed: {why}"))
+                        }
+                        StepFail::Undelivered(e) | StepFail::Focus(e) => {
+                            StepFail::Partial(format!("{done}, but Enter was not pressed: {e}"))
+                        }
+                        other => other,
+                    });
+                }
                 let into = match &s.target {
                     Some(r) => {
                         self.focus(id, st, r).await?;

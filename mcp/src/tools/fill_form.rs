@@ -70,6 +70,8 @@ impl Aperture {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Text,
+    /// Set through a picker or slider, not by typing: [`picked`].
+    Picked,
     Select,
     Check,
     Radio,
@@ -87,7 +89,21 @@ fn kind(rec: &NodeRecord) -> Option<Kind> {
     if ty == "radio" || role == "radio" {
         return Some(Kind::Radio);
     }
+    if picked(rec) {
+        return Some(Kind::Picked);
+    }
     rec.editable.then_some(Kind::Text)
+}
+
+/// An `<input>` a person sets through a picker or a slider (date, time, color, range…):
+/// typing its value's characters would go to the picker's segments (a date typed as
+/// `2026-12-25` lands as year 61225), so it is set as the picker sets it.
+pub(crate) fn picked(rec: &NodeRecord) -> bool {
+    rec.tag == "input"
+        && matches!(
+            rec.input_type.as_deref().unwrap_or("").to_ascii_lowercase().as_str(),
+            "date" | "time" | "datetime-local" | "month" | "week" | "color" | "range"
+        )
 }
 
 fn truthy(v: &str) -> Option<bool> {
@@ -95,6 +111,17 @@ fn truthy(v: &str) -> Option<bool> {
         "true" | "on" | "yes" | "checked" | "1" => Some(true),
         "false" | "off" | "no" | "unchecked" | "0" => Some(false),
         _ => None,
+    }
+}
+
+/// What setting a picked field did: `filled`, or for a slider that moved to the nearest value
+/// it allows, which (a number, so nothing of the page's own text).
+pub(crate) fn set_to(asked: &str, now: Option<&str>) -> String {
+    match now {
+        Some(v) if v != asked && v.parse::<f64>().is_ok() => {
+            format!("set to {v} (the nearest value the slider allows)")
+        }
+        _ => "filled".into(),
     }
 }
 
@@ -167,6 +194,16 @@ impl Aperture {
                     .await
                     .map_err(after_send)?;
                 delivered(d, "click", r, if want { "checked" } else { "unchecked" }.into())
+            }
+            Some(Kind::Picked) => {
+                st.session.touch(&f.target);
+                let r = call(
+                    be.element(id, walk_id, rec.idx, ElementOp::SetValue(f.value.clone())),
+                    CALL_TIMEOUT,
+                )
+                .await
+                .map_err(after_send)?;
+                Ok(set_to(&f.value, r.value.as_deref()))
             }
             Some(Kind::Text) => {
                 self.focus(id, st, &f.target).await?;
@@ -277,6 +314,21 @@ mod tests {
         assert_eq!(kind(&rec), Some(Kind::Check));
         rec.input_type = Some("radio".into());
         assert_eq!(kind(&rec), Some(Kind::Radio));
+        for t in ["date", "range", "Color", "datetime-local"] {
+            rec.input_type = Some(t.into());
+            assert_eq!(kind(&rec), Some(Kind::Picked), "{t}");
+        }
+        rec.input_type = Some("number".into());
+        assert_eq!(kind(&rec), Some(Kind::Text));
+        let slider = NodeRecord {
+            tag: "input".into(),
+            input_type: Some("range".into()),
+            ..Default::default()
+        };
+        assert_eq!(kind(&slider), Some(Kind::Picked), "a slider is not editable, yet fillable");
+        assert_eq!(set_to("75", Some("75")), "filled");
+        assert_eq!(set_to("73", Some("75")), "set to 75 (the nearest value the slider allows)");
+        assert_eq!(set_to("x", Some("<b>")), "filled");
         let sel = NodeRecord {
             tag: "select".into(),
             ..Default::default()

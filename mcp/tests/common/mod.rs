@@ -379,6 +379,7 @@ impl Backend for Fake {
                     log.push(format!("clear {idx}"));
                 }
                 ElementOp::SelectOptions(v) => log.push(format!("select {idx} {v:?}")),
+                ElementOp::SetValue(v) => log.push(format!("value {idx} {v:?}")),
                 ElementOp::ReadText { cap } => {
                     let text = match &t.hits[idx as usize] {
                         Hit::Remove(row) => format!("Remove {row}"),

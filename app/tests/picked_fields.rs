@@ -1,0 +1,163 @@
+//! Fields a person sets through a picker or a slider (date, time, month, color, range) are
+//! set as the picker sets them, through `browser_fill_form` and `browser_act type`: typing
+//! `2026-12-25` into a date field's segments made year 61225. A value the field does not
+//! take is refused with its format named and the field left as it was. The page reports
+//! every `input` and `change` event and the value it then read to the fixture server, whose
+//! log no answer of the browser can influence.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Picked</title></head><body>
+<label>Arrival <input type=date id=date value="2026-01-02"></label>
+<label>Time <input type=time id=time></label>
+<label>Month <input type=month id=month></label>
+<label>Shade <input type=color id=color value="#000000"></label>
+<label>Volume <input type=range id=vol min=0 max=100 step=5 value=20></label>
+<label>Locked <input type=date id=locked disabled></label>
+<script>
+for (const el of document.querySelectorAll('input')) {
+  for (const ev of ['input', 'change']) {
+    el.addEventListener(ev, () => fetch('/ev/' + el.id + '/' + ev + '/' + encodeURIComponent(el.value), {keepalive: true}));
+  }
+}
+</script></body></html>"##;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .allow_hosts(["127.0.0.1"])
+        .start()
+        .await
+}
+
+async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, name, args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+/// The events the page reported for field `id`, once `n` have come in, sorted.
+async fn events(server: &Server, id: &str, n: usize) -> Vec<String> {
+    let prefix = format!("/ev/{id}/");
+    let of = || {
+        server
+            .requests()
+            .into_iter()
+            .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
+            .collect::<Vec<_>>()
+    };
+    // keepalive requests may reach the server in either order.
+    let mut e = eventually(
+        Duration::from_secs(20),
+        &format!("{n} events of {id}"),
+        async || {
+            let e = of();
+            (e.len() >= n, e)
+        },
+    )
+    .await;
+    e.sort();
+    e
+}
+
+#[tokio::test]
+async fn picker_fields_are_set_as_their_picker_sets_them() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/p")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    let date = role_ref(&snap, "textbox", "Arrival");
+    let time = role_ref(&snap, "textbox", "Time");
+    let month = role_ref(&snap, "textbox", "Month");
+    let color = role_ref(&snap, "button", "Shade");
+    let vol = role_ref(&snap, "slider", "Volume");
+    let locked = role_ref(&snap, "textbox", "Locked");
+
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [
+            {"ref": date, "value": "2026-12-25"},
+            {"ref": month, "value": "2027-03"},
+            {"ref": color, "value": "#ff8800"},
+            {"ref": vol, "value": "73"},
+        ]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains(&format!("{date} filled")), "{t}");
+    assert!(
+        t.contains(&format!("{vol} set to 75 (the nearest value the slider allows)")),
+        "{t}"
+    );
+    assert!(t.contains("2026-12-25"), "the diff shows the new value:\n{t}");
+    assert_eq!(
+        events(&server, "date", 2).await,
+        ["change/2026-12-25", "input/2026-12-25"]
+    );
+    assert_eq!(
+        events(&server, "month", 2).await,
+        ["change/2027-03", "input/2027-03"]
+    );
+    assert_eq!(
+        events(&server, "color", 2).await,
+        ["change/%23ff8800", "input/%23ff8800"]
+    );
+    assert_eq!(events(&server, "vol", 2).await, ["change/75", "input/75"]);
+
+    // browser_act type on a time field sets it whole.
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": time, "text": "14:30"}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains(&format!("set {time} to the value given")), "{t}");
+    assert_eq!(
+        events(&server, "time", 2).await,
+        ["change/14%3A30", "input/14%3A30"]
+    );
+
+    // A value in another format is refused, the format is named, and the field keeps its value
+    // with no event fired.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": date, "value": "25/12/2026"}]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(t.contains("a date field takes YYYY-MM-DD"), "{t}");
+    let (_, read) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    assert!(read.contains("value=\"2026-12-25\""), "{read}");
+
+    // A disabled one is refused before anything is touched.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": locked, "value": "2026-12-25"}]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let ev = server.requests();
+    assert!(
+        !ev.iter().any(|p| p.starts_with("/ev/locked/")),
+        "nothing reached the disabled field: {ev:?}"
+    );
+    assert_eq!(
+        ev.iter().filter(|p| p.starts_with("/ev/date/")).count(),
+        2,
+        "the refused value fired nothing: {ev:?}"
+    );
+}
