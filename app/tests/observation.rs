@@ -471,3 +471,26 @@ fn disabled_wrapped_and_stand_in_controls_get_refs() {
     }
     b.quit();
 }
+
+/// What is not rendered gets no ref, as Chromium's accessibility tree leaves it out: the body
+/// of a closed <details> (its summary stays, the way to open it) and the content of a
+/// content-visibility:hidden box. A click there found only the page under it. Open details and
+/// content-visibility:auto content are walked as usual.
+#[test]
+fn a_closed_details_body_and_unrendered_content_get_no_refs() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/unrendered.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "cv-auto"), w)
+    });
+    let has = |id: &str| nodes(&w).iter().any(|n| n["dom_id"] == id);
+    for id in ["closed-summary", "open-summary", "inside-open", "cv-auto"] {
+        assert!(has(id), "{id} is walked: {}", short(&w));
+    }
+    for id in ["inside-closed", "closed-link", "cv-hidden"] {
+        assert!(!has(id), "{id} is not rendered, so not walked: {}", short(&w));
+    }
+    assert_eq!(by_id(&w, "closed")["state"]["expanded"], false);
+}

@@ -1271,10 +1271,16 @@
         const inlineHere = display === 'contents' || display === 'inline';
         const pass = report && text !== '' ? -1 : (inlineHere ? at : -1);
         const slotted = tag === 'slot';
-        const fk = flatKids(el);
+        // What a closed <details> holds past its summary, and what a box with
+        // content-visibility:hidden holds, is not rendered (Chromium's accessibility tree
+        // leaves it out), though it keeps its styles: no ref may point at it.
+        const closed = tag === 'details' && !apply(m.hasAttribute, el, ['open']);
+        const unrendered = apply(m.getPropertyValue, cs, ['content-visibility']) === 'hidden';
+        const fk = unrendered ? arr() : flatKids(el);
         for (let i = 0; i < fk.length; i++) {
           const c = fk[i];
           if (apply(g.nodeType, c, []) !== 1) continue;
+          if (closed && kindOf(c, apply(g.localName, c, [])) !== 'summary') continue;
           let cat = pass;
           if (report && myMarks && apply(mapHas, myMarks, [c])) cat = apply(mapGet, myMarks, [c]);
           // Assigned nodes of a slot are light DOM; its fallback content is in the shadow tree.
