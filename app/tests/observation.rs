@@ -494,3 +494,43 @@ fn a_closed_details_body_and_unrendered_content_get_no_refs() {
     }
     assert_eq!(by_id(&w, "closed")["state"]["expanded"], false);
 }
+
+/// A menu opened by CSS alone (`li:hover > ul { display: block }`, or visibility in an
+/// @media block) has no listener, so its item becomes a control through the style sheet: it
+/// gets a ref, for the agent to hover it. A hover rule that only restyles (opacity), or one
+/// whose target is already shown, makes nothing a control; what the menu hides stays unwalked.
+#[test]
+fn an_item_that_opens_a_css_hover_menu_gets_a_ref() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/hover-menu.html"));
+    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
+        let w = b.walk(t);
+        (nodes(&w).iter().any(|n| n["dom_id"] == "shown"), w)
+    });
+    let actionable = |id: &str| {
+        nodes(&w)
+            .iter()
+            .find(|n| n["dom_id"] == id)
+            .and_then(|n| n["actionable"].as_bool())
+            == Some(true)
+    };
+    assert!(actionable("products"), "{}", short(&w));
+    assert!(actionable("drop"), "a rule inside @media counts: {}", short(&w));
+    for id in ["about", "card", "shown"] {
+        assert!(!actionable(id), "{id} opens nothing hidden: {}", short(&w));
+    }
+    assert!(
+        !nodes(&w).iter().any(|n| n["dom_id"] == "laptops"),
+        "the closed menu's link is not walked"
+    );
+    // Hovering it opens the menu, and the next walk has the link.
+    let (x, y) = center(by_id(&w, "products"));
+    b.ok(json!({"cmd": "move", "tab": t, "x": x, "y": y}));
+    let w2 = b.walk(t);
+    assert!(
+        nodes(&w2).iter().any(|n| n["dom_id"] == "laptops"),
+        "{}",
+        short(&w2)
+    );
+}

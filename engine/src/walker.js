@@ -919,6 +919,102 @@
     return apply(lsHas, listened, [el]) || reactClickable(el);
   }
 
+  // ---- Hover roots: what a pointer resting on it reveals ----------------------------------
+  //
+  // A menu opened by CSS alone (`li:hover > ul { display: block }`) has no listener to note:
+  // its item is a control only through the style sheet. A rule whose selector is `X:hover`
+  // then a descendant or child `Y`, and which sets `display` (not none) or `visibility:
+  // visible`, makes each X whose Y is hidden now a hover root: it gets a ref, so the agent can
+  // hover it (or click it, which moves the pointer there first) and see the menu in the diff.
+  // Only same-origin sheets can be read; rules and roots are capped so a huge sheet costs a
+  // bounded time.
+  const sheetsGet = getter(DocP, 'styleSheets');
+  const sheetListLen = getter(G.StyleSheetList.prototype, 'length');
+  const sheetListItem = method(G.StyleSheetList.prototype, 'item');
+  const cssRulesGet = getter(G.CSSStyleSheet.prototype, 'cssRules');
+  const ruleListLen = getter(G.CSSRuleList.prototype, 'length');
+  const ruleListItem = method(G.CSSRuleList.prototype, 'item');
+  const groupRulesGet = G.CSSGroupingRule ? getter(G.CSSGroupingRule.prototype, 'cssRules') : undefined;
+  const selectorTextGet = getter(G.CSSStyleRule.prototype, 'selectorText');
+  const ruleStyleGet = getter(G.CSSStyleRule.prototype, 'style');
+  const StyleRuleP = G.CSSStyleRule.prototype;
+  const elQuery = method(ElP, 'querySelector');
+  const isProtoOf = G.Object.prototype.isPrototypeOf;
+  const HOVER_RULES_CAP = 30, CSS_RULES_CAP = 3000, HOVER_ROOTS_CAP = 200;
+  // Splits a selector list at its top-level commas (`:is(a, b)` holds one).
+  function splitSelectors(t) {
+    const out = arr();
+    let depth = 0, from = 0;
+    for (let i = 0; i < t.length; i++) {
+      const c = t[i];
+      if (c === '(' || c === '[') depth++;
+      else if (c === ')' || c === ']') depth--;
+      else if (c === ',' && depth === 0) { out[out.length] = apply(strSlice, t, [from, i]); from = i + 1; }
+    }
+    out[out.length] = apply(strSlice, t, [from]);
+    return out;
+  }
+  function hoverRoots(doc) {
+    const roots = new G.WeakSet();
+    const rules = arr();
+    let seen = 0;
+    const visit = (list) => {
+      const n = apply(ruleListLen, list, []);
+      for (let i = 0; i < n && seen < CSS_RULES_CAP && rules.length < HOVER_RULES_CAP; i++) {
+        seen++;
+        const r = apply(ruleListItem, list, [i]);
+        if (apply(isProtoOf, StyleRuleP, [r])) {
+          const sel = apply(selectorTextGet, r, []);
+          if (apply(strIndexOf, sel, [':hover']) < 0) continue;
+          const st = apply(ruleStyleGet, r, []);
+          const d = apply(m.getPropertyValue, st, ['display']), v = apply(m.getPropertyValue, st, ['visibility']);
+          if (!((d !== '' && d !== 'none') || v === 'visible')) continue;
+          const parts = splitSelectors(sel);
+          for (let k = 0; k < parts.length; k++) {
+            const one = parts[k], at = apply(strIndexOf, one, [':hover']);
+            const x = apply(strSlice, one, [0, at]), rest = apply(strSlice, one, [at + 6]);
+            // X then a descendant or child combinator; nothing else hovered along the way.
+            if (x === '' || x[x.length - 1] === ' ' || apply(strIndexOf, rest, [':hover']) >= 0) continue;
+            if (rest === '' || (rest[0] !== ' ' && rest[0] !== '>')) continue;
+            rules[rules.length] = [x, ':scope ' + rest];
+          }
+        } else if (groupRulesGet !== undefined) {
+          // @media, @supports and the like hold rules of their own.
+          let inner = null;
+          try { inner = apply(groupRulesGet, r, []); } catch (e) { inner = null; }
+          if (inner) visit(inner);
+        }
+      }
+    };
+    const sheets = apply(sheetsGet, doc, []);
+    const ns = apply(sheetListLen, sheets, []);
+    for (let i = 0; i < ns; i++) {
+      let list = null;
+      // A sheet of another origin cannot be read; that is all it costs.
+      try { list = apply(cssRulesGet, apply(sheetListItem, sheets, [i]), []); } catch (e) { list = null; }
+      if (list) visit(list);
+    }
+    let count = 0;
+    for (let i = 0; i < rules.length && count < HOVER_ROOTS_CAP; i++) {
+      let found = null;
+      try { found = apply(m.querySelectorAll, doc, [rules[i][0]]); } catch (e) { continue; }
+      const n = apply(g.nodeListLength, found, []);
+      for (let j = 0; j < n && count < HOVER_ROOTS_CAP; j++) {
+        const el = apply(m.nodeListItem, found, [j]);
+        let y = null;
+        try { y = apply(elQuery, el, [rules[i][1]]); } catch (e) { break; }
+        if (!y) continue;
+        const ycs = apply(m.getComputedStyle, apply(g.defaultView, doc, []) || G, [y]);
+        if (apply(m.getPropertyValue, ycs, ['display']) === 'none' ||
+            apply(m.getPropertyValue, ycs, ['visibility']) === 'hidden') {
+          apply(wsAdd, roots, [el]);
+          count++;
+        }
+      }
+    }
+    return roots;
+  }
+
   // ---- Quiet: how long the document has gone without changing --------------------------------
   //
   // A navigation's answer should show a client-rendered app rendered, so walks report how long
@@ -1053,6 +1149,8 @@
     let visited = 0, truncated = false, errors = 0;
     const topDoc = G.document;
     const active = apply(g.activeElement, topDoc, []);
+    let hovers = null;
+    try { hovers = hoverRoots(topDoc); } catch (e) { hovers = null; }
 
     // Iterative pre-order over the flat tree (light DOM, open shadow roots, slots,
     // same-origin iframes). Each stack entry: [node, parentIdx, frameIdx, offX, offY, inShadow,
@@ -1119,6 +1217,7 @@
       let scripted = false, byPointer = false;
       if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
         if (scriptClickable(el) || attr(el, 'draggable') === 'true') scripted = true;
+        else if (hovers !== null && apply(wsHas, hovers, [el])) scripted = true;
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
       }
       const actionable = native || scripted;
