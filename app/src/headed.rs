@@ -686,10 +686,13 @@ impl Headed {
                 if st.active == Some(*id) {
                     s.active = Some(s.tabs.len());
                 }
+                let (back, forward) = t.history.saved();
                 s.tabs.push(crate::session::SavedTab {
                     url,
                     title: t.title.clone(),
                     container: t.meta.container.clone(),
+                    back,
+                    forward,
                 });
             }
             s.closed = self.closed_tabs.clone();
@@ -931,6 +934,7 @@ impl Host for Headed {
                             url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
                             title: t.title.clone(),
                             container: t.meta.container.clone(),
+                            ..Default::default()
                         })
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
@@ -958,15 +962,12 @@ impl Host for Headed {
                     f.load_url(&url);
                 }
             }
+            // Chromium's entries, or a restored tab's saved ones (`browser::history`).
             UiCommand::Back { tab } => {
-                if let Some(b) = self.actor.browser(tab) {
-                    b.go_back();
-                }
+                crate::browser::history::go(&self.actor, tab, crate::browser::history::Dir::Back);
             }
             UiCommand::Forward { tab } => {
-                if let Some(b) = self.actor.browser(tab) {
-                    b.go_forward();
-                }
+                crate::browser::history::go(&self.actor, tab, crate::browser::history::Dir::Forward);
             }
             UiCommand::Reload { tab } => {
                 if let Some(b) = self.actor.browser(tab) {

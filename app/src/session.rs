@@ -9,23 +9,36 @@
 //! Headless browsers keep no session (the agent's tabs are its working state).
 
 use crate::browser::Handle;
+pub use crate::browser::history::Entry;
 use crate::privacy::Containers;
 use crate::tab::TabOptions;
 use aperture_mcp::backend::TabId;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+/// The file's format. Fields added with a default (a tab's `back`/`forward`) do not change
+/// it: an older Aperture ignores them and still restores the tabs, where a new version number
+/// would make it move the whole file aside.
 const VERSION: u32 = 1;
 /// How many closed tabs Ctrl+Shift+T can bring back.
 pub const CLOSED_KEEP: usize = 25;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SavedTab {
+    /// The current entry's address.
     pub url: String,
     #[serde(default)]
     pub title: String,
     /// The container's name.
     pub container: String,
+    /// The back/forward list around the current entry, in list order: `back` ends with the
+    /// entry Back goes to, `forward` starts with the one Forward goes to (at most
+    /// `history::KEEP` each). Files written before they existed load with none; they are left
+    /// out when empty, so such a file reads the same to an older Aperture.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub back: Vec<Entry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forward: Vec<Entry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -163,6 +176,21 @@ pub fn spawn_restore(
                     let first = if front { t.url.as_str() } else { "about:blank" };
                     let id = a.create_browser(first, opts)?;
                     a.with(|st| {
+                        if let Some(rec) = st.tabs.get_mut(&id) {
+                            // Chromium starts with the current entry alone; Back and Forward
+                            // reach the saved ones through `browser::history`.
+                            let current = Entry {
+                                url: t.url.clone(),
+                                title: t.title.clone(),
+                            };
+                            rec.history = crate::browser::history::TabHistory::restored(
+                                t.back.clone(),
+                                current,
+                                t.forward.clone(),
+                            );
+                            rec.can_back = !t.back.is_empty();
+                            rec.can_forward = !t.forward.is_empty();
+                        }
                         if !front && let Some(rec) = st.tabs.get_mut(&id) {
                             rec.pending_url = Some(t.url.clone());
                             rec.title = t.title.clone();
@@ -219,7 +247,79 @@ mod tests {
             url: u.into(),
             title: "t".into(),
             container: "Personal".into(),
+            ..Default::default()
         }
+    }
+
+    fn entry(u: &str) -> Entry {
+        Entry {
+            url: u.into(),
+            title: format!("title of {u}"),
+        }
+    }
+
+    #[test]
+    fn a_file_from_before_back_forward_lists_loads_and_new_files_keep_the_lists() {
+        // Written by an Aperture whose tabs had no back/forward list.
+        let old = br#"{
+  "version": 1,
+  "clean_exit": true,
+  "tabs": [
+    { "url": "https://a.example/", "title": "A", "container": "Personal" },
+    { "url": "https://b.example/", "container": "Work" }
+  ],
+  "active": 1,
+  "closed": [ { "url": "https://c.example/", "title": "C", "container": "Personal" } ]
+}"#;
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(path(d.path()), old).unwrap();
+        let got = match load(d.path()) {
+            Loaded::Found(s) => s,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(got.tabs.len(), 2);
+        assert_eq!(got.tabs[1].title, "");
+        assert!(got.tabs.iter().all(|t| t.back.is_empty() && t.forward.is_empty()));
+        assert_eq!(got.active, Some(1));
+        assert_eq!(got.closed[0].url, "https://c.example/");
+
+        // The lists round-trip, and the version stays the one older builds accept.
+        let mut s = got.clone();
+        s.tabs[0].back = vec![entry("https://a.example/1"), entry("https://a.example/2")];
+        s.tabs[0].forward = vec![entry("https://a.example/4")];
+        save(d.path(), &s).unwrap();
+        match load(d.path()) {
+            Loaded::Found(again) => assert_eq!(again.tabs, s.tabs),
+            other => panic!("{other:?}"),
+        }
+        let v: serde_json::Value = serde_json::from_slice(&std::fs::read(path(d.path())).unwrap()).unwrap();
+        assert_eq!(v["version"], 1);
+        assert_eq!(v["tabs"][0]["back"][1]["url"], "https://a.example/2");
+        // A tab without a list writes none: the file reads as before.
+        assert!(v["tabs"][1].get("back").is_none() && v["tabs"][1].get("forward").is_none());
+
+        // What an older Aperture reads of the new file: its own fields, the lists ignored.
+        #[derive(Deserialize)]
+        #[allow(dead_code)]
+        struct OldTab {
+            url: String,
+            #[serde(default)]
+            title: String,
+            container: String,
+        }
+        #[derive(Deserialize)]
+        #[allow(dead_code)]
+        struct OldSession {
+            version: u32,
+            clean_exit: bool,
+            tabs: Vec<OldTab>,
+            active: Option<usize>,
+            #[serde(default)]
+            closed: Vec<OldTab>,
+        }
+        let older: OldSession = serde_json::from_slice(&std::fs::read(path(d.path())).unwrap()).unwrap();
+        assert_eq!(older.version, 1);
+        assert_eq!(older.tabs[0].url, "https://a.example/");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::browser::frames::{self, Target};
 use crate::browser::pointer::{DragEnd, Pointer};
 use crate::browser::state::{ConsoleEntry, Frame, LoadOutcome, TabMeta};
-use crate::browser::{Actor, Handle};
+use crate::browser::{Actor, Handle, history};
 use crate::keys;
 use aperture_engine::envelope::Untrusted;
 use aperture_engine::protocol::{
@@ -400,12 +400,13 @@ impl Tab {
         let (tx, rx) = oneshot::channel();
         self.ui(move |a| -> Result<(), TabError> {
             let b = browser_of(a, id)?;
-            let possible = match nav {
-                Nav::Back => b.can_go_back(),
-                Nav::Forward => b.can_go_forward(),
-                _ => true,
+            // Chromium's entries or a restored tab's saved ones (`browser::history`).
+            let step = match nav {
+                Nav::Back => history::plan(a, id, history::Dir::Back),
+                Nav::Forward => history::plan(a, id, history::Dir::Forward),
+                _ => history::Step::Nowhere,
             };
-            if !possible {
+            if matches!(nav, Nav::Back | Nav::Forward) && step == history::Step::Nowhere {
                 return Err(TabError::Other(format!(
                     "there is no page to go {}",
                     if matches!(nav, Nav::Back) {
@@ -429,8 +430,9 @@ impl Tab {
                     let f = b.main_frame().ok_or(TabError::NoSuchTab(id))?;
                     f.load_url(url.as_deref().unwrap_or_default());
                 }
-                Nav::Back => b.go_back(),
-                Nav::Forward => b.go_forward(),
+                Nav::Back | Nav::Forward => {
+                    history::take(a, id, step);
+                }
                 Nav::Reload => b.reload(),
             }
             Ok(())

@@ -2042,6 +2042,20 @@ impl Chrome {
                     pressed,
                     modifiers,
                 } => {
+                    // The mouse's back and forward buttons over the page go back and forward,
+                    // as in every browser (the app's history, which counts a restored tab's
+                    // saved entries; the page never sees these buttons).
+                    if pressed
+                        && !blocked
+                        && over_page(pos)
+                        && let Some(tab) = tab
+                    {
+                        match button {
+                            PointerButton::Extra1 => self.emit(UiCommand::Back { tab }),
+                            PointerButton::Extra2 => self.emit(UiCommand::Forward { tab }),
+                            _ => {}
+                        }
+                    }
                     let Some(button) = mouse_button(button) else {
                         continue;
                     };

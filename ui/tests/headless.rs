@@ -134,6 +134,20 @@ fn shortcuts_win_over_a_focused_page() {
 }
 
 #[test]
+fn the_mouse_back_and_forward_buttons_over_the_page_go_back_and_forward() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE).center();
+    assert_eq!(
+        without_noise(h.click_at(page, PointerButton::Extra1)),
+        vec![UiCommand::Back { tab: TabId(1) }]
+    );
+    assert_eq!(
+        without_noise(h.click_at(page, PointerButton::Extra2)),
+        vec![UiCommand::Forward { tab: TabId(1) }]
+    );
+}
+
+#[test]
 fn take_over_and_hand_back() {
     let mut h = Harness::new();
     // Only the agent's tab has the control.

@@ -22,6 +22,7 @@ mod context;
 mod cookies;
 #[cfg(feature = "gl")]
 pub mod gl;
+mod history;
 mod icons;
 mod input;
 mod page;
@@ -36,6 +37,7 @@ use cef_dll_sys as sys;
 pub use api::{RuntimeError, on_ui_thread};
 pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
 pub use cookies::ClearDone;
+pub use history::{NavEntries, NavEntry};
 pub use icons::Bitmap;
 pub use input::{
     ConsoleLevel, Cursor, DragData, DragOps, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent,

@@ -93,6 +93,9 @@ impl cef::ClientHandler for Handler {
 
     fn on_loading_state_change(&self, id: BrowserId, loading: bool, back: bool, fwd: bool) {
         self.0.with(|st| st.loading_state(tab_id(id), loading, back, fwd));
+        // Chromium's list changed (or may have): re-read it once this callback returns.
+        let id = tab_id(id);
+        self.0.defer(move |a| super::history::refresh(a, id));
     }
 
     fn on_main_load_end(&self, id: BrowserId, status: i32, url: String) {
@@ -118,6 +121,8 @@ impl cef::ClientHandler for Handler {
 
     fn on_main_address_change(&self, id: BrowserId, url: String) {
         let id = tab_id(id);
+        // Same-document navigations (pushState, fragments) change the list without a load.
+        self.0.defer(move |a| super::history::refresh(a, id));
         let gated = self.0.with(|st| {
             st.address(id, url.clone());
             st.tabs
@@ -135,6 +140,9 @@ impl cef::ClientHandler for Handler {
 
     fn on_title_change(&self, id: BrowserId, title: String) {
         self.0.with(|st| st.title(tab_id(id), title));
+        // The entry's title is part of the saved back/forward list.
+        let id = tab_id(id);
+        self.0.defer(move |a| super::history::refresh(a, id));
     }
 
     fn on_console_message(

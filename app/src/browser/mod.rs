@@ -10,6 +10,7 @@
 
 pub mod frames;
 mod handler;
+pub mod history;
 pub mod netwatch;
 pub mod page;
 pub mod pointer;

@@ -58,6 +58,8 @@ pub struct TabRec {
     pub url: String,
     pub title: String,
     pub loading: bool,
+    /// Back/Forward can go somewhere: Chromium's own answer until `browser::history` has
+    /// read the tab's list, then its answer (which counts a restored tab's saved entries).
     pub can_back: bool,
     pub can_forward: bool,
     pub status: i32,
@@ -97,6 +99,9 @@ pub struct TabRec {
     /// A restored tab's page, loaded when the tab is first shown (a restored session of many
     /// tabs does not load them all at start).
     pub pending_url: Option<String>,
+    /// The back/forward list the human and the agent see: Chromium's entries plus those a
+    /// restored session saved (see `browser::history`). `can_back`/`can_forward` follow it.
+    pub history: super::history::TabHistory,
     /// Where the elements of the latest walk's other-origin frames live (see
     /// `browser::frames`).
     pub frames: Option<super::frames::Merged>,
@@ -246,6 +251,7 @@ impl State {
                 refused_page: None,
                 asks: Default::default(),
                 pending_url: None,
+                history: Default::default(),
                 frames: None,
                 input_frame: None,
                 net: Default::default(),
