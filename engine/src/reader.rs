@@ -433,12 +433,10 @@ fn split_word(s: &str) -> (&str, &str) {
     }
 }
 
+/// A line's depth: one leading space per level.
 fn depth_of(l: &str) -> Result<(usize, &str), ReadError> {
     let sp = l.len() - l.trim_start_matches(' ').len();
-    if !sp.is_multiple_of(2) {
-        return syn(format!("odd indentation in {l:?}"));
-    }
-    Ok((sp / 2, &l[sp..]))
+    Ok((sp, &l[sp..]))
 }
 
 fn parse_gone(s: &str) -> Result<Vec<u32>, ReadError> {
@@ -834,7 +832,7 @@ impl StreamReader {
         let mut i = 0;
         let block_end = |from: usize| -> usize {
             let mut j = from;
-            while j < body.len() && body[j].starts_with("  ") {
+            while j < body.len() && body[j].starts_with(' ') {
                 j += 1;
             }
             j
@@ -902,7 +900,7 @@ impl StreamReader {
                             j += 1;
                         } else {
                             let mut k = j + 1;
-                            while k < end && body[k].starts_with("    ") {
+                            while k < end && body[k].starts_with("  ") {
                                 k += 1;
                             }
                             let lines: Vec<(usize, &str)> =

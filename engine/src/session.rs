@@ -421,7 +421,7 @@ impl TabSession {
         let mut body = String::new();
         push_full_body(&mut body, &l.model, &l.walk, &|m| l.live[m as usize]);
         Some(format!(
-            "FULL SNAPSHOT {} (re-read) — replaces all earlier page state\n{}{}",
+            "FULL SNAPSHOT {} (re-read)\n{}{}",
             self.seq(),
             envelope::fence(&body),
             notes(&l.walk, &l.model)
@@ -813,7 +813,9 @@ impl TabSession {
         let mut out = String::with_capacity(body.len() + 160);
         let _ = write!(
             out,
-            "FULL SNAPSHOT {} ({}) — replaces all earlier page state",
+            // What a FULL SNAPSHOT means (it replaces all earlier page state) is said once, in
+            // the server's instructions and the tool descriptions, not in every answer.
+            "FULL SNAPSHOT {} ({})",
             self.seq(),
             r.word()
         );

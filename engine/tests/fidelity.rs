@@ -198,7 +198,7 @@ fn reorder_is_one_op() {
     let o = run.step(&tasks(&order, &[]));
     assert!(!o.full, "{}\n{}", run.log[0], o.text);
     assert_eq!(o.ops, 1, "{}", o.text);
-    assert_eq!(o.text.matches("\n  > ").count(), 1, "{}", o.text);
+    assert_eq!(o.text.matches("\n > ").count(), 1, "{}", o.text);
     assert_eq!(run.reader.refs(), refs, "a move changes no ref");
     // Swap two rows.
     order.swap(3, 7);
