@@ -524,6 +524,24 @@ fn an_item_that_opens_a_css_hover_menu_gets_a_ref() {
         !nodes(&w).iter().any(|n| n["dom_id"] == "laptops"),
         "the closed menu's link is not walked"
     );
+    // A page that replaced `WeakSet` (after the walker captured it) changes nothing: the
+    // walker makes its set of roots with the constructor it captured at start-up.
+    let hostile = b.open(&s.url("/hover-menu.html?tamper"));
+    eventually_blocking(Duration::from_secs(20), "the page tampered", || {
+        let r = b.ok(
+            json!({"cmd": "devtools", "tab": hostile, "method": "Runtime.evaluate",
+            "params": {"expression": "window.WeakSet.name !== 'WeakSet'"}}),
+        );
+        (r["result"]["result"]["value"] == true, r)
+    });
+    let h = b.walk(hostile);
+    let products = nodes(&h).iter().find(|n| n["dom_id"] == "products").cloned();
+    assert_eq!(
+        products.and_then(|n| n["actionable"].as_bool()),
+        Some(true),
+        "{}",
+        short(&h)
+    );
     // Hovering it opens the menu, and the next walk has the link.
     let (x, y) = center(by_id(&w, "products"));
     b.ok(json!({"cmd": "move", "tab": t, "x": x, "y": y}));

@@ -162,6 +162,8 @@
   const listen = G.EventTarget.prototype.addEventListener;
   const wsHas = G.WeakSet.prototype.has, wsAdd = G.WeakSet.prototype.add;
   const instrumented = new G.WeakSet();
+  // The constructor itself, for sets made after start-up: the page can replace `WeakSet`.
+  const WeakSetCtor = G.WeakSet;
   // How long a void or a guard stays in force. A guard is lifted when typing ends; its span
   // bounds what a crashed caller can leave behind. A void stops only events created before it
   // was set, so it harms nothing later and stays in force as long as such an event could
@@ -955,7 +957,7 @@
     return out;
   }
   function hoverRoots(doc) {
-    const roots = new G.WeakSet();
+    const roots = new WeakSetCtor();
     const rules = arr();
     let seen = 0;
     const visit = (list) => {
