@@ -141,6 +141,19 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
     let (_, read) = tool(&c, "browser_snapshot", json!({"full": true})).await;
     assert!(read.contains("value=\"2026-12-25\""), "{read}");
 
+    // A slider takes a number only as HTML writes one: "+40" (which Number() reads as 40) is
+    // refused and the slider stays where it was, not moved to its default and called near.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": vol, "value": "+40"}]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(!t.contains("nearest value"), "{t}");
+    let (_, read) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    assert!(read.contains("value=\"75\""), "{read}");
+
     // A disabled one is refused before anything is touched.
     let (err, t) = tool(
         &c,
@@ -159,5 +172,10 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
         ev.iter().filter(|p| p.starts_with("/ev/date/")).count(),
         2,
         "the refused value fired nothing: {ev:?}"
+    );
+    assert_eq!(
+        ev.iter().filter(|p| p.starts_with("/ev/vol/")).count(),
+        2,
+        "the refused slider value fired nothing: {ev:?}"
     );
 }

@@ -305,6 +305,26 @@
   // sets these, as typing their value's characters does not.
   const PICKED = obj0();
   for (const t of ['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']) PICKED[t] = true;
+  // Whether s is a valid floating-point number as HTML defines it, the only numbers a range
+  // input keeps: -?(D+(.D+)?|.D+)([eE][-+]?D+)? with D an ASCII digit.
+  function htmlFloat(s) {
+    const n = s.length;
+    let i = 0;
+    const digits = () => {
+      const from = i;
+      while (i < n) { const c = apply(strCharCodeAt, s, [i]); if (c < 48 || c > 57) break; i++; }
+      return i > from;
+    };
+    if (i < n && s[i] === '-') i++;
+    const whole = digits();
+    if (i < n && s[i] === '.') { i++; if (!digits()) return false; } else if (!whole) return false;
+    if (i < n && (s[i] === 'e' || s[i] === 'E')) {
+      i++;
+      if (i < n && (s[i] === '-' || s[i] === '+')) i++;
+      if (!digits()) return false;
+    }
+    return i === n;
+  }
   function fire(el, type) { apply(dispatch, el, [new EventCtor(type, bubbling())]); }
 
   // The local names whose handling below calls an HTML interface's own getters
@@ -1686,8 +1706,10 @@
       // The field sanitises what it cannot hold to "" (a range to its default): that value
       // was refused, and the field gets its own back, with no event fired. A range moved to
       // the nearest step or bound took a number, and says which.
+      // A number only as HTML reads one: a range sets " 5", "+5", "5." or "0x10" (which
+      // Number() takes) to its default, which is no step nearest to anything.
       const num = +req.value;
-      const isNum = ty === 'range' && req.value !== '' && num === num && num !== 1 / 0 && num !== -1 / 0;
+      const isNum = ty === 'range' && htmlFloat(req.value) && num !== 1 / 0 && num !== -1 / 0;
       if (now !== req.value && !isNum) {
         apply(s.inputValue, el, [old]);
         res.error = 'value refused';
