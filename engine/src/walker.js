@@ -994,6 +994,9 @@
           const parts = splitSelectors(sel);
           for (let k = 0; k < parts.length; k++) {
             const one = parts[k], at = apply(strIndexOf, one, [':hover']);
+            // Another selector of the list, not hovered (`a:hover > b, .c > .d`): nothing to
+            // take apart (cut at -1, it would make `.c > .` of it).
+            if (at < 0) continue;
             const x = apply(strSlice, one, [0, at]), rest = apply(strSlice, one, [at + 6]);
             // X then a descendant or child combinator; nothing else hovered along the way.
             if (x === '' || x[x.length - 1] === ' ' || apply(strIndexOf, rest, [':hover']) >= 0) continue;
