@@ -114,6 +114,25 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
     );
     assert_eq!(events(&server, "vol", 2).await, ["change/75", "input/75"]);
 
+    // A color in capitals is a color: the field keeps it in lower case, and it is not refused.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": color, "value": "#00AAFF"}]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains(&format!("{color} filled")), "{t}");
+    assert_eq!(
+        events(&server, "color", 4).await,
+        [
+            "change/%2300aaff",
+            "change/%23ff8800",
+            "input/%2300aaff",
+            "input/%23ff8800"
+        ]
+    );
+
     // browser_act type on a time field sets it whole.
     let (err, t) = tool(
         &c,

@@ -1713,7 +1713,12 @@
       // Number() takes) to its default, which is no step nearest to anything.
       const num = +req.value;
       const isNum = ty === 'range' && htmlFloat(req.value) && num !== 1 / 0 && num !== -1 / 0;
-      if (now !== req.value && !isNum) {
+      // A value it takes it may keep in its own form: a color in lower case (`#FF8800` is
+      // `#ff8800`; one it refuses is `#000000`), a date and time normalised; a date or time
+      // it refuses is "".
+      const took = now === req.value || (ty === 'range' ? isNum
+        : ty === 'color' ? now === lower(req.value) : now !== '');
+      if (!took) {
         apply(s.inputValue, el, [old]);
         res.error = 'value refused';
         res.detail = ty;
