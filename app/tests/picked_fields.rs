@@ -198,3 +198,62 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
         "the refused slider value fired nothing: {ev:?}"
     );
 }
+
+/// A disabled checkbox or select keeps its ref (flagged disabled), but no user can change it:
+/// `browser_fill_form` refuses it, never reports it checked or chosen, and the page sees no
+/// event.
+#[tokio::test]
+async fn disabled_checkboxes_and_selects_are_refused_untouched() {
+    const DISABLED: &str = r##"<!doctype html><html><head><title>Disabled</title></head><body>
+<label>Terms <input type=checkbox id=terms disabled></label>
+<label>Size <select id=size disabled><option>Small</option><option>Medium</option></select></label>
+<label>Note <input id=note></label>
+<script>
+for (const el of document.querySelectorAll('input, select')) {
+  for (const ev of ['input', 'change', 'click']) {
+    el.addEventListener(ev, () => fetch('/ev/' + el.id + '/' + ev, {keepalive: true}));
+  }
+}
+</script></body></html>"##;
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/d".to_string(), DISABLED.to_string())]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/d")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    let terms = role_ref(&snap, "checkbox", "Terms");
+    let size = role_ref(&snap, "combobox", "Size");
+    let note = role_ref(&snap, "textbox", "Note");
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [
+            {"ref": terms, "value": "true"},
+            {"ref": size, "value": "Medium"},
+            {"ref": note, "value": "hi"},
+        ]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(!t.contains(&format!("{terms} checked")), "{t}");
+    assert!(!t.contains(&format!("{size} option chosen")), "{t}");
+    // The enabled field after them is filled: what comes last has arrived once its events have.
+    let typed = eventually(Duration::from_secs(20), "the note's events", async || {
+        let r = server.requests();
+        (r.iter().any(|p| p == "/ev/note/change"), r)
+    })
+    .await;
+    assert!(
+        !typed
+            .iter()
+            .any(|p| p.starts_with("/ev/terms/") || p.starts_with("/ev/size/")),
+        "nothing reached the disabled fields: {typed:?}"
+    );
+    let (_, read) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    let line = read.lines().find(|l| l.contains(&size)).unwrap_or_default();
+    assert!(line.contains("*\"Small\""), "{read}");
+}

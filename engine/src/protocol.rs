@@ -125,7 +125,8 @@ pub enum ElementOp {
     Clear,
     /// Select the options of a `<select>` whose value is one of `values` (else whose label or
     /// text is), deselecting the rest; fires `input` and `change`. Nothing changes when no
-    /// option matches ([`WalkerError::NoOptionMatches`]).
+    /// option matches ([`WalkerError::NoOptionMatches`]) or the select is disabled
+    /// ([`WalkerError::NotEditable`]).
     Select {
         /// Option values or labels.
         values: Vec<String>,
@@ -460,7 +461,8 @@ pub enum WalkerError {
     /// `"detached"`: the element has left the document since the walk.
     #[error("the element was removed from the page")]
     Detached,
-    /// `"not editable"`: a clear on something a user could not type into.
+    /// `"not editable"`: a clear on something a user could not type into, a select on a
+    /// disabled select, a value on a field that is not an enabled picker input.
     #[error("the element is not a field a user could type into")]
     NotEditable,
     /// `"not a select"`: a select on something other than an HTML `<select>`.

@@ -1651,6 +1651,8 @@
       fire(el, 'change');
     } else if (what === 'select') {
       if (tag !== 'select') { res.error = 'not a select'; res.detail = 'the element is not a <select>'; return res; }
+      // A disabled select keeps its ref (flagged disabled) but no user can change it.
+      if (apply(m.matches, el, [':disabled'])) { res.error = 'not editable'; res.detail = 'the select is disabled'; return res; }
       const want = req.values;
       if (!isArray(want)) { res.error = 'bad request'; res.detail = 'select needs values, an array of strings'; return res; }
       // The select's own list of options (its option children and its optgroups' option
@@ -1773,7 +1775,8 @@
   //       "focus"               focus it
   //       "clear"               empty an editable field; fires input and change
   //       "select","values":[S,...]  select the options whose value is S (else whose label or
-  //                             text is S) and deselect the rest; fires input and change
+  //                             text is S) and deselect the rest; fires input and change;
+  //                             a disabled select is refused ("not editable")
   //       "value","value":V     set an input a user sets through a picker (date, time,
   //                             datetime-local, month, week, color, range) to V as the picker
   //                             would; fires input and change. A value the field would sanitise
@@ -1833,7 +1836,8 @@
   //   "no such element"    the walk has no element idx
   //   "detached"           the element has left the document
   //   "unknown element op" do is none of the above
-  //   "not editable"       clear on something a user could not type into
+  //   "not editable"       clear on something a user could not type into; select on a
+  //                        disabled select; value on a field that is not enabled
   //   "not a select"       select on something other than an HTML <select>
   //   "no option matches"  no option has any of the values as its value, label or text
   //   "value refused"      value on a field that does not take V (detail: its input type)

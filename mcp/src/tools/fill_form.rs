@@ -182,6 +182,19 @@ impl Aperture {
                 if want == have {
                     return Ok("already as asked".into());
                 }
+                // A disabled one keeps its ref (flagged disabled), but a click on it changes
+                // nothing: it must not be reported as checked.
+                if rec.state.disabled {
+                    return Err(StepFail::Refused(format!(
+                        "{}: the {} is disabled; it was left as it was",
+                        ref_word(&f.target),
+                        if k == Kind::Radio {
+                            "radio button"
+                        } else {
+                            "checkbox"
+                        }
+                    )));
+                }
                 if k == Kind::Radio && !want {
                     return Err(StepFail::Refused(format!(
                         "{}: a radio button is unchecked by choosing another one",
