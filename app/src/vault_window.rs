@@ -1339,7 +1339,8 @@ mod tests {
     #[test]
     fn a_second_click_raises_the_open_window() {
         let dir = tempfile::tempdir().unwrap();
-        let wiring = crate::vault::load(dir.path(), None, &[]).unwrap().unwrap();
+        // Served by a thread: this test binary cannot be started as the vault process.
+        let wiring = crate::vault::VaultWiring::served_in_thread(dir.path());
         let repaints = Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let r = repaints.clone();
         let w = VaultWindows {
