@@ -930,11 +930,16 @@ impl Host for Headed {
                     st.tabs
                         .get(&tab)
                         .filter(|t| !t.meta.private())
-                        .map(|t| crate::session::SavedTab {
-                            url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
-                            title: t.title.clone(),
-                            container: t.meta.container.clone(),
-                            ..Default::default()
+                        .map(|t| {
+                            // Its back/forward lists go with it, as in the saved session.
+                            let (back, forward) = t.history.saved();
+                            crate::session::SavedTab {
+                                url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+                                title: t.title.clone(),
+                                container: t.meta.container.clone(),
+                                back,
+                                forward,
+                            }
                         })
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
@@ -1027,12 +1032,17 @@ impl Host for Headed {
             UiCommand::DiscardSession => self.answer_restore(false),
             UiCommand::ReopenClosedTab => {
                 if let Some(t) = self.closed_tabs.pop() {
-                    let container = if t.container.is_empty() {
-                        self.containers.default_id()
-                    } else {
-                        t.container
-                    };
-                    self.spawn_human_tab(t.url, container, false);
+                    // Restored like a saved session's tab, in front, so Back and Forward reach
+                    // the pages it had been through.
+                    crate::session::spawn_restore(
+                        &self.rt,
+                        self.actor.handle(),
+                        self.containers.clone(),
+                        self.page,
+                        vec![t],
+                        Some(0),
+                        None,
+                    );
                 }
             }
             UiCommand::NewPrivateTab => {

@@ -1,11 +1,12 @@
 //! Find in page and reopening a closed tab, in the real window under X with real keys: Ctrl+F
 //! and typing highlights the matches in the page (CEF's find), Esc clears them; Ctrl+W closes a
-//! tab and Ctrl+Shift+T brings it back with its page.
+//! tab and Ctrl+Shift+T brings it back with its page, and with its back history.
 
 #[path = "support/window.rs"]
 mod window;
 
 use aperture_testkit::Server;
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 use window::{App, Scratch};
 
@@ -89,4 +90,38 @@ fn ctrl_shift_t_reopens_the_tab_ctrl_w_closed() {
     app.never(MAGENTA, 2, "the closed tab's page is gone");
     app.key("ctrl+shift+t");
     app.wait_for(MAGENTA, "Ctrl+Shift+T brought the tab back");
+}
+
+const GREEN: [u8; 3] = [20, 200, 60];
+
+/// The tab Ctrl+Shift+T brings back has the pages it had been through: Alt+Left goes back to
+/// the one before (it came back with only its last page before).
+#[test]
+fn a_reopened_tab_keeps_its_back_history() {
+    if !window::can_run("reopen-history") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let green = BLOCK.replace("rgb(230,20,140)", "rgb(20,200,60)").replace("Block", "Green");
+    let server = Server::start(
+        HashMap::from([("/a".to_string(), BLOCK.to_string()), ("/b".to_string(), green)]),
+        None,
+    );
+    let dir = Scratch::new("reopen-history");
+    let app = App::launch(&dir.0, 0, &[&server.url("/a")]);
+    app.wait_for(MAGENTA, "page A");
+    app.key("ctrl+l");
+    app.type_text(&server.url("/b"));
+    app.key("Return");
+    app.wait_for(GREEN, "page B, after A in the same tab");
+    app.key("ctrl+t");
+    app.never(GREEN, 2, "the new tab is blank");
+    app.key("ctrl+1");
+    app.wait_for(GREEN, "back on the first tab");
+    app.key("ctrl+w");
+    app.never(GREEN, 2, "the closed tab's page is gone");
+    app.key("ctrl+shift+t");
+    app.wait_for(GREEN, "Ctrl+Shift+T brought the tab back at B");
+    app.key("alt+Left");
+    app.wait_for(MAGENTA, "Alt+Left in the reopened tab went back to A");
 }
