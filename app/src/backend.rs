@@ -561,7 +561,10 @@ impl Backend for AppBackend {
 
     async fn element(&self, id: TabId, walk_id: u64, idx: u32, op: ElementOp) -> BackendResult<ElementReply> {
         // Ops that change the page are the agent acting; reading and focusing are not.
-        if matches!(op, ElementOp::SelectOptions(_) | ElementOp::SetValue(_) | ElementOp::Clear) {
+        if matches!(
+            op,
+            ElementOp::SelectOptions(_) | ElementOp::SetValue(_) | ElementOp::Clear
+        ) {
             self.agent_acts(id).await?;
         } else {
             self.agent_reads(id).await?;

@@ -927,20 +927,17 @@ impl Host for Headed {
             }
             UiCommand::CloseTab { tab } => {
                 let saved = self.actor.with(|st| {
-                    st.tabs
-                        .get(&tab)
-                        .filter(|t| !t.meta.private())
-                        .map(|t| {
-                            // Its back/forward lists go with it, as in the saved session.
-                            let (back, forward) = t.history.saved();
-                            crate::session::SavedTab {
-                                url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
-                                title: t.title.clone(),
-                                container: t.meta.container.clone(),
-                                back,
-                                forward,
-                            }
-                        })
+                    st.tabs.get(&tab).filter(|t| !t.meta.private()).map(|t| {
+                        // Its back/forward lists go with it, as in the saved session.
+                        let (back, forward) = t.history.saved();
+                        crate::session::SavedTab {
+                            url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+                            title: t.title.clone(),
+                            container: t.meta.container.clone(),
+                            back,
+                            forward,
+                        }
+                    })
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
                     self.closed_tabs.push(s);

@@ -102,7 +102,9 @@ fn a_reopened_tab_keeps_its_back_history() {
         return;
     }
     let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let green = BLOCK.replace("rgb(230,20,140)", "rgb(20,200,60)").replace("Block", "Green");
+    let green = BLOCK
+        .replace("rgb(230,20,140)", "rgb(20,200,60)")
+        .replace("Block", "Green");
     let server = Server::start(
         HashMap::from([("/a".to_string(), BLOCK.to_string()), ("/b".to_string(), green)]),
         None,

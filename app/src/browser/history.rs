@@ -472,7 +472,10 @@ mod tests {
         h.update(nav(&["about:blank", "C", "B"], 2));
         h.update(nav(&["about:blank", "C", "B"], 1));
         assert_eq!(h.saved(), (vec![], vec![e("B")]));
-        assert!(h.can_back(), "Chromium's own blank entry is still there to go back to");
+        assert!(
+            h.can_back(),
+            "Chromium's own blank entry is still there to go back to"
+        );
     }
 
     #[test]
@@ -500,7 +503,11 @@ mod tests {
         let mut h = TabHistory::default();
         assert!(!h.can_back());
         h.update(nav(&["about:blank", "A", "B", "C"], 2));
-        assert_eq!(h.saved(), (vec![e("A")], vec![e("C")]), "blank pages are not saved");
+        assert_eq!(
+            h.saved(),
+            (vec![e("A")], vec![e("C")]),
+            "blank pages are not saved"
+        );
         assert_eq!(h.plan(Dir::Back), Step::Chromium(Dir::Back));
     }
 }

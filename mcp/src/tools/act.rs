@@ -581,7 +581,9 @@ impl Aperture {
                     }
                     let pressed = async {
                         self.focus(id, st, &r).await?;
-                        let d = call(be.key(id, "Enter"), CALL_TIMEOUT).await.map_err(after_send)?;
+                        let d = call(be.key(id, "Enter"), CALL_TIMEOUT)
+                            .await
+                            .map_err(after_send)?;
                         delivered(d, "key press", &r, format!("{done} and pressed Enter"))
                     };
                     return pressed.await.map_err(|e| match e {

@@ -101,7 +101,11 @@ fn kind(rec: &NodeRecord) -> Option<Kind> {
 pub(crate) fn picked(rec: &NodeRecord) -> bool {
     rec.tag == "input"
         && matches!(
-            rec.input_type.as_deref().unwrap_or("").to_ascii_lowercase().as_str(),
+            rec.input_type
+                .as_deref()
+                .unwrap_or("")
+                .to_ascii_lowercase()
+                .as_str(),
             "date" | "time" | "datetime-local" | "month" | "week" | "color" | "range"
         )
 }
@@ -338,9 +342,16 @@ mod tests {
             input_type: Some("range".into()),
             ..Default::default()
         };
-        assert_eq!(kind(&slider), Some(Kind::Picked), "a slider is not editable, yet fillable");
+        assert_eq!(
+            kind(&slider),
+            Some(Kind::Picked),
+            "a slider is not editable, yet fillable"
+        );
         assert_eq!(set_to("75", Some("75")), "filled");
-        assert_eq!(set_to("73", Some("75")), "set to 75 (the nearest value the slider allows)");
+        assert_eq!(
+            set_to("73", Some("75")),
+            "set to 75 (the nearest value the slider allows)"
+        );
         assert_eq!(set_to("x", Some("<b>")), "filled");
         let sel = NodeRecord {
             tag: "select".into(),
