@@ -92,6 +92,8 @@ fn push_line_parts(
             } else if values
                 && let Some(t) = text
                 && name.is_none_or(|n| clean(n, STRING_CAP) != clean(t, STRING_CAP))
+                // An editable region's text is its value, which `value=` says.
+                && vis(&r.state.value).is_none_or(|v| clean(v, STRING_CAP) != clean(t, STRING_CAP))
             {
                 // Text alone follows the role as a name would; text beside a name, after `:`.
                 out.push_str(if name.is_some() { ": " } else { " " });

@@ -53,6 +53,31 @@ fn compact_lines_refs_only_on_actionables() {
     );
 }
 
+/// An editable region's text is its value: said once, as `value=` (a contenteditable notes
+/// field read `textbox "Notes": "Hello world" value="Hello world"`). Text that differs from
+/// the value is still shown.
+#[test]
+fn an_editable_s_text_is_not_repeated_beside_its_value() {
+    let mut p = Page::new("https://a.test/x", "T");
+    p.add(
+        None,
+        textbox("Notes", "Hello world").with(|r| r.text = Some("Hello world".into())),
+    );
+    p.add(
+        None,
+        textbox("Other", "typed").with(|r| r.text = Some("Hint shown".into())),
+    );
+    let out = body(&render_full(&p.done()));
+    assert!(
+        out.contains("e1 textbox \"Notes\" value=\"Hello world\"\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("e2 textbox \"Other\": \"Hint shown\" value=\"typed\""),
+        "{out}"
+    );
+}
+
 #[test]
 fn page_roles_cannot_spell_structure() {
     let mut p = Page::new("https://a.test/", "T");
