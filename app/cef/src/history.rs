@@ -40,7 +40,7 @@ extern "C" fn visit(
     this: *mut cef_navigation_entry_visitor_t,
     entry: *mut cef_navigation_entry_t,
     current: c_int,
-    index: c_int,
+    _index: c_int,
     _total: c_int,
 ) -> c_int {
     // SAFETY: the object is an RcBox made by `navigation_entries`.
@@ -61,8 +61,10 @@ extern "C" fn visit(
         }
     };
     let mut out = v.out.borrow_mut();
+    // Its place in what is kept, not Chromium's index: an invalid entry skipped above would
+    // shift every later one.
     if current != 0 {
-        out.current = usize::try_from(index).unwrap_or(0);
+        out.current = out.entries.len();
     }
     out.entries.push(got);
     1
