@@ -489,7 +489,7 @@ fn a_closed_details_body_and_unrendered_content_get_no_refs() {
     for id in ["closed-summary", "open-summary", "inside-open", "cv-auto"] {
         assert!(has(id), "{id} is walked: {}", short(&w));
     }
-    for id in ["inside-closed", "closed-link", "cv-hidden"] {
+    for id in ["inside-closed", "closed-link", "second-summary", "cv-hidden"] {
         assert!(!has(id), "{id} is not rendered, so not walked: {}", short(&w));
     }
     assert_eq!(by_id(&w, "closed")["state"]["expanded"], false);

@@ -1400,11 +1400,16 @@
         // leaves it out), though it keeps its styles: no ref may point at it.
         const closed = tag === 'details' && !apply(m.hasAttribute, el, ['open']);
         const unrendered = apply(m.getPropertyValue, cs, ['content-visibility']) === 'hidden';
+        let summarySeen = false;
         const fk = unrendered ? arr() : flatKids(el);
         for (let i = 0; i < fk.length; i++) {
           const c = fk[i];
           if (apply(g.nodeType, c, []) !== 1) continue;
-          if (closed && kindOf(c, apply(g.localName, c, [])) !== 'summary') continue;
+          // Only its first summary child is the summary; the rest is its body.
+          if (closed) {
+            if (summarySeen || kindOf(c, apply(g.localName, c, [])) !== 'summary') continue;
+            summarySeen = true;
+          }
           let cat = pass;
           if (report && myMarks && apply(mapHas, myMarks, [c])) cat = apply(mapGet, myMarks, [c]);
           // Assigned nodes of a slot are light DOM; its fallback content is in the shadow tree.
