@@ -319,8 +319,10 @@ impl State {
         tracing::debug!(tab = id.0, loading, "loading state");
         if let Some(t) = self.tabs.get_mut(&id) {
             t.loading = loading;
-            t.can_back = back;
-            t.can_forward = fwd;
+            // A restored tab's saved entries count too (Chromium knows nothing of them), so
+            // the buttons do not flicker off until `history::refresh` reads the list again.
+            t.can_back = back || t.history.can_back();
+            t.can_forward = fwd || t.history.can_forward();
             // Same-document navigations (fragments, history.pushState) end here without a
             // load_end; answer whoever waits with what we know — but only once the pending
             // navigation has committed: the previous page's load ending (or being aborted by
