@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::backend::{BackendError, Delivery, DragEnd, ElementOp, MouseButton, Nav, Rect, TabId};
-use crate::engine_glue::Observation;
+use crate::engine_glue::{Observation, clean};
 use crate::server::{
     Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
 };
@@ -1004,6 +1004,19 @@ impl Aperture {
                     Err(r) => return r,
                 }
             };
+        // The tabs there were before, so a tab the page opens in answer (a link with
+        // target=_blank, window.open) can be named: the agent only reads this answer, and
+        // would otherwise go on looking at the old tab. Batches with tab steps say what they
+        // opened themselves.
+        let tabs_before = match &held {
+            Some(_) if !steps.iter().any(|s| s.action.is_tab_step()) => {
+                call(self.backend().tabs(), CALL_TIMEOUT)
+                    .await
+                    .ok()
+                    .map(|t| t.into_iter().map(|t| t.id).collect::<Vec<_>>())
+            }
+            _ => None,
+        };
         let total = steps.len();
         let mut r = Reply::new();
         let mut failed = false;
@@ -1126,7 +1139,35 @@ impl Aperture {
                 .answer_with_trail_as(h.id, &mut h.st, r, h.trail, !known)
                 .await;
         }
+        if let Some(before) = tabs_before {
+            r = self.say_new_tabs(r, &before).await;
+        }
         if failed { r.mark_error() } else { r }
+    }
+
+    /// Names the tabs that appeared while a batch ran (opened by the page, e.g. a
+    /// target=_blank link), which are not the agent's current tab.
+    async fn say_new_tabs(&self, mut r: Reply, before: &[TabId]) -> Reply {
+        let Ok(now) = call(self.backend().tabs(), CALL_TIMEOUT).await else {
+            return r;
+        };
+        for t in now.iter().filter(|t| !before.contains(&t.id)) {
+            let how = format!(
+                "not your current tab; browser_tabs action=select tab={} to act in it",
+                t.id
+            );
+            // A tab created a moment ago has no committed address yet.
+            r = if t.url.is_empty() {
+                r.say(format!(
+                    "a new tab opened meanwhile: tab {} (still loading; {how})",
+                    t.id
+                ))
+            } else {
+                r.say(format!("a new tab opened meanwhile: tab {} ({how}), at:", t.id))
+                    .page(&format!("{}\n", clean(&t.url, usize::MAX)))
+            };
+        }
+        r
     }
 
     /// A navigation step: answered with where it loaded and a FULL SNAPSHOT of the new page.
