@@ -196,6 +196,9 @@ pub struct TabSession {
     churn: FxHashMap<u64, Churn>,
     promoted: VecDeque<u64>,
     promoted_set: FxHashSet<u64>,
+    /// The agent's input reached the page since the last observation (see
+    /// [`TabSession::after_input`]): the next observation's changes are not counted as churn.
+    after_input: bool,
     mode: Mode,
     /// The mode changed since the last observation: the next one is a full snapshot.
     mode_changed: bool,
@@ -406,6 +409,8 @@ impl TabSession {
             }
         }
         drop(prev);
+        // Consumed by this observation whether or not it diffed (a full snapshot does not).
+        self.after_input = false;
         self.last = Some(Last {
             walk: owned,
             model,
@@ -557,6 +562,15 @@ impl TabSession {
             .collect()
     }
 
+    /// The agent's input was sent to the page since the last observation: what the next
+    /// observation finds changed is the page answering it, not changing on its own, so it is
+    /// not counted towards demotion as churn. Without this, a value that answers each of the
+    /// agent's keys or clicks but lies outside the element acted on (a slider's readout, a
+    /// counter) was marked `live` after three steps and its later values went unreported.
+    pub fn after_input(&mut self) {
+        self.after_input = true;
+    }
+
     /// The agent acted on or read this ref: its element (and its subtree) is promoted out of
     /// noise suppression, so its changes are reported even if they look like a clock or churn.
     /// Unknown or dead refs are ignored.
@@ -642,6 +656,7 @@ impl TabSession {
         live: &mut [bool],
     ) {
         let window = (1u16 << CHURN_WINDOW.min(8)) - 1;
+        let caused = std::mem::take(&mut self.after_input);
         for c in self.churn.values_mut() {
             c.hist <<= 1;
         }
@@ -667,6 +682,11 @@ impl TabSession {
                 continue;
             };
             if !promoted && masked_node_hash(&p.model, &p.walk, o) == masked_node_hash(model, walk, n) {
+                continue;
+            }
+            if caused && !promoted && !self.churn.get(&key).is_some_and(|c| c.demoted) {
+                // The page answering the agent's input: reported, and not churn.
+                kept.push(op);
                 continue;
             }
             let c = self.churn.entry(key).or_default();

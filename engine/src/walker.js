@@ -887,9 +887,15 @@
   // A drag source and a drop zone are acted on too (`browser_act drag` needs refs for both).
   for (const t of ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup', 'dblclick', 'dragstart', 'drop']) CLICKY[t] = true;
   const listened = new G.WeakSet(), lsAdd = G.WeakSet.prototype.add, lsHas = G.WeakSet.prototype.has;
+  // Key listeners are noted apart: on an element the user can Tab to they make it a keyboard
+  // control (a slider handle, a custom listbox), which the agent reaches with `key` on its ref.
+  // Anywhere else they only hear keys bubbling up from somewhere focused inside.
+  const KEYISH = obj();
+  for (const t of ['keydown', 'keyup', 'keypress']) KEYISH[t] = true;
+  const keyListened = new G.WeakSet();
   const ProxyCtor = G.Proxy, defProp = O.defineProperty;
-  function noteListener(self) {
-    try { if (apply(g.nodeType, self, []) === 1) apply(lsAdd, listened, [self]); } catch (e) { /* not a node */ }
+  function noteListener(self, set) {
+    try { if (apply(g.nodeType, self, []) === 1) apply(lsAdd, set, [self]); } catch (e) { /* not a node */ }
   }
   {
     const ET = G.EventTarget.prototype;
@@ -897,7 +903,10 @@
     if (d && typeof d.value === 'function') {
       const h = obj();
       h.apply = function (target, self, args) {
-        if (args.length > 1 && typeof args[0] === 'string' && CLICKY[args[0]] === true && args[1]) noteListener(self);
+        if (args.length > 1 && typeof args[0] === 'string' && args[1]) {
+          if (CLICKY[args[0]] === true) noteListener(self, listened);
+          else if (KEYISH[args[0]] === true) noteListener(self, keyListened);
+        }
         return apply(target, self, args);
       };
       const nd = obj();
@@ -905,12 +914,13 @@
       defProp(ET, 'addEventListener', nd);
     }
     const HE = G.HTMLElement.prototype;
-    for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick', 'ondragstart', 'ondrop']) {
+    for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick', 'ondragstart', 'ondrop', 'onkeydown', 'onkeyup', 'onkeypress']) {
       const pd = gopd(HE, p);
       if (!pd || typeof pd.set !== 'function') continue;
+      const set = KEYISH[apply(strSlice, p, [2])] === true ? keyListened : listened;
       const h = obj();
       h.apply = function (target, self, args) {
-        if (typeof args[0] === 'function') noteListener(self);
+        if (typeof args[0] === 'function') noteListener(self, set);
         return apply(target, self, args);
       };
       const nd = obj();
@@ -1242,6 +1252,7 @@
       let scripted = false, byPointer = false;
       if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
         if (scriptClickable(el) || attr(el, 'draggable') === 'true') scripted = true;
+        else if (focusable && hasTabindex && apply(lsHas, keyListened, [el])) scripted = true;
         else if (hovers !== null && apply(wsHas, hovers, [el])) scripted = true;
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
       }

@@ -539,6 +539,34 @@ fn churn_is_demoted_and_touch_promotes() {
     run.finish(15, 5);
 }
 
+/// What changes in answer to the agent's input is the page answering it, not churn: a readout
+/// that moves with every key the agent presses (a slider's value beside its handle) is never
+/// marked `live`, and each of its values is reported.
+#[test]
+fn changes_answering_input_are_not_churn() {
+    let mut run = Run::new("answered");
+    run.step(&dashboard(100, 0, "Welcome"));
+    for k in 1..=6 {
+        run.s.after_input();
+        let o = run.step(&dashboard(100 + k * 7, k * 3, "Welcome"));
+        assert!(
+            o.text.contains(&format!("Viewers: {}", 100 + k * 7)) && !o.text.contains(" live"),
+            "step {k}: {}",
+            o.text
+        );
+    }
+    // The same changes with no input in between are still churn.
+    let mut saw_live = false;
+    for k in 7..=12 {
+        saw_live |= run
+            .step(&dashboard(100 + k * 7, k * 3, "Welcome"))
+            .text
+            .contains(" live");
+    }
+    assert!(saw_live, "changes on the page's own are still demoted");
+    run.finish(13, 6);
+}
+
 #[test]
 fn navigation_kills_every_ref() {
     let mut run = Run::new("navigation");

@@ -494,6 +494,9 @@ impl Aperture {
         // A settle failure is not worth reporting on its own: the walk that follows fails
         // the same way if the tab is really gone.
         let _ = call(self.backend().settle(id, SETTLE), SETTLE * 2).await;
+        // Only actions' answers come through here: what changed is (mostly) the page
+        // answering the agent, which churn suppression must not hide.
+        st.session.after_input();
         self.observe(id, st, false, false).await
     }
 }

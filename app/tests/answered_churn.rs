@@ -1,0 +1,77 @@
+//! A value that changes in answer to each of the agent's inputs is reported every time: the
+//! readout of a jQuery-UI-style slider (a span handle moved with arrow keys, its value in a
+//! separate element) was marked `live` as churn after three key presses, and the answers to
+//! the later presses said "no change" while the value went on moving. The handle, focusable
+//! by its tabindex and listening only for keys, had no ref at all, so `key` could not be aimed
+//! at it.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Slider</title><style>
+#track{position:relative;width:300px;height:10px;background:#ccc;margin:30px}
+#handle{position:absolute;top:-5px;width:14px;height:20px;background:#36c}
+</style></head><body>
+<div id="track"><span id="handle" tabindex="0" style="left:0%"></span></div>
+<div id="val">Value: 0</div>
+<script>
+let v = 0;
+const h = document.getElementById('handle');
+h.addEventListener('keydown', e => {
+  if (e.key == 'ArrowRight') { v++; e.preventDefault(); }
+  h.style.left = (v * 5) + '%';
+  document.getElementById('val').textContent = 'Value: ' + v;
+});
+</script></body></html>"##;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .allow_hosts(["127.0.0.1"])
+        .start()
+        .await
+}
+
+async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, name, args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+#[tokio::test]
+async fn a_readout_answering_each_key_is_reported_each_time() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/s".to_string(), PAGE.to_string())]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/s")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    // The handle (tabindex, a keydown listener and nothing else) gets a ref: a bare
+    // `clickable` line, the only one on the page.
+    let handle = snap
+        .lines()
+        .find_map(|l| {
+            let l = l.trim();
+            l.strip_suffix(" clickable").filter(|r| r.starts_with('e'))
+        })
+        .unwrap_or_else(|| panic!("no handle in:\n{snap}"))
+        .to_string();
+    for k in 1..=7 {
+        let (err, t) = tool(
+            &c,
+            "browser_act",
+            json!({"action": "key", "ref": handle, "key": "ArrowRight"}),
+        )
+        .await;
+        assert!(!err, "{t}");
+        assert!(
+            t.contains(&format!("\"Value: {k}\"")) && !t.contains(" live"),
+            "press {k}: the answer shows the new value, not marked live:\n{t}"
+        );
+    }
+}
