@@ -107,6 +107,9 @@ pub struct State {
     pub selected: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expanded: Option<bool>,
+    /// A table header's `aria-sort` when it sorts (`ascending`, `descending`, `other`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub disabled: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]

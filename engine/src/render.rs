@@ -136,6 +136,12 @@ fn push_line_parts(
         Some(false) => out.push_str(" collapsed"),
         None => {}
     }
+    if let Some(so) = s.sort.as_deref()
+        && let Some(word) = ["ascending", "descending", "other"].iter().find(|w| **w == so)
+    {
+        out.push_str(" sort=");
+        out.push_str(word);
+    }
     for (on, word) in [
         (s.disabled, " disabled"),
         (s.required, " required"),

@@ -1343,6 +1343,12 @@
         else { const se = attr(el, 'aria-selected'); if (se === 'true' || se === 'false') st.selected = se === 'true'; }
         const ex = attr(el, 'aria-expanded'); if (ex === 'true' || ex === 'false') st.expanded = ex === 'true';
         if (tag === 'details') st.expanded = apply(m.hasAttribute, el, ['open']);
+        // A sortable table's header says which way it sorts: the only sign, besides reading
+        // every row, that a click on it took (Chromium exposes it on headers only).
+        if (role === 'columnheader' || role === 'rowheader') {
+          const so = attr(el, 'aria-sort');
+          if (so === 'ascending' || so === 'descending' || so === 'other') st.sort = so;
+        }
         if (dis) st.disabled = true;
         if (apply(m.hasAttribute, el, ['required']) || attr(el, 'aria-required') === 'true') st.required = true;
         if (apply(m.hasAttribute, el, ['readonly']) || attr(el, 'aria-readonly') === 'true') st.readonly = true;
