@@ -51,13 +51,14 @@ async fn a_readout_answering_each_key_is_reported_each_time() {
     )
     .await;
     assert!(!err, "{snap}");
-    // The handle (tabindex, a keydown listener and nothing else) gets a ref: a bare
-    // `clickable` line, the only one on the page.
+    // The handle (tabindex, a keydown listener and nothing else) gets a ref: a `clickable`
+    // line, the only one on the page.
     let handle = snap
         .lines()
         .find_map(|l| {
-            let l = l.trim();
-            l.strip_suffix(" clickable").filter(|r| r.starts_with('e'))
+            let mut w = l.split_whitespace();
+            let r = w.next().filter(|r| r.starts_with('e'))?;
+            (w.next() == Some("clickable")).then_some(r)
         })
         .unwrap_or_else(|| panic!("no handle in:\n{snap}"))
         .to_string();

@@ -308,13 +308,16 @@ fn sentence_of(s: &mut Sentence, model: &Model, walk: &Walk, w: u32) {
         let Some(cr) = walk.nodes.get(c as usize) else {
             continue;
         };
-        let at = (cr.at.unwrap_or(0) as usize).clamp(pos, chars);
+        let want = cr.at.unwrap_or(0) as usize;
+        let at = want.clamp(pos, chars);
         s.cur.push_str(&text[bounds[pos]..bounds[at]]);
         pos = at;
         let refn = model.wref.get(c as usize).copied().unwrap_or(0);
         if refn == 0 && role_token(cr).is_none() && !cr.actionable {
-            // Plain text: read in place, with any members of its own.
-            if cr.pad & 1 != 0 {
+            // Plain text: read in place, with any members of its own. A member placed past the
+            // text's end follows white space the walker trimmed off that end (`Second <i>para`
+            // has the text "Second" and the member at 7): the space still separates them.
+            if cr.pad & 1 != 0 || (want > chars && !s.cur.is_empty() && !s.cur.ends_with(' ')) {
                 s.cur.push(' ');
             }
             if model.inl.contains_key(&c) {

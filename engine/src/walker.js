@@ -1234,7 +1234,9 @@
       const standIn = tag === 'label' ? hiddenControl(el) : null;
       const role = standIn !== null ? roleOf(standIn, 'input') : roleOf(el, tag);
       const dis = apply(m.matches, el, [':disabled']) || attr(el, 'aria-disabled') === 'true';
-      const editable = !!safe(g.isContentEditable, el, false) ||
+      // Inside a contenteditable region every element is content-editable too, but only the
+      // editing host is a field: a word made bold in an editor is its text, not a textbox.
+      const editable = !!safe(g.isContentEditable, el, false) && !safe(g.isContentEditable, apply(g.parentNode, el, []), false) ||
         ((tag === 'input' && role !== 'button' && role !== 'checkbox' && role !== 'radio' && role !== 'slider' || tag === 'textarea') && !dis &&
           !apply(m.hasAttribute, el, ['readonly']));
       const ti = safe(g.tabIndex, el, -1);
@@ -1296,7 +1298,9 @@
         if (domId) n.dom_id = domId;
         if (testid) n.testid = testid;
         if (nameAttr) n.name_attr = nameAttr;
-        if (text) n.text = text;
+        // An editing host's own text is a part of its value, which says it all (the text of a
+        // host with a bold word in it read "The brown fox" beside the value "The quick brown fox").
+        if (text && !(editable && tag !== 'input' && tag !== 'textarea')) n.text = text;
         if (tag === 'a' && apply(m.hasAttribute, el, ['href'])) {
           // The resolved URL: what following the link would load.
           const h = apply(HREF_A, el, []) || attr(el, 'href');
@@ -1362,8 +1366,9 @@
           if (st.value.length > 4000) st.value = apply(strSlice, st.value, [0, 4000]);
         } else if (tag === 'select') {
           st.value = apply(g.selectValue, el, []);
-        } else if (safe(g.isContentEditable, el, false) && parentIdx >= 0 && !nodes[parentIdx].editable) {
-          st.value = collapse(apply(g.textContent, el, []), TEXT_CAP);
+        } else if (editable) {
+          // As rendered: paragraphs apart, not run together as textContent has them.
+          st.value = collapse(safe(g.innerText, el, ''), TEXT_CAP);
         }
         n.state = st;
         if (inShadow) n.shadow = true;

@@ -340,6 +340,26 @@ fn inline_elements_keep_their_place_in_the_sentence() {
     assert!(rd.refs().is_empty());
 }
 
+/// Text that ends with an inline element (`Select <b>Wp3</b>`) keeps the space before it: the
+/// walker trims the text's trailing space and places the element past the end; it read
+/// "SelectWp3".
+#[test]
+fn a_trailing_inline_element_keeps_its_space() {
+    let mut p = Page::new("https://a.test/", "T");
+    let para = p.add(None, text("Select"));
+    p.add(Some(para), text("Wp3").with(|r| r.at = Some(7)));
+    let para = p.add(None, text("A"));
+    p.add(Some(para), text("x").with(|r| r.at = Some(2)));
+    p.add(Some(para), text("y").with(|r| r.at = Some(3)));
+    // Placed at the end with no space trimmed: no space is made up.
+    let para = p.add(None, text("Lamp"));
+    p.add(Some(para), text("s").with(|r| r.at = Some(4)));
+    let out = body(&render_full(&p.done()));
+    assert!(out.contains("\"Select Wp3\"\n"), "{out}");
+    assert!(out.contains("\"A x y\"\n"), "{out}");
+    assert!(out.contains("\"Lamps\"\n"), "{out}");
+}
+
 #[test]
 fn a_page_cannot_forge_an_inline_element() {
     let mut p = Page::new("https://a.test/", "T");
