@@ -141,6 +141,9 @@ pub struct NodeRecord {
     /// aria-label, labels, alt, SVG title, content through the flat tree, title, placeholder).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// `class` attribute of an actionable element that has no name (page-controlled).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_name: Option<String>,
     /// `id` attribute, as authored (the engine decides whether it is framework-generated).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dom_id: Option<String>,

@@ -60,6 +60,34 @@ pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, st: Style) {
     push_line_parts(out, r, false, st, 0, false, None);
 }
 
+/// What tells a nameless control apart (an icon drawn by CSS: `<span class="ic trash">`): its
+/// test id, its authored id and its class words, without words that carry digits (generated
+/// `css-1x2y3z` names say nothing). At most [`HINT_WORDS`] words, each once.
+fn hint(r: &NodeRecord) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    let id = r.dom_id.as_deref().filter(|i| !crate::key::is_generated_id(i));
+    for w in [r.testid.as_deref(), id].into_iter().flatten().chain(
+        r.class_name
+            .as_deref()
+            .into_iter()
+            .flat_map(str::split_whitespace),
+    ) {
+        let w = w.trim();
+        if !w.is_empty()
+            && w.chars().count() <= 40
+            && !w.chars().any(|c| c.is_ascii_digit())
+            && !words.contains(&w)
+            && words.len() < HINT_WORDS
+        {
+            words.push(w);
+        }
+    }
+    (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// How many words a nameless control's hint shows.
+const HINT_WORDS: usize = 4;
+
 /// One formatter for both: the fixed part can never disagree with the line it is part of.
 fn push_line_parts(
     out: &mut String,
@@ -100,6 +128,19 @@ fn push_line_parts(
                 push_quoted(out, t);
             }
         }
+    }
+    // Fields and selects say enough by their kind, value and options; a nameless button says
+    // nothing at all.
+    if values
+        && r.actionable
+        && matches!(role, Some("clickable" | "button" | "link"))
+        && vis(&r.name).is_none()
+        && text.is_none()
+        && members.is_none()
+        && let Some(h) = hint(r)
+    {
+        out.push_str(" hint=");
+        push_quoted(out, &h);
     }
     let s = &r.state;
     // A select's options say what is selected; a button's value is usually its name.

@@ -1295,6 +1295,9 @@
         // the agent acts on it by what it says.
         const nm = nameOf(el, tag, clickable || (actionable && ITEM_ROLE[role] === true) ? 'button' : role, doc);
         if (nm) n.name = nm;
+        // A control with no name at all (an icon drawn by CSS: `<span class="trash">`) is
+        // told apart only by its class words, which the engine shows as a hint.
+        else if (actionable) { const cl = attr(el, 'class'); if (cl) n.class_name = collapse(cl, 200); }
         if (domId) n.dom_id = domId;
         if (testid) n.testid = testid;
         if (nameAttr) n.name_attr = nameAttr;

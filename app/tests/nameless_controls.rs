@@ -1,0 +1,75 @@
+//! A control with no name at all (an icon drawn by CSS, as in an inbox row's
+//! `<span class="trash">`) shows a hint made of its test id, authored id and class words, so
+//! the agent can tell the row's delete from its star; before, each read `eN clickable` and
+//! nothing else. Generated words (with digits) are left out, and a named control has no hint.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, text};
+use aperture_testkit::{Launch, McpBrowser, Server};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Inbox</title>
+<style>.ic{display:inline-block;width:16px;height:16px;background:#888;margin:2px;cursor:pointer}</style>
+</head><body>
+<div class="thread"><span>Bob</span> <span>Lunch</span>
+<span class="ic trash" onclick="say('trash')"></span>
+<span class="ic star css-1x2y3z" onclick="say('star')"></span>
+<span class="ic" id="reply"></span>
+<span class="ic archive" aria-label="Archive" onclick="say('archive')"></span></div>
+<p id="st"></p>
+<script>
+function say(x) { document.getElementById('st').textContent = 'did ' + x; }
+document.getElementById('reply').addEventListener('click', () => say('reply'));
+</script></body></html>"##;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .allow_hosts(["127.0.0.1"])
+        .start()
+        .await
+}
+
+async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, name, args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+/// The ref on the line that ends with `tail`.
+fn ref_ending(snap: &str, tail: &str) -> String {
+    let line = snap
+        .lines()
+        .find(|l| l.trim_end().ends_with(tail))
+        .unwrap_or_else(|| panic!("no line ending with {tail} in:\n{snap}"));
+    line.split_whitespace()
+        .find(|w| w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no ref on {line:?}"))
+        .to_string()
+}
+
+#[tokio::test]
+async fn nameless_icon_controls_show_their_class_words() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/p")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    let trash = ref_ending(&snap, "clickable hint=\"ic trash\"");
+    // The generated word is left out.
+    ref_ending(&snap, "clickable hint=\"ic star\"");
+    // The authored id comes first.
+    let reply = ref_ending(&snap, "clickable hint=\"reply ic\"");
+    // A named control needs no hint.
+    assert!(snap.contains("\"Archive\""), "{snap}");
+    assert_eq!(snap.matches("hint=").count(), 3, "{snap}");
+
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": reply})).await;
+    assert!(!err && ans.contains("did reply"), "{ans}");
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": trash})).await;
+    assert!(!err && ans.contains("did trash"), "{ans}");
+}
