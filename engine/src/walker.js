@@ -1761,7 +1761,15 @@
       res.value = now;
     } else if (what === 'text') {
       const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 4000;
-      const t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
+      // A text field's text is its value: innerText has nothing of it, so reading a long
+      // textarea (a snapshot shows the start of its value) gave nothing. A password stays masked.
+      const kind = kindOf(el, apply(g.localName, el, []));
+      const ty = kind === 'input' ? lower(apply(g.inputType, el, []) || 'text') : '';
+      let t;
+      if (kind === 'textarea') t = apply(g.textareaValue, el, []);
+      else if (kind === 'input' && ty === 'password') t = apply(g.inputValue, el, []) ? MASK : '';
+      else if (kind === 'input' && ty !== 'checkbox' && ty !== 'radio' && ty !== 'file') t = apply(g.inputValue, el, []);
+      else t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
       res.text = apply(strSlice, t || '', [0, cap]);
       res.truncated = (t || '').length > cap;
     } else if (what !== 'rect') {

@@ -1,0 +1,87 @@
+//! Reading a text field gives its text: `browser_read` on a textarea answered nothing (its
+//! value is not in innerText), while a snapshot shows only the start of a long value, so a
+//! task hidden at the end of a scrolled textarea could not be read. The textarea is then
+//! scrolled to its end with `scroll` on its ref, as a person would, and the page reports where
+//! it got to the fixture server, whose log no answer of the browser can influence.
+
+use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::{Launch, McpBrowser, Server, eventually};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::time::Duration;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .allow_hosts(["127.0.0.1"])
+        .start()
+        .await
+}
+
+async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
+    let r: CallToolResult = call(c, name, args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+#[tokio::test]
+async fn a_text_field_reads_as_its_value() {
+    let lines: String = (1..80).map(|i| format!("Line {i} of the terms.\n")).collect();
+    let page = format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>Terms</title></head><body>
+<label>Terms <textarea id="ta" rows="4" cols="40" readonly>{lines}The final word is PINEAPPLE.</textarea></label>
+<label>Answer <input id="ans" value="typed before"></label>
+<label>Secret <input id="pw" type="password" value="hunter2"></label>
+<button onclick="const t = document.getElementById('ta');
+  fetch('/at/' + (t.scrollTop + t.clientHeight >= t.scrollHeight - 2 ? 'end' : t.scrollTop), {{keepalive: true}})">Done</button>
+</body></html>"#
+    );
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/t".to_string(), page)]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/t")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    assert!(
+        !snap.contains("PINEAPPLE"),
+        "the snapshot shows the start only:\n{snap}"
+    );
+    let terms = role_ref(&snap, "textbox", "Terms");
+    let answer = role_ref(&snap, "textbox", "Answer");
+    let secret = role_ref(&snap, "textbox", "Secret");
+    let done = role_ref(&snap, "button", "Done");
+
+    let (err, t) = tool(&c, "browser_read", json!({"refs": [terms, answer, secret]})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("The final word is PINEAPPLE."), "{t}");
+    assert!(t.contains("Line 1 of the terms."), "{t}");
+    assert!(t.contains("typed before"), "{t}");
+    assert!(!t.contains("hunter2") && t.contains("••••"), "{t}");
+
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"steps": [
+            {"action": "scroll", "ref": terms, "dy": 5000},
+            {"action": "click", "ref": done},
+        ]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let at = eventually(
+        Duration::from_secs(20),
+        "the textarea's scroll report",
+        async || {
+            let a = server
+                .requests()
+                .into_iter()
+                .find_map(|p| p.strip_prefix("/at/").map(str::to_string));
+            (a.is_some(), a)
+        },
+    )
+    .await;
+    assert_eq!(at.as_deref(), Some("end"));
+}
