@@ -5,7 +5,7 @@
 //! by its tabindex and listening only for keys, had no ref at all, so `key` could not be aimed
 //! at it.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, text};
+use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
 use aperture_testkit::{Launch, McpBrowser, Server};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -75,4 +75,41 @@ async fn a_readout_answering_each_key_is_reported_each_time() {
             "press {k}: the answer shows the new value, not marked live:\n{t}"
         );
     }
+}
+
+/// A script-made ARIA slider says its value only in `aria-valuenow`: the snapshot showed
+/// `slider "Volume"` with no value, and a key that moved it answered "no change".
+const ARIA: &str = r##"<!doctype html><html><head><title>Aria slider</title></head><body>
+<div id="lbl">Volume</div>
+<div id="s" role="slider" tabindex="0" aria-labelledby="lbl" aria-valuemin="0" aria-valuemax="10"
+  aria-valuenow="3" style="width:200px;height:10px;background:#ccc"></div>
+<script>
+const s = document.getElementById('s');
+s.addEventListener('keydown', e => {
+  if (e.key == 'ArrowRight') s.setAttribute('aria-valuenow', +s.getAttribute('aria-valuenow') + 1);
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn an_aria_slider_shows_its_value() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/a".to_string(), ARIA.to_string())]), None);
+    let c = browser.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/a")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    assert!(snap.contains("slider \"Volume\" value=\"3\""), "{snap}");
+    let slider = role_ref(&snap, "slider", "Volume");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "key", "ref": slider, "key": "ArrowRight"}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("slider \"Volume\" value=\"4\""), "{t}");
 }

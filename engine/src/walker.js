@@ -549,6 +549,8 @@
       if (ch !== 32 && ch !== 9 && ch !== 10 && ch !== 13 && ch !== 12 && ch !== 160) c.len++;
     }
   }
+  const RANGE_ROLE = obj();
+  for (const r of ['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar']) RANGE_ROLE[r] = true;
   function joined(c) { return collapse(apply(arrJoin, c.parts, ['']), NAME_CAP); }
   // The embedded value of a control met inside another element's content.
   function controlValue(el, tag, role) {
@@ -1372,6 +1374,11 @@
         } else if (editable) {
           // As rendered: paragraphs apart, not run together as textContent has them.
           st.value = collapse(safe(g.innerText, el, ''), TEXT_CAP);
+        } else if (RANGE_ROLE[role] === true) {
+          // A script-made range widget (a div with role=slider) says its value only in ARIA:
+          // without it the agent saw `slider "Volume"` and no key it pressed changed a thing.
+          const v = attr(el, 'aria-valuetext') || attr(el, 'aria-valuenow');
+          if (v) st.value = collapse(v, TEXT_CAP);
         }
         n.state = st;
         if (inShadow) n.shadow = true;
