@@ -466,7 +466,9 @@ pub enum WalkerError {
     #[error("the element is not a field a user could type into")]
     NotEditable,
     /// `"not a select"`: a select on something other than an HTML `<select>`.
-    #[error("the element is not a <select>")]
+    #[error(
+        "the element is not a <select>: a custom dropdown (a combobox, listbox or menu made by script) is worked by clicking it, then clicking its option in the answer"
+    )]
     NotASelect,
     /// `"no option matches"`: no option has any of the values as its value, label or text.
     #[error("no option of the select has that value or label")]
