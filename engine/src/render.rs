@@ -60,33 +60,85 @@ pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, st: Style) {
     push_line_parts(out, r, false, st, 0, false, None);
 }
 
-/// What tells a nameless control apart (an icon drawn by CSS: `<span class="ic trash">`): its
-/// test id, its authored id and its class words, without words that carry digits (generated
-/// `css-1x2y3z` names say nothing). At most [`HINT_WORDS`] words, each once.
+/// What tells a nameless control apart (an icon drawn by CSS: `<span class="ic trash">`): the
+/// words of its test id, its authored id and its class names, split at `-` and `_`, without
+/// names that carry digits (generated `css-1x2y3z` say nothing), words of one or two letters
+/// (`u-`, `c-`, `sm` prefixes) and words every such control has (`link`, `icon`, `btn`…):
+/// `u-link-clean c-list-menu__toggle link-icon` says `list menu toggle`. At most
+/// [`HINT_WORDS`] words, each once: a whole utility class list cost a dozen tokens a control.
 fn hint(r: &NodeRecord) -> Option<String> {
-    let mut words: Vec<&str> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
     let id = r.dom_id.as_deref().filter(|i| !crate::key::is_generated_id(i));
-    for w in [r.testid.as_deref(), id].into_iter().flatten().chain(
+    let names = [r.testid.as_deref(), id].into_iter().flatten().chain(
         r.class_name
             .as_deref()
             .into_iter()
             .flat_map(str::split_whitespace),
-    ) {
-        let w = w.trim();
-        if !w.is_empty()
-            && w.chars().count() <= 40
-            && !w.chars().any(|c| c.is_ascii_digit())
-            && !words.contains(&w)
-            && words.len() < HINT_WORDS
-        {
-            words.push(w);
+    );
+    for name in names.filter(|n| n.chars().count() <= 40 && !n.chars().any(|c| c.is_ascii_digit())) {
+        for w in name.split(|c: char| !c.is_alphanumeric()) {
+            let w = w.to_lowercase();
+            if words.len() < HINT_WORDS
+                && w.chars().count() > 2
+                && !HINT_NOISE.contains(&w.as_str())
+                && !words.contains(&w)
+            {
+                words.push(w);
+            }
         }
     }
     (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// How many words a nameless control's hint shows.
-const HINT_WORDS: usize = 4;
+const HINT_WORDS: usize = 3;
+
+/// Class and id words that say nothing of what a control does.
+const HINT_NOISE: &[&str] = &[
+    "link",
+    "links",
+    "btn",
+    "button",
+    "buttons",
+    "icon",
+    "icons",
+    "ico",
+    "clean",
+    "unstyled",
+    "visible",
+    "hidden",
+    "wrapper",
+    "wrap",
+    "container",
+    "inner",
+    "outer",
+    "item",
+    "items",
+    "element",
+    "block",
+    "default",
+    "primary",
+    "secondary",
+    "small",
+    "large",
+    "medium",
+    "active",
+    "svg",
+    "img",
+    "image",
+    "fas",
+    "far",
+    "glyph",
+    "glyphicon",
+    "sprite",
+    "css",
+    "class",
+    "the",
+    "clickable",
+    "pointer",
+    "action",
+    "control",
+];
 
 /// One formatter for both: the fixed part can never disagree with the line it is part of.
 fn push_line_parts(

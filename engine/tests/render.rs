@@ -78,6 +78,32 @@ fn an_editable_s_text_is_not_repeated_beside_its_value() {
     );
 }
 
+/// A nameless control's hint is a few telling words of its names, not its whole utility
+/// class list (a dozen tokens a control on a news page's menu).
+#[test]
+fn a_nameless_control_s_hint_is_a_few_telling_words() {
+    let mut p = Page::new("https://a.test/x", "T");
+    p.add(
+        None,
+        link("", "https://a.test/m").with(|r| {
+            r.name = None;
+            r.text = None;
+            r.class_name = Some("u-link-clean c-list-menu__toggle link-icon js-9f3a".into());
+        }),
+    );
+    p.add(
+        None,
+        button("").with(|r| {
+            r.name = None;
+            r.text = None;
+            r.class_name = Some("ic icon-trash".into());
+        }),
+    );
+    let out = body(&render_full(&p.done()));
+    assert!(out.contains("e1 link hint=\"list menu toggle\"\n"), "{out}");
+    assert!(out.contains("e2 button hint=\"trash\"\n"), "{out}");
+}
+
 #[test]
 fn page_roles_cannot_spell_structure() {
     let mut p = Page::new("https://a.test/", "T");
