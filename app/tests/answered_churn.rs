@@ -5,9 +5,9 @@
 //! by its tabindex and listening only for keys, had no ref at all, so `key` could not be aimed
 //! at it.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Slider</title><style>
@@ -34,23 +34,12 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 #[tokio::test]
 async fn a_readout_answering_each_key_is_reported_each_time() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/s".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/s")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/s")).await;
     // The handle (tabindex, a keydown listener and nothing else) gets a ref: a `clickable`
     // line, the only one on the page.
     let handle = snap
@@ -95,13 +84,7 @@ async fn an_aria_slider_shows_its_value() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/a".to_string(), ARIA.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/a")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/a")).await;
     assert!(snap.contains("slider \"Volume\" value=\"3\""), "{snap}");
     let slider = role_ref(&snap, "slider", "Volume");
     let (err, t) = tool(

@@ -3,9 +3,9 @@
 //! its option), which the answers then show: the options appear, and the chosen one becomes
 //! the combobox's text as it collapses.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Combo</title>
@@ -32,23 +32,12 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 #[tokio::test]
 async fn a_script_dropdown_is_clicked_open_and_its_option_clicked() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/c".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/c")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/c")).await;
     let combo = role_ref(&snap, "combobox", "Fruit");
     assert!(
         snap.contains(&format!("{combo} combobox \"Fruit\": \"Choose\" collapsed")),

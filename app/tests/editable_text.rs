@@ -7,9 +7,9 @@
 //! ArrowRight, Shift+ArrowRight) and a click on the toolbar's B; the page reports the
 //! editor's markup to the fixture server, whose log no answer of the browser can influence.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server, eventually};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -29,23 +29,12 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 #[tokio::test]
 async fn editors_and_sentences_read_as_a_person_reads_them() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/e".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/e")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/e")).await;
     assert!(snap.contains("\"Make a word bold, then select Wp3\""), "{snap}");
     assert!(
         snap.contains("textbox \"Story\" value=\"The quick brown fox\"\n"),

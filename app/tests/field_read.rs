@@ -4,9 +4,9 @@
 //! scrolled to its end with `scroll` on its ref, as a person would, and the page reports where
 //! it got to the fixture server, whose log no answer of the browser can influence.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server, eventually};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -16,11 +16,6 @@ async fn launch() -> McpBrowser {
         .allow_hosts(["127.0.0.1"])
         .start()
         .await
-}
-
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
 }
 
 #[tokio::test]
@@ -38,13 +33,7 @@ async fn a_text_field_reads_as_its_value() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/t".to_string(), page)]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/t")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/t")).await;
     assert!(
         !snap.contains("PINEAPPLE"),
         "the snapshot shows the start only:\n{snap}"

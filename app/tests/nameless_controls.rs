@@ -4,9 +4,9 @@
 //! the agent can tell the row's delete from its star; before, each read `eN clickable` and
 //! nothing else. Generated words (with digits) are left out, and a named control has no hint.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, text};
+use aperture_testkit::mcp::{goto, tool};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Inbox</title>
@@ -31,11 +31,6 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 /// The ref on the line that ends with `tail`.
 fn ref_ending(snap: &str, tail: &str) -> String {
     let line = snap
@@ -53,13 +48,7 @@ async fn nameless_icon_controls_show_their_class_words() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/p")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/p")).await;
     let trash = ref_ending(&snap, "clickable hint=\"trash\"");
     // The generated word is left out.
     ref_ending(&snap, "clickable hint=\"star\"");

@@ -3,9 +3,9 @@
 //! goes on looking at the old tab without knowing what its click did. A click that opens no
 //! tab says nothing of tabs.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Links</title></head><body>
@@ -25,11 +25,6 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 #[tokio::test]
 async fn a_click_that_opens_a_tab_names_it() {
     let browser = launch().await;
@@ -41,13 +36,7 @@ async fn a_click_that_opens_a_tab_names_it() {
         None,
     );
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/p")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/p")).await;
 
     // A click that opens nothing: no word of tabs.
     let stay = role_ref(&snap, "button", "Stay");

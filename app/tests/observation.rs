@@ -19,13 +19,18 @@ fn by_id<'a>(w: &'a Value, id: &str) -> &'a Value {
     find(w, id, |n| n["dom_id"] == id)
 }
 
-/// A walk of `tab` once the fixture's late list item (added 150 ms after load, later on a
-/// loaded machine) is in it.
-fn late_walk(b: &mut Browser, tab: i64) -> Value {
-    eventually_blocking(Duration::from_secs(20), "the late item", || {
+/// A walk of `tab` once an element with DOM id `id` is in it (a fixture's last element, or
+/// one its script adds after load, later on a loaded machine).
+fn walk_with(b: &mut Browser, tab: i64, id: &str) -> Value {
+    eventually_blocking(Duration::from_secs(20), &format!("#{id} walked"), || {
         let w = b.walk(tab);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "late"), w)
+        (nodes(&w).iter().any(|n| n["dom_id"] == id), w)
     })
+}
+
+/// A walk of `tab` once the fixture's late list item (added 150 ms after load) is in it.
+fn late_walk(b: &mut Browser, tab: i64) -> Value {
+    walk_with(b, tab, "late")
 }
 
 #[test]
@@ -201,10 +206,7 @@ fn controls_hidden_from_the_accessibility_tree_but_on_screen_get_refs() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/aria-hidden.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "overlay"), w)
-    });
+    let w = walk_with(&mut b, t, "overlay");
     for (id, role, name) in [
         ("ah-link", "link", "Shown link"),
         ("ah-icon", "link", "Home"),
@@ -270,10 +272,7 @@ fn a_sprite_icon_does_not_prefix_a_control_s_words() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/names.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "icon-only"), w)
-    });
+    let w = walk_with(&mut b, t, "icon-only");
     for (id, name) in [
         ("direct", "Le direct"),
         ("login", "Connexion"),
@@ -340,10 +339,7 @@ fn transparent_form_controls_are_still_controls() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/transparent.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "faded"), w)
-    });
+    let w = walk_with(&mut b, t, "faded");
     for (id, role, name) in [
         ("remember", "checkbox", "Remember me"),
         ("yearly", "radio", "Yearly"),
@@ -397,10 +393,7 @@ fn disabled_wrapped_and_stand_in_controls_get_refs() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/stand-ins.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "volume"), w)
-    });
+    let w = walk_with(&mut b, t, "volume");
     for (id, role, name) in [
         ("email", "textbox", "Email"),
         ("send", "button", "Subscribe"),
@@ -481,10 +474,7 @@ fn a_closed_details_body_and_unrendered_content_get_no_refs() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/unrendered.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "cv-auto"), w)
-    });
+    let w = walk_with(&mut b, t, "cv-auto");
     let has = |id: &str| nodes(&w).iter().any(|n| n["dom_id"] == id);
     for id in ["closed-summary", "open-summary", "inside-open", "cv-auto"] {
         assert!(has(id), "{id} is walked: {}", short(&w));
@@ -504,10 +494,7 @@ fn an_item_that_opens_a_css_hover_menu_gets_a_ref() {
     let s = fixtures();
     let mut b = Browser::start();
     let t = b.open(&s.url("/hover-menu.html"));
-    let w = eventually_blocking(Duration::from_secs(20), "the fixture walked", || {
-        let w = b.walk(t);
-        (nodes(&w).iter().any(|n| n["dom_id"] == "shown"), w)
-    });
+    let w = walk_with(&mut b, t, "shown");
     let actionable = |id: &str| {
         nodes(&w)
             .iter()

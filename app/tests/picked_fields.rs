@@ -5,9 +5,9 @@
 //! every `input` and `change` event and the value it then read to the fixture server, whose
 //! log no answer of the browser can influence.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server, eventually};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -32,11 +32,6 @@ async fn launch() -> McpBrowser {
         .allow_hosts(["127.0.0.1"])
         .start()
         .await
-}
-
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
 }
 
 /// The events the page reported for field `id`, once `n` have come in, sorted.
@@ -68,13 +63,7 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/p")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/p")).await;
     let date = role_ref(&snap, "textbox", "Arrival");
     let time = role_ref(&snap, "textbox", "Time");
     let month = role_ref(&snap, "textbox", "Month");
@@ -218,13 +207,7 @@ for (const el of document.querySelectorAll('input, select')) {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/d".to_string(), DISABLED.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/d")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/d")).await;
     let terms = role_ref(&snap, "checkbox", "Terms");
     let size = role_ref(&snap, "combobox", "Size");
     let note = role_ref(&snap, "textbox", "Note");

@@ -3,9 +3,9 @@
 //! comparing every row. `aria-sort="none"` says nothing; the attribute counts on table
 //! headers only, as in Chromium.
 
-use aperture_testkit::mcp::{CallToolResult, Client, call, role_ref, text};
+use aperture_testkit::mcp::{goto, role_ref, tool};
 use aperture_testkit::{Launch, McpBrowser, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>People</title></head><body>
@@ -30,11 +30,6 @@ async fn launch() -> McpBrowser {
         .await
 }
 
-async fn tool(c: &Client, name: &str, args: Value) -> (bool, String) {
-    let r: CallToolResult = call(c, name, args).await;
-    (r.is_error == Some(true), text(&r))
-}
-
 /// The snapshot line of the Name column's header.
 fn header_line(snap: &str) -> String {
     snap.lines()
@@ -48,13 +43,7 @@ async fn a_sorted_header_says_which_way() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/p")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = goto(&c, &server.url("/p")).await;
     assert!(
         !snap.contains("sort="),
         "aria-sort=none, or off a header, said something:\n{snap}"

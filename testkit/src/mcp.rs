@@ -38,6 +38,25 @@ pub async fn call(client: &Client, tool: &str, args: serde_json::Value) -> CallT
         .unwrap_or_else(|e| panic!("{tool} call failed: {e}"))
 }
 
+/// Calls `tool` and gives whether it answered an error, and its text: what most tests check.
+pub async fn tool(client: &Client, tool: &str, args: serde_json::Value) -> (bool, String) {
+    let r = call(client, tool, args).await;
+    (r.is_error == Some(true), text(&r))
+}
+
+/// Navigates the current tab to `url` (opening one when there is none) and gives the answer;
+/// panics with it when the navigation failed.
+pub async fn goto(client: &Client, url: &str) -> String {
+    let (err, answer) = tool(
+        client,
+        "browser_navigate",
+        serde_json::json!({"action": "goto", "url": url}),
+    )
+    .await;
+    assert!(!err, "goto {url} failed:\n{answer}");
+    answer
+}
+
 /// The text blocks of a result, joined by newlines.
 pub fn text(r: &CallToolResult) -> String {
     r.content
