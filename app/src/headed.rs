@@ -679,21 +679,14 @@ impl Headed {
                     // tabs leave no trace.
                     continue;
                 }
-                let url = t.pending_url.clone().unwrap_or_else(|| t.url.clone());
-                if url.is_empty() {
+                let saved = saved_tab(t);
+                if saved.url.is_empty() {
                     continue;
                 }
                 if st.active == Some(*id) {
                     s.active = Some(s.tabs.len());
                 }
-                let (back, forward) = t.history.saved();
-                s.tabs.push(crate::session::SavedTab {
-                    url,
-                    title: t.title.clone(),
-                    container: t.meta.container.clone(),
-                    back,
-                    forward,
-                });
+                s.tabs.push(saved);
             }
             s.closed = self.closed_tabs.clone();
             s
@@ -863,6 +856,19 @@ impl Headed {
     }
 }
 
+/// A tab as the session file keeps it (and as Ctrl+Shift+T brings it back): the page it shows
+/// or will load, its title, container and back/forward lists.
+fn saved_tab(t: &crate::browser::state::TabRec) -> crate::session::SavedTab {
+    let (back, forward) = t.history.saved();
+    crate::session::SavedTab {
+        url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+        title: t.title.clone(),
+        container: t.meta.container.clone(),
+        back,
+        forward,
+    }
+}
+
 impl Host for Headed {
     fn apply(&mut self, cmd: UiCommand) {
         if self.settings.apply(&cmd) {
@@ -927,17 +933,8 @@ impl Host for Headed {
             }
             UiCommand::CloseTab { tab } => {
                 let saved = self.actor.with(|st| {
-                    st.tabs.get(&tab).filter(|t| !t.meta.private()).map(|t| {
-                        // Its back/forward lists go with it, as in the saved session.
-                        let (back, forward) = t.history.saved();
-                        crate::session::SavedTab {
-                            url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
-                            title: t.title.clone(),
-                            container: t.meta.container.clone(),
-                            back,
-                            forward,
-                        }
-                    })
+                    // Its back/forward lists go with it, as in the saved session.
+                    st.tabs.get(&tab).filter(|t| !t.meta.private()).map(saved_tab)
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
                     self.closed_tabs.push(s);

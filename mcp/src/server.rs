@@ -39,6 +39,9 @@ listed as gone are dead: acting on them is refused, never silently rebound. An a
 as OUTCOME UNKNOWN was sent and may have taken effect: look at the page before repeating it. \
 You may act in tabs the human opened but may close only tabs you opened. ";
 
+/// The answer to a call that needs a tab when there is none.
+pub(crate) const NO_TAB: &str = "there is no tab; open one with browser_tabs action=open";
+
 /// State kept for one tab across tool calls. Guarded by a per-tab async lock so that one
 /// action (or one batch) runs at a time on a tab.
 #[derive(Default)]
@@ -353,23 +356,22 @@ impl Aperture {
     /// The tab a call addresses: the one named, else the agent's current tab, else the
     /// foreground tab.
     pub(crate) async fn target(&self, tab: Option<u64>) -> Result<TabId, Reply> {
+        self.target_if_any(tab).await?.ok_or_else(|| Reply::error(NO_TAB))
+    }
+
+    /// [`Aperture::target`], with `None` when no tab is named and there is none at all.
+    pub(crate) async fn target_if_any(&self, tab: Option<u64>) -> Result<Option<TabId>, Reply> {
         if let Some(t) = tab {
-            return Ok(TabId(t));
+            return Ok(Some(TabId(t)));
         }
         let tabs = call(self.backend().tabs(), CALL_TIMEOUT)
             .await
             .map_err(|e| Reply::failed(&e))?;
         self.prune(&tabs);
         if let Some(c) = self.current() {
-            return Ok(c);
+            return Ok(Some(c));
         }
-        let pick = tabs.iter().find(|t| t.active).or(tabs.first());
-        match pick {
-            Some(t) => Ok(t.id),
-            None => Err(Reply::error(
-                "there is no tab; open one with browser_tabs action=open",
-            )),
-        }
+        Ok(tabs.iter().find(|t| t.active).or(tabs.first()).map(|t| t.id))
     }
 
     /// Walks the tab and runs the engine over it. `navigated` is forced on when the URL moved

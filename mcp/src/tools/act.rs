@@ -342,6 +342,18 @@ fn stale_or(e: BackendError) -> StepFail {
 }
 
 /// The answer for input that arrived: `done`, unless its first pointer event went elsewhere.
+/// An Enter after text or a value went in that did not go through: the step is partly done
+/// (`done` says what went in), unless it failed in a way that says otherwise.
+fn enter_not_pressed(done: &str, e: StepFail) -> StepFail {
+    match e {
+        StepFail::Refused(why) => StepFail::Partial(format!("{done}, but Enter was not pressed: {why}")),
+        StepFail::Undelivered(e) | StepFail::Focus(e) => {
+            StepFail::Partial(format!("{done}, but Enter was not pressed: {e}"))
+        }
+        other => other,
+    }
+}
+
 pub(crate) fn delivered(d: Delivery, what: &'static str, r: &str, done: String) -> Result<String, StepFail> {
     if let Some(got) = d.elsewhere {
         return Err(StepFail::Elsewhere {
@@ -586,15 +598,7 @@ impl Aperture {
                             .map_err(after_send)?;
                         delivered(d, "key press", &r, format!("{done} and pressed Enter"))
                     };
-                    return pressed.await.map_err(|e| match e {
-                        StepFail::Refused(why) => {
-                            StepFail::Partial(format!("{done}, but Enter was not pressed: {why}"))
-                        }
-                        StepFail::Undelivered(e) | StepFail::Focus(e) => {
-                            StepFail::Partial(format!("{done}, but Enter was not pressed: {e}"))
-                        }
-                        other => other,
-                    });
+                    return pressed.await.map_err(|e| enter_not_pressed(&done, e));
                 }
                 let into = match &s.target {
                     Some(r) => {
@@ -609,20 +613,7 @@ impl Aperture {
                 if s.submit {
                     call(be.key(id, "Enter"), CALL_TIMEOUT)
                         .await
-                        .map_err(|e| match after_send(e) {
-                            // The text went in; only the Enter is in doubt.
-                            f @ (StepFail::Refused(_) | StepFail::Undelivered(_) | StepFail::Focus(_)) => {
-                                StepFail::Partial(format!(
-                                    "the text was typed, but Enter was not pressed: {}",
-                                    match f {
-                                        StepFail::Refused(why) => why,
-                                        StepFail::Undelivered(e) | StepFail::Focus(e) => e.to_string(),
-                                        _ => unreachable!(),
-                                    }
-                                ))
-                            }
-                            other => other,
-                        })?;
+                        .map_err(|e| enter_not_pressed("the text was typed", after_send(e)))?;
                 }
                 delivered(
                     d,
@@ -1004,17 +995,16 @@ impl Aperture {
                     Err(r) => return r,
                 }
             };
+        let tab_steps = steps.iter().any(|s| s.action.is_tab_step());
         // The tabs there were before, so a tab the page opens in answer (a link with
         // target=_blank, window.open) can be named: the agent only reads this answer, and
         // would otherwise go on looking at the old tab. Batches with tab steps say what they
         // opened themselves.
         let tabs_before = match &held {
-            Some(_) if !steps.iter().any(|s| s.action.is_tab_step()) => {
-                call(self.backend().tabs(), CALL_TIMEOUT)
-                    .await
-                    .ok()
-                    .map(|t| t.into_iter().map(|t| t.id).collect::<Vec<_>>())
-            }
+            Some(_) if !tab_steps => call(self.backend().tabs(), CALL_TIMEOUT)
+                .await
+                .ok()
+                .map(|t| t.into_iter().map(|t| t.id).collect::<Vec<_>>()),
             _ => None,
         };
         let total = steps.len();
@@ -1133,8 +1123,7 @@ impl Aperture {
         if let Some(mut h) = held {
             // A batch without tab steps ends on the tab the agent named, or on its own current
             // tab: saying which again costs every answer a line and tells the agent nothing.
-            let known = !steps.iter().any(|s| s.action.is_tab_step())
-                && (tab.map(TabId) == Some(h.id) || self.current() == Some(h.id));
+            let known = !tab_steps && (tab.map(TabId) == Some(h.id) || self.current() == Some(h.id));
             r = self
                 .answer_with_trail_as(h.id, &mut h.st, r, h.trail, !known)
                 .await;

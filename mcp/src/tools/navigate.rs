@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::backend::Nav;
 use crate::engine_glue::Untrusted;
-use crate::server::{Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, call};
+use crate::server::{Aperture, NAV_TIMEOUT, NO_TAB, Reply, call};
 
 const DESCRIPTION: &str = "Navigate a tab: `goto` a `url`, or go `back`, `forward`, or \
 `reload`. Waits for the load and answers with the HTTP status and the new page's snapshot \
@@ -93,26 +93,24 @@ impl Aperture {
             NavigateAction::Forward => Nav::Forward,
             NavigateAction::Reload => Nav::Reload,
         };
-        // With no tab at all, a goto opens one rather than sending the agent to browser_tabs
-        // first: that is what it asked for.
-        if let (Nav::Goto(url), None) = (&nav, args.tab)
-            && let Ok(tabs) = call(self.backend().tabs(), CALL_TIMEOUT).await
-            && tabs.is_empty()
-        {
-            return match call(self.backend().open_tab(Some(url.clone()), None), NAV_TIMEOUT).await {
-                Ok(id) => {
-                    self.set_current(id);
-                    let r = Reply::new().say(format!(
-                        "there was no tab, so tab {id} was opened for this (yours; it is now your current tab)"
-                    ));
-                    self.first_look(id, r, true).await
-                }
-                Err(e) => Reply::failed(&e),
-            };
-        }
-        let id = match self.target(args.tab).await {
-            Ok(id) => id,
-            Err(r) => return r,
+        let id = match (self.target_if_any(args.tab).await, &nav) {
+            (Ok(Some(id)), _) => id,
+            // With no tab at all, a goto opens one rather than sending the agent to
+            // browser_tabs first: that is what it asked for.
+            (Ok(None), Nav::Goto(url)) => {
+                return match call(self.backend().open_tab(Some(url.clone()), None), NAV_TIMEOUT).await {
+                    Ok(id) => {
+                        self.set_current(id);
+                        let r = Reply::new().say(format!(
+                            "there was no tab, so tab {id} was opened for this (yours; it is now your current tab)"
+                        ));
+                        self.first_look(id, r, true).await
+                    }
+                    Err(e) => Reply::failed(&e),
+                };
+            }
+            (Ok(None), _) => return Reply::error(NO_TAB),
+            (Err(r), _) => return r,
         };
         let lock = self.tab_state(id);
         let mut st = lock.lock().await;
