@@ -19,9 +19,12 @@ const PAGE: &str = r##"<!doctype html><html><head><title>Picked</title></head><b
 <label>Volume <input type=range id=vol min=0 max=100 step=5 value=20></label>
 <label>Locked <input type=date id=locked disabled></label>
 <script>
+function report(u) { const x = new XMLHttpRequest(); x.open('GET', u, false); try { x.send(); } catch (e) {} }
 for (const el of document.querySelectorAll('input')) {
   for (const ev of ['input', 'change']) {
-    el.addEventListener(ev, () => fetch('/ev/' + el.id + '/' + ev + '/' + encodeURIComponent(el.value), {keepalive: true}));
+    // A synchronous request: each report has reached the server before the next event runs
+    // (two keepalive fetches fired back to back lost one on a loaded CI machine).
+    el.addEventListener(ev, () => report('/ev/' + el.id + '/' + ev + '/' + encodeURIComponent(el.value)));
   }
 }
 </script></body></html>"##;
@@ -198,9 +201,10 @@ async fn disabled_checkboxes_and_selects_are_refused_untouched() {
 <label>Size <select id=size disabled><option>Small</option><option>Medium</option></select></label>
 <label>Note <input id=note></label>
 <script>
+function report(u) { const x = new XMLHttpRequest(); x.open('GET', u, false); try { x.send(); } catch (e) {} }
 for (const el of document.querySelectorAll('input, select')) {
   for (const ev of ['input', 'change', 'click']) {
-    el.addEventListener(ev, () => fetch('/ev/' + el.id + '/' + ev, {keepalive: true}));
+    el.addEventListener(ev, () => report('/ev/' + el.id + '/' + ev));
   }
 }
 </script></body></html>"##;
