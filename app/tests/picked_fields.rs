@@ -47,7 +47,7 @@ async fn events(server: &Server, id: &str, n: usize) -> Vec<String> {
             .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
             .collect::<Vec<_>>()
     };
-    // keepalive requests may reach the server in either order.
+    // Sorted: the assertions say which events came, not in what order.
     let mut e = eventually(
         Duration::from_secs(20),
         &format!("{n} events of {id}"),
