@@ -176,6 +176,7 @@ struct Landing {
     state: Option<InputState>,
 }
 
+#[derive(Debug)]
 enum Arrival {
     Whole(InputState),
     Partial,
@@ -722,6 +723,7 @@ impl Tab {
             }
             send().await?;
             let mut arrival = self.arrival(&before, &s, false).await?;
+            tracing::debug!(tab = self.id.0, attempt, what = s.what, ?arrival, "input sent");
             if let Arrival::Nothing = arrival
                 && !s.voidable
             {
@@ -766,11 +768,23 @@ impl Tab {
                         return Err(gone);
                     }
                     Err(other) => {
+                        tracing::debug!(tab = self.id.0, attempt, error = %other, "void unanswered");
                         return Err(TabError::InputUnknown(format!(
                             "the page did not answer after the input was sent ({other}); it may or may not have received it"
                         )));
                     }
                 };
+                tracing::debug!(
+                    tab = self.id.0,
+                    attempt,
+                    kind = s.first.event_type(),
+                    before = before.counts.get(s.first),
+                    now = v.counts.get(s.first),
+                    void_set = v.void_set,
+                    late = v.late,
+                    voided = v.voided,
+                    "void answered"
+                );
                 if v.deaf {
                     return Err(deaf());
                 }
