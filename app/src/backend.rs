@@ -319,12 +319,12 @@ impl AppBackend {
 
     /// The agent's view of what became of input.
     async fn delivery(&self, id: TabId, d: tab::Delivery) -> Delivery {
-        let elsewhere = d
-            .landed
-            .filter(|l| !l.inside)
-            .map(|l| l.what.map_or_else(|| "another element".to_string(), |w| w.line()));
+        let off = d.landed.filter(|l| !l.inside);
+        let pressed_inside = off.as_ref().is_some_and(|l| l.pressed);
+        let elsewhere = off.map(|l| l.what.map_or_else(|| "another element".to_string(), |w| w.line()));
         Delivery {
             elsewhere: self.redacted(id, elsewhere).await,
+            pressed_inside,
             unconfirmed: d.unconfirmed,
             navigated: d.navigated,
         }

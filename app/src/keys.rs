@@ -31,6 +31,24 @@ const LETTER_X11: [i32; 26] = [
     38, 56, 54, 40, 26, 41, 42, 43, 31, 44, 45, 46, 58, 57, 32, 33, 24, 27, 39, 28, 30, 55, 25, 53, 29, 52,
 ];
 const DIGIT_X11: [i32; 10] = [19, 10, 11, 12, 13, 14, 15, 16, 17, 18];
+/// The symbols over the digits 0–9 on a US layout (Shift+digit).
+const SHIFTED_DIGITS: [char; 10] = [')', '!', '@', '#', '$', '%', '^', '&', '*', '('];
+/// (unshifted, shifted, windows VK_OEM_*, X11 keycode) for a US layout's punctuation keys:
+/// pages read `keydown` for these too (a terminal's "." or "-", a field that filters keys),
+/// so they go as key presses, not as bare text.
+const PUNCTUATION: &[(char, char, i32, i32)] = &[
+    (';', ':', 0xBA, 47),
+    ('=', '+', 0xBB, 21),
+    (',', '<', 0xBC, 59),
+    ('-', '_', 0xBD, 20),
+    ('.', '>', 0xBE, 60),
+    ('/', '?', 0xBF, 61),
+    ('`', '~', 0xC0, 49),
+    ('[', '{', 0xDB, 34),
+    ('\\', '|', 0xDC, 51),
+    (']', '}', 0xDD, 35),
+    ('\'', '"', 0xDE, 48),
+];
 
 fn ev(kind: KeyEventKind, vk: i32, native: i32, ch: u16, modifiers: EventFlags) -> KeyEvent {
     KeyEvent {
@@ -62,7 +80,14 @@ fn key_for_char(c: char) -> Option<(i32, i32, bool)> {
             false,
         )),
         ' ' => Some((0x20, 65, false)),
-        _ => None,
+        _ => {
+            if let Some(d) = SHIFTED_DIGITS.iter().position(|&x| x == c) {
+                return Some((0x30 + d as i32, DIGIT_X11[d], true));
+            }
+            PUNCTUATION.iter().find_map(|&(plain, shifted, vk, x11)| {
+                (c == plain || c == shifted).then_some((vk, x11, c == shifted))
+            })
+        }
     }
 }
 
@@ -75,7 +100,8 @@ fn press(vk: i32, native: i32, ch: u16, modifiers: EventFlags, out: &mut Vec<Key
     out.push(ev(KeyEventKind::KeyUp, vk, native, ch, modifiers));
 }
 
-/// Events that type `text`. Characters without a key on a US layout are sent as CHAR events,
+/// Events that type `text`. Characters without a key on a US layout (accented letters, other
+/// scripts, emoji) are sent as CHAR events,
 /// which Chromium inserts as text (with a trusted `input` event, but no keydown).
 pub fn text(text: &str) -> Vec<KeyEvent> {
     let mut out = Vec::new();
@@ -168,6 +194,21 @@ mod tests {
     fn unknown_keys_and_modifiers_are_named_in_the_error() {
         assert!(chord("Hyper+a").unwrap_err().contains("Hyper"));
         assert!(chord("Bogus").unwrap_err().contains("Bogus"));
+    }
+
+    #[test]
+    fn punctuation_is_typed_with_its_key() {
+        let e = text(".");
+        assert_eq!(e.len(), 3);
+        assert_eq!((e[0].windows_key_code, e[0].native_key_code), (0xBE, 60));
+        assert_eq!(e[1].character, '.' as u16);
+        let e = text("!");
+        assert_eq!((e[0].windows_key_code, e[0].native_key_code), (0x31, 10));
+        assert!(e[0].modifiers.contains(SHIFT));
+        let e = text("\"");
+        assert_eq!(e[0].windows_key_code, 0xDE);
+        assert!(e[0].modifiers.contains(SHIFT));
+        assert!(!text("-").iter().any(|k| k.modifiers.contains(SHIFT)));
     }
 
     #[test]

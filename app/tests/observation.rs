@@ -181,7 +181,7 @@ fn a_page_that_replaces_built_ins_does_not_change_the_walk() {
     let mut a = late_walk(&mut b, clean);
     let mut h = b.walk(hostile);
     for w in [&mut a, &mut h] {
-        for k in ["walk_id", "walk_us", "url", "dom_quiet_ms"] {
+        for k in ["walk_id", "walk_us", "url", "dom_quiet_ms", "change_quiet_ms"] {
             w.as_object_mut().unwrap().remove(k);
         }
         // Resolved link URLs carry the page's own address.

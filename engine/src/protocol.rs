@@ -345,6 +345,10 @@ pub struct Landed {
     /// What it went to instead (page text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub what: Option<Described>,
+    /// Not inside, yet the press itself went to the aimed element: only the release and the
+    /// click went elsewhere (the page covered or moved the target between them).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pressed: bool,
 }
 
 /// What the focus guard let through and stopped.

@@ -35,6 +35,12 @@ pub struct Walk {
     /// wait for this to pass a quiet window, so client-rendered apps are seen rendered.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dom_quiet_ms: Option<u64>,
+    /// Milliseconds since anything shown last changed: a DOM mutation or a change of an
+    /// attribute that alters what is drawn (style, class, hidden, ARIA states). An action's
+    /// answer waits for this to pass a short quiet window, so it shows where the page's
+    /// reaction (a delayed menu, a fade, a collapse) ended rather than its middle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_quiet_ms: Option<u64>,
     /// A frame's walk (`Request::Walk` with `sub`): this window's index among its parent's
     /// child frames, matched by the app against an `<iframe>`'s [`NodeRecord::slot`].
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -250,7 +256,28 @@ impl Walk {
         let since = std::time::Duration::from_millis(self.dom_quiet_ms?);
         (since < quiet).then(|| quiet - since)
     }
+
+    /// [`Walk::quiet_wait`] for an action's answer: attribute changes count too (see
+    /// [`Walk::change_quiet_ms`]).
+    pub fn reaction_wait(&self, quiet: std::time::Duration) -> Option<std::time::Duration> {
+        let since = std::time::Duration::from_millis(self.change_quiet_ms?);
+        (since < quiet).then(|| quiet - since)
+    }
 }
+
+/// How long after input an action's answer waits at least before it looks: pages answer some
+/// input on a timer or an animation of about this length (jQuery UI opens a hover menu and
+/// an autocomplete list 300 ms after the input; its default animation runs 400 ms), and an
+/// answer taken sooner shows "no change" for input that did change the page.
+pub const REACTION_MIN: std::time::Duration = std::time::Duration::from_millis(350);
+
+/// How long what is shown must then have gone unchanged (attributes included) for an action's
+/// answer to show it: an animation steps every frame, so a gap this long means it ended.
+pub const REACTION_QUIET: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// The most an action's answer waits, from the input, for the page to stop changing: a page
+/// that never does (a carousel, a ticker) is answered at this bound.
+pub const REACTION_CAP: std::time::Duration = std::time::Duration::from_millis(1500);
 
 #[cfg(test)]
 mod tests {
@@ -271,5 +298,23 @@ mod tests {
             None,
             "an older walker never holds an answer"
         );
+    }
+
+    #[test]
+    fn reaction_wait_counts_attribute_changes() {
+        let w = |dom, change| Walk {
+            dom_quiet_ms: dom,
+            change_quiet_ms: change,
+            ..Walk::default()
+        };
+        // A fade steps only styles: the DOM has been quiet for long, what is shown has not.
+        let fading = w(Some(5000), Some(20));
+        assert_eq!(fading.quiet_wait(QUIET), None);
+        assert_eq!(
+            fading.reaction_wait(REACTION_QUIET),
+            Some(Duration::from_millis(130))
+        );
+        assert_eq!(w(Some(5000), Some(150)).reaction_wait(REACTION_QUIET), None);
+        assert_eq!(w(None, None).reaction_wait(REACTION_QUIET), None);
     }
 }

@@ -68,6 +68,7 @@
     inputValue: getter(G.HTMLInputElement.prototype, 'value'),
     inputChecked: getter(G.HTMLInputElement.prototype, 'checked'),
     inputIndeterminate: getter(G.HTMLInputElement.prototype, 'indeterminate'),
+    imgComplete: getter(G.HTMLImageElement.prototype, 'complete'),
     inputType: getter(G.HTMLInputElement.prototype, 'type'),
     inputLabels: getter(G.HTMLInputElement.prototype, 'labels'),
     inputForm: getter(G.HTMLInputElement.prototype, 'form'),
@@ -175,6 +176,13 @@
   let voidAt = -1, voidSet = -1, voided = 0;
   // The element the agent's next pointer action aims at, and where its first event landed.
   let aimEl = null, aimRemote = false, landed = null, landedDown = false, landedDesc = null;
+  // Whether the press itself went to the aim (its mousedown and focus handlers ran there), for
+  // a click whose release the page sent elsewhere by covering or moving the target mid-click.
+  let pressInside = false;
+  // Whether what `landed` names was the aim or inside it when the event arrived: worked out
+  // then, because a page often re-renders what was clicked (a button replacing its label, an
+  // SVG redrawn), and the node the event went to is detached by the time anyone asks.
+  let landedInside = false;
   // Keys are allowed only while focus stays within guardEl; once it leaves, every later key
   // is stopped until the guard is lifted, even if focus comes back.
   let guardEl = null, guardSet = -1, guardTripped = false, guardWent = null, typed = 0, blocked = 0;
@@ -221,14 +229,15 @@
       const path = POINTER_AIM[t] === true || LATE[t] === true ? apply(evPath, e, []) : null;
       const at = path && path.length ? path[0] : null;
       if ((t === 'pointermove' || t === 'wheel') && landed === null) land(at, false);
-      else if (t === 'pointerdown' && !landedDown) land(at, true);
-      else if (LATE[t] === true && (landed === null || reaches(aimEl, landed)) && !reaches(aimEl, at)) land(at, landedDown);
+      else if (t === 'pointerdown' && !landedDown) { land(at, true); pressInside = landedInside; }
+      else if (LATE[t] === true && (landed === null || landedInside) && !reaches(aimEl, at)) land(at, landedDown);
     }
   }
   function land(at, down) {
     landed = at;
     landedDown = down;
     landedDesc = null;
+    landedInside = reaches(aimEl, at);
   }
   function instrument(win) {
     if (!win || apply(wsHas, instrumented, [win])) return;
@@ -1065,6 +1074,20 @@
     try { apply(G.MutationObserver.prototype.observe, mo, [G.document, opts]); } catch (e) { /* no document yet */ }
   }
   function domQuietMs() { return mathRound(mathMax(0, now() - lastMutation)); }
+  // An action's answer waits for the page's reaction to end, and many reactions change only
+  // attributes: a hover menu shown by its style after a delay, a jQuery fade stepping opacity,
+  // a panel collapsing by height. So a second clock counts those too (the attributes that
+  // change what is shown, not the data-* churn of analytics scripts).
+  let lastChange = now();
+  {
+    const mo = new G.MutationObserver(function () { lastChange = now(); });
+    const opts = obj();
+    opts.childList = true; opts.subtree = true; opts.characterData = true; opts.attributes = true;
+    opts.attributeFilter = ['style', 'class', 'hidden', 'open', 'src', 'disabled', 'aria-hidden', 'aria-expanded',
+      'aria-selected', 'aria-checked', 'aria-disabled'];
+    try { apply(G.MutationObserver.prototype.observe, mo, [G.document, opts]); } catch (e) { /* no document yet */ }
+  }
+  function changeQuietMs() { return mathRound(mathMax(0, now() - lastChange)); }
 
   const HREF_A = getter(G.HTMLAnchorElement.prototype, 'href');
   const labelCtl = getter(G.HTMLLabelElement.prototype, 'control');
@@ -1195,7 +1218,7 @@
     // parent's own text, or -1), axHidden (inside an aria-hidden subtree)].
     const stack = arr();
     const root = apply(g.documentElement, topDoc, []);
-    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc, false, -1, false];
+    if (root) stack[0] = [root, -1, 0, 0, 0, false, topDoc, false, -1, false, false];
     // <label>s and the controls they label, matched up after the walk; controls by element.
     const labelsFor = arr(), controlIdx = new MapCtor();
     // Elements reported only because their cursor is a pointer: dropped again when something
@@ -1210,7 +1233,7 @@
       // cost the whole walk: it and its subtree are skipped and counted.
       try {
       const el = e[0], parentIdx = e[1], frame = e[2], ox = e[3], oy = e[4], inShadow = e[5], doc = e[6];
-      const parentPointer = e[7], at = e[8], hiddenAbove = e[9];
+      const parentPointer = e[7], at = e[8], hiddenAbove = e[9], disabledAbove = e[10];
       if (apply(g.nodeType, el, []) !== 1) continue;
       // `tag` decides how the element is handled; `localName` is what is reported.
       const localName = apply(g.localName, el, []);
@@ -1235,7 +1258,11 @@
       // the control's role and state.
       const standIn = tag === 'label' ? hiddenControl(el) : null;
       const role = standIn !== null ? roleOf(standIn, 'input') : roleOf(el, tag);
-      const dis = apply(m.matches, el, [':disabled']) || attr(el, 'aria-disabled') === 'true';
+      const ariaDis = attr(el, 'aria-disabled') === 'true';
+      const dis = apply(m.matches, el, [':disabled']) || ariaDis;
+      // aria-disabled on a container disables the controls inside it (a menu's disabled item
+      // is its <li>, the menuitem inside): they are marked so, and keep their refs.
+      const disDown = disabledAbove === true || ariaDis;
       // Inside a contenteditable region every element is content-editable too, but only the
       // editing host is a field: a word made bold in an editor is its text, not a textbox.
       const editable = !!safe(g.isContentEditable, el, false) && !safe(g.isContentEditable, apply(g.parentNode, el, []), false) ||
@@ -1335,7 +1362,10 @@
           (tag === 'input' || tag === 'select' || tag === 'textarea' ||
             (pos === 'absolute' || pos === 'fixed') && r.w > 0 && r.h > 0 &&
               apply(m.getPropertyValue, cs, ['pointer-events']) !== 'none');
-        n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable) && visibility !== 'hidden' && visibility !== 'collapse' &&
+        // An image still loading has no size yet, but it is on its way with what its alt says
+        // (a page that adds a dish's "peanuts" tag as an image, just before the agent looks).
+        const loadingImg = tag === 'img' && !!attr(el, 'alt') && !apply(g.imgComplete, el, []);
+        n.visible = (r.w > 0 && r.h > 0 || display === 'contents' || actionable || loadingImg) && visibility !== 'hidden' && visibility !== 'collapse' &&
           (opacity !== '0' || seeThroughControl);
         n.actionable = actionable;
         n.focusable = focusable;
@@ -1358,7 +1388,7 @@
           const so = attr(el, 'aria-sort');
           if (so === 'ascending' || so === 'descending' || so === 'other') st.sort = so;
         }
-        if (dis) st.disabled = true;
+        if (dis || (native && disabledAbove === true)) st.disabled = true;
         if (apply(m.hasAttribute, el, ['required']) || attr(el, 'aria-required') === 'true') st.required = true;
         if (apply(m.hasAttribute, el, ['readonly']) || attr(el, 'aria-readonly') === 'true') st.readonly = true;
         if (el === active) st.focused = true;
@@ -1418,7 +1448,7 @@
           // Content box of the iframe: its border-box origin plus its borders.
           const bl = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-left-width']), [0, -2]) || 0;
           const bt = +apply(strSlice, apply(m.getPropertyValue, cs, ['border-top-width']), [0, -2]) || 0;
-          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc, false, -1, axh];
+          kids[0] = [inner, myIdx, frameCount, ox + r.x + bl, oy + r.y + bt, inShadow, iframeDoc, false, -1, axh, disDown];
         }
       } else if (tag !== 'select') {
         // A select's options are listed on its record, not walked.
@@ -1446,7 +1476,7 @@
           if (report && myMarks && apply(mapHas, myMarks, [c])) cat = apply(mapGet, myMarks, [c]);
           // Assigned nodes of a slot are light DOM; its fallback content is in the shadow tree.
           const shadowKid = slotted ? apply(g.nodeType, apply(getRootNode, c, []), []) === 11 : (inShadow || !!sr);
-          kids[kids.length] = [c, myIdx, frame, ox, oy, shadowKid, doc, pointer, cat, axh];
+          kids[kids.length] = [c, myIdx, frame, ox, oy, shadowKid, doc, pointer, cat, axh, disDown];
         }
       }
       for (let i = kids.length - 1; i >= 0; i--) stack[stack.length] = kids[i];
@@ -1468,11 +1498,36 @@
         if (below[k] === true) { nodes[k].actionable = false; nodes[k].scripted = undefined; nodes[k].name = undefined; }
       }
     }
+    // An element made clickable by a listener around exactly one control that says the same
+    // (a calendar's day cell around its day link, a "Close" wrapper around its button, a row
+    // around its checkbox) is that control's: a click on the control reaches the wrapper's
+    // listener too, and two refs for one thing cost tokens and make the agent choose.
+    {
+      const count = arr(), only = arr();
+      for (let i = nodes.length - 1; i >= 0; i--) {
+        const p = nodes[i].parent;
+        if (p === undefined) continue;
+        const own = nodes[i].actionable && nodes[i].visible ? 1 : 0;
+        const c = (count[i] || 0) + own;
+        if (c === 0) continue;
+        const prev = count[p] || 0;
+        count[p] = prev + c;
+        only[p] = prev === 0 && c === 1 ? (own === 1 ? i : only[i]) : -1;
+      }
+      for (let i = 0; i < nodes.length; i++) {
+        const n = nodes[i];
+        if (n.scripted !== true || !n.actionable || count[i] !== 1 || only[i] < 0) continue;
+        const d = nodes[only[i]];
+        const a = lower(n.name || ''), b = lower(d.name || '');
+        if (a === '' || a === b) { n.actionable = false; n.scripted = undefined; }
+      }
+    }
     lastWalk = { id: id, els: els, frames: frames };
     const out = obj();
     out.walk_id = id;
     if (mySlot >= 0) out.slot = mySlot;
     out.dom_quiet_ms = domQuietMs();
+    out.change_quiet_ms = changeQuietMs();
     out.url = apply(g.URL, topDoc, []);
     out.title = collapse(apply(g.title, topDoc, []), 300);
     out.nodes = nodes;
@@ -1567,10 +1622,11 @@
     if (aimRemote) out.remote = true;
     if (aimEl !== null && landed !== null) {
       const l = obj0();
-      l.inside = reaches(aimEl, landed);
+      l.inside = landedInside;
       if (!l.inside) {
         if (landedDesc === null) landedDesc = describe(landed);
         l.what = landedDesc;
+        if (pressInside) l.pressed = true;
       }
       out.landed = l;
     }
@@ -1624,7 +1680,7 @@
       // Arms the aim, which only records where the next pointer event lands: no change to
       // the page.
       let h = hitAt(req.x, req.y);
-      landed = null; landedDown = false; landedDesc = null; aimRemote = false;
+      landed = null; landedDown = false; landedDesc = null; aimRemote = false; pressInside = false; landedInside = false;
       let ok = reaches(el, h.el);
       if (!ok) {
         // Another point of the element may be clear (a banner over half of it), or it moved:

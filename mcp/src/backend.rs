@@ -149,6 +149,10 @@ pub struct Delivery {
     /// [`ElementOp::HitTest`] (it moved, or something covered it meanwhile): `role "name"` of
     /// what got it (page text: fence it).
     pub elsewhere: Option<String>,
+    /// With `elsewhere`: the press itself reached the aimed element (its mousedown and focus
+    /// handlers ran there); only the release and the click went to what `elsewhere` names.
+    #[serde(default)]
+    pub pressed_inside: bool,
     /// The input went into a frame of another site: the browser could not confirm it arrived.
     pub unconfirmed: bool,
     /// A new document replaced the page before the input could be confirmed (the input most

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use aperture_engine::record::{NodeRecord, Rect, Viewport};
+use aperture_engine::record::{NodeRecord, REACTION_CAP, REACTION_MIN, REACTION_QUIET, Rect, Viewport};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool_handler};
@@ -34,8 +34,10 @@ delta: browser_snapshot gives a full snapshot once, then browser_act / browser_f
 browser_navigate answer with what changed against the state you already hold. Elements you can \
 act on carry refs (e12); a ref names a logical element and survives re-renders. A diff names \
 the observation it applies to; a result headed FULL SNAPSHOT replaces all prior state. Focus \
-is in one place: a line a diff shows as focused took it from every line the diff does not show. Refs \
-listed as gone are dead: acting on them is refused, never silently rebound. An action reported \
+is in one place: a line a diff shows as focused took it from every line the diff does not show. A \
+line without a ref is addressed by position in the state the diff applies to: `/3` is the third \
+top-level line, `e12/2` the second line under e12. Refs listed as gone are dead (acting on them \
+is refused, never silently rebound) until an observation lists them again. An action reported \
 as OUTCOME UNKNOWN was sent and may have taken effect: look at the page before repeating it. \
 You may act in tabs the human opened but may close only tabs you opened. ";
 
@@ -386,6 +388,20 @@ impl Aperture {
         force_full: bool,
         navigated: bool,
     ) -> BackendResult<Observation> {
+        self.observe_with(id, st, force_full, navigated, None).await
+    }
+
+    /// [`Aperture::observe`]; with `input_at` (when the agent's input was delivered), a page
+    /// still changing what it shows is walked again until it stops, for at most
+    /// [`REACTION_CAP`] from the input, so the answer shows the end of its reaction.
+    async fn observe_with(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        force_full: bool,
+        navigated: bool,
+        input_at: Option<Instant>,
+    ) -> BackendResult<Observation> {
         // Asked before the walk: if a navigation slips in between, the next observation sees
         // the document change and retires refs, which errs on the safe side.
         let document = call(self.backend().document(id), CALL_TIMEOUT).await?;
@@ -400,6 +416,8 @@ impl Aperture {
         };
         if navigated || moved {
             walk = self.quiet_walk(id, walk).await?;
+        } else if let Some(at) = input_at {
+            walk = self.reaction_walk(id, walk, at).await?;
         }
         let acts = self.hub.counts(id).acts;
         let others = acts.saturating_sub(st.acts_seen) > st.own_acts;
@@ -426,6 +444,24 @@ impl Aperture {
                 return Ok(walk);
             };
             let left = QUIET_CAP.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return Ok(walk);
+            }
+            tokio::time::sleep(wait.min(left)).await;
+            walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
+            self.hub.update_counts(id, |c| c.latest_walk = Some(walk.walk_id));
+        }
+    }
+
+    /// Walks again while what the page shows is still changing (attributes included: a fade,
+    /// a menu opening), until [`REACTION_CAP`] after the input at `at`; the last walk is the
+    /// one observed.
+    async fn reaction_walk(&self, id: TabId, mut walk: Walk, at: Instant) -> BackendResult<Walk> {
+        loop {
+            let Some(wait) = walk.reaction_wait(REACTION_QUIET) else {
+                return Ok(walk);
+            };
+            let left = REACTION_CAP.saturating_sub(at.elapsed());
             if left.is_zero() {
                 return Ok(walk);
             }
@@ -464,7 +500,7 @@ impl Aperture {
         trail: &mut Vec<Observation>,
     ) -> BackendResult<()> {
         let before = st.seq.clone();
-        let obs = self.settle_and_observe(id, st).await?;
+        let obs = self.settle_and_observe(id, st, false).await?;
         if obs.full || Some(&obs.seq) != before.as_ref() {
             push_obs(trail, obs);
         }
@@ -480,26 +516,35 @@ impl Aperture {
         trail: &mut Vec<Observation>,
     ) -> BackendResult<()> {
         let before = st.seq.clone();
-        let obs = self.settle_and_observe(id, st).await?;
+        let obs = self.settle_and_observe(id, st, true).await?;
         if trail.is_empty() || obs.full || Some(&obs.seq) != before.as_ref() {
             push_obs(trail, obs);
         }
         Ok(())
     }
 
-    /// Lets the page react to an action, then observes it.
+    /// Lets the page react to an action, then observes it. `reaction` (an action's final
+    /// answer) also waits out the page's delayed reaction: at least [`REACTION_MIN`] from the
+    /// input, then until what it shows stops changing. Between a batch's steps only the
+    /// repaint is waited for: the next step's hit test catches a target still moving.
     pub(crate) async fn settle_and_observe(
         &self,
         id: TabId,
         st: &mut TabState,
+        reaction: bool,
     ) -> BackendResult<Observation> {
+        let input_at = Instant::now();
         // A settle failure is not worth reporting on its own: the walk that follows fails
         // the same way if the tab is really gone.
         let _ = call(self.backend().settle(id, SETTLE), SETTLE * 2).await;
         // Only actions' answers come through here: what changed is (mostly) the page
         // answering the agent, which churn suppression must not hide.
         st.session.after_input();
-        self.observe(id, st, false, false).await
+        if !reaction {
+            return self.observe(id, st, false, false).await;
+        }
+        tokio::time::sleep(REACTION_MIN.saturating_sub(input_at.elapsed())).await;
+        self.observe_with(id, st, false, false, Some(input_at)).await
     }
 }
 

@@ -262,10 +262,8 @@ impl Merging {
                 out.errors += w.errors;
                 out.truncated |= w.truncated;
                 out.walk_us += w.walk_us;
-                out.dom_quiet_ms = match (out.dom_quiet_ms, w.dom_quiet_ms) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
+                out.dom_quiet_ms = quieter(out.dom_quiet_ms, w.dom_quiet_ms);
+                out.change_quiet_ms = quieter(out.change_quiet_ms, w.change_quiet_ms);
                 let k = self.keys[c];
                 self.emit(c as u32 + 1, w.nodes, Some(new), o, Some(k));
             }
@@ -584,6 +582,14 @@ pub async fn element(tab: &Tab, walk_id: u64, idx: u32, op: ElementOp) -> Result
         }
     }
     Ok(r)
+}
+
+/// The more recent of two frames' "quiet since" clocks: the merged page changed when either did.
+fn quieter(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 #[cfg(test)]

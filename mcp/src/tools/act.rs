@@ -267,6 +267,10 @@ pub(crate) enum StepFail {
         r: String,
         got: String,
     },
+    /// The press went to the ref, then the page covered or moved it and the release and
+    /// click went to something else: the ref's press handlers (focus, mousedown) ran, its
+    /// click handlers did not. The ref and what got the click (page text).
+    ReleasedElsewhere { r: String, got: String },
     /// A `wait` whose condition did not come true in time. Harness text.
     Unmet(String),
     /// A navigation step failed.
@@ -290,6 +294,14 @@ impl StepFail {
                 .say(format!(
                     "the {what} reached the page but went to another element, not {target} (it \
                      moved or was covered as the input arrived); it went to:"
+                ))
+                .page(got),
+            StepFail::ReleasedElsewhere { r: target, got } => r
+                .say(format!(
+                    "the press reached {target} (its mousedown and focus happened), then the page \
+                     covered or moved it, so the release and the click went to another element: \
+                     the page's reaction to the press is below; {target}'s click handlers did not \
+                     run. The click went to:"
                 ))
                 .page(got),
             StepFail::Unknown(e) => r
@@ -356,10 +368,17 @@ fn enter_not_pressed(done: &str, e: StepFail) -> StepFail {
 
 pub(crate) fn delivered(d: Delivery, what: &'static str, r: &str, done: String) -> Result<String, StepFail> {
     if let Some(got) = d.elsewhere {
-        return Err(StepFail::Elsewhere {
-            what,
-            r: r.to_string(),
-            got,
+        return Err(if d.pressed_inside {
+            StepFail::ReleasedElsewhere {
+                r: r.to_string(),
+                got,
+            }
+        } else {
+            StepFail::Elsewhere {
+                what,
+                r: r.to_string(),
+                got,
+            }
         });
     }
     Ok(if d.unconfirmed {
@@ -1035,11 +1054,13 @@ impl Aperture {
                 failed = true;
                 break;
             }
-            let head = |r: Reply| {
+            // A click whose press landed did something: "failed" would invite a repeat.
+            let head = |r: Reply, partly: bool| {
+                let how = if partly { "only partly landed" } else { "failed" };
                 if total > 1 {
-                    r.say(format!("{}. {} failed{rest}:", i + 1, s.action.verb()))
+                    r.say(format!("{}. {} {how}{rest}:", i + 1, s.action.verb()))
                 } else {
-                    r.say(format!("{} failed:", s.action.verb()))
+                    r.say(format!("{} {how}:", s.action.verb()))
                 }
             };
             let done = |r: Reply, what: String| {
@@ -1092,7 +1113,8 @@ impl Aperture {
                     }
                 }
                 Err(f) => {
-                    r = f.render(head(r));
+                    let partly = matches!(f, StepFail::ReleasedElsewhere { .. });
+                    r = f.render(head(r, partly));
                     failed = true;
                     break;
                 }
@@ -1222,7 +1244,7 @@ impl Aperture {
                 self.leave(held.take(), r, id);
                 let mut h = self.hold(id).await;
                 let first = if s.url.is_some() {
-                    self.settle_and_observe(id, &mut h.st).await.map(Some)
+                    self.settle_and_observe(id, &mut h.st, false).await.map(Some)
                 } else {
                     Ok(None)
                 };

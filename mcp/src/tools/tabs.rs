@@ -142,7 +142,7 @@ impl Aperture {
         }
         let lock = self.tab_state(id);
         let mut st = lock.lock().await;
-        match self.settle_and_observe(id, &mut st).await {
+        match self.settle_and_observe(id, &mut st, false).await {
             Ok(obs) => r.observation(&obs),
             Err(e) => r.say("it could not be observed yet:").backend_error(&e),
         }

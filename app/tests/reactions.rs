@@ -1,0 +1,225 @@
+//! An action's answer shows where the page's reaction ended, not its first frame (found by
+//! playing MiniWoB++ tasks through MCP): a menu a page opens on a 300 ms timer, a panel that
+//! fades out by its style alone, an image added by script that has not loaded yet. And what a
+//! click did is said as it happened: a press that landed before the page covered its target
+//! is not a failed click; a listener's wrapper around one control that says the same is not a
+//! second ref; a control inside an aria-disabled container is disabled.
+
+use aperture_testkit::mcp::{goto, role_ref, tool};
+use aperture_testkit::{Launch, McpBrowser, Server, Spec};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+
+async fn launch() -> McpBrowser {
+    Launch::from_env()
+        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+        .allow_hosts(["127.0.0.1"])
+        .start()
+        .await
+}
+
+/// A menu shown 300 ms after the click (jQuery UI's delay), a panel that fades out over
+/// 700 ms by stepping its opacity and then hides, and a button that adds an image whose
+/// file takes seconds to come.
+const PAGE: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Reactions</title></head><body>
+<button id="open">Open menu</button>
+<div id="menu" style="display:none"><a href="#one">Delayed item</a></div>
+<button id="fade">Fade panel</button>
+<div id="panel"><a href="#two">Fading link</a></div>
+<button id="tag">Add tag</button>
+<p id="tags">Tags:</p>
+<script>
+document.getElementById('open').onclick = () =>
+  setTimeout(() => { document.getElementById('menu').style.display = 'block'; }, 300);
+document.getElementById('fade').onclick = () => {
+  const p = document.getElementById('panel'), start = performance.now();
+  const step = (t) => {
+    const k = Math.min(1, (t - start) / 700);
+    p.style.opacity = String(1 - k);
+    if (k < 1) requestAnimationFrame(step); else p.style.display = 'none';
+  };
+  requestAnimationFrame(step);
+};
+document.getElementById('tag').onclick = () => {
+  const i = document.createElement('img');
+  i.alt = 'peanuts';
+  i.src = '/slow.png';
+  document.getElementById('tags').appendChild(i);
+};
+</script></body></html>"##;
+
+#[tokio::test]
+async fn an_answer_waits_for_the_page_s_delayed_reaction() {
+    let browser = launch().await;
+    let server = Server::spawn(Spec {
+        routes: HashMap::from([("/r".to_string(), PAGE.to_string())]),
+        delayed: HashMap::from([("/slow.png".to_string(), (Duration::from_secs(8), String::new()))]),
+        ..Spec::default()
+    });
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/r")).await;
+    assert!(!snap.contains("Delayed item"), "{snap}");
+
+    // The menu appears 300 ms after the click: the click's answer shows it.
+    let open = role_ref(&snap, "button", "Open menu");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": open})).await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("link \"Delayed item\""),
+        "the delayed menu is in the answer:\n{t}"
+    );
+
+    // The fade changes only the panel's style until it hides it: the answer is taken once it
+    // has ended, with the panel's link gone, not mid-fade with the link still listed.
+    let fade = role_ref(&snap, "button", "Fade panel");
+    let fading = role_ref(&snap, "link", "Fading link");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": fade})).await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("gone:") && t.contains(&fading) && !t.contains("\"Fading link\""),
+        "the faded panel's link is gone in the answer:\n{t}"
+    );
+
+    // The image has no size until its file comes, seconds later; what its alt says is on the
+    // page already.
+    let tag = role_ref(&snap, "button", "Add tag");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": tag})).await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("img \"peanuts\""),
+        "the loading image is in the answer:\n{t}"
+    );
+}
+
+/// A field whose press ends the round: the page covers everything with a "START" cover on
+/// pointerdown (as a MiniWoB task does when focusing the field wins it), so the release and
+/// the click go to the cover.
+const COVERED: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Cover</title></head><body>
+<input id="f" aria-label="Answer">
+<p id="out">waiting</p>
+<div id="cover" style="display:none;position:fixed;inset:0;background:#eee;z-index:9">START</div>
+<script>
+const f = document.getElementById('f'), cover = document.getElementById('cover');
+f.addEventListener('pointerdown', () => { cover.style.display = 'block'; });
+f.addEventListener('focus', () => { document.getElementById('out').textContent = 'focused: won'; });
+cover.addEventListener('click', () => { document.getElementById('out').textContent += ' (cover clicked)'; });
+</script></body></html>"##;
+
+#[tokio::test]
+async fn a_press_that_landed_before_the_page_covered_its_target_is_said_so() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/c".to_string(), COVERED.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/c")).await;
+    let field = role_ref(&snap, "textbox", "Answer");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": field})).await;
+    assert!(err, "the click's own handlers did not run: {t}");
+    assert!(t.contains("click only partly landed"), "{t}");
+    assert!(
+        t.contains(&format!("the press reached {field}")) && t.contains("START"),
+        "{t}"
+    );
+    assert!(!t.contains("click failed"), "{t}");
+    // The click event itself fires on what the press and the release share (the page), so
+    // the cover's own click listener does not run.
+    assert!(
+        t.contains("\"focused: won\""),
+        "the press's effect is shown:\n{t}"
+    );
+}
+
+/// A calendar day cell made clickable by a listener around its day link, and a card made
+/// clickable around a button that says something else.
+const WRAPPED: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Wrapped</title></head><body>
+<table><tr><td id="d1"><a href="#">1</a></td><td id="d2"><a href="#">2</a></td></tr></table>
+<div id="card" style="width:300px">Weekly report <button>Like</button></div>
+<ul role="menu"><li aria-disabled="true"><div role="menuitem" tabindex="-1">Print...</div></li>
+<li><div role="menuitem" tabindex="-1">Save</div></li></ul>
+<p id="out">none</p>
+<script>
+for (const id of ['d1', 'd2']) document.getElementById(id).addEventListener('click', (e) => {
+  e.preventDefault(); document.getElementById('out').textContent = 'picked ' + id;
+});
+document.getElementById('card').addEventListener('click', () => {});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn a_listener_s_wrapper_around_one_control_saying_the_same_is_that_control() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/w".to_string(), WRAPPED.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/w")).await;
+    // Before, each day read `e1 cell "1"` with ` e2 link "1"` under it.
+    assert_eq!(snap.matches(" \"1\"").count(), 1, "one ref for day 1:\n{snap}");
+    assert_eq!(snap.matches(" \"2\"").count(), 1, "one ref for day 2:\n{snap}");
+    assert!(snap.contains("link \"1\""), "{snap}");
+    // The card says more than its button: both stay.
+    assert!(snap.contains("button \"Like\""), "{snap}");
+    assert!(
+        snap.lines()
+            .any(|l| l.contains("clickable") && l.contains("Weekly report")),
+        "{snap}"
+    );
+    // aria-disabled on a menu's <li> disables the menuitem inside it, as in jQuery UI's menus.
+    let line = |name: &str| {
+        snap.lines()
+            .find(|l| l.contains(&format!("menuitem \"{name}\"")))
+            .unwrap_or_else(|| panic!("no menuitem {name}:\n{snap}"))
+            .to_string()
+    };
+    assert!(line("Print...").contains("disabled"), "{snap}");
+    assert!(!line("Save").contains("disabled"), "{snap}");
+    // The day's link reaches the cell's listener.
+    let two = role_ref(&snap, "link", "\"2\"");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": two})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("picked d2"), "{t}");
+}
+
+/// A field that logs each keydown's key, and a button whose click handler replaces its own
+/// label (as a re-rendering widget does), so the node the click went to is detached by the
+/// time the browser asks where it landed.
+const KEYS: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Keys</title></head><body>
+<input id="f" aria-label="Command">
+<p id="log">keys:</p>
+<button id="b"><span>Plus</span></button>
+<p id="n">0</p>
+<script>
+document.getElementById('f').addEventListener('keydown', (e) => {
+  document.getElementById('log').textContent += ' ' + e.key;
+});
+const b = document.getElementById('b');
+b.addEventListener('click', () => {
+  const n = document.getElementById('n');
+  n.textContent = String(Number(n.textContent) + 1);
+  b.innerHTML = '<span>Plus</span>';
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn punctuation_has_key_presses_and_a_re_rendered_target_still_got_the_click() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/k".to_string(), KEYS.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/k")).await;
+    let field = role_ref(&snap, "textbox", "Command");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": field, "text": "a.b-/!"}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("keys: a . b - / !"),
+        "every character had its keydown:\n{t}"
+    );
+
+    let plus = role_ref(&snap, "button", "Plus");
+    for n in 1..=2 {
+        let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": plus})).await;
+        assert!(!err && t.starts_with(&format!("clicked {plus}")), "{t}");
+        assert!(t.contains(&format!("\"{n}\"")), "{t}");
+    }
+}
