@@ -223,3 +223,57 @@ async fn punctuation_has_key_presses_and_a_re_rendered_target_still_got_the_clic
         assert!(t.contains(&format!("\"{n}\"")), "{t}");
     }
 }
+
+/// A list that handles its items' presses in one listener on the list (as jQuery UI's sortable
+/// does), and a resize grip known only by its cursor, whose drag the document handles.
+const DRAGGY: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Draggy</title></head><body>
+<ul id="list"><li>Gerry</li><li>Candi</li></ul>
+<p id="picked">none</p>
+<div id="grip" style="position:absolute;left:300px;top:300px;width:16px;height:16px;cursor:se-resize;background:#999"></div>
+<p id="moved">still</p>
+<script>
+const list = document.getElementById('list');
+list.addEventListener('mousedown', (e) => {
+  document.getElementById('picked').textContent = 'pressed ' + e.target.textContent;
+});
+let start = null;
+document.addEventListener('mousedown', (e) => {
+  if (e.target.id === 'grip') { start = [e.clientX, e.clientY]; e.preventDefault(); }
+});
+document.addEventListener('mouseup', (e) => {
+  if (start) {
+    document.getElementById('moved').textContent =
+      'moved by ' + (e.clientX - start[0]) + ',' + (e.clientY - start[1]);
+    start = null;
+  }
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn list_items_and_grips_get_refs_and_drag_moves_by_an_offset() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/d".to_string(), DRAGGY.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/d")).await;
+    let candi = role_ref(&snap, "listitem", "Candi");
+    role_ref(&snap, "listitem", "Gerry");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": candi})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("pressed Candi"), "{t}");
+
+    let grip = role_ref(&snap, "clickable", "grip");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "drag", "ref": grip})).await;
+    assert!(
+        err && t.contains("drag needs `to`") && t.contains("nothing was sent"),
+        "{t}"
+    );
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "drag", "ref": grip, "dx": 50, "dy": 30}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains(&format!("dragged {grip} by (50, 30)")), "{t}");
+    assert!(t.contains("moved by 50,30"), "{t}");
+}

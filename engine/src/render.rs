@@ -63,7 +63,7 @@ pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, st: Style) {
 /// What tells a nameless control apart (an icon drawn by CSS: `<span class="ic trash">`): the
 /// words of its test id, its authored id and its class names, split at `-` and `_`, without
 /// names that carry digits (generated `css-1x2y3z` say nothing), words of one or two letters
-/// (`u-`, `c-`, `sm` prefixes) and words every such control has (`link`, `icon`, `btn`…):
+/// (`u-`, `c-`, `sm` prefixes; but see [`HINT_SHORT`]) and words every such control has (`link`, `icon`, `btn`…):
 /// `u-link-clean c-list-menu__toggle link-icon` says `list menu toggle`. At most
 /// [`HINT_WORDS`] words, each once: a whole utility class list cost a dozen tokens a control.
 fn hint(r: &NodeRecord) -> Option<String> {
@@ -79,7 +79,7 @@ fn hint(r: &NodeRecord) -> Option<String> {
         for w in name.split(|c: char| !c.is_alphanumeric()) {
             let w = w.to_lowercase();
             if words.len() < HINT_WORDS
-                && w.chars().count() > 2
+                && (w.chars().count() > 2 || HINT_SHORT.contains(&w.as_str()))
                 && !HINT_NOISE.contains(&w.as_str())
                 && !words.contains(&w)
             {
@@ -92,6 +92,10 @@ fn hint(r: &NodeRecord) -> Option<String> {
 
 /// How many words a nameless control's hint shows.
 const HINT_WORDS: usize = 3;
+
+/// Words of one or two letters that do tell controls apart (a spinner's `up`, a board's
+/// `mark-x` and `mark-o`), unlike the `u-`, `c-`, `sm` and `js` prefixes the rest are.
+const HINT_SHORT: &[&str] = &["x", "o", "up", "ok", "no", "on", "go", "in"];
 
 /// Class and id words that say nothing of what a control does.
 const HINT_NOISE: &[&str] = &[
@@ -477,5 +481,29 @@ pub(crate) fn push_full_body(out: &mut String, model: &Model, walk: &Walk, live:
         indent(out, model.depth[m as usize]);
         push_line(out, model, walk, m, live(m));
         out.push('\n');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classed(c: &str) -> NodeRecord {
+        NodeRecord {
+            class_name: Some(c.to_string()),
+            ..NodeRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_hint_keeps_the_short_words_that_tell_controls_apart() {
+        assert_eq!(hint(&classed("mark mark-x")).as_deref(), Some("mark x"));
+        assert_eq!(hint(&classed("mark mark-o")).as_deref(), Some("mark o"));
+        assert_eq!(
+            hint(&classed("ui-spinner-button ui-spinner-up ui-corner-tr")).as_deref(),
+            Some("spinner up corner")
+        );
+        // Utility prefixes still say nothing.
+        assert_eq!(hint(&classed("u-trash c-sm js-x2")).as_deref(), Some("trash"));
     }
 }

@@ -961,6 +961,16 @@
   function scriptClickable(el) {
     return apply(lsHas, listened, [el]) || reactClickable(el);
   }
+  // Whether `el`'s list (its <ul> or <ol>) listens for presses itself.
+  function listenedParent(el) {
+    const p = flatParent(el);
+    if (!p || apply(g.nodeType, p, []) !== 1) return false;
+    const pt = apply(g.localName, p, []);
+    return (pt === 'ul' || pt === 'ol') && apply(lsHas, listened, [p]);
+  }
+  const DRAG_CURSOR = obj0();
+  for (const c of ['move', 'grab', 'all-scroll', 'col-resize', 'row-resize', 'n-resize', 'e-resize', 's-resize', 'w-resize',
+    'ne-resize', 'nw-resize', 'se-resize', 'sw-resize', 'ew-resize', 'ns-resize', 'nesw-resize', 'nwse-resize']) DRAG_CURSOR[c] = true;
 
   // ---- Hover roots: what a pointer resting on it reveals ----------------------------------
   //
@@ -1279,10 +1289,17 @@
         (!dis && (apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null)));
       // Made clickable by script, or (weaker) where a pointer cursor starts: not the page's
       // whole width and height, which is a wrapper catching clicks for something else.
-      const pointer = apply(m.getPropertyValue, cs, ['cursor']) === 'pointer';
+      const cursor = apply(m.getPropertyValue, cs, ['cursor']);
+      const pointer = cursor === 'pointer';
       let scripted = false, byPointer = false;
       if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
         if (scriptClickable(el) || attr(el, 'draggable') === 'true') scripted = true;
+        // An item of a list whose pointer listener is on the list (a sortable list, a menu or
+        // suggestion list that handles its items' presses in one place) is what a person
+        // presses or drags.
+        else if (tag === 'li' && r.w > 0 && r.h > 0 && listenedParent(el)) scripted = true;
+        // A cursor that says "drag me" (a resize grip, a movable card) is a control too.
+        else if (!parentPointer && r.w > 0 && r.h > 0 && DRAG_CURSOR[cursor] === true) { scripted = true; byPointer = true; }
         else if (focusable && hasTabindex && apply(lsHas, keyListened, [el])) scripted = true;
         else if (hovers !== null && apply(wsHas, hovers, [el])) scripted = true;
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }

@@ -18,7 +18,7 @@ use crate::server::{
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
-`count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`; `type` `text` into `ref` (or the focused element; \
+`count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
@@ -127,9 +127,11 @@ pub struct Step {
     pub key: Option<String>,
     /// Option values or labels for `select`.
     pub values: Option<Vec<String>>,
-    /// Horizontal scroll in CSS pixels (positive = right).
+    /// For `scroll`: horizontal scroll in CSS pixels (positive = right); for `drag` without
+    /// `to`: how far right to move the element (negative = left).
     pub dx: Option<f32>,
-    /// Vertical scroll in CSS pixels (positive = down).
+    /// For `scroll`: vertical scroll in CSS pixels (positive = down); for `drag` without `to`:
+    /// how far down to move it (negative = up).
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
@@ -176,9 +178,11 @@ pub struct ActArgs {
     pub key: Option<String>,
     /// Option values or labels for `select`.
     pub values: Option<Vec<String>>,
-    /// Horizontal scroll in CSS pixels (positive = right).
+    /// For `scroll`: horizontal scroll in CSS pixels (positive = right); for `drag` without
+    /// `to`: how far right to move the element (negative = left).
     pub dx: Option<f32>,
-    /// Vertical scroll in CSS pixels (positive = down).
+    /// For `scroll`: vertical scroll in CSS pixels (positive = down); for `drag` without `to`:
+    /// how far down to move it (negative = up).
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
@@ -554,7 +558,45 @@ impl Aperture {
             ActAction::Drag => {
                 let r = need_ref()?;
                 let Some(to) = s.to.as_deref().map(str::trim) else {
-                    return Err(StepFail::Refused("drag needs `to`, the ref to drop on".into()));
+                    // By an offset: a slider's handle, a resize grip, a shape "to the right",
+                    // where there is nothing to drop on.
+                    let (dx, dy) = match (s.dx, s.dy) {
+                        (None, None) => {
+                            return Err(StepFail::Refused(
+                                "drag needs `to` (the ref to drop on) or `dx`/`dy` (CSS pixels to move it by)"
+                                    .into(),
+                            ));
+                        }
+                        (dx, dy) => (dx.unwrap_or(0.0), dy.unwrap_or(0.0)),
+                    };
+                    let from = self.aim_at(id, st, &r).await?;
+                    let at = ((from.0 + dx).round(), (from.1 + dy).round());
+                    let vp = &st.viewport;
+                    if at.0 < 0.0
+                        || at.1 < 0.0
+                        || (vp.w > 0.0 && at.0 >= vp.w)
+                        || (vp.h > 0.0 && at.1 >= vp.h)
+                    {
+                        return Err(StepFail::Refused(format!(
+                            "dragging {r} by ({dx}, {dy}) would end at ({}, {}), outside the view ({} × {}); drag by less, or scroll first",
+                            at.0, at.1, vp.w, vp.h
+                        )));
+                    }
+                    let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
+                        .await
+                        .map_err(after_send)?;
+                    let how = match end {
+                        DragEnd::Mouse => {
+                            format!("dragged {r} by ({dx}, {dy}) (mouse down, moves, mouse up)")
+                        }
+                        DragEnd::Dropped => {
+                            format!("dragged {r} by ({dx}, {dy}) and the page took the drop there")
+                        }
+                        DragEnd::Refused => format!(
+                            "dragged {r} by ({dx}, {dy}), but nothing there accepted the drop (the page's drag was cancelled)"
+                        ),
+                    };
+                    return delivered(d, "drag", &r, how);
                 };
                 // The drop target into view first, then the source (aimed and hit-tested like a
                 // click's target); the target's box is read after that without scrolling again.
