@@ -632,7 +632,7 @@ impl Backend for AppBackend {
 
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
-        match self.tab(id).move_to(x, y).await {
+        match self.tab(id).hover_at(x, y).await {
             Ok(d) => Ok(self.delivery(id, d).await),
             Err(e) => Err(self.input_failed(id, e).await),
         }

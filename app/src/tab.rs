@@ -1102,8 +1102,39 @@ impl Tab {
         Ok((delivery, end))
     }
 
+    /// A pointer move of one pixel where the pointer already is, delivered on its own before
+    /// it goes to (`x`, `y`): a person's pointer moves before it arrives, and pages act on that
+    /// first move. jQuery UI's autocomplete replays, on the first `mousemove` after its list
+    /// opened, the `mouseenter` of the item that opened under the resting pointer; arriving on
+    /// the wanted item in one move, that replay came after and selected the wrong item. The
+    /// pointer stays over what it was over, so a hover menu it holds open stays open.
+    async fn approach(&self, x: f32, y: f32) {
+        let id = self.id;
+        let Ok(Some((px, py))) = self
+            .ui(move |a| a.with(|st| st.tabs.get(&id).and_then(|t| t.pointer_at)))
+            .await
+        else {
+            return;
+        };
+        if (px as f32 - x).abs() < 2.0 && (py as f32 - y).abs() < 2.0 {
+            return;
+        }
+        let nx = if px > 0 { px - 1 } else { px + 1 };
+        // Best effort: what matters is the move that follows, which is delivered and checked.
+        if let Err(e) = self.move_to(nx as f32, py as f32).await {
+            tracing::debug!(tab = id.0, error = %e, "the approach move was not confirmed");
+        }
+    }
+
+    /// A hover: [`Tab::approach`], then the move to (`x`, `y`).
+    pub async fn hover_at(&self, x: f32, y: f32) -> Result<Delivery, TabError> {
+        self.approach(x, y).await;
+        self.move_to(x, y).await
+    }
+
     /// A trusted click: move, then press and release `count` times (2: a double click).
     pub async fn click_at(&self, x: f32, y: f32, button: Button, count: i32) -> Result<Delivery, TabError> {
+        self.approach(x, y).await;
         let count = count.max(1);
         let what = match count {
             1 => "click",

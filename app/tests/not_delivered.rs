@@ -342,7 +342,6 @@ async fn a_page_that_erases_the_input_counters_mid_click_is_not_reported_undeliv
         .await,
         [2, 2]
     );
-    eprintln!("TEMPDEBUG {}", context(&browser, &t));
 }
 
 /// [`REWRITE`]'s button inside a same-origin frame: the frame rewrites itself.
@@ -395,5 +394,4 @@ async fn a_frame_that_erases_the_input_counters_mid_click_is_not_reported_undeli
         .await,
         [2, 2]
     );
-    eprintln!("TEMPDEBUG {}", context(&browser, &t));
 }

@@ -277,3 +277,115 @@ async fn list_items_and_grips_get_refs_and_drag_moves_by_an_offset() {
     assert!(t.contains(&format!("dragged {grip} by (50, 30)")), "{t}");
     assert!(t.contains("moved by 50,30"), "{t}");
 }
+
+/// A suggestion list as jQuery UI's autocomplete makes it: it opens under the resting pointer,
+/// and the first mouse focus on a new list is deferred to the next `mousemove`, which then
+/// replays the `mouseenter` the item under the pointer got when the list appeared.
+const SUGGEST: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Suggest</title>
+<style>li { height: 30px; } ul { margin: 0; padding: 0; list-style: none; }</style></head><body>
+<input id="q" aria-label="Country" style="position:absolute;left:20px;top:40px">
+<button id="start" style="position:absolute;left:20px;top:100px;width:300px;height:60px">Start</button>
+<ul id="menu" style="display:none;position:absolute;left:20px;top:90px;width:300px"></ul>
+<p id="out" style="position:absolute;top:400px">none</p>
+<script>
+const q = document.getElementById('q'), menu = document.getElementById('menu');
+document.getElementById('start').onclick = (e) => { e.target.style.display = 'none'; };
+let active = null, isNew = false;
+function focusItem(e, li) {
+  if (isNew) {
+    isNew = false;
+    active = null;
+    document.addEventListener('mousemove', () => li.dispatchEvent(new MouseEvent('mouseenter')), {once: true});
+    return;
+  }
+  active = li;
+}
+q.addEventListener('input', () => {
+  menu.innerHTML = '';
+  for (const c of ['France', 'French Guiana', 'French Polynesia']) {
+    const li = document.createElement('li');
+    li.textContent = c;
+    li.addEventListener('mouseenter', (e) => focusItem(e, li));
+    menu.appendChild(li);
+  }
+  menu.style.display = 'block';
+  isNew = true;
+});
+menu.addEventListener('click', () => {
+  document.getElementById('out').textContent = 'picked ' + (active ? active.textContent : 'nothing');
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn a_suggestion_clicked_under_a_resting_pointer_is_the_one_picked() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/s".to_string(), SUGGEST.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/s")).await;
+    // The pointer comes to rest where the list will open.
+    let start = role_ref(&snap, "button", "Start");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": start})).await;
+    assert!(!err, "{t}");
+    let field = role_ref(&snap, "textbox", "Country");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": field, "text": "Fr"}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let polynesia = role_ref(&t, "listitem", "French Polynesia");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": polynesia})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("picked French Polynesia"), "{t}");
+}
+
+/// A list sorted by dragging with the mouse, as script-driven sortable lists decide: the item
+/// goes after every other item whose middle is above the release.
+const SORT: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Sort</title>
+<style>ul { margin: 0; padding: 0; list-style: none; width: 200px; } li { height: 30px; }</style></head><body>
+<ul id="list"><li>Alpha</li><li>Bravo</li><li>Charlie</li><li>Delta</li></ul>
+<p id="order">unsorted</p>
+<script>
+const list = document.getElementById('list');
+let held = null;
+list.addEventListener('mousedown', (e) => { held = e.target.closest('li'); e.preventDefault(); });
+document.addEventListener('mouseup', (e) => {
+  if (!held) return;
+  const others = [...list.children].filter((li) => li !== held);
+  const after = others.filter((li) => { const r = li.getBoundingClientRect(); return r.top + r.height / 2 < e.clientY; });
+  const next = others[after.length] || null;
+  list.insertBefore(held, next);
+  held = null;
+  document.getElementById('order').textContent = 'order ' + [...list.children].map((li) => li.textContent).join(' ');
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn an_item_dragged_down_onto_another_goes_past_it() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/s".to_string(), SORT.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/s")).await;
+    let alpha = role_ref(&snap, "listitem", "Alpha");
+    let charlie = role_ref(&snap, "listitem", "Charlie");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "drag", "ref": alpha, "to": charlie}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("order Bravo Charlie Alpha Delta"), "{t}");
+    // And up onto another: before it.
+    let delta = role_ref(&snap, "listitem", "Delta");
+    let bravo = role_ref(&snap, "listitem", "Bravo");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "drag", "ref": delta, "to": bravo}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("order Delta Bravo Charlie Alpha"), "{t}");
+}

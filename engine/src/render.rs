@@ -94,8 +94,10 @@ fn hint(r: &NodeRecord) -> Option<String> {
 const HINT_WORDS: usize = 3;
 
 /// Words of one or two letters that do tell controls apart (a spinner's `up`, a board's
-/// `mark-x` and `mark-o`), unlike the `u-`, `c-`, `sm` and `js` prefixes the rest are.
-const HINT_SHORT: &[&str] = &["x", "o", "up", "ok", "no", "on", "go", "in"];
+/// `mark-x` and `mark-o`, a resize grip's edge `se`), unlike the `u-`, `c-`, `sm` and `js` prefixes the rest are.
+const HINT_SHORT: &[&str] = &[
+    "x", "o", "up", "ok", "no", "on", "go", "in", "n", "e", "s", "w", "ne", "nw", "se", "sw",
+];
 
 /// Class and id words that say nothing of what a control does.
 const HINT_NOISE: &[&str] = &[
@@ -126,7 +128,6 @@ const HINT_NOISE: &[&str] = &[
     "small",
     "large",
     "medium",
-    "active",
     "svg",
     "img",
     "image",
@@ -502,6 +503,15 @@ mod tests {
         assert_eq!(
             hint(&classed("ui-spinner-button ui-spinner-up ui-corner-tr")).as_deref(),
             Some("spinner up corner")
+        );
+        assert_eq!(
+            hint(&classed("ui-resizable-handle ui-resizable-se")).as_deref(),
+            Some("resizable handle se")
+        );
+        // A toggled icon says so: its state is all that changes.
+        assert_eq!(
+            hint(&classed("icon reply active")).as_deref(),
+            Some("reply active")
         );
         // Utility prefixes still say nothing.
         assert_eq!(hint(&classed("u-trash c-sm js-x2")).as_deref(), Some("trash"));

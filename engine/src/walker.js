@@ -228,7 +228,9 @@
       // click fires on what they share) wins over both.
       const path = POINTER_AIM[t] === true || LATE[t] === true ? apply(evPath, e, []) : null;
       const at = path && path.length ? path[0] : null;
-      if ((t === 'pointermove' || t === 'wheel') && landed === null) land(at, false);
+      // The last move before any press: the pointer's approach (a move where it already was)
+      // comes before the move onto the target.
+      if ((t === 'pointermove' || t === 'wheel') && !landedDown) land(at, false);
       else if (t === 'pointerdown' && !landedDown) { land(at, true); pressInside = landedInside; }
       else if (LATE[t] === true && (landed === null || landedInside) && !reaches(aimEl, at)) land(at, landedDown);
     }
@@ -1930,9 +1932,9 @@
   //          "went":D} while a guard is up (characters let through and stopped, where focus
   //          went); "voided":N, events stopped by voids; "deaf":true when the page had
   //          erased the counters (document.open) since the last look, now attached again}
-  //   {"op":"void","kind":K,"n":N,"until":MS}  if the count of K is still N and the wall clock
-  //       is not past MS (epoch ms), stop every trusted input created until now that arrives
-  //       in the next 10 minutes
+  //   {"op":"void","kind":K,"n":N,"until":MS}  if the count of K is still N, the wall clock
+  //       is not past MS (epoch ms) and the counters were not erased meanwhile ("deaf"), stop
+  //       every trusted input created until now that arrives in the next 10 minutes
   //       -> the "inputs" answer plus "void":B, whether it did, and "late":B, past MS
   //   {"op":"guard"}            if focus is within the element the last focus or clear op
   //                             focused (if no trusted press or key came since; else the focused
@@ -1986,9 +1988,14 @@
           // with a press and no release. And only while the browser still waits for this
           // answer: past `until` it has told the agent the input may still arrive, so it must.
           const late = wallNow() > req.until;
-          const none = !late && inputCounts[req.kind] === req.n;
+          // Nor while the counters were erased (document.open): the input may be arriving
+          // uncounted, and the browser tells the agent it may have been received, so it must
+          // not be stopped now that the counters are back.
+          const deaf = deafened();
+          const none = !late && !deaf && inputCounts[req.kind] === req.n;
           if (none) { voidAt = now(); voidSet = voidAt; }
           out = inputState();
+          if (deaf) out.deaf = true;
           out.void = none;
           out.late = late;
         }

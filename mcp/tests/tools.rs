@@ -391,6 +391,27 @@ async fn every_act_action_reaches_the_page_as_native_input() {
     assert!(t.contains("scrolled by (0, 300)"), "{t}");
 }
 
+/// A tab the agent navigated becomes its current tab: later answers need not say which tab
+/// they are about (and would not follow the human to another foreground tab).
+#[tokio::test]
+async fn the_tab_the_agent_navigated_is_its_current_tab() {
+    let (fake, tab) = fixture();
+    let client = pipe_client(fake.clone()).await;
+    let r = call(
+        &client,
+        "browser_navigate",
+        json!({"action": "goto", "url": "https://shop.example/"}),
+    )
+    .await;
+    assert_ne!(r.is_error, Some(true), "{}", text(&r));
+    let snap = text(&call(&client, "browser_snapshot", json!({"full": true})).await);
+    let apples = ref_for(&snap, "Remove apples");
+    let r = call(&client, "browser_act", json!({"action": "click", "ref": apples})).await;
+    let t = text(&r);
+    assert_ne!(r.is_error, Some(true), "{t}");
+    assert!(!t.contains(&format!("tab {} now:", tab.0)), "{t}");
+}
+
 /// An act on the tab the agent named answers with its observation alone: the `tab N now:` line
 /// would only repeat what the agent said. An act on a tab the agent did not choose (no `tab`, no
 /// current tab of its own: the harness picked the foreground one) still says which tab it was.

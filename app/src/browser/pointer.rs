@@ -52,7 +52,14 @@ impl Actor {
         };
         // Copied out: the host calls below can re-enter the handler (the drag cursor), which
         // borrows the state again.
-        let drag = self.with(|st| st.tabs.get(&id).and_then(|t| t.drag));
+        let at = match &p {
+            Pointer::Move(e) | Pointer::Leave(e) | Pointer::Down(e, ..) | Pointer::Up(e, ..) => (e.x, e.y),
+        };
+        let drag = self.with(|st| {
+            let t = st.tabs.get_mut(&id)?;
+            t.pointer_at = Some(at);
+            t.drag
+        });
         let Some(d) = drag else {
             match p {
                 Pointer::Move(e) => host.send_mouse_move(&e, false),

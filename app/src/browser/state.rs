@@ -112,6 +112,8 @@ pub struct TabRec {
     pub net: super::netwatch::NetWatch,
     /// An HTML drag the page started and the pointer is carrying (see `browser::pointer`).
     pub drag: Option<super::pointer::Drag>,
+    /// Where the last pointer event the browser sent this tab was (view pixels).
+    pub pointer_at: Option<(i32, i32)>,
     /// The page's status text (a hovered link's address), for the window's status bubble.
     pub status_text: String,
 }
@@ -256,6 +258,7 @@ impl State {
                 input_frame: None,
                 net: Default::default(),
                 drag: None,
+                pointer_at: None,
                 status_text: String::new(),
             },
         );

@@ -15,6 +15,7 @@ use crate::engine_glue::{Observation, clean};
 use crate::server::{
     Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
 };
+use aperture_engine::record::Viewport;
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
@@ -392,6 +393,26 @@ pub(crate) fn delivered(d: Delivery, what: &'static str, r: &str, done: String) 
     })
 }
 
+/// Where to release a drag onto box `b` aimed at `at` (its middle), coming from `from`: a
+/// quarter of the box further along the way it travels, still inside it. A sortable list moves
+/// an item past another only once the pointer is past that item's middle (jQuery UI's
+/// sortable, most others); released on the middle, an item dragged down stopped one place
+/// short. A drop zone takes the drop anywhere inside.
+fn past_middle(at: (f32, f32), from: (f32, f32), b: &Rect, vp: &Viewport) -> (f32, f32) {
+    let (dx, dy) = (at.0 - from.0, at.1 - from.1);
+    // Within the box and the view, else the middle stays.
+    let shift = |v: f32, d: f32, start: f32, len: f32, view: f32| {
+        let to = (v + d.signum() * (len / 4.0).floor()).floor();
+        let inside = to > start && to < start + len - 1.0 && to >= 0.0 && (view <= 0.0 || to < view);
+        if inside { to } else { v }
+    };
+    if dy.abs() >= dx.abs() {
+        (at.0, shift(at.1, dy, b.y, b.h, vp.h))
+    } else {
+        (shift(at.0, dx, b.x, b.w, vp.w), at.1)
+    }
+}
+
 /// The point to aim at within a box: the middle of its visible part, on whole pixels (the
 /// browser's mouse events are), so the hit test checks exactly where the input will go.
 fn point_in(b: &Rect, st: &TabState, r: &str) -> Result<(f32, f32), StepFail> {
@@ -612,7 +633,7 @@ impl Aperture {
                     .ok_or_else(|| {
                         StepFail::Refused(format!("{to}: the browser did not report where it is"))
                     })?;
-                let at = point_in(&b, st, to)?;
+                let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
                 let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;

@@ -94,7 +94,15 @@ impl Aperture {
             NavigateAction::Reload => Nav::Reload,
         };
         let id = match (self.target_if_any(args.tab).await, &nav) {
-            (Ok(Some(id)), _) => id,
+            (Ok(Some(id)), _) => {
+                // The tab the agent navigated is the one it works in from now on (until it
+                // selects another): its later calls neither follow the human to another
+                // foreground tab nor need the `tab N now:` line.
+                if args.tab.is_none() && self.current().is_none() {
+                    self.set_current(id);
+                }
+                id
+            }
             // With no tab at all, a goto opens one rather than sending the agent to
             // browser_tabs first: that is what it asked for.
             (Ok(None), Nav::Goto(url)) => {
