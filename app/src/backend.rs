@@ -725,14 +725,16 @@ impl Backend for AppBackend {
                     ConsoleKind::FailedRequest
                 } else if e.level == "error" {
                     ConsoleKind::Error
-                } else {
+                } else if e.level == "warning" {
                     ConsoleKind::Warning
+                } else {
+                    ConsoleKind::Log
                 },
                 text: e.text,
                 url: (!e.source.is_empty()).then_some(e.source),
                 line: u32::try_from(e.line).ok().filter(|l| *l > 0),
             })
-            .filter(|e| e.kind != ConsoleKind::Warning || !e.text.is_empty())
+            .filter(|e| !matches!(e.kind, ConsoleKind::Warning | ConsoleKind::Log) || !e.text.is_empty())
             .collect())
     }
 

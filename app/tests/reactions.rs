@@ -389,3 +389,35 @@ async fn an_item_dragged_down_onto_another_goes_past_it() {
     assert!(!err, "{t}");
     assert!(t.contains("order Delta Bravo Charlie Alpha"), "{t}");
 }
+
+/// `console.log` is reported as a log, not as a warning; `console.warn` as a warning.
+#[tokio::test]
+async fn console_levels_are_the_page_s() {
+    let browser = launch().await;
+    let page = r#"<!doctype html><title>Console</title><p>hi</p>
+<script>console.log('plain note'); console.warn('careful now'); console.error('broken');</script>"#;
+    let server = Server::page(page);
+    let c = browser.connect().await;
+    goto(&c, &server.url("/")).await;
+    let mut seen = String::new();
+    aperture_testkit::eventually(Duration::from_secs(10), "three console entries", async || {
+        let (_, t) = tool(&c, "browser_console", json!({})).await;
+        seen.push_str(&t);
+        (seen.contains("broken"), seen.clone())
+    })
+    .await;
+    let level_of = |needle: &str| {
+        let at = seen
+            .find(needle)
+            .unwrap_or_else(|| panic!("no {needle:?} in {seen}"));
+        seen[..at]
+            .lines()
+            .rev()
+            .find(|l| l.contains(". "))
+            .unwrap_or("")
+            .to_string()
+    };
+    assert!(level_of("plain note").contains(". log"), "{seen}");
+    assert!(level_of("careful now").contains(". warning"), "{seen}");
+    assert!(level_of("broken").contains(". error"), "{seen}");
+}

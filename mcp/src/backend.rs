@@ -251,6 +251,8 @@ pub enum ConsoleKind {
     Error,
     /// `console.warn` or a browser warning (mixed content, deprecation...).
     Warning,
+    /// `console.log`, `console.info` or `console.debug`: what the page's own script says.
+    Log,
     /// A subresource or main-frame request that failed (network error or HTTP status ≥ 400).
     FailedRequest,
 }

@@ -10,7 +10,7 @@ use crate::backend::ConsoleKind;
 use crate::engine_glue::clean;
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call};
 
-const DESCRIPTION: &str = "Console errors, warnings and failed network requests of a tab since \
+const DESCRIPTION: &str = "Console errors, warnings, logs and failed network requests of a tab since \
 the previous browser_console call on it (each entry is reported once).";
 
 /// Entries beyond this are counted, not shown: a page logging in a loop must not flood the
@@ -60,6 +60,7 @@ impl Aperture {
             let kind = match e.kind {
                 ConsoleKind::Error => "error",
                 ConsoleKind::Warning => "warning",
+                ConsoleKind::Log => "log",
                 ConsoleKind::FailedRequest => "failed request",
             };
             let text: String = e.text.chars().take(MAX_ENTRY_CHARS).collect();
