@@ -421,3 +421,37 @@ async fn console_levels_are_the_page_s() {
     assert!(level_of("careful now").contains(". warning"), "{seen}");
     assert!(level_of("broken").contains(". error"), "{seen}");
 }
+
+/// A spinner as jQuery UI draws it: a wrapper around the field and two nameless buttons told
+/// apart only by their classes; each press changes the field's value (and so the wrapper's).
+const SPINNER: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Spinner</title>
+<style>a { display: inline-block; width: 16px; height: 12px; background: #ccc; margin: 2px; }</style></head><body>
+<span class="ui-spinner"><input aria-label="Count" value="0"><a class="ui-spinner-button ui-spinner-up"></a><a class="ui-spinner-button ui-spinner-down"></a></span>
+<script>
+const v = document.querySelector('input');
+document.querySelector('.ui-spinner').addEventListener('mousedown', () => {});
+document.querySelector('.ui-spinner-up').addEventListener('click', () => { v.value = String(Number(v.value) + 1); v.setAttribute('value', v.value); });
+document.querySelector('.ui-spinner-down').addEventListener('click', () => { v.value = String(Number(v.value) - 1); v.setAttribute('value', v.value); });
+</script></body></html>"##;
+
+#[tokio::test]
+async fn nameless_buttons_told_apart_by_class_keep_their_refs_as_the_value_changes() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/p".to_string(), SPINNER.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/p")).await;
+    let up = role_ref(&snap, "hint=", "spinner up");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"steps": [
+            {"action": "click", "ref": up},
+            {"action": "click", "ref": up},
+            {"action": "click", "ref": up}
+        ]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(!t.contains("retired"), "{t}");
+    assert!(t.contains("value=\"3\""), "{t}");
+}

@@ -886,10 +886,19 @@ pub(crate) fn build(
                 NONE => 0,
                 p => base[p as usize],
             };
+            // A control with no name at all is told apart by its class words, as the agent
+            // reads it (a spinner's `up` and `down`): without them the two are one positional
+            // family, whose refs retire together whenever anything around them changes.
+            let hinted = if name.is_empty() {
+                crate::render::hint(r)
+            } else {
+                None
+            };
             H::new(4)
                 .u(frame)
                 .s(r.role.as_deref().unwrap_or(&r.tag))
                 .s(&mask_clock(name))
+                .os(hinted.as_deref())
                 .u(ctx)
         };
         let b = h.u(act as u64).f();

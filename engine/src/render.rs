@@ -66,7 +66,7 @@ pub(crate) fn push_line_fixed(out: &mut String, r: &NodeRecord, st: Style) {
 /// (`u-`, `c-`, `sm` prefixes; but see [`HINT_SHORT`]) and words every such control has (`link`, `icon`, `btn`…):
 /// `u-link-clean c-list-menu__toggle link-icon` says `list menu toggle`. At most
 /// [`HINT_WORDS`] words, each once: a whole utility class list cost a dozen tokens a control.
-fn hint(r: &NodeRecord) -> Option<String> {
+pub(crate) fn hint(r: &NodeRecord) -> Option<String> {
     let mut words: Vec<String> = Vec::new();
     let id = r.dom_id.as_deref().filter(|i| !crate::key::is_generated_id(i));
     let names = [r.testid.as_deref(), id].into_iter().flatten().chain(
