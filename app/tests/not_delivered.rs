@@ -44,21 +44,14 @@ async fn seen_each(
     within: Duration,
     ctx: impl Fn() -> String,
 ) -> Vec<usize> {
-    let counts = || paths.iter().map(|p| seen(server, p)).collect::<Vec<_>>();
-    let start = std::time::Instant::now();
-    while !counts().iter().all(|&k| k >= n) {
-        if start.elapsed() >= within {
-            panic!(
-                "{paths:?} seen {n} times each: not within {within:?}; last seen: {:?}\nthe server saw: {:?}\n{}",
-                counts(),
-                server.requests(),
-                ctx()
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    tokio::time::sleep(Duration::from_millis(800)).await;
-    counts()
+    let counts = seen_each_or_none(server, paths, n, within).await;
+    assert!(
+        counts.iter().all(|&k| k >= n),
+        "{paths:?} seen {n} times each: not within {within:?}; last seen: {counts:?}\nthe server saw: {:?}\n{}",
+        server.requests(),
+        ctx()
+    );
+    counts
 }
 
 /// How often the server saw each of `paths`, once each has been seen `n` times or `within`

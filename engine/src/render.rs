@@ -129,6 +129,12 @@ const HINT_NOISE: &[&str] = &[
     "large",
     "medium",
     "svg",
+    // Analytics hooks (Google Tag Manager's `gtm-…` classes): they say what is tracked, not
+    // what the control does.
+    "gtm",
+    "track",
+    "tracking",
+    "analytics",
     "img",
     "image",
     "fas",
@@ -512,6 +518,10 @@ mod tests {
         assert_eq!(
             hint(&classed("icon reply active")).as_deref(),
             Some("reply active")
+        );
+        assert_eq!(
+            hint(&classed("gtm-social btn-pinterest")).as_deref(),
+            Some("social pinterest")
         );
         // Utility prefixes still say nothing.
         assert_eq!(hint(&classed("u-trash c-sm js-x2")).as_deref(), Some("trash"));

@@ -415,9 +415,15 @@ impl Aperture {
                 .is_some_and(|u| strip_fragment(u) != strip_fragment(&walk.url)),
         };
         if navigated || moved {
-            walk = self.quiet_walk(id, walk).await?;
+            walk = self
+                .walk_until_still(id, walk, Instant::now(), QUIET_CAP, |w| {
+                    w.quiet_wait(aperture_engine::record::QUIET)
+                })
+                .await?;
         } else if let Some(at) = input_at {
-            walk = self.reaction_walk(id, walk, at).await?;
+            walk = self
+                .walk_until_still(id, walk, at, REACTION_CAP, |w| w.reaction_wait(REACTION_QUIET))
+                .await?;
         }
         let acts = self.hub.counts(id).acts;
         let others = acts.saturating_sub(st.acts_seen) > st.own_acts;
@@ -435,37 +441,28 @@ impl Aperture {
         Ok(obs)
     }
 
-    /// Walks again while the walk says the page's DOM is still changing, up to [`QUIET_CAP`]
-    /// from the first walk; the last walk is the one observed.
-    async fn quiet_walk(&self, id: TabId, mut walk: Walk) -> BackendResult<Walk> {
-        let start = Instant::now();
+    /// Walks again while `wait` says the page is still changing (and for how long to wait
+    /// before looking again), until `cap` after `from`; the last walk is the one observed.
+    /// After a navigation the DOM must go quiet ([`Walk::quiet_wait`], [`QUIET_CAP`] from the
+    /// first walk); after input what is shown, attributes included ([`Walk::reaction_wait`]:
+    /// a fade, a menu opening; [`REACTION_CAP`] from the input).
+    async fn walk_until_still(
+        &self,
+        id: TabId,
+        mut walk: Walk,
+        from: Instant,
+        cap: Duration,
+        wait: impl Fn(&Walk) -> Option<Duration>,
+    ) -> BackendResult<Walk> {
         loop {
-            let Some(wait) = walk.quiet_wait(aperture_engine::record::QUIET) else {
+            let Some(pause) = wait(&walk) else {
                 return Ok(walk);
             };
-            let left = QUIET_CAP.saturating_sub(start.elapsed());
+            let left = cap.saturating_sub(from.elapsed());
             if left.is_zero() {
                 return Ok(walk);
             }
-            tokio::time::sleep(wait.min(left)).await;
-            walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
-            self.hub.update_counts(id, |c| c.latest_walk = Some(walk.walk_id));
-        }
-    }
-
-    /// Walks again while what the page shows is still changing (attributes included: a fade,
-    /// a menu opening), until [`REACTION_CAP`] after the input at `at`; the last walk is the
-    /// one observed.
-    async fn reaction_walk(&self, id: TabId, mut walk: Walk, at: Instant) -> BackendResult<Walk> {
-        loop {
-            let Some(wait) = walk.reaction_wait(REACTION_QUIET) else {
-                return Ok(walk);
-            };
-            let left = REACTION_CAP.saturating_sub(at.elapsed());
-            if left.is_zero() {
-                return Ok(walk);
-            }
-            tokio::time::sleep(wait.min(left)).await;
+            tokio::time::sleep(pause.min(left)).await;
             walk = call(self.backend().walk(id), CALL_TIMEOUT).await?;
             self.hub.update_counts(id, |c| c.latest_walk = Some(walk.walk_id));
         }
