@@ -11,10 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await
 }
 
 async fn act(c: &Client, args: Value) -> (bool, String) {

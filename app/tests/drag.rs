@@ -65,10 +65,7 @@ async fn act(c: &Client, args: Value) -> (bool, String) {
 
 #[tokio::test]
 async fn the_agent_drags_and_the_answer_says_how_the_page_took_it() {
-    let browser = Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await;
+    let browser = Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await;
     let server = Server::page(PAGE);
     let c = browser.connect().await;
     let snap = text(

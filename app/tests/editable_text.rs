@@ -8,7 +8,7 @@
 //! editor's markup to the fixture server, whose log no answer of the browser can influence.
 
 use aperture_testkit::mcp::{goto, role_ref, tool};
-use aperture_testkit::{Launch, McpBrowser, Server, eventually};
+use aperture_testkit::{McpBrowser, Server, eventually, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -22,11 +22,7 @@ const PAGE: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>E
 </body></html>"##;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .allow_hosts(["127.0.0.1"])
-        .start()
-        .await
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
 #[tokio::test]

@@ -10,8 +10,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture"))
         // 127.0.0.1 and localhost are two sites: the frame gets a renderer of its own.
         .allow_hosts(["127.0.0.1", "127.0.0.2", "localhost"])
         .start()

@@ -9,8 +9,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture"))
         // Two hosts are two sites: alternating between them swaps renderer processes.
         .allow_hosts(["127.0.0.1", "127.0.0.2"])
         .env("APERTURE_LOG", "aperture=info")

@@ -185,8 +185,7 @@ async fn launch() -> McpBrowser {
 }
 
 async fn launch_with(args: &[&str]) -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture"))
         .args(args)
         .start()
         .await

@@ -41,10 +41,7 @@ render();
 /// The browser under test, with a throwaway profile and config dir.
 async fn launch() -> McpBrowser {
     // `APERTURE_BIN` when set: .ci/sandbox runs a copy of this test as an unprivileged user.
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await
 }
 
 /// The ref of the button whose snapshot line mentions `needle`.

@@ -31,10 +31,7 @@ render();
 </script></body></html>"#;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await
 }
 
 async fn ok(c: &Client, tool: &str, args: serde_json::Value) -> String {

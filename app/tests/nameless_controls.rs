@@ -5,7 +5,7 @@
 //! nothing else. Generated words (with digits) are left out, and a named control has no hint.
 
 use aperture_testkit::mcp::{goto, tool};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{McpBrowser, Server, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
 
@@ -24,11 +24,7 @@ document.getElementById('reply').addEventListener('click', () => say('reply'));
 </script></body></html>"##;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .allow_hosts(["127.0.0.1"])
-        .start()
-        .await
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
 /// The ref on the line that ends with `tail`.

@@ -98,8 +98,7 @@ fn allowed(to: &str) -> Server {
 
 async fn launch(allowed: &Server, extra: &[&str]) -> McpBrowser {
     let host_port = allowed.base.trim_start_matches("http://").to_string();
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture"))
         .allow_hosts([host_port])
         .args(extra.iter().copied())
         .start()

@@ -61,10 +61,7 @@ async fn on_first(c: &Client, s: &Server) {
 #[tokio::test]
 async fn navigate_answers_with_the_new_page_or_says_it_is_still_loading() {
     let s = server();
-    let b = Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await;
+    let b = Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await;
     let c = b.connect().await;
     let r = call(&c, "browser_tabs", json!({"action": "open"})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));

@@ -15,8 +15,7 @@ use std::time::Duration;
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
+    Launch::from_env_or(env!("CARGO_BIN_EXE_aperture"))
         // Two hosts are two sites: the frame on 127.0.0.2 runs in its own renderer.
         .allow_hosts(["127.0.0.1", "127.0.0.2"])
         .start()

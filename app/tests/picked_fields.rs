@@ -6,7 +6,7 @@
 //! log no answer of the browser can influence.
 
 use aperture_testkit::mcp::{goto, role_ref, tool};
-use aperture_testkit::{Launch, McpBrowser, Server, eventually};
+use aperture_testkit::{McpBrowser, Server, eventually, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -30,11 +30,7 @@ for (const el of document.querySelectorAll('input')) {
 </script></body></html>"##;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .allow_hosts(["127.0.0.1"])
-        .start()
-        .await
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
 /// The events the page reported for field `id`, once `n` have come in, sorted.

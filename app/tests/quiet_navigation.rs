@@ -8,10 +8,7 @@ use std::collections::HashMap;
 
 #[tokio::test]
 async fn the_navigate_answer_shows_content_rendered_after_load() {
-    let browser = Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .start()
-        .await;
+    let browser = Launch::from_env_or(env!("CARGO_BIN_EXE_aperture")).start().await;
     // The app shell loads empty; a script fills it in between 400 and 800 ms after the load
     // event, with a loading line updated meanwhile, as a client-rendered app does.
     let app = |delay: &str| {

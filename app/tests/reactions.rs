@@ -6,17 +6,13 @@
 //! second ref; a control inside an aria-disabled container is disabled.
 
 use aperture_testkit::mcp::{goto, role_ref, tool};
-use aperture_testkit::{Launch, McpBrowser, Server, Spec};
+use aperture_testkit::{McpBrowser, Server, Spec, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
 use std::time::Duration;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .allow_hosts(["127.0.0.1"])
-        .start()
-        .await
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
 /// A menu shown 300 ms after the click (jQuery UI's delay), a panel that fades out over

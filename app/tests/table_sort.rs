@@ -4,7 +4,7 @@
 //! headers only, as in Chromium.
 
 use aperture_testkit::mcp::{goto, role_ref, tool};
-use aperture_testkit::{Launch, McpBrowser, Server};
+use aperture_testkit::{McpBrowser, Server, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
 
@@ -23,11 +23,7 @@ function flip() {
 </script></body></html>"##;
 
 async fn launch() -> McpBrowser {
-    Launch::from_env()
-        .unwrap_or_else(|| Launch::new(env!("CARGO_BIN_EXE_aperture")))
-        .allow_hosts(["127.0.0.1"])
-        .start()
-        .await
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
 /// The snapshot line of the Name column's header.

@@ -133,6 +133,12 @@ impl Launch {
         std::env::var_os("APERTURE_BIN").map(Launch::new)
     }
 
+    /// [`Launch::from_env`], else the binary at `bin` (a test passes its crate's
+    /// `env!("CARGO_BIN_EXE_aperture")`).
+    pub fn from_env_or(bin: &str) -> Launch {
+        Launch::from_env().unwrap_or_else(|| Launch::new(bin))
+    }
+
     /// One more command-line argument (after the defaults).
     pub fn arg(mut self, a: impl Into<OsString>) -> Launch {
         self.args.push(a.into());
@@ -305,6 +311,12 @@ impl Drop for McpBrowser {
         let _ = self.child.wait();
         kill_tagged(&self.tag);
     }
+}
+
+/// A headless browser whose agent may visit the loopback fixture servers (`127.0.0.1`): how
+/// most real-browser tests start one. `bin` as for [`Launch::from_env_or`].
+pub async fn local_browser(bin: &str) -> McpBrowser {
+    Launch::from_env_or(bin).allow_hosts(["127.0.0.1"]).start().await
 }
 
 #[cfg(test)]

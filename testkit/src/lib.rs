@@ -34,7 +34,9 @@ mod sandbox;
 mod server;
 
 #[cfg(feature = "browser")]
-pub use launch::{Endpoint, Launch, McpBrowser, cef_dir, mcp_json_path, read_endpoint, wait_endpoint};
+pub use launch::{
+    Endpoint, Launch, McpBrowser, cef_dir, local_browser, mcp_json_path, read_endpoint, wait_endpoint,
+};
 #[cfg(feature = "browser")]
 pub use procs::{kill_tagged, tagged_pids, unique_tag, wait_exit};
 #[cfg(feature = "browser")]
