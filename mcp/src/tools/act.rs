@@ -578,72 +578,71 @@ impl Aperture {
             }
             ActAction::Drag => {
                 let r = need_ref()?;
-                let Some(to) = s.to.as_deref().map(str::trim) else {
-                    // By an offset: a slider's handle, a resize grip, a shape "to the right",
-                    // where there is nothing to drop on.
-                    let (dx, dy) = match (s.dx, s.dy) {
-                        (None, None) => {
-                            return Err(StepFail::Refused(
-                                "drag needs `to` (the ref to drop on) or `dx`/`dy` (CSS pixels to move it by)"
-                                    .into(),
-                            ));
-                        }
-                        (dx, dy) => (dx.unwrap_or(0.0), dy.unwrap_or(0.0)),
-                    };
-                    let from = self.aim_at(id, st, &r).await?;
-                    let at = ((from.0 + dx).round(), (from.1 + dy).round());
-                    let vp = &st.viewport;
-                    if at.0 < 0.0
-                        || at.1 < 0.0
-                        || (vp.w > 0.0 && at.0 >= vp.w)
-                        || (vp.h > 0.0 && at.1 >= vp.h)
-                    {
-                        return Err(StepFail::Refused(format!(
-                            "dragging {r} by ({dx}, {dy}) would end at ({}, {}), outside the view ({} × {}); drag by less, or scroll first",
-                            at.0, at.1, vp.w, vp.h
-                        )));
+                // Where the release goes, how the answer names that place, and what it says
+                // when the page took an HTML drop there.
+                let (from, at, place, dropped) = match s.to.as_deref().map(str::trim) {
+                    Some(to) => {
+                        // The drop target into view first, then the source (aimed and
+                        // hit-tested like a click's target); the target's box is read after
+                        // that without scrolling again. Only the source is hit-tested: what is
+                        // under the drop point is the target's business (a drop zone's label
+                        // or child is fine); it must only be on screen.
+                        let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
+                        self.locate(id, st, to).await?;
+                        let from = self.aim_at(id, st, &r).await?;
+                        let b = call(be.element(id, walk_id, rec.idx, ElementOp::Bounds), CALL_TIMEOUT)
+                            .await
+                            .map_err(before_send)?
+                            .bounds
+                            .ok_or_else(|| {
+                                StepFail::Refused(format!("{to}: the browser did not report where it is"))
+                            })?;
+                        let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
+                        (
+                            from,
+                            at,
+                            format!("to {to}"),
+                            format!("dragged {r} and dropped it on {to} (the page took the drop)"),
+                        )
                     }
-                    let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
-                        .await
-                        .map_err(after_send)?;
-                    let how = match end {
-                        DragEnd::Mouse => {
-                            format!("dragged {r} by ({dx}, {dy}) (mouse down, moves, mouse up)")
+                    None => {
+                        // By an offset: a slider's handle, a resize grip, a shape "to the
+                        // right", where there is nothing to drop on.
+                        let (dx, dy) = match (s.dx, s.dy) {
+                            (None, None) => {
+                                return Err(StepFail::Refused(
+                                    "drag needs `to` (the ref to drop on) or `dx`/`dy` (CSS pixels to move it by)"
+                                        .into(),
+                                ));
+                            }
+                            (dx, dy) => (dx.unwrap_or(0.0), dy.unwrap_or(0.0)),
+                        };
+                        let from = self.aim_at(id, st, &r).await?;
+                        let at = ((from.0 + dx).round(), (from.1 + dy).round());
+                        let vp = &st.viewport;
+                        if at.0 < 0.0
+                            || at.1 < 0.0
+                            || (vp.w > 0.0 && at.0 >= vp.w)
+                            || (vp.h > 0.0 && at.1 >= vp.h)
+                        {
+                            return Err(StepFail::Refused(format!(
+                                "dragging {r} by ({dx}, {dy}) would end at ({}, {}), outside the view ({} × {}); drag by less, or scroll first",
+                                at.0, at.1, vp.w, vp.h
+                            )));
                         }
-                        DragEnd::Dropped => {
-                            format!("dragged {r} by ({dx}, {dy}) and the page took the drop there")
-                        }
-                        DragEnd::Refused => format!(
-                            "dragged {r} by ({dx}, {dy}), but nothing there accepted the drop (the page's drag was cancelled)"
-                        ),
-                    };
-                    return delivered(d, "drag", &r, how);
+                        let place = format!("by ({dx}, {dy})");
+                        let dropped = format!("dragged {r} {place} and the page took the drop there");
+                        (from, at, place, dropped)
+                    }
                 };
-                // The drop target into view first, then the source (aimed and hit-tested like a
-                // click's target); the target's box is read after that without scrolling again.
-                // Only the source is hit-tested: what is under the drop point is the target's
-                // business (a drop zone's label or child is fine); it must only be on screen.
-                let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
-                self.locate(id, st, to).await?;
-                let from = self.aim_at(id, st, &r).await?;
-                let b = call(be.element(id, walk_id, rec.idx, ElementOp::Bounds), CALL_TIMEOUT)
-                    .await
-                    .map_err(before_send)?
-                    .bounds
-                    .ok_or_else(|| {
-                        StepFail::Refused(format!("{to}: the browser did not report where it is"))
-                    })?;
-                let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
                 let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
                 let how = match end {
-                    DragEnd::Mouse => format!("dragged {r} to {to} (mouse down, moves, mouse up)"),
-                    DragEnd::Dropped => {
-                        format!("dragged {r} and dropped it on {to} (the page took the drop)")
-                    }
+                    DragEnd::Mouse => format!("dragged {r} {place} (mouse down, moves, mouse up)"),
+                    DragEnd::Dropped => dropped,
                     DragEnd::Refused => format!(
-                        "dragged {r} to {to}, but nothing there accepted the drop (the page's drag was cancelled)"
+                        "dragged {r} {place}, but nothing there accepted the drop (the page's drag was cancelled)"
                     ),
                 };
                 delivered(d, "drag", &r, how)
