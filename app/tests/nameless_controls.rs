@@ -27,12 +27,12 @@ async fn launch() -> McpBrowser {
     local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
-/// The ref on the line that ends with `tail`.
+/// The ref on the line that says `tail` (its look, `look="grey 16x16"`, may follow).
 fn ref_ending(snap: &str, tail: &str) -> String {
     let line = snap
         .lines()
-        .find(|l| l.trim_end().ends_with(tail))
-        .unwrap_or_else(|| panic!("no line ending with {tail} in:\n{snap}"));
+        .find(|l| l.contains(tail))
+        .unwrap_or_else(|| panic!("no line with {tail} in:\n{snap}"));
     line.split_whitespace()
         .find(|w| w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
         .unwrap_or_else(|| panic!("no ref on {line:?}"))

@@ -14,6 +14,7 @@
 mod diff;
 pub mod envelope;
 mod key;
+mod look;
 mod model;
 pub mod protocol;
 pub mod reader;

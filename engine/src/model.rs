@@ -270,6 +270,7 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64
         .os(s.value.as_deref())
         .os(s.sort.as_deref())
         .os(r.class_name.as_deref())
+        .os(crate::look::look(r).as_deref())
         .os(r.input_type.as_deref())
         .os(r.placeholder.as_deref())
         .os(r.href.as_deref().filter(|_| urls))
@@ -697,8 +698,11 @@ pub(crate) fn build(
             label[i] = i as u32;
         }
         let p = par[i];
-        let content =
-            opt_visible(&r.name) || own_text || opt_visible(&r.state.value) || !r.options.is_empty();
+        let content = opt_visible(&r.name)
+            || own_text
+            || opt_visible(&r.state.value)
+            || !r.options.is_empty()
+            || r.paint.is_some();
         let echo_of = match role[i] {
             None => r.text.as_deref().or(r.name.as_deref()),
             // An image inside a link or button that the control is named after.

@@ -227,6 +227,25 @@ pub struct NodeRecord {
     /// frame's viewport starts inside the iframe's border box (its borders and padding).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inset: Option<Offset>,
+    /// What it looks like, for what only its looks tell apart: a nameless control (a colour
+    /// swatch) or a shape of an SVG drawing. The engine words it (`look="red circle 10x10"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paint: Option<Paint>,
+}
+
+/// A drawn element's kind and colour, as the walker measured them (numbers and the element's
+/// local name; the engine maps both onto words of its own).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Paint {
+    /// `box` (an HTML element's background), else the SVG element's local name (`circle`,
+    /// `rect`, `polygon`, `text`…).
+    pub shape: String,
+    /// Red, green and blue, 0–255 (fill, else stroke, else background colour).
+    pub rgb: Vec<f64>,
+    /// A polygon's or polyline's number of points.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub points: u32,
 }
 
 fn is_zero(v: &u32) -> bool {

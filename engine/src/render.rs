@@ -205,6 +205,10 @@ fn push_line_parts(
         out.push_str(" hint=");
         push_quoted(out, &h);
     }
+    if values && let Some(l) = crate::look::look(r) {
+        out.push_str(" look=");
+        push_quoted(out, &l);
+    }
     let s = &r.state;
     // A select's options say what is selected; a button's value is usually its name.
     let value = vis(&s.value).filter(|v| {
