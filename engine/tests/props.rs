@@ -8,7 +8,7 @@ mod common;
 
 use aperture_engine::envelope;
 use aperture_engine::reader::StreamReader;
-use aperture_engine::record::{NodeRecord, Rect, SelectOption, Tri, Walk};
+use aperture_engine::record::{NodeRecord, Paint, Rect, SelectOption, Tri, Walk};
 use aperture_engine::text::{STRING_CAP, clean};
 use aperture_engine::{Mode, TabSession, render_full};
 use common::run::Run;
@@ -50,8 +50,18 @@ struct T {
     focused: bool,
     /// Inline in its parent's text at this offset (the walker's `at`).
     at: Option<u32>,
+    /// Drawn in one of [`PAINTS`] (a shape of a drawing, a swatch): its `look=`.
+    paint: Option<usize>,
     kids: Vec<T>,
 }
+
+/// Colours a drawn element may have; recolouring is one of the edits.
+const PAINTS: &[[f64; 3]] = &[
+    [255.0, 0.0, 0.0],
+    [0.0, 128.0, 0.0],
+    [46.0, 184.0, 46.0],
+    [0.0, 0.0, 255.0],
+];
 
 // Small vocabularies on purpose: collisions make identical siblings (positional families).
 const NAMES: &[&str] = &["Save", "Delete", "Open", "Item A", "Item B", "Buy", "More"];
@@ -83,6 +93,7 @@ fn leaf(rng: &mut Rng, uid: &mut u64) -> T {
         uid: *uid,
         focused: false,
         at: rng.chance(40).then(|| rng.below(12) as u32),
+        paint: None,
         kids: Vec::new(),
     };
     match role {
@@ -96,6 +107,8 @@ fn leaf(rng: &mut Rng, uid: &mut u64) -> T {
             t.checked = Some(rng.chance(50));
         }
         "heading" => t.text = Some(rng.pick(TEXTS).into()),
+        // A shape of a drawing: nothing but its looks.
+        "img" if rng.chance(50) => t.paint = Some(rng.below(PAINTS.len())),
         _ => t.name = Some(rng.pick(NAMES).into()),
     }
     if rng.chance(15) {
@@ -120,6 +133,7 @@ fn tree(rng: &mut Rng, depth: usize, uid: &mut u64) -> T {
         uid: *uid,
         focused: false,
         at: rng.chance(25).then(|| rng.below(12) as u32),
+        paint: None,
         kids: Vec::new(),
     };
     for _ in 0..rng.below(5) + 1 {
@@ -160,6 +174,11 @@ fn to_walk(roots: &[T], url: &str) -> Walk {
         };
         r.state.value = t.value.clone();
         r.state.focused = t.focused;
+        r.paint = t.paint.map(|i| Paint {
+            shape: "circle".into(),
+            rgb: PAINTS[i].to_vec(),
+            points: 0,
+        });
         r.state.checked = t.checked.map(|c| if c { Tri::True } else { Tri::False });
         if t.role == "link" {
             r.href = Some(format!("https://p.test/{}", t.name.as_deref().unwrap_or("")));
@@ -266,7 +285,14 @@ fn edit(roots: &mut Vec<T>, rng: &mut Rng, uid: &mut u64) {
                 node(roots, &q).kids.push(t);
             }
         }
-        4 => node(roots, &p).text = Some(rng.pick(TEXTS).into()),
+        4 => {
+            let t = node(roots, &p);
+            match t.paint {
+                // Recoloured: its look changes, nothing else.
+                Some(i) => t.paint = Some((i + 1 + rng.below(PAINTS.len() - 1)) % PAINTS.len()),
+                None => t.text = Some(rng.pick(TEXTS).into()),
+            }
+        }
         5 => node(roots, &p).name = Some(rng.pick(NAMES).into()),
         6 => {
             let t = node(roots, &p);
@@ -294,6 +320,7 @@ fn edit(roots: &mut Vec<T>, rng: &mut Rng, uid: &mut u64) {
                 uid: *uid,
                 focused: false,
                 at: None,
+                paint: None,
                 kids: vec![inner],
             };
             sib.insert(i, wrap);
