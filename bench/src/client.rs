@@ -269,13 +269,19 @@ pub struct Aperture {
 }
 
 /// Switches of `aperture --help` the harness passes when offered: loopback pages must be
-/// allowed, since agent navigation to private addresses is refused by default.
+/// allowed, since agent navigation to private addresses is refused by default; and the
+/// resolver rule the other browsers get (see [`CHROMIUM_QUIET_ARGS`]), so that no product's
+/// load waits on third-party lookups that cannot succeed, and loads end the same way each run.
 fn extra_args(help: &str) -> Vec<String> {
+    let mut out = Vec::new();
     if help.contains("--allow-host") {
-        vec!["--allow-host".into(), "127.0.0.1".into()]
-    } else {
-        Vec::new()
+        out.extend(["--allow-host".into(), "127.0.0.1".into()]);
     }
+    if help.contains("--chromium-switch") {
+        let rule = CHROMIUM_QUIET_ARGS[0].trim_start_matches('-');
+        out.extend(["--chromium-switch".into(), rule.to_string()]);
+    }
+    out
 }
 
 /// The token from a `claude mcp add … -H "Authorization: Bearer TOKEN"` line.

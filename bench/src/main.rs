@@ -231,9 +231,9 @@ async fn close_incumbent(s: Session) {
     s.close().await;
 }
 
-/// Tabs the Aperture pass loads pages in at once. Its loads spend seconds waiting out failing
-/// lookups of third-party hosts (see the report's scope), so several tabs keep the whole run
-/// within its time budget; per-call times are then measured with neighbour tabs busy.
+/// Tabs the Aperture pass loads pages in at once, which keeps the whole run within its time
+/// budget (each page is loaded, settled and observed twice); per-call times are then
+/// measured with neighbour tabs busy.
 const APERTURE_TABS: usize = 3;
 
 /// The tab id in an answer such as "opened tab 3 (yours; …)".

@@ -85,7 +85,6 @@
     nodeListLength: getter(G.NodeList.prototype, 'length'),
     frameElement: getter(G.Window.prototype, 'frameElement') || getter(G, 'frameElement'),
     contentWindow: getter(G.HTMLIFrameElement.prototype, 'contentWindow'),
-    ownerSvg: getter(G.SVGElement.prototype, 'ownerSVGElement'),
     // Own accessors of the window ([Replaceable]): captured before the page can shadow them.
     frameCount: getter(G, 'length'), parent: getter(G, 'parent'),
     parentNode: getter(NodeP, 'parentNode'),
@@ -429,9 +428,8 @@
   }
   function round1(v) { return mathRound(v * 10) / 10; }
 
-  // What a drawing looks like, for the elements only their looks tell apart: a nameless
-  // control (a colour swatch, a carousel dot) and the shapes of an SVG drawing (a chart's bars,
-  // a puzzle's "small red circle"). The walker reports the shape's kind and its paint as
+  // What a drawing looks like, for the controls only their looks tell apart: a nameless
+  // colour swatch, and the shapes of an SVG drawing one clicks (a puzzle's "small red circle"). The walker reports the shape's kind and its paint as
   // numbers; the engine turns them into words of its own, so a page cannot write them.
   const SHAPE = obj();
   for (const t of ['circle', 'ellipse', 'rect', 'polygon', 'polyline', 'line', 'path', 'text']) SHAPE[t] = true;
@@ -471,6 +469,8 @@
       rgb = rgbOf(apply(m.getPropertyValue, cs, ['fill'])) || rgbOf(apply(m.getPropertyValue, cs, ['stroke']));
     } else if (apply(m.getPropertyValue, cs, ['background-image']) === 'none') {
       rgb = rgbOf(apply(m.getPropertyValue, cs, ['background-color']));
+      // Chromium's own button face: a button the page did not colour.
+      if (rgb !== null && rgb[0] === 239 && rgb[1] === 239 && rgb[2] === 239) rgb = null;
     }
     if (rgb === null) return null;
     const p = obj();
@@ -478,26 +478,6 @@
     p.rgb = rgb;
     if (tag === 'polygon' || tag === 'polyline') p.points = countPoints(attr(el, 'points'));
     return p;
-  }
-  // A shape is part of a drawing (shown even when nothing listens to it) inside an SVG at
-  // least this big on both sides: smaller ones are icons, which their control's name says.
-  const DRAWING_MIN = 64;
-  // At most this many shapes of one drawing are shown (a chart of a thousand bars says
-  // enough in its first ones, and the walk is not spent on them).
-  const DRAWING_SHAPES = 60;
-  let drawnCount = null;
-  function drawnShape(el, tag, r) {
-    // A path is an icon's or a letter's outline far more often than a shape of a drawing, and
-    // a drawing's text is read as text.
-    if (tag === 'path' || tag === 'text' || !svgShape(el, tag) || !(r.w > 0 && r.h > 0)) return false;
-    const svg = safe(g.ownerSvg, el, null);
-    if (!svg) return false;
-    const sr = rectOf(svg);
-    if (sr.w < DRAWING_MIN || sr.h < DRAWING_MIN) return false;
-    const n = apply(mapGet, drawnCount, [svg]) || 0;
-    if (n >= DRAWING_SHAPES) return false;
-    apply(mapSet, drawnCount, [svg, n + 1]);
-    return true;
   }
 
   // Frames of other sites live in other renderers, whose walkers answer for them; the app
@@ -1294,7 +1274,6 @@
     const topDoc = G.document;
     const active = apply(g.activeElement, topDoc, []);
     let hovers = null;
-    drawnCount = new MapCtor();
     try { hovers = hoverRoots(topDoc); } catch (e) { hovers = null; }
 
     // Iterative pre-order over the flat tree (light DOM, open shadow roots, slots,
@@ -1392,11 +1371,10 @@
       // (another origin) is walked by the app in its own renderer and placed here, and one it
       // walks inline tells the app where the frames inside that one belong.
       const slot = tag === 'iframe' ? slotOf(el, view) : -1;
-      const drawn = !axh && !actionable && drawnShape(el, tag, r);
       const report = axh
         ? native || (scripted && !byPointer) ? reachable(el, r, cs, visibility, opacity, frame) : false
         : actionable || focusable || editable || role !== null || text !== '' || !!domId ||
-          !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe' || drawn;
+          !!testid || SEMANTIC[tag] === true || !!sr || tag === 'iframe';
       let myIdx = parentIdx;
       if (report) {
         if (nodes.length >= nodeCap) { truncated = true; break; }
@@ -1411,8 +1389,6 @@
         const clickable = actionable && !role && !editable;
         if (role) n.role = role;
         else if (clickable && tag === 'a') n.role = 'link';
-        // A shape of a drawing is a picture of its own, as an image is.
-        else if (drawn) n.role = 'img';
         // A contenteditable region is a text field to Chromium's accessibility tree too.
         else if (editable && tag !== 'input' && tag !== 'textarea') n.role = 'textbox';
         // So is one whose role is not named from its content (a list item with an onclick):
@@ -1422,11 +1398,13 @@
         // A control with no name at all (an icon drawn by CSS: `<span class="trash">`) is
         // told apart only by its class words, which the engine shows as a hint.
         else if (actionable) { const cl = attr(el, 'class'); if (cl) n.class_name = collapse(cl, 200); }
-        // Its looks tell a nameless control apart (a colour swatch), and the shapes of a
-        // drawing from each other (a lettered shape is named by its letter and still drawn).
-        // A field's box is only where its value goes.
-        if (drawn || actionable && (svgShape(el, tag) ||
-          !nm && !editable && tag !== 'input' && tag !== 'select' && (role === null || role === 'button' || role === 'link'))) {
+        // Its looks tell a shape of a drawing apart (a lettered shape is named by its letter
+        // and still drawn in a colour), and a nameless control that is nothing but a box of
+        // colour (a swatch): not a field, whose box is where its value goes, nor a box holding
+        // an icon or a picture, whose background says little.
+        if (actionable && (svgShape(el, tag) ||
+          !nm && !editable && !apply(firstElChild, el, []) && (!n.role || n.role === 'button' || n.role === 'link') &&
+            tag !== 'input' && tag !== 'select' && tag !== 'textarea')) {
           const p = paintOf(el, tag, cs, r);
           if (p !== null) n.paint = p;
         }
