@@ -14,6 +14,9 @@ use std::borrow::Cow;
 /// 3 % of the corpus's full-snapshot tokens and changes no control's name match.
 pub const STRING_CAP: usize = 200;
 
+/// How far back a cut at [`STRING_CAP`] may move to end at a word boundary, in characters.
+const WORD_BACKOFF: usize = 24;
+
 /// Characters dropped outright: they render as nothing (or reorder what surrounds them), so
 /// keeping them would let a page hide text from a human reviewer or smuggle instructions.
 fn is_invisible(c: char) -> bool {
@@ -49,6 +52,9 @@ pub fn opt_visible(s: &Option<String>) -> bool {
 fn push_clean(out: &mut String, s: &str, cap: usize, escape: bool) {
     let mut n = 0usize;
     let mut pending_space = false;
+    // Where the latest space was written (the length of `out` before it) and how many
+    // characters came before it: a cut falls back to it rather than split a word.
+    let mut last_space: Option<(usize, usize)> = None;
     for c in s.chars() {
         if c.is_whitespace() {
             pending_space = n > 0;
@@ -57,18 +63,23 @@ fn push_clean(out: &mut String, s: &str, cap: usize, escape: bool) {
         if is_invisible(c) {
             continue;
         }
-        if n >= cap {
+        if n >= cap || pending_space && n + 1 >= cap {
+            // Mid-word: end at the word before, when it is near (a half word reads as
+            // noise and costs a token of its own); a space at the cut is simply dropped.
+            if !pending_space
+                && let Some((at, before)) = last_space
+                && n - before <= WORD_BACKOFF
+            {
+                out.truncate(at);
+            }
             out.push('…');
             return;
         }
         if pending_space {
+            last_space = Some((out.len(), n));
             out.push(' ');
             n += 1;
             pending_space = false;
-            if n >= cap {
-                out.push('…');
-                return;
-            }
         }
         if escape && (c == '"' || c == '\\') {
             out.push('\\');
@@ -447,6 +458,26 @@ mod tests {
         let out = q(&long);
         assert_eq!(out.chars().count(), STRING_CAP + 3);
         assert!(out.ends_with("…\""));
+    }
+
+    #[test]
+    fn a_cut_ends_at_a_word_boundary_when_one_is_near() {
+        // 190 characters, a space, then a word that crosses the cap: the word goes whole.
+        let s = format!("{} {}", "a".repeat(190), "b".repeat(30));
+        assert_eq!(clean(&s, STRING_CAP), format!("{}…", "a".repeat(190)));
+        // A space right at the cap is dropped, not kept before the mark.
+        let s = format!("{} {}", "a".repeat(199), "b".repeat(30));
+        assert_eq!(clean(&s, STRING_CAP), format!("{}…", "a".repeat(199)));
+        // No space near the cut: a hard cut, as before.
+        let s = format!("{} {}", "a".repeat(20), "b".repeat(300));
+        let c = clean(&s, STRING_CAP);
+        assert_eq!(c.chars().count(), STRING_CAP + 1);
+        assert!(c.ends_with("b…"), "{c}");
+        // Escapes before the boundary survive the fall-back intact.
+        let s = format!("{}\"\\ {}", "a".repeat(180), "b".repeat(40));
+        let mut out = String::new();
+        push_quoted(&mut out, &s);
+        assert_eq!(out, format!("\"{}\\\"\\\\…\"", "a".repeat(180)));
     }
 
     #[test]
