@@ -563,7 +563,10 @@ impl Backend for AppBackend {
         // Ops that change the page are the agent acting; reading and focusing are not.
         if matches!(
             op,
-            ElementOp::SelectOptions(_) | ElementOp::SetValue(_) | ElementOp::Clear
+            ElementOp::SelectOptions(_)
+                | ElementOp::SetValue(_)
+                | ElementOp::Clear
+                | ElementOp::SelectText { .. }
         ) {
             self.agent_acts(id).await?;
         } else {

@@ -16,6 +16,7 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   snapshot [--full]        what the page shows (a diff after the first time)
   click REF                click an element by ref (e.g. e12)
   drag REF TO              drag an element and drop it on another
+  select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
   type REF TEXT [--submit] type into a field
   fill REF=VALUE...        fill several fields
   select REF VALUE...      choose options of a <select>
@@ -40,6 +41,7 @@ pub fn is_verb(s: &str) -> bool {
             | "snapshot"
             | "click"
             | "drag"
+            | "select-text"
             | "type"
             | "fill"
             | "select"
@@ -111,6 +113,17 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             _ => return Err("snapshot takes only --full".into()),
         },
         "click" => ("browser_act", json!({"action": "click", "ref": one("ref")?})),
+        "select-text" => match args {
+            [flag, r] if flag == "--in" => ("browser_act", json!({"action": "select_text", "ref": r})),
+            [flag, r, text] if flag == "--in" => (
+                "browser_act",
+                json!({"action": "select_text", "ref": r, "text": text}),
+            ),
+            [text] if !text.starts_with("--") => {
+                ("browser_act", json!({"action": "select_text", "text": text}))
+            }
+            _ => return Err("select-text takes [--in REF] [TEXT]".into()),
+        },
         "drag" => match args {
             [from, to] => ("browser_act", json!({"action": "drag", "ref": from, "to": to})),
             _ => return Err("drag takes REF TO (the ref to drop on)".into()),

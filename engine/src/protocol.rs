@@ -141,6 +141,20 @@ pub enum ElementOp {
         /// The value, in the field's own format (`2026-12-25` for a date).
         value: String,
     },
+    /// Select `text` in the element's text (or its text field's value), or in its document's
+    /// body with `page`, as a person dragging across it would; no `text` selects all of it.
+    /// White space compares as one space, and case only when no exact match exists.
+    /// [`ElementReply::text`] is what is selected; a text that is not there is
+    /// [`WalkerError::TextNotFound`], and nothing changes.
+    #[serde(rename = "selecttext")]
+    SelectText {
+        /// The text to select.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Look in the whole document's body, not only the element.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        page: bool,
+    },
     /// The element's `innerText`, cut at `cap` characters.
     Text {
         /// Most characters returned; the walker's default (4000) when `None`.
@@ -484,6 +498,9 @@ pub enum WalkerError {
         /// The field's input type.
         detail: String,
     },
+    /// `"text not found"`: a select-text op's text is not in the element (or page).
+    #[error("that text is not there")]
+    TextNotFound,
     /// `"unknown element op"`: the walker has no such `do`.
     #[error("the walker has no such element op")]
     UnknownElementOp,
@@ -546,6 +563,7 @@ impl WalkerError {
             "not a select" => WalkerError::NotASelect,
             "no option matches" => WalkerError::NoOptionMatches,
             "value refused" => WalkerError::ValueRefused { detail },
+            "text not found" => WalkerError::TextNotFound,
             "unknown element op" => WalkerError::UnknownElementOp,
             "unknown op" => WalkerError::UnknownOp,
             "bad request" => WalkerError::BadRequest { detail },

@@ -121,6 +121,14 @@
     getPropertyValue: method(G.CSSStyleDeclaration.prototype, 'getPropertyValue'),
     select: method(G.HTMLInputElement.prototype, 'select'),
     docFromPoint: method(DocP, 'elementFromPoint'),
+    getSelection: method(DocP, 'getSelection'), createRange: method(DocP, 'createRange'),
+    rangeSetStart: method(G.Range.prototype, 'setStart'), rangeSetEnd: method(G.Range.prototype, 'setEnd'),
+    rangeSelectContents: method(G.Range.prototype, 'selectNodeContents'),
+    selRemoveAll: method(G.Selection.prototype, 'removeAllRanges'),
+    selAddRange: method(G.Selection.prototype, 'addRange'),
+    selToString: method(G.Selection.prototype, 'toString'),
+    inputSetSel: method(G.HTMLInputElement.prototype, 'setSelectionRange'),
+    textareaSetSel: method(G.HTMLTextAreaElement.prototype, 'setSelectionRange'),
     srFromPoint: method(G.ShadowRoot.prototype, 'elementFromPoint'),
   };
   const rectGet = {
@@ -1903,6 +1911,12 @@
       fire(el, 'input');
       fire(el, 'change');
       res.value = now;
+    } else if (what === 'selecttext') {
+      if (req.text != null && typeof req.text !== 'string') { res.error = 'bad request'; res.detail = 'selecttext needs a string text or none'; return res; }
+      const got = selectText(el, tag, req.text == null ? '' : req.text, req.page === true);
+      if (got === null) { res.error = 'text not found'; return res; }
+      res.text = apply(strSlice, got, [0, 4000]);
+      res.truncated = got.length > 4000;
     } else if (what === 'text') {
       const cap = typeof req.cap === 'number' && req.cap > 0 ? req.cap : 4000;
       // A text field's text is its value: innerText has nothing of it, so reading a long
@@ -1931,6 +1945,81 @@
     return res;
   }
 
+  // Input types whose value has a selection (setSelectionRange throws on the others).
+  const TEXTLIKE = obj0();
+  for (const t of ['text', 'search', 'url', 'tel', 'password']) TEXTLIKE[t] = true;
+  // Selects `want` (white space compared as one space; exact case first, then any case) in
+  // the element's text, or in its document's body with `page`, as a person dragging across
+  // it would (the page sees selectionchange); no `want` selects all of it. In a text field
+  // the selection is of its value. Answers what is selected, or null when the text is not
+  // there (nothing changed).
+  function selectText(el, tag, want, page) {
+    const ty = tag === 'input' ? lower(apply(g.inputType, el, []) || 'text') : '';
+    if (!page && (tag === 'textarea' || tag === 'input' && TEXTLIKE[ty] === true)) {
+      const v = tag === 'textarea' ? apply(g.textareaValue, el, []) : apply(g.inputValue, el, []);
+      let a = 0, b = v.length;
+      if (want !== '') {
+        a = apply(strIndexOf, v, [want]);
+        if (a < 0) a = apply(strIndexOf, lower(v), [lower(want)]);
+        if (a < 0) return null;
+        b = a + want.length;
+      }
+      focusEl(el);
+      apply(tag === 'textarea' ? m.textareaSetSel : m.inputSetSel, el, [a, b]);
+      return apply(strSlice, v, [a, b]);
+    }
+    const doc = apply(g.ownerDocument, el, []);
+    const scope = page ? (apply(g.body, doc, []) || apply(g.documentElement, doc, [])) : el;
+    const sel = apply(m.getSelection, doc, []);
+    const range = apply(m.createRange, doc, []);
+    if (want === '') {
+      apply(m.rangeSelectContents, range, [scope]);
+    } else {
+      // The scope's text as one string of collapsed white space, and for each of its
+      // characters the text node and offset it came from.
+      const nodes = arr(), offs = arr();
+      let flat = '', space = true;
+      const stack = arr();
+      stack[0] = scope;
+      while (stack.length) {
+        const n = stack[stack.length - 1];
+        stack.length = stack.length - 1;
+        const nt = apply(g.nodeType, n, []);
+        if (nt === 3) {
+          const v = apply(g.nodeValue, n, []) || '';
+          for (let i = 0; i < v.length; i++) {
+            const ch = apply(strCharCodeAt, v, [i]);
+            const ws = ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12 || ch === 160;
+            if (ws && space) continue;
+            flat += ws ? ' ' : v[i];
+            nodes[nodes.length] = n; offs[offs.length] = i;
+            space = ws;
+          }
+          continue;
+        }
+        if (nt !== 1) continue;
+        if (SKIP[kindOf(n, apply(g.localName, n, []))]) continue;
+        const kids = arr();
+        for (let c = apply(g.firstChild, n, []); c; c = apply(g.nextSibling, c, [])) kids[kids.length] = c;
+        for (let k = kids.length - 1; k >= 0; k--) stack[stack.length] = kids[k];
+      }
+      const needle = collapse(want, 1e9);
+      if (needle === '') return null;
+      let at = apply(strIndexOf, flat, [needle]);
+      if (at < 0) {
+        const lf = lower(flat), ln = lower(needle);
+        if (lf.length === flat.length && ln.length === needle.length) at = apply(strIndexOf, lf, [ln]);
+      }
+      if (at < 0) return null;
+      const end = at + needle.length - 1;
+      apply(m.rangeSetStart, range, [nodes[at], offs[at]]);
+      apply(m.rangeSetEnd, range, [nodes[end], offs[end] + 1]);
+    }
+    apply(m.selRemoveAll, sel, []);
+    apply(m.selAddRange, sel, [range]);
+    return apply(m.selToString, sel, []);
+  }
+
   function failure(code, detail) {
     const out = obj();
     out.error = code;
@@ -1955,6 +2044,10 @@
   //       "rect"                just report where the element is
   //       "scroll"              scroll it to the centre of the view
   //       "focus"               focus it
+  //       "selecttext","text":S,"page":B  select S (white space as one space; any case if
+  //                             not exactly) in the element's text, or in its document's body
+  //                             with B, or in a text field's value; no S selects all of it
+  //                             -> "text" what is selected; "text not found" changes nothing
   //       "clear"               empty an editable field; fires input and change
   //       "select","values":[S,...]  select the options whose value is S (else whose label or
   //                             text is S) and deselect the rest; fires input and change;
@@ -2023,6 +2116,7 @@
   //   "not a select"       select on something other than an HTML <select>
   //   "no option matches"  no option has any of the values as its value, label or text
   //   "value refused"      value on a field that does not take V (detail: its input type)
+  //   "text not found"     selecttext's text is not in the element (or page)
   //   "walker exception"   the walker threw (detail: the message)
   // Every code but "walker exception" is a refusal made before anything changed; after an
   // exception, an element op may have been partly done.

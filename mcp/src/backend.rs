@@ -92,6 +92,16 @@ pub enum ElementOp {
     /// its picker would (typing the characters would go to the picker's segments); fires
     /// `input` and `change`. A value the field does not take is refused with nothing changed.
     SetValue(String),
+    /// Select text as a person dragging across it would: `text` in the element's text (or
+    /// its text field's value), or in the whole document's body with `page`; no `text`
+    /// selects all of the element. [`ElementReply::text`] is what got selected.
+    SelectText {
+        /// The words to select (white space compares as one space; case only when no exact
+        /// match exists).
+        text: Option<String>,
+        /// Look in the whole document, not only the element.
+        page: bool,
+    },
     /// The element's rendered text (`innerText`, or the value of a form control), capped at
     /// `cap` characters.
     ReadText {
@@ -641,6 +651,10 @@ impl From<&ElementOp> for protocol::ElementOp {
                 values: values.clone(),
             },
             ElementOp::SetValue(value) => protocol::ElementOp::Value { value: value.clone() },
+            ElementOp::SelectText { text, page } => protocol::ElementOp::SelectText {
+                text: text.clone(),
+                page: *page,
+            },
             ElementOp::ReadText { cap } => protocol::ElementOp::Text { cap: Some(*cap) },
             ElementOp::HitTest { x, y } => protocol::ElementOp::Hit { x: *x, y: *y },
             ElementOp::FocusCheck => protocol::ElementOp::Focused,

@@ -23,7 +23,8 @@ what changed (a diff against your last observation). Actions: `click` a `ref` (`
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
-a <select>; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
+a <select>; `select_text` selects `text` on the page (or in `ref`; `ref` alone: all its text) as \
+a person dragging across it would; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
 `text` shows or `ref` is visible (`gone: true`: the opposite), the URL contains `url` (`*` \
 wildcards), no request is in flight for `idle` ms, or for `ms` alone (`ms` caps a condition; at most \
 20000); `goto` `url`, `back`, `forward`, `reload`; `tab_open` (`url`), `tab_select` or \
@@ -52,6 +53,7 @@ pub enum ActAction {
     Scroll,
     Key,
     Select,
+    SelectText,
     Dialog,
     Wait,
     Goto,
@@ -74,6 +76,7 @@ impl ActAction {
             ActAction::Scroll => "scroll",
             ActAction::Key => "key",
             ActAction::Select => "select",
+            ActAction::SelectText => "select_text",
             ActAction::Dialog => "dialog",
             ActAction::Wait => "wait",
             ActAction::Goto => "goto",
@@ -115,7 +118,7 @@ pub struct Step {
     pub target: Option<String>,
     /// For `drag`: the ref to drop on.
     pub to: Option<String>,
-    /// Text for `type`; for `wait`, text to wait for.
+    /// Text for `type`; for `wait`, text to wait for; for `select_text`, the words to select.
     pub text: Option<String>,
     /// For `type`: press Enter after typing.
     #[serde(default)]
@@ -715,6 +718,54 @@ impl Aperture {
                     .await
                     .map_err(after_send)?;
                 Ok(format!("cleared {r}"))
+            }
+            ActAction::SelectText => {
+                let text = s.text.clone().filter(|t| !t.trim().is_empty());
+                let (r, walk_id, idx, page) = match s.target.as_deref().map(str::trim) {
+                    Some(r) => {
+                        let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
+                        st.session.touch(r);
+                        (Some(r.to_string()), walk_id, rec.idx, false)
+                    }
+                    None => {
+                        if text.is_none() {
+                            return Err(StepFail::Refused(
+                                "select_text needs `text` (the words to select), `ref` (the element whose text to select), or both"
+                                    .into(),
+                            ));
+                        }
+                        let Some(walk_id) = st.walk_id else {
+                            return Err(StepFail::Refused(
+                                "this tab has not been observed yet; call browser_snapshot first".into(),
+                            ));
+                        };
+                        // The walker finds the page's document through any element of it.
+                        let Some(idx) = st
+                            .session
+                            .live_refs()
+                            .iter()
+                            .find(|(_, rec)| rec.frame == 0)
+                            .map(|(_, rec)| rec.idx)
+                        else {
+                            return Err(StepFail::Refused(
+                                "the page has no element to select text through; give the `ref` of the element holding the text"
+                                    .into(),
+                            ));
+                        };
+                        (None, walk_id, idx, true)
+                    }
+                };
+                let reply = call(
+                    be.element(id, walk_id, idx, ElementOp::SelectText { text, page }),
+                    CALL_TIMEOUT,
+                )
+                .await
+                .map_err(after_send)?;
+                let n = reply.text.as_deref().map_or(0, |t| t.chars().count());
+                Ok(match r {
+                    Some(r) => format!("selected {n} characters of text in {r}"),
+                    None => format!("selected {n} characters of text"),
+                })
             }
             ActAction::Select => {
                 let r = need_ref()?;

@@ -380,6 +380,9 @@ impl Backend for Fake {
                 }
                 ElementOp::SelectOptions(v) => log.push(format!("select {idx} {v:?}")),
                 ElementOp::SetValue(v) => log.push(format!("value {idx} {v:?}")),
+                ElementOp::SelectText { text, page } => {
+                    log.push(format!("select text {idx} {text:?} {page}"))
+                }
                 ElementOp::ReadText { cap } => {
                     let text = match &t.hits[idx as usize] {
                         Hit::Remove(row) => format!("Remove {row}"),
