@@ -470,7 +470,9 @@
     return n >> 1;
   }
   function paintOf(el, tag, cs, r) {
-    if (!(r.w > 0 && r.h > 0)) return null;
+    // Smaller than this on a side, nobody can make out its colour or shape (a pie menu's
+    // slices while it is still closed).
+    if (!(r.w >= 3 && r.h >= 3)) return null;
     let rgb = null, shape = 'box';
     if (svgShape(el, tag)) {
       shape = tag;
