@@ -587,6 +587,16 @@ impl Backend for AppBackend {
                 ..ElementReply::default()
             });
         }
+        // A search for words is an oracle over the text it searches: on a tab that holds a
+        // value the vault filled (which every read redacts), guesses would spell it out.
+        if let ElementOp::SelectText { text: Some(_), .. } = &op
+            && let Some(v) = &self.vault
+            && v.reads_redacted(&self.h, id).await
+        {
+            return Err(BackendError::VaultRefused(
+                "searching for text on a tab the vault filled is refused: its answers could reveal the filled value; select by `ref` alone".into(),
+            ));
+        }
         let w = aperture_engine::protocol::ElementOp::from(&op);
         let r = self.tab(id).element(walk_id, idx, w).await.map_err(|e| match e {
             TabError::Walker(w) => BackendError::from_walker(walk_id, w),

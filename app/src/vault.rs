@@ -1541,6 +1541,17 @@ impl VaultWiring {
         }
     }
 
+    /// Whether reads of tab `id` are redacted: something the vault filled is on it, or may
+    /// be (filled on its site in its container). Searching its text would then answer "is
+    /// this in the secret?" one guess at a time, which redaction cannot hide.
+    pub async fn reads_redacted(&self, h: &Handle, id: TabId) -> bool {
+        if self.nothing_filled() {
+            return false;
+        }
+        let container = container_of(h, id).await.unwrap_or_default();
+        self.tainted(id, &container)
+    }
+
     fn nothing_filled(&self) -> bool {
         let g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
         g.tabs.is_empty() && g.sites.is_empty()

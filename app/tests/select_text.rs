@@ -15,6 +15,7 @@ const PAGE: &str = r##"<!doctype html><html><head><title>Select</title></head><b
    jumps   over <b>the lazy</b> dog.</p>
 <p id="other">Another paragraph entirely.</p>
 <input id="f" aria-label="Field" value="hello world">
+<input id="pw" type="password" aria-label="Secret" value="hunter2">
 <button id="read" onclick="document.getElementById('got').textContent = 'read:' + getSelection().toString()">Read selection</button>
 <p id="st"></p><p id="fs"></p><p id="got"></p>
 <script>
@@ -40,6 +41,7 @@ async fn text_is_selected_where_the_agent_says() {
     let snap = goto(&c, &server.url("/p")).await;
     let read = ref_for(&snap, "\"Read selection\"");
     let field = ref_for(&snap, "\"Field\"");
+    let secret = ref_for(&snap, "\"Secret\"");
 
     // Words across a line break, a run of spaces and an element boundary.
     let (err, ans) = tool(
@@ -92,6 +94,22 @@ async fn text_is_selected_where_the_agent_says() {
     );
     let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": read})).await;
     assert!(!err && ans.contains("read:hello world"), "{ans}");
+
+    // A password is never searched, in the field or on the page (each answer would say
+    // whether a guess is in it); selecting all of it is allowed and says nothing of it.
+    for args in [
+        json!({"action": "select_text", "ref": secret, "text": "hunt"}),
+        json!({"action": "select_text", "text": "hunter2"}),
+    ] {
+        let (err, ans) = tool(&c, "browser_act", args).await;
+        assert!(err && ans.contains("not there"), "{ans}");
+    }
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "select_text", "ref": secret})).await;
+    assert!(
+        !err && ans.contains(&format!("selected the text in {secret}")),
+        "{ans}"
+    );
+    assert!(!ans.contains("hunter") && !ans.contains(" 7 "), "{ans}");
 
     // Neither text nor ref: a usage error naming both.
     let (err, ans) = tool(&c, "browser_act", json!({"action": "select_text"})).await;

@@ -811,6 +811,22 @@ console.log("stored " + v);
     assert_clean(&console, "browser_console of the second tab");
     let tabs = ok(&call(&cl, "browser_tabs", json!({"action": "list"})).await);
     assert_clean(&tabs, "browser_tabs");
+    // Searching the tab's text for words would answer guesses about the filled value one at a
+    // time: refused on this tab whatever the words, and nothing is selected.
+    for probe in [PASSWORD, "Your password"] {
+        let r = call(
+            &cl,
+            "browser_act",
+            json!({"action": "select_text", "text": probe}),
+        )
+        .await;
+        let t = text(&r);
+        assert!(
+            r.is_error == Some(true) && t.contains("vault") && t.contains("before any input was sent"),
+            "select_text {probe:?} on a tab the vault's value reached:\n{t}"
+        );
+        assert_clean(&t, "select_text");
+    }
 
     drop(cl);
     drop(browser);

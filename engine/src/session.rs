@@ -562,6 +562,13 @@ impl TabSession {
             .collect()
     }
 
+    /// The first element of the top document in the last observed walk, ref'd or not: an
+    /// anchor for an operation on the whole page (finding words to select), which the walker
+    /// reaches through any element of the document.
+    pub fn page_anchor(&self) -> Option<&NodeRecord> {
+        self.last.as_ref()?.walk.nodes.iter().find(|r| r.frame == 0)
+    }
+
     /// The agent's input was sent to the page since the last observation: what the next
     /// observation finds changed is the page answering it, not changing on its own, so it is
     /// not counted towards demotion as churn. Without this, a value that answers each of the

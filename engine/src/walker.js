@@ -1960,6 +1960,14 @@
     if (!page && (tag === 'textarea' || tag === 'input' && TEXTLIKE[ty] === true)) {
       const v = tag === 'textarea' ? apply(g.textareaValue, el, []) : apply(g.inputValue, el, []);
       let a = 0, b = v.length;
+      // A password is never searched (each answer would say whether a guess is in it), and
+      // what is selected of it is not said.
+      if (ty === 'password') {
+        if (want !== '') return null;
+        focusEl(el);
+        apply(m.inputSetSel, el, [a, b]);
+        return MASK;
+      }
       if (want !== '') {
         a = apply(strIndexOf, v, [want]);
         if (a < 0) a = apply(strIndexOf, lower(v), [lower(want)]);

@@ -740,31 +740,25 @@ impl Aperture {
                             ));
                         };
                         // The walker finds the page's document through any element of it.
-                        let Some(idx) = st
-                            .session
-                            .live_refs()
-                            .iter()
-                            .find(|(_, rec)| rec.frame == 0)
-                            .map(|(_, rec)| rec.idx)
-                        else {
+                        let Some(idx) = st.session.page_anchor().map(|rec| rec.idx) else {
                             return Err(StepFail::Refused(
-                                "the page has no element to select text through; give the `ref` of the element holding the text"
-                                    .into(),
+                                "the page showed nothing when it was last observed; observe it again".into(),
                             ));
                         };
                         (None, walk_id, idx, true)
                     }
                 };
-                let reply = call(
+                // The answer says where, not how much: a count would measure what reads
+                // redact (a password's length).
+                call(
                     be.element(id, walk_id, idx, ElementOp::SelectText { text, page }),
                     CALL_TIMEOUT,
                 )
                 .await
                 .map_err(after_send)?;
-                let n = reply.text.as_deref().map_or(0, |t| t.chars().count());
                 Ok(match r {
-                    Some(r) => format!("selected {n} characters of text in {r}"),
-                    None => format!("selected {n} characters of text"),
+                    Some(r) => format!("selected the text in {r}"),
+                    None => "selected the text".to_string(),
                 })
             }
             ActAction::Select => {
