@@ -11,6 +11,8 @@ use serde_json::json;
 use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Select</title></head><body>
+<p hidden>Hidden: jumps over the lazy dog</p>
+<select aria-label="Pick"><option>jumps over the lazy dog</option></select>
 <p id="para">The quick brown fox
    jumps   over <b>the lazy</b> dog.</p>
 <p id="other">Another paragraph entirely.</p>
@@ -43,7 +45,9 @@ async fn text_is_selected_where_the_agent_says() {
     let field = ref_for(&snap, "\"Field\"");
     let secret = ref_for(&snap, "\"Secret\"");
 
-    // Words across a line break, a run of spaces and an element boundary.
+    // Words across a line break, a run of spaces and an element boundary; the same words in
+    // a hidden paragraph and in a select's option come first in the markup, but are not drawn
+    // as text, and are passed over.
     let (err, ans) = tool(
         &c,
         "browser_act",

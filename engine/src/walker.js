@@ -2008,7 +2008,14 @@
           continue;
         }
         if (nt !== 1) continue;
-        if (SKIP[kindOf(n, apply(g.localName, n, []))]) continue;
+        const k = kindOf(n, apply(g.localName, n, []));
+        // What is not drawn, and what is text only in the markup (a select's options, a
+        // textarea's initial text), is not there to be selected.
+        if (SKIP[k] || k === 'select' || k === 'datalist' || k === 'textarea') continue;
+        if (n !== scope) {
+          const v = apply(g.defaultView, apply(g.ownerDocument, n, []), []) || G;
+          if (apply(m.getPropertyValue, apply(m.getComputedStyle, v, [n]), ['display']) === 'none') continue;
+        }
         const kids = arr();
         for (let c = apply(g.firstChild, n, []); c; c = apply(g.nextSibling, c, [])) kids[kids.length] = c;
         for (let k = kids.length - 1; k >= 0; k--) stack[stack.length] = kids[k];
