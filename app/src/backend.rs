@@ -611,6 +611,8 @@ impl Backend for AppBackend {
             clear_at: r.x.zip(r.y),
             remote: r.remote,
             focus: self.redacted(id, r.focus.map(|d| d.line())).await,
+            page_scroll: Some((r.viewport.sx, r.viewport.sy)),
+            own_scroll: r.scroll.map(|o| (o.x, o.y)),
         })
     }
 

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::envelope::Untrusted;
 
-pub use crate::record::{Rect, Walk};
+pub use crate::record::{Offset, Rect, Walk};
 
 /// The request the renderer answers natively with its process id: `{"op":"pid"}`, byte for
 /// byte ([`Request::Pid`] serialises to exactly this). The renderer compares the raw string.
@@ -205,6 +205,12 @@ pub struct ViewportSize {
     pub w: f32,
     /// `innerHeight`.
     pub h: f32,
+    /// How far the top-level page is scrolled (`scrollX`).
+    #[serde(default)]
+    pub sx: f32,
+    /// `scrollY`.
+    #[serde(default)]
+    pub sy: f32,
 }
 
 /// The answer to [`Request::El`] that succeeded.
@@ -245,6 +251,9 @@ pub struct ElementReply {
     /// [`ElementOp::Focused`]: where focus is instead of within the element (page text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub focus: Option<Described>,
+    /// How far the element's own content is scrolled (`scrollLeft`, `scrollTop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scroll: Option<Offset>,
 }
 
 /// An element as the walker describes it in answers: its role (else its tag) and its name

@@ -569,6 +569,28 @@ impl TabSession {
         self.last.as_ref()?.walk.nodes.iter().find(|r| r.frame == 0)
     }
 
+    /// The smallest visible element of the top document whose box (as last observed)
+    /// holds the viewport point `(x, y)`: roughly what a pointer there is over.
+    pub fn innermost_at(&self, x: f32, y: f32) -> Option<&NodeRecord> {
+        self.last
+            .as_ref()?
+            .walk
+            .nodes
+            .iter()
+            .filter(|r| {
+                let b = &r.bounds;
+                r.frame == 0
+                    && r.visible
+                    && b.w > 0.0
+                    && b.h > 0.0
+                    && x >= b.x
+                    && y >= b.y
+                    && x < b.x + b.w
+                    && y < b.y + b.h
+            })
+            .min_by(|a, b| (a.bounds.w * a.bounds.h).total_cmp(&(b.bounds.w * b.bounds.h)))
+    }
+
     /// The agent's input was sent to the page since the last observation: what the next
     /// observation finds changed is the page answering it, not changing on its own, so it is
     /// not counted towards demotion as churn. Without this, a value that answers each of the

@@ -94,6 +94,8 @@
     scrollX: getter(G.Window.prototype, 'scrollX') || getter(G, 'scrollX'),
     scrollY: getter(G.Window.prototype, 'scrollY') || getter(G, 'scrollY'),
     scrollTop: getter(ElP, 'scrollTop'), scrollLeft: getter(ElP, 'scrollLeft'),
+    scrollHeight: getter(ElP, 'scrollHeight'), clientHeight: getter(ElP, 'clientHeight'),
+    scrollWidth: getter(ElP, 'scrollWidth'), clientWidth: getter(ElP, 'clientWidth'),
     innerWidth: getter(G.Window.prototype, 'innerWidth') || getter(G, 'innerWidth'),
     innerHeight: getter(G.Window.prototype, 'innerHeight') || getter(G, 'innerHeight'),
     dpr: getter(G.Window.prototype, 'devicePixelRatio') || getter(G, 'devicePixelRatio'),
@@ -187,6 +189,9 @@
   // Whether the press itself went to the aim (its mousedown and focus handlers ran there), for
   // a click whose release the page sent elsewhere by covering or moving the target mid-click.
   let pressInside = false;
+  // A wheel landed: the moves after it are the browser's own (a scroll moves the content under
+  // a still pointer, and Chromium sends a move to update the hover), not where it went.
+  let landedWheel = false;
   // Whether what `landed` names was the aim or inside it when the event arrived: worked out
   // then, because a page often re-renders what was clicked (a button replacing its label, an
   // SVG redrawn), and the node the event went to is detached by the time anyone asks.
@@ -238,7 +243,18 @@
       const at = path && path.length ? path[0] : null;
       // The last move before any press: the pointer's approach (a move where it already was)
       // comes before the move onto the target.
-      if ((t === 'pointermove' || t === 'wheel') && !landedDown) land(at, false);
+      if (t === 'wheel' && !landedDown && !landedWheel) {
+        land(at, false);
+        landedWheel = true;
+        // A wheel scrolls the box that holds the aim, and the content under the pointer may
+        // have scrolled away before the event is dispatched (the compositor scrolls first and
+        // hit-tests the event after): anything inside that box is where it was meant to go.
+        if (!landedInside) {
+          const sc = scrollerOf(aimEl);
+          landedInside = sc === null || flatContains(sc, at);
+        }
+      }
+      else if (t === 'pointermove' && !landedDown && !landedWheel) land(at, false);
       else if (t === 'pointerdown' && !landedDown) { land(at, true); pressInside = landedInside; }
       else if (LATE[t] === true && (landed === null || landedInside) && !reaches(aimEl, at)) land(at, landedDown);
     }
@@ -897,6 +913,22 @@
   // Whether a pointer event at `hit` goes to `el`: `hit` is `el` or inside it, or is (inside) a
   // <label> of it (a styled checkbox hides its input under its label), or `el` is an option of
   // the <select> hit.
+  // The nearest box around `el` that scrolls (its overflow lets it, and it has more to show),
+  // or null when only the page does.
+  function scrollerOf(el) {
+    for (let n = flatParent(el), i = 0; n && i < 10000; i++, n = flatParent(n)) {
+      if (apply(g.nodeType, n, []) !== 1) continue;
+      const ln = apply(g.localName, n, []);
+      if (ln === 'html' || ln === 'body') return null;
+      const v = apply(g.defaultView, apply(g.ownerDocument, n, []), []) || G;
+      const cs = apply(m.getComputedStyle, v, [n]);
+      const oy = apply(m.getPropertyValue, cs, ['overflow-y']), ox = apply(m.getPropertyValue, cs, ['overflow-x']);
+      const canY = (oy === 'auto' || oy === 'scroll') && safe(g.scrollHeight, n, 0) > safe(g.clientHeight, n, 0);
+      const canX = (ox === 'auto' || ox === 'scroll') && safe(g.scrollWidth, n, 0) > safe(g.clientWidth, n, 0);
+      if (canY || canX) return n;
+    }
+    return null;
+  }
   function reaches(el, hit) {
     if (!hit) return false;
     if (flatContains(el, hit)) return true;
@@ -1772,6 +1804,7 @@
       // the page.
       let h = hitAt(req.x, req.y);
       landed = null; landedDown = false; landedDesc = null; aimRemote = false; pressInside = false; landedInside = false;
+      landedWheel = false;
       let ok = reaches(el, h.el);
       if (!ok) {
         // Another point of the element may be clear (a banner over half of it), or it moved:
@@ -1943,7 +1976,11 @@
     res.bounds = b;
     const vp = obj();
     vp.w = apply(g.innerWidth, G, []); vp.h = apply(g.innerHeight, G, []);
+    vp.sx = apply(g.scrollX, G, []); vp.sy = apply(g.scrollY, G, []);
     res.viewport = vp;
+    const sc = obj();
+    sc.x = safe(g.scrollLeft, el, 0); sc.y = safe(g.scrollTop, el, 0);
+    res.scroll = sc;
     return res;
   }
 

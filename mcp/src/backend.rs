@@ -148,6 +148,10 @@ pub struct ElementReply {
     pub remote: bool,
     /// [`ElementOp::FocusCheck`]: where focus is instead, as `role "name"` (page text).
     pub focus: Option<String>,
+    /// How far the page is scrolled (CSS pixels, right and down), when the browser said.
+    pub page_scroll: Option<(f32, f32)>,
+    /// How far the element's own content is scrolled, when the browser said.
+    pub own_scroll: Option<(f32, f32)>,
 }
 
 /// What became of input the page was sent. Input methods return only once the page has
@@ -674,6 +678,8 @@ impl From<protocol::ElementReply> for ElementReply {
             clear_at: r.x.zip(r.y),
             remote: r.remote,
             focus: r.focus.map(|d| d.line()),
+            page_scroll: Some((r.viewport.sx, r.viewport.sy)),
+            own_scroll: r.scroll.map(|o| (o.x, o.y)),
         }
     }
 }

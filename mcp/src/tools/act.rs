@@ -805,25 +805,65 @@ impl Aperture {
                 // The wheel goes where the pointer is: over the element to scroll an inner
                 // scroller (as observed: scrolling it into view first would be a scroll of its
                 // own), else the middle of the viewport.
-                let (x, y, at) = match &s.target {
+                // `probe`: an element whose op replies say how far the page (and, aimed at a
+                // ref, that element's content) is scrolled, read before and after, so the
+                // answer says what moved rather than what was asked.
+                let (x, y, at, probe) = match &s.target {
                     Some(r) => {
                         let r = r.trim();
                         let (walk_id, rec) = resolve(st, r).map_err(StepFail::Refused)?;
                         st.session.touch(r);
                         let p = point_in(&rec.bounds, st, r)?;
                         let (x, y) = self.hit_test(id, r, walk_id, rec.idx, p).await?;
-                        (x, y, format!(" at {r}"))
+                        (x, y, format!(" at {r}"), Some((walk_id, rec.idx)))
                     }
-                    None => (
-                        (st.viewport.w / 2.0).max(1.0),
-                        (st.viewport.h / 2.0).max(1.0),
-                        String::new(),
-                    ),
+                    None => {
+                        let (x, y) = ((st.viewport.w / 2.0).max(1.0), (st.viewport.h / 2.0).max(1.0));
+                        // What is under the wheel, as last observed: it moves when whatever
+                        // scrolls there (the page, or an app's own scrolling pane) does.
+                        // A frame there scrolls in its own document, which no element of this
+                        // one shows: the answer then says what was asked.
+                        let under = st
+                            .session
+                            .innermost_at(x, y)
+                            .filter(|rec| rec.tag != "iframe")
+                            .map(|rec| rec.idx);
+                        (x, y, String::new(), st.walk_id.zip(under))
+                    }
                 };
+                let scrolled = |probe: Option<(u64, u32)>| async move {
+                    let (w, i) = probe?;
+                    let r = call(be.element(id, w, i, ElementOp::Bounds), CALL_TIMEOUT)
+                        .await
+                        .ok()?;
+                    let b = r.bounds?;
+                    Some((r.page_scroll?, r.own_scroll, (b.x, b.y)))
+                };
+                let before = scrolled(probe).await;
                 let d = call(be.scroll(id, x, y, dx, dy), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                let done = format!("scrolled by ({dx}, {dy}){at}");
+                // A wheel scroll is animated: read until it has stopped (three equal readings
+                // 50 ms apart), for at most SCROLL_SETTLE.
+                let mut after = None;
+                if before.is_some() {
+                    let t0 = Instant::now();
+                    let mut same = 0;
+                    while t0.elapsed() < SCROLL_SETTLE && same < 3 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        let now = scrolled(probe).await;
+                        same = if now.is_some() && now == after {
+                            same + 1
+                        } else {
+                            0
+                        };
+                        after = now;
+                    }
+                }
+                let done = match (before, after, s.target.as_deref()) {
+                    (Some(b), Some(a), target) => moved_words(b, a, target.map(str::trim)),
+                    _ => format!("scrolled by ({dx}, {dy}){at}"),
+                };
                 match s.target.as_deref() {
                     Some(r) => delivered(d, "scroll", r.trim(), done),
                     // Not aimed at anything: where the wheel went is where it was meant to.
@@ -838,6 +878,51 @@ impl Aperture {
             | ActAction::TabOpen
             | ActAction::TabSelect
             | ActAction::TabClose => unreachable!("handled by the batch"),
+        }
+    }
+}
+
+/// The longest a scroll's answer waits for the scrolling to stop.
+const SCROLL_SETTLE: Duration = Duration::from_millis(1500);
+
+/// How far the page is scrolled, how far the probed element's own content is, and where its
+/// box is in the viewport.
+type ScrollAt = ((f32, f32), Option<(f32, f32)>, (f32, f32));
+
+/// What a scroll moved, from the probe's readings before and after: the page, the content of
+/// `target` (the ref aimed at), or the area holding the probe (an inner scrolling pane, seen
+/// as the probe's box moving the other way); else nothing moved.
+fn moved_words(before: ScrollAt, after: ScrollAt, target: Option<&str>) -> String {
+    let delta = |a: (f32, f32), b: (f32, f32)| ((b.0 - a.0).round(), (b.1 - a.1).round());
+    let still = (0.0, 0.0);
+    let page = delta(before.0, after.0);
+    if page != still {
+        return format!(
+            "scrolled the page by ({}, {}), to ({}, {})",
+            page.0,
+            page.1,
+            after.0.0.round(),
+            after.0.1.round()
+        );
+    }
+    let own = before.1.zip(after.1).map(|(a, b)| delta(a, b)).unwrap_or(still);
+    if let Some(r) = target
+        && own != still
+    {
+        return format!("scrolled {r}'s content by ({}, {})", own.0, own.1);
+    }
+    let (bx, by) = delta(before.2, after.2);
+    if (bx, by) != still {
+        let (mx, my) = (-bx + 0.0, -by + 0.0);
+        return match target {
+            Some(r) => format!("scrolled the area holding {r} by ({mx}, {my})"),
+            None => format!("scrolled the area under the pointer by ({mx}, {my})"),
+        };
+    }
+    match target {
+        Some(r) => format!("nothing moved: what is at {r} scrolls no further that way"),
+        None => {
+            "nothing moved: the page (and what is under the pointer) scrolls no further that way".to_string()
         }
     }
 }
