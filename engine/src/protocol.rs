@@ -973,7 +973,7 @@ mod tests {
     #[test]
     fn successful_replies_parse() {
         let r: ElementReply = parse_reply(
-            r#"{"ok":true,"bounds":{"x":1.5,"y":2,"w":30,"h":4},"viewport":{"w":800,"h":600},"matched":1}"#,
+            r#"{"ok":true,"bounds":{"x":1.5,"y":2,"w":30,"h":4},"viewport":{"w":800,"h":600,"sy":120},"matched":1}"#,
         )
         .unwrap();
         assert_eq!(
@@ -985,7 +985,12 @@ mod tests {
                     w: 30.0,
                     h: 4.0
                 },
-                viewport: ViewportSize { w: 800.0, h: 600.0 },
+                viewport: ViewportSize {
+                    w: 800.0,
+                    h: 600.0,
+                    sx: 0.0,
+                    sy: 120.0
+                },
                 matched: Some(1),
                 text: None,
                 truncated: false,

@@ -102,9 +102,14 @@ impl App {
                 break w.to_string();
             }
             if let Ok(Some(s)) = child.try_wait() {
+                // Chromium's own log says why it would not start (the profile still locked by
+                // the run before, a process it could not launch); the profile goes with the test.
+                let cef = std::fs::read_to_string(dir.join("profile").join("cef.log")).unwrap_or_default();
+                let tail: Vec<&str> = cef.lines().filter(|l| !l.contains("bus.cc")).collect();
                 panic!(
-                    "aperture exited ({s}) before opening its window; stderr:\n{}",
-                    std::fs::read_to_string(dir.join(format!("stderr-{run}.log"))).unwrap_or_default()
+                    "aperture exited ({s}) before opening its window; stderr:\n{}\ncef.log (last lines):\n{}",
+                    std::fs::read_to_string(dir.join(format!("stderr-{run}.log"))).unwrap_or_default(),
+                    tail[tail.len().saturating_sub(30)..].join("\n")
                 );
             }
             assert!(t.elapsed() < Duration::from_secs(60), "no window within 60 s");
