@@ -602,18 +602,13 @@ impl Backend for AppBackend {
             TabError::Walker(w) => BackendError::from_walker(walk_id, w),
             other => err(id, other),
         })?;
-        Ok(ElementReply {
-            bounds: Some(r.bounds),
-            text: self.redacted(id, r.text).await,
-            truncated: r.truncated,
-            value: self.redacted(id, r.value).await,
-            cover: self.redacted(id, r.cover.map(|d| d.line())).await,
-            clear_at: r.x.zip(r.y),
-            remote: r.remote,
-            focus: self.redacted(id, r.focus.map(|d| d.line())).await,
-            page_scroll: Some((r.viewport.sx, r.viewport.sy)),
-            own_scroll: r.scroll.map(|o| (o.x, o.y)),
-        })
+        // The MCP layer's mapping, then every page string in it redacted as any read is.
+        let mut out = ElementReply::from(r);
+        out.text = self.redacted(id, out.text).await;
+        out.value = self.redacted(id, out.value).await;
+        out.cover = self.redacted(id, out.cover).await;
+        out.focus = self.redacted(id, out.focus).await;
+        Ok(out)
     }
 
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {

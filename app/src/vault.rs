@@ -1526,14 +1526,9 @@ impl VaultWiring {
     /// Redacts `texts`, read from tab `id` just now, against the tab's current page. Costs
     /// nothing while the vault has filled nothing.
     pub async fn redact_live(&self, h: &Handle, id: TabId, texts: &mut [&mut String]) {
-        if self.nothing_filled() {
+        let Some(container) = self.tainted_container(h, id).await else {
             return;
-        }
-        // A tab whose container cannot be read any more is gone; its own set still applies.
-        let container = container_of(h, id).await.unwrap_or_default();
-        if !self.tainted(id, &container) {
-            return;
-        }
+        };
         // An unknown URL still redacts the tab's own values except site-scoped short ones.
         let url = frame_url(h, id, WhichFrame::Main).await.unwrap_or_default();
         for t in texts.iter_mut() {
@@ -1545,11 +1540,18 @@ impl VaultWiring {
     /// be (filled on its site in its container). Searching its text would then answer "is
     /// this in the secret?" one guess at a time, which redaction cannot hide.
     pub async fn reads_redacted(&self, h: &Handle, id: TabId) -> bool {
+        self.tainted_container(h, id).await.is_some()
+    }
+
+    /// Tab `id`'s container when its reads are redacted, else `None` (nothing filled
+    /// anywhere is answered without asking the actor).
+    async fn tainted_container(&self, h: &Handle, id: TabId) -> Option<String> {
         if self.nothing_filled() {
-            return false;
+            return None;
         }
+        // A tab whose container cannot be read any more is gone; its own set still applies.
         let container = container_of(h, id).await.unwrap_or_default();
-        self.tainted(id, &container)
+        self.tainted(id, &container).then_some(container)
     }
 
     fn nothing_filled(&self) -> bool {

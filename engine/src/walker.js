@@ -386,7 +386,7 @@
     let pendingSpace = false, len = 0;
     for (let i = 0; i < n && len < cap; i++) {
       const c = apply(strCharCodeAt, str, [i]);
-      if (c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 160) {
+      if (isSpace(c)) {
         pendingSpace = len > 0;
         continue;
       }
@@ -582,6 +582,9 @@
     if (apply(g.nodeType, root, []) === 11) return apply(fragById, root, [id]);
     return apply(m.getElementById, root, [id]);
   }
+  // White space as HTML collapses it (space, tab, line feed, carriage return, form feed)
+  // and the no-break space, by character code.
+  function isSpace(c) { return c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 160; }
   function styleOf(el) {
     const doc = apply(g.ownerDocument, el, []);
     const view = (doc && apply(g.defaultView, doc, [])) || G;
@@ -920,8 +923,7 @@
       if (apply(g.nodeType, n, []) !== 1) continue;
       const ln = apply(g.localName, n, []);
       if (ln === 'html' || ln === 'body') return null;
-      const v = apply(g.defaultView, apply(g.ownerDocument, n, []), []) || G;
-      const cs = apply(m.getComputedStyle, v, [n]);
+      const cs = styleOf(n);
       const oy = apply(m.getPropertyValue, cs, ['overflow-y']), ox = apply(m.getPropertyValue, cs, ['overflow-x']);
       const canY = (oy === 'auto' || oy === 'scroll') && safe(g.scrollHeight, n, 0) > safe(g.clientHeight, n, 0);
       const canX = (ox === 'auto' || ox === 'scroll') && safe(g.scrollWidth, n, 0) > safe(g.clientWidth, n, 0);
@@ -961,7 +963,7 @@
         const v = apply(g.nodeValue, c, []) || '';
         for (let i = 0; i < v.length && len < TEXT_CAP; i++) {
           const ch = apply(strCharCodeAt, v, [i]);
-          if (ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12 || ch === 160) {
+          if (isSpace(ch)) {
             if (len === 0 && !after) pads = 1;
             pend = len > 0 || after;
             continue;
@@ -2036,7 +2038,7 @@
           const v = apply(g.nodeValue, n, []) || '';
           for (let i = 0; i < v.length; i++) {
             const ch = apply(strCharCodeAt, v, [i]);
-            const ws = ch === 32 || ch === 9 || ch === 10 || ch === 13 || ch === 12 || ch === 160;
+            const ws = isSpace(ch);
             if (ws && space) continue;
             flat += ws ? ' ' : v[i];
             nodes[nodes.length] = n; offs[offs.length] = i;
@@ -2049,13 +2051,10 @@
         // What is not drawn, and what is text only in the markup (a select's options, a
         // textarea's initial text), is not there to be selected.
         if (SKIP[k] || k === 'select' || k === 'datalist' || k === 'textarea') continue;
-        if (n !== scope) {
-          const v = apply(g.defaultView, apply(g.ownerDocument, n, []), []) || G;
-          if (apply(m.getPropertyValue, apply(m.getComputedStyle, v, [n]), ['display']) === 'none') continue;
-        }
+        if (n !== scope && apply(m.getPropertyValue, styleOf(n), ['display']) === 'none') continue;
         const kids = arr();
         for (let c = apply(g.firstChild, n, []); c; c = apply(g.nextSibling, c, [])) kids[kids.length] = c;
-        for (let k = kids.length - 1; k >= 0; k--) stack[stack.length] = kids[k];
+        for (let j = kids.length - 1; j >= 0; j--) stack[stack.length] = kids[j];
       }
       const needle = collapse(want, 1e9);
       if (needle === '') return null;
