@@ -113,7 +113,9 @@ fn vault_cli_output(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> 
         .spawn()
         .expect("spawn aperture vault");
     let mut i = c.stdin.take().unwrap();
-    i.write_all(stdin.as_bytes()).unwrap();
+    // A command refused before it reads stdin (a seed on the command line) may have exited
+    // already: the write then fails with a broken pipe, and its output is what is checked.
+    let _ = i.write_all(stdin.as_bytes());
     drop(i);
     c.wait_with_output().unwrap()
 }
