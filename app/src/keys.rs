@@ -104,8 +104,14 @@ fn press(vk: i32, native: i32, ch: u16, modifiers: EventFlags, out: &mut Vec<Key
 /// scripts, emoji) are sent as CHAR events,
 /// which Chromium inserts as text (with a trusted `input` event, but no keydown).
 pub fn text(text: &str) -> Vec<KeyEvent> {
+    chars(text.chars())
+}
+
+/// [`text`] for characters one at a time (no string of them is built, so a secret being typed
+/// leaves no copy behind).
+pub fn chars(chars: impl IntoIterator<Item = char>) -> Vec<KeyEvent> {
     let mut out = Vec::new();
-    for c in text.chars() {
+    for c in chars {
         if c == '\n' {
             press(0x0D, 36, 13, EventFlags::NONE, &mut out);
             continue;

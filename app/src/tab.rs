@@ -1197,10 +1197,13 @@ impl Tab {
     pub async fn type_keys(&self, text: &str) -> Result<Delivery, TabError> {
         // In chunks, so typing stops soon after focus leaves (the guard stops the keys that
         // were already sent).
-        let chars: Vec<char> = text.chars().collect();
+        // Wiped after: the text may be a password the vault filled (its key events are not).
+        // Sized once (no more characters than bytes), so no grown-out copy is left behind.
+        let mut chars = zeroize::Zeroizing::new(Vec::with_capacity(text.len()));
+        chars.extend(text.chars());
         let chunks: Vec<Vec<cef::KeyEvent>> = chars
             .chunks(TYPE_CHUNK)
-            .map(|c| keys::text(&c.iter().collect::<String>()))
+            .map(|c| keys::chars(c.iter().copied()))
             .collect();
         let total = chunks
             .iter()

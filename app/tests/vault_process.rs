@@ -22,7 +22,9 @@ fn exe() -> &'static str {
     env!("CARGO_BIN_EXE_aperture")
 }
 
-const PASSWORD: &str = "Vp-0nly-in-the-vault-process-7Qz";
+/// Short enough to be typed in one chunk of key events (16 characters), so a copy of the
+/// chunk would hold all of it; long and odd enough to be found nowhere else.
+const PASSWORD: &str = "Vp0-vlt-only-7Qz";
 
 const LOGIN: &str = r#"<!doctype html><html><head><title>Sign in</title></head><body>
 <label>Username <input id="u" autocomplete="username"></label>
@@ -99,6 +101,16 @@ fn readable_memory_holds(pid: u32, needle: &[u8]) -> Option<bool> {
             while let Some(p) = chunk[i..].iter().position(|&c| c == first) {
                 let s = i + p;
                 if chunk[s..].starts_with(needle) {
+                    // APERTURE_DUMP_HIT=1 prints where a copy was found (which mapping, and
+                    // the bytes around it), the first clue to what made it.
+                    if std::env::var_os("APERTURE_DUMP_HIT").is_some() {
+                        let a = s.saturating_sub(160);
+                        let b = (s + needle.len() + 160).min(chunk.len());
+                        eprintln!(
+                            "HIT in {line} at +{s}: {:?}",
+                            String::from_utf8_lossy(&chunk[a..b])
+                        );
+                    }
                     return Some(true);
                 }
                 i = s + 1;

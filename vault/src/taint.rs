@@ -39,6 +39,7 @@
 use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
+use zeroize::Zeroizing;
 
 use crate::origin::{Origin, Site};
 
@@ -95,10 +96,25 @@ impl TaintSet {
         Self::default()
     }
 
+    /// SHA-256 of the key, the length and `bytes`, zero-padded to whole 64-byte blocks.
+    ///
+    /// Why the padding: a hasher keeps an unfinished block in its own buffer, and that buffer
+    /// is copied wherever the hasher moves (`finalize` takes it by value), so fed the key and
+    /// then a value it left the key and the value side by side in freed stack memory (the
+    /// vault-process test found the password there after a fill). Fed whole blocks from one
+    /// buffer that is wiped here, the hasher compresses them straight from that buffer and
+    /// its own only ever holds the final padding. The length keeps the encoding one-to-one.
     fn digest(&self, bytes: &[u8]) -> [u8; 32] {
+        let len = self.key.len() + 8 + bytes.len();
+        let padded = len.div_ceil(64) * 64;
+        // Capacity set once: a growing Vec would leave unwiped copies behind.
+        let mut msg = Zeroizing::new(Vec::with_capacity(padded));
+        msg.extend_from_slice(&self.key);
+        msg.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        msg.extend_from_slice(bytes);
+        msg.resize(padded, 0);
         let mut h = Sha256::new();
-        h.update(self.key);
-        h.update(bytes);
+        h.update(msg.as_slice());
         h.finalize().into()
     }
 
