@@ -572,8 +572,9 @@ pub(crate) struct Scratch {
     /// base key → index into `ginfo`. Kept small (12-byte entries): this table is probed once
     /// per element and its cache misses were a quarter of the build.
     groups: FxHashMap<u64, u32>,
-    /// (base key, members so far, membership signature, has refs to protect)
-    ginfo: Vec<(u64, u32, u64, bool)>,
+    /// (base key, members so far, membership signature, has refs to protect, every member
+    /// has a node id from the top document's walker)
+    ginfo: Vec<(u64, u32, u64, bool, bool)>,
 }
 
 /// Keeps a ref on its element when the element's identity key changes while the element stays
@@ -926,7 +927,7 @@ pub(crate) fn build(
         let next = ginfo.len() as u32;
         let gi = *groups.entry(b).or_insert(next);
         if gi == next {
-            ginfo.push((b, 0, 0x51ed_270b, false));
+            ginfo.push((b, 0, 0x51ed_270b, false, true));
         }
         let g = &mut ginfo[gi as usize];
         // The first member's ident is its base: most elements are unique and skip a hash.
@@ -940,13 +941,44 @@ pub(crate) fn build(
         // them only the count is compared.
         g.2 = H::new(11).u(g.2).u(r.uid.unwrap_or(0)).f();
         g.3 |= act || act_below[i];
+        g.4 &= r.uid.is_some_and(|u| u < TOP_DOCUMENT_UIDS);
+    }
+
+    // Identical siblings whose DOM nodes the walker tells apart are keyed by node: each keeps
+    // its ref while its node lives, whatever is added or removed around it (a new identical
+    // row, one deleted), and a replaced node is a new element. The walker's ids are never
+    // reused within a document and the keys are forgotten on navigation, so a key cannot pass
+    // to another node. Only families with a member it cannot tell apart (a frame of another
+    // site, whose walker restarts its ids when it reloads) fall back to order: their keys are
+    // ordinals, and their refs retire together when the membership changes (below).
+    let mut by_node = false;
+    for g in ginfo.iter_mut() {
+        if g.1 >= 2 && g.4 {
+            by_node = true;
+            // Not a positional family: no generation, nothing inherited below it.
+            g.3 = false;
+        }
+    }
+    if by_node {
+        for (i, r) in nodes.iter().enumerate() {
+            let b = base[i];
+            let bit = (b as usize) & mask;
+            if dup[bit / 64] & (1u64 << (bit % 64)) == 0 {
+                continue;
+            }
+            let Some(&gi) = groups.get(&b) else { continue };
+            let g = &ginfo[gi as usize];
+            if g.1 >= 2 && g.4 {
+                ident[i] = H::new(13).u(b).u(r.uid.unwrap_or(0)).f();
+            }
+        }
     }
 
     // Positional families: a family whose membership signature changed gets a fresh
     // generation, which changes every member's key, which retires every member's ref.
     let mut gens: FxHashMap<u64, u64> = FxHashMap::default();
     let mut next_map = FxHashMap::default();
-    for &(b, count, sig, protect) in ginfo.iter() {
+    for &(b, count, sig, protect, _) in ginfo.iter() {
         if count < 2 || !protect {
             continue;
         }

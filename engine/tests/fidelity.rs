@@ -412,68 +412,129 @@ fn shadow_root_with_a_ticking_clock() {
 }
 
 fn grid(items: &[u64]) -> Walk {
-    // Identical product tiles: nothing but position tells them apart.
+    grid_with(items, Some)
+}
+
+/// Identical product tiles: nothing but position, or the DOM node, tells them apart. `uid`
+/// maps a tile's number to the node id the walker would give it.
+fn grid_with(items: &[u64], uid: impl Fn(u64) -> Option<u64>) -> Walk {
     let mut p = Page::new("https://shop.test/grid", "Deals");
     let list = p.add(None, container("list"));
     for &u in items {
-        let li = p.add(Some(list), container("listitem").uid(u));
-        p.add(Some(li), button("Add to cart").uid(u * 100));
+        let li = p.add(Some(list), container("listitem").with(|r| r.uid = uid(u)));
+        p.add(Some(li), button("Add to cart").with(|r| r.uid = uid(u * 100)));
     }
     p.add(None, link("Cart", "https://shop.test/cart"));
     p.done()
 }
 
-#[test]
-fn positional_family_retires_on_membership_change() {
-    let mut run = Run::new("positional");
-    run.step(&grid(&[1, 2, 3, 4, 5, 6, 7, 8]));
-    let first: Vec<u32> = run
-        .reader
+fn add_to_cart_refs(run: &Run) -> Vec<u32> {
+    run.reader
         .refs()
         .into_iter()
         .filter(|(_, l)| l.name.as_deref() == Some("Add to cart"))
         .map(|(r, _)| r)
-        .collect();
+        .collect()
+}
+
+/// Each "Add to cart" button's node id → its ref.
+fn by_tile(run: &Run) -> std::collections::HashMap<u64, u32> {
+    add_to_cart_refs(run)
+        .into_iter()
+        .map(|r| (run.s.resolve(&format!("e{r}")).unwrap().uid.unwrap(), r))
+        .collect()
+}
+
+#[test]
+fn identical_siblings_keep_their_refs_by_node() {
+    let mut run = Run::new("by-node");
+    run.step(&grid(&[1, 2, 3, 4, 5, 6, 7, 8]));
+    let first = add_to_cart_refs(&run);
     assert_eq!(first.len(), 8);
     let o = run.step(&grid(&[1, 2, 3, 4, 5, 6, 7, 8]));
     assert!(o.text.starts_with("no change"));
-    // Remove the second tile: every tile's ref retires; none is silently rebound.
-    run.step(&grid(&[1, 3, 4, 5, 6, 7, 8]));
-    for r in &first {
-        let e = run.s.resolve(&format!("e{r}")).unwrap_err();
-        assert!(matches!(e, RefError::Retired { .. }), "{e}");
-        assert!(e.to_string().contains(&format!("e{r} is retired")));
+    // Remove the second tile: its ref is gone, every other tile keeps its own.
+    let o = run.step(&grid(&[1, 3, 4, 5, 6, 7, 8]));
+    assert!(o.text.contains(&format!("gone: e{}", first[1])), "{}", o.text);
+    let e = run.s.resolve(&format!("e{}", first[1])).unwrap_err();
+    assert!(matches!(e, RefError::Gone { .. }), "{e}");
+    for (k, r) in first.iter().enumerate().filter(|(k, _)| *k != 1) {
+        let rec = run.s.resolve(&format!("e{r}")).unwrap();
+        let want = [1, 2, 3, 4, 5, 6, 7, 8][k] * 100;
+        assert_eq!(rec.uid, Some(want), "e{r} still names its own tile");
     }
-    let second: Vec<u32> = run
-        .reader
-        .refs()
-        .into_iter()
-        .filter(|(_, l)| l.name.as_deref() == Some("Add to cart"))
-        .map(|(r, _)| r)
-        .collect();
-    assert!(
-        second.iter().all(|r| !first.contains(r)),
-        "fresh refs, never reused"
-    );
-    // Same count, different member (a DOM node replaced): still a membership change.
-    run.step(&grid(&[1, 3, 4, 5, 6, 7, 9]));
+    assert_eq!(add_to_cart_refs(&run).len(), 7);
+    // A new identical tile in the middle gets a fresh ref; the others keep theirs.
+    run.step(&grid(&[1, 3, 4, 20, 5, 6, 7, 8]));
+    let now = by_tile(&run);
+    assert_eq!(now.len(), 8);
+    assert!(!first.contains(&now[&2000]), "a fresh ref for the new tile");
+    for (k, t) in [1u64, 3, 4, 5, 6, 7, 8].into_iter().enumerate() {
+        let k = if k == 0 { 0 } else { k + 1 };
+        assert_eq!(now[&(t * 100)], first[k], "tile {t} kept its ref");
+    }
+    // A tile whose node was replaced is a new element: the old ref is gone, not moved.
+    run.step(&grid(&[1, 3, 4, 20, 5, 6, 7, 9]));
     assert!(matches!(
-        run.s.resolve(&format!("e{}", second[0])),
-        Err(RefError::Retired { .. })
+        run.s.resolve(&format!("e{}", first[7])),
+        Err(RefError::Gone { .. })
     ));
-    let cart = run
-        .reader
-        .refs()
-        .into_iter()
-        .find(|(_, l)| l.name.as_deref() == Some("Cart"))
-        .map(|(r, _)| r);
-    assert!(
-        run.s.resolve(&format!("e{}", cart.expect("cart"))).is_ok(),
-        "named elements are untouched"
-    );
-    run.step(&grid(&[1, 3, 4, 5, 6, 7, 9]));
-    run.step(&grid(&[1, 3, 4, 5, 6, 7, 9, 10, 11]));
-    run.finish(6, 0);
+    // Down to one tile: it is unique now and keeps its ref; back to two, both keep theirs.
+    run.step(&grid(&[4]));
+    assert_eq!(add_to_cart_refs(&run), [first[3]]);
+    run.step(&grid(&[4, 5]));
+    assert_eq!(add_to_cart_refs(&run), [first[3], first[4]]);
+    run.finish(7, 4);
+}
+
+#[test]
+fn positional_family_retires_on_membership_change() {
+    // Node ids of a frame of another site (its walker restarts them when it reloads), or none:
+    // order is all that tells the tiles apart.
+    for uid in [
+        (|u| Some((1 << 40) | u)) as fn(u64) -> Option<u64>,
+        (|_| None) as fn(u64) -> Option<u64>,
+    ] {
+        let mut run = Run::new("positional");
+        run.step(&grid_with(&[1, 2, 3, 4, 5, 6, 7, 8], uid));
+        let first = add_to_cart_refs(&run);
+        assert_eq!(first.len(), 8);
+        let o = run.step(&grid_with(&[1, 2, 3, 4, 5, 6, 7, 8], uid));
+        assert!(o.text.starts_with("no change"));
+        // Remove the second tile: every tile's ref retires; none is silently rebound.
+        run.step(&grid_with(&[1, 3, 4, 5, 6, 7, 8], uid));
+        for r in &first {
+            let e = run.s.resolve(&format!("e{r}")).unwrap_err();
+            assert!(matches!(e, RefError::Retired { .. }), "{e}");
+            assert!(e.to_string().contains(&format!("e{r} is retired")));
+        }
+        let second = add_to_cart_refs(&run);
+        assert!(
+            second.iter().all(|r| !first.contains(r)),
+            "fresh refs, never reused"
+        );
+        if uid(1).is_some() {
+            // Same count, different member (a DOM node replaced): still a membership change.
+            run.step(&grid_with(&[1, 3, 4, 5, 6, 7, 9], uid));
+            assert!(matches!(
+                run.s.resolve(&format!("e{}", second[0])),
+                Err(RefError::Retired { .. })
+            ));
+        }
+        let cart = run
+            .reader
+            .refs()
+            .into_iter()
+            .find(|(_, l)| l.name.as_deref() == Some("Cart"))
+            .map(|(r, _)| r);
+        assert!(
+            run.s.resolve(&format!("e{}", cart.expect("cart"))).is_ok(),
+            "named elements are untouched"
+        );
+        run.step(&grid_with(&[1, 3, 4, 5, 6, 7, 9], uid));
+        run.step(&grid_with(&[1, 3, 4, 5, 6, 7, 9, 10, 11], uid));
+        run.finish(5, 0);
+    }
 }
 
 fn dashboard(viewers: u32, progress: u32, note: &str) -> Walk {
