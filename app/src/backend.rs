@@ -648,6 +648,12 @@ impl Backend for AppBackend {
         }
     }
 
+    async fn rest_pointer(&self, id: TabId, x: f32, y: f32) {
+        if self.agent_acts(id).await.is_ok() {
+            self.tab(id).rest_at(x, y).await;
+        }
+    }
+
     async fn drag(&self, id: TabId, from: (f32, f32), to: (f32, f32)) -> BackendResult<(Delivery, DragEnd)> {
         self.agent_acts(id).await?;
         match self.tab(id).drag(from, to).await {

@@ -1126,6 +1126,21 @@ impl Tab {
         }
     }
 
+    /// The pointer moved to (`x`, `y`) once the document can take input, after
+    /// [`Tab::approach`], not counted (see `Backend::rest_pointer`): best effort, a failure is
+    /// only logged.
+    pub async fn rest_at(&self, x: f32, y: f32) {
+        self.approach(x, y).await;
+        let id = self.id;
+        let sent = async {
+            self.ready().await?;
+            self.ui(move |a| a.pointer(id, Pointer::Move(at(x, y)))).await
+        };
+        if let Err(e) = sent.await {
+            tracing::debug!(tab = id.0, error = %e, "the pointer could not rest on the target");
+        }
+    }
+
     /// A hover: [`Tab::approach`], then the move to (`x`, `y`).
     pub async fn hover_at(&self, x: f32, y: f32) -> Result<Delivery, TabError> {
         self.approach(x, y).await;

@@ -279,11 +279,13 @@ async fn every_click_is_hit_tested_first_through_shadow_roots_and_frames() {
     );
 }
 
-/// A button that runs from the pointer: the move that precedes the press takes it away, and the
-/// press lands on the decoy it was covering. A second one jumps between two places on a timer.
+/// A button that runs from the pointer: every move over it takes it to its other place, so the
+/// click's own move, after the pointer rested on it where it had run to, takes it away again
+/// and the press lands on the decoy it was covering there. A second one jumps between two
+/// places on a timer.
 const MOVING: &str = r#"<!doctype html><html><head><title>Moving</title><style>
 body { margin: 0 } button { position: absolute; width: 160px; height: 40px }
-#decoy { left: 40px; top: 40px } #runner { left: 40px; top: 40px; z-index: 1 }
+#decoy { left: 400px; top: 40px } #runner { left: 40px; top: 40px; z-index: 1 }
 #jumper { left: 40px; top: 200px } #floor { left: 40px; top: 200px; z-index: -1 }
 </style></head><body>
 <button id=decoy>Decoy</button><button id=runner>Catch me</button>
@@ -291,7 +293,8 @@ body { margin: 0 } button { position: absolute; width: 160px; height: 40px }
 <script>
 document.addEventListener('click', (e) => fetch('/c/' + e.target.id, {keepalive: true}));
 const runner = document.getElementById('runner');
-runner.addEventListener('pointermove', () => { runner.style.left = '400px'; });
+let away = false;
+runner.addEventListener('pointermove', () => { away = !away; runner.style.left = away ? '400px' : '40px'; });
 const jumper = document.getElementById('jumper');
 let far = false;
 setInterval(() => { far = !far; jumper.style.left = far ? '300px' : '40px'; }, 37);

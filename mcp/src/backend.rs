@@ -749,6 +749,12 @@ pub trait Backend: Send + Sync + 'static {
     /// Trusted mouse move to a viewport point (hover: the page's `mouseover`, `mouseenter`
     /// and `mousemove` handlers run).
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery>;
+    /// Moves the pointer to a viewport point ahead of a press, without waiting to count it:
+    /// the press that follows is delivered and checked, and the page's hover reaction is
+    /// what matters here. Best effort; backends without a pointer do nothing.
+    async fn rest_pointer(&self, id: TabId, x: f32, y: f32) {
+        let _ = (id, x, y);
+    }
     /// Trusted wheel scroll by `(dx, dy)` CSS pixels with the pointer at `(x, y)`.
     async fn scroll(&self, id: TabId, x: f32, y: f32, dx: f32, dy: f32) -> BackendResult<Delivery>;
     /// A trusted left-button drag: press at `from` (delivered like a click's press), move to

@@ -465,6 +465,66 @@ impl Aperture {
         self.hit_test(id, r, walk_id, idx, p).await
     }
 
+    /// A person's pointer rests on a target before it presses, so whatever the page does on
+    /// hover (a `:hover` style that swaps an icon for one still loading, a tooltip, a menu that
+    /// opens) has happened by the press, and the press goes where the target is then. Pressed
+    /// in the instant of arriving, the press went to what the hover left under the point (an
+    /// icon's row, while its hover icon loaded). So the pointer moves onto `p` first and the
+    /// target is aimed again (its box as it is now, hit-tested, which also re-arms the check
+    /// of where the press lands); a target the hover hid or covered is waited for briefly,
+    /// then refused, with nothing pressed.
+    async fn rest_on(
+        &self,
+        id: TabId,
+        st: &TabState,
+        r: &str,
+        (walk_id, idx): (u64, u32),
+        p: (f32, f32),
+    ) -> Result<(f32, f32), StepFail> {
+        let be = self.backend();
+        be.rest_pointer(id, p.0, p.1).await;
+        // A frame for the page to take the move before it is asked where the target is.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let until = Instant::now() + HOVER_SETTLE;
+        let r#final = loop {
+            let again = async {
+                let b = call(be.element(id, walk_id, idx, ElementOp::Bounds), CALL_TIMEOUT)
+                    .await
+                    .map_err(before_send)?
+                    .bounds
+                    .ok_or_else(|| {
+                        StepFail::Refused(format!("{r}: the browser did not report where it is"))
+                    })?;
+                let q = point_in(&b, st, r)?;
+                self.hit_test(id, r, walk_id, idx, q).await
+            };
+            match again.await {
+                Ok(q) => return Ok(q),
+                Err(e @ (StepFail::Refused(_) | StepFail::Covered { .. })) if Instant::now() < until => {
+                    tracing::debug!(
+                        tab = id.0,
+                        r,
+                        refused = matches!(e, StepFail::Refused(_)),
+                        "waiting for the hover to settle"
+                    );
+                    tokio::time::sleep(Duration::from_millis(40)).await;
+                }
+                Err(e) => break e,
+            }
+        };
+        // The move was sent: say so, and that the click was not.
+        Err(match r#final {
+            StepFail::Refused(why) => StepFail::Partial(format!(
+                "{why}: it changed when the pointer moved onto it (the page reacts to hover), so \
+                 the pointer rests there and no click was sent"
+            )),
+            StepFail::Failed(e) => StepFail::Partial(format!(
+                "the pointer moved onto {r} to click it, then this failed, so no click was sent: {e}"
+            )),
+            other => other,
+        })
+    }
+
     async fn hit_test(
         &self,
         id: TabId,
@@ -551,7 +611,9 @@ impl Aperture {
                     2 => "double-",
                     _ => "triple-",
                 };
-                let (x, y) = self.aim_at(id, st, &r).await?;
+                let (walk_id, idx, b) = self.locate(id, st, &r).await?;
+                let p = self.hit_test(id, &r, walk_id, idx, point_in(&b, st, &r)?).await?;
+                let (x, y) = self.rest_on(id, st, &r, (walk_id, idx), p).await?;
                 let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
@@ -884,6 +946,9 @@ impl Aperture {
 
 /// The longest a scroll's answer waits for the scrolling to stop.
 const SCROLL_SETTLE: Duration = Duration::from_millis(1500);
+/// How long a click waits for a target that the pointer's arrival hid or covered to come
+/// back (a hover icon loading): unmeasured, a few frames and an image from cache or disk.
+const HOVER_SETTLE: Duration = Duration::from_millis(400);
 
 /// How far the page is scrolled, how far the probed element's own content is, and where its
 /// box is in the viewport.

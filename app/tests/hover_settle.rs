@@ -1,0 +1,88 @@
+//! A click rests the pointer on its target before pressing, as a person's does: what the page
+//! does on hover has happened by the press. Here the first hover hides the target for a
+//! moment (as a `:hover` style that swaps an icon for one still loading does): the click
+//! waits for it and lands on it, not on the row under it. A target the hover hides for good
+//! is refused with nothing pressed. What the page received is read from the fixture server's
+//! request log, which no answer of the browser can influence.
+
+use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::{McpBrowser, Server, eventually, local_browser};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Feed</title>
+<style>.ic{display:inline-block;width:20px;height:14px;background:#888;margin-left:15px;cursor:pointer}
+.row{padding:20px;cursor:pointer}</style></head><body>
+<div class="row" onclick="fetch('/got/row')">A post about nothing
+<span class="ic more" id="more"></span></div>
+<div class="row" onclick="fetch('/got/row2')">Another post
+<span class="ic share" id="share"></span></div>
+<script>
+const more = document.getElementById('more'), share = document.getElementById('share');
+more.onclick = e => { e.stopPropagation(); fetch('/got/more'); };
+share.onclick = e => { e.stopPropagation(); fetch('/got/share'); };
+// The first hover hides the icon for a moment (its hover image loading).
+let first = true;
+more.addEventListener('mouseenter', () => {
+  if (!first) return;
+  first = false;
+  more.style.display = 'none';
+  setTimeout(() => { more.style.display = ''; }, 200);
+});
+// This one the hover hides for good.
+share.addEventListener('mouseenter', () => { share.style.display = 'none'; });
+</script></body></html>"##;
+
+async fn launch() -> McpBrowser {
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
+}
+
+fn ref_with(snap: &str, tail: &str) -> String {
+    let line = snap
+        .lines()
+        .find(|l| l.contains(tail))
+        .unwrap_or_else(|| panic!("no line with {tail} in:\n{snap}"));
+    line.split_whitespace()
+        .find(|w| w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
+        .unwrap_or_else(|| panic!("no ref on {line:?}"))
+        .to_string()
+}
+
+fn got(server: &Server) -> Vec<String> {
+    server
+        .requests()
+        .into_iter()
+        .filter(|p| p.starts_with("/got/"))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_click_waits_for_what_the_hover_did_and_lands_on_its_target() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/p")).await;
+    let more = ref_with(&snap, "hint=\"more\"");
+    let share = ref_with(&snap, "hint=\"share\"");
+
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": more})).await;
+    assert!(!err, "{ans}");
+    assert!(ans.starts_with(&format!("clicked {more}")), "{ans}");
+    eventually(
+        Duration::from_secs(5),
+        "the page's click handler report",
+        async || {
+            let g = got(&server);
+            (g == ["/got/more"], g)
+        },
+    )
+    .await;
+
+    // Hidden for good by the hover: refused, and the row under it was not pressed either.
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": share})).await;
+    assert!(err, "{ans}");
+    assert!(ans.contains("no click was sent"), "{ans}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(got(&server), ["/got/more"]);
+}
