@@ -268,10 +268,20 @@ impl Aperture {
             // Read before filling: the label is from the observation the agent planned on.
             let lbl = resolve(&st, &f.target).ok().map(|(_, rec)| label(&rec));
             match self.fill_one(id, &mut st, f).await {
-                Ok(done) => {
-                    r = r.say(format!("{}. {} {done}; its label:", i + 1, ref_word(&f.target)));
-                    r = r.page(lbl.as_deref().unwrap_or(""));
-                }
+                // A field with no name, placeholder or name attribute has no label to echo.
+                Ok(done) => match lbl.as_deref().filter(|l| !l.is_empty()) {
+                    Some(l) => {
+                        r = r.say(format!("{}. {} {done}; its label:", i + 1, ref_word(&f.target)));
+                        r = r.page(l);
+                    }
+                    None => {
+                        r = r.say(format!(
+                            "{}. {} {done} (it has no label)",
+                            i + 1,
+                            ref_word(&f.target)
+                        ));
+                    }
+                },
                 // Nothing reached the page: this field is reported and the others are still
                 // filled, so one option the select does not have costs one field, not the form.
                 // The page is unchanged, so the next ref needs no fresh observation.

@@ -1,0 +1,59 @@
+//! `browser_fill_form` echoes each filled field's label (page text, fenced) so the agent can
+//! check it filled what it meant to; a field with no label at all says so in words instead of
+//! answering with an empty fence.
+
+use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::{McpBrowser, Server, local_browser};
+use serde_json::json;
+use std::collections::HashMap;
+
+const PAGE: &str = r##"<!doctype html><html><head><title>Form</title></head><body>
+<input id="t"> <input aria-label="Email">
+</body></html>"##;
+
+async fn launch() -> McpBrowser {
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
+}
+
+fn textbox_refs(snap: &str) -> Vec<String> {
+    snap.lines()
+        .filter(|l| l.contains(" textbox"))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find(|w| w.starts_with('e'))
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/f".to_string(), PAGE.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/f")).await;
+    let refs = textbox_refs(&snap);
+    assert_eq!(refs.len(), 2, "{snap}");
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": refs[0], "value": "one"}, {"ref": refs[1], "value": "a@b.example"}]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains(&format!("1. {} filled (it has no label)", refs[0])),
+        "{t}"
+    );
+    assert!(t.contains(&format!("2. {} filled; its label:", refs[1])), "{t}");
+    // No fence opens and closes around nothing.
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(
+        !lines
+            .windows(2)
+            .any(|w| w[0].starts_with("<untrusted-page-content")
+                && w[1].starts_with("</untrusted-page-content")),
+        "{t}"
+    );
+    assert!(t.contains("value=\"one\""), "{t}");
+}
