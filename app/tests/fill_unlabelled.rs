@@ -2,7 +2,7 @@
 //! check it filled what it meant to; a field with no label at all says so in words instead of
 //! answering with an empty fence.
 
-use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::mcp::{goto, refs_for, tool};
 use aperture_testkit::{McpBrowser, Server, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
@@ -15,24 +15,13 @@ async fn launch() -> McpBrowser {
     local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
-fn textbox_refs(snap: &str) -> Vec<String> {
-    snap.lines()
-        .filter(|l| l.contains(" textbox"))
-        .filter_map(|l| {
-            l.split_whitespace()
-                .find(|w| w.starts_with('e'))
-                .map(str::to_owned)
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
     let browser = launch().await;
     let server = Server::start(HashMap::from([("/f".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
     let snap = goto(&c, &server.url("/f")).await;
-    let refs = textbox_refs(&snap);
+    let refs = refs_for(&snap, "textbox");
     assert_eq!(refs.len(), 2, "{snap}");
     let (err, t) = tool(
         &c,

@@ -5,7 +5,7 @@
 //! is refused with nothing pressed. What the page received is read from the fixture server's
 //! request log, which no answer of the browser can influence.
 
-use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::mcp::{goto, ref_for, tool};
 use aperture_testkit::{McpBrowser, Server, eventually, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
@@ -38,17 +38,6 @@ async fn launch() -> McpBrowser {
     local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
-fn ref_with(snap: &str, tail: &str) -> String {
-    let line = snap
-        .lines()
-        .find(|l| l.contains(tail))
-        .unwrap_or_else(|| panic!("no line with {tail} in:\n{snap}"));
-    line.split_whitespace()
-        .find(|w| w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
-        .unwrap_or_else(|| panic!("no ref on {line:?}"))
-        .to_string()
-}
-
 fn got(server: &Server) -> Vec<String> {
     server
         .requests()
@@ -63,8 +52,8 @@ async fn a_click_waits_for_what_the_hover_did_and_lands_on_its_target() {
     let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
     let snap = goto(&c, &server.url("/p")).await;
-    let more = ref_with(&snap, "hint=\"more\"");
-    let share = ref_with(&snap, "hint=\"share\"");
+    let more = ref_for(&snap, "hint=\"more\"");
+    let share = ref_for(&snap, "hint=\"share\"");
 
     let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": more})).await;
     assert!(!err, "{ans}");

@@ -3,7 +3,7 @@
 //! the rows they named, and only the removed row's ref is `gone:`. Before, any change to the
 //! set retired every row's ref together.
 
-use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::mcp::{goto, refs_for, role_ref, tool};
 use aperture_testkit::{McpBrowser, Server, local_browser};
 use serde_json::json;
 use std::collections::HashMap;
@@ -34,18 +34,6 @@ async fn launch() -> McpBrowser {
     local_browser(env!("CARGO_BIN_EXE_aperture")).await
 }
 
-/// The refs of the `Remove` buttons, in document order.
-fn removes(snap: &str) -> Vec<String> {
-    snap.lines()
-        .filter(|l| l.contains("button \"Remove\""))
-        .filter_map(|l| {
-            l.split_whitespace()
-                .find(|w| w.starts_with('e') && w[1..].chars().all(|c| c.is_ascii_digit()))
-                .map(str::to_owned)
-        })
-        .collect()
-}
-
 async fn click(c: &aperture_testkit::mcp::Client, r: &str) -> String {
     let (err, ans) = tool(c, "browser_act", json!({"action": "click", "ref": r})).await;
     assert!(!err, "{ans}");
@@ -59,7 +47,7 @@ async fn identical_rows_keep_their_refs_when_a_row_comes_or_goes() {
     let server = Server::start(HashMap::from([("/p".to_string(), PAGE.to_string())]), None);
     let c = browser.connect().await;
     let snap = goto(&c, &server.url("/p")).await;
-    let rows = removes(&snap);
+    let rows = refs_for(&snap, "button \"Remove\"");
     assert_eq!(rows.len(), 4, "{snap}");
 
     // The second row goes: only its ref is gone.
@@ -78,15 +66,10 @@ async fn identical_rows_keep_their_refs_when_a_row_comes_or_goes() {
 
     // A new identical row at the top gets a fresh ref; the third row's old ref still works.
     let snap = tool(&c, "browser_snapshot", json!({"full": true})).await.1;
-    let add = snap
-        .lines()
-        .find(|l| l.contains("button \"Add row\""))
-        .and_then(|l| l.split_whitespace().find(|w| w.starts_with('e')))
-        .expect("the Add row button")
-        .to_owned();
+    let add = role_ref(&snap, "button", "Add row");
     let ans = click(&c, &add).await;
     let snap = tool(&c, "browser_snapshot", json!({"full": true})).await.1;
-    let now = removes(&snap);
+    let now = refs_for(&snap, "button \"Remove\"");
     assert_eq!(now.len(), 3, "{ans}\n{snap}");
     assert!(!rows.contains(&now[0]), "a fresh ref for the new row: {snap}");
     assert_eq!(now[1..], [rows[0].clone(), rows[2].clone()], "{snap}");
