@@ -1382,19 +1382,38 @@ fn is_landmark(role: &str) -> bool {
 /// Letters and digits of `s`, lower-cased: how names are compared when deciding that one
 /// repeats another (punctuation and spacing differ between a name and the texts it came from).
 fn squash(s: &str, out: &mut String) {
+    squash_if(s, out, char::is_alphanumeric);
+}
+
+/// [`squash`] keeping the characters `keep` accepts.
+fn squash_if(s: &str, out: &mut String, keep: fn(char) -> bool) {
     for c in s.chars() {
-        if c.is_alphanumeric() {
+        if keep(c) {
             out.extend(c.to_lowercase());
         }
     }
+}
+
+/// Not white space: what a name made only of symbols (`>`, `«`, `+`) is compared on.
+fn not_space(c: char) -> bool {
+    !c.is_whitespace()
 }
 
 /// True when the name of walk node `i` says nothing its own text and its shown descendants do
 /// not: their names (or texts), each in its place in the text (`at`) or after it, spell it.
 fn name_repeats_content(nodes: &[NodeRecord], par: &[u32], wend: &[u32], show: &[bool], i: usize) -> bool {
     let r = &nodes[i];
+    let name = r.name.as_deref().unwrap_or("");
+    // Letters and digits are what is compared (the products of a page join words with
+    // different punctuation); a name with none (a pager's `>`) is compared on its symbols.
+    let keep: fn(char) -> bool = if name.chars().any(char::is_alphanumeric) {
+        char::is_alphanumeric
+    } else {
+        not_space
+    };
+    let squash = |s: &str, out: &mut String| squash_if(s, out, keep);
     let mut want = String::new();
-    squash(r.name.as_deref().unwrap_or(""), &mut want);
+    squash(name, &mut want);
     if want.is_empty() {
         return false;
     }

@@ -620,3 +620,27 @@ fn a_heading_that_is_its_link_is_one_line() {
     rd.apply(&out).expect("reads");
     assert_eq!(rd.refs()[&1].name.as_deref(), Some("Lamps are back"));
 }
+
+#[test]
+fn a_pager_item_named_only_by_a_symbol_is_not_repeated() {
+    let mut p = Page::new("https://a.test/", "T");
+    let list = p.add(None, container("list"));
+    for n in ["1", ">"] {
+        let li = p.add(
+            Some(list),
+            container("listitem").with(|r| r.name = Some(n.into())),
+        );
+        p.add(Some(li), link(n, "https://a.test/p"));
+    }
+    // A symbol the child does not say stays.
+    let li = p.add(
+        Some(list),
+        container("listitem").with(|r| r.name = Some("»".into())),
+    );
+    p.add(Some(li), link(">", "https://a.test/q"));
+    let b = body(&render_full(&p.done()));
+    assert!(
+        b.contains("list\n listitem\n  e1 link \"1\"\n listitem\n  e2 link \">\"\n listitem \"»\"\n"),
+        "{b}"
+    );
+}
