@@ -1126,18 +1126,14 @@ impl Tab {
         }
     }
 
-    /// The pointer moved to (`x`, `y`) once the document can take input, after
-    /// [`Tab::approach`], not counted (see `Backend::rest_pointer`): best effort, a failure is
-    /// only logged.
+    /// The pointer moved to (`x`, `y`) after [`Tab::approach`], as a hover is, waiting until
+    /// the page has taken the move (its handlers have run), so that what the page did on hover
+    /// is there to be seen by the aim that follows (see `Backend::rest_pointer`). Best effort: a
+    /// move the page did not count is only logged, and the press that follows is delivered
+    /// and checked on its own.
     pub async fn rest_at(&self, x: f32, y: f32) {
-        self.approach(x, y).await;
-        let id = self.id;
-        let sent = async {
-            self.ready().await?;
-            self.ui(move |a| a.pointer(id, Pointer::Move(at(x, y)))).await
-        };
-        if let Err(e) = sent.await {
-            tracing::debug!(tab = id.0, error = %e, "the pointer could not rest on the target");
+        if let Err(e) = self.hover_at(x, y).await {
+            tracing::debug!(tab = self.id.0, error = %e, "the pointer's rest on the target was not confirmed");
         }
     }
 

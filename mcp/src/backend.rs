@@ -749,9 +749,10 @@ pub trait Backend: Send + Sync + 'static {
     /// Trusted mouse move to a viewport point (hover: the page's `mouseover`, `mouseenter`
     /// and `mousemove` handlers run).
     async fn move_to(&self, id: TabId, x: f32, y: f32) -> BackendResult<Delivery>;
-    /// Moves the pointer to a viewport point ahead of a press, without waiting to count it:
-    /// the press that follows is delivered and checked, and the page's hover reaction is
-    /// what matters here. Best effort; backends without a pointer do nothing.
+    /// Moves the pointer to a viewport point ahead of a press and waits until the page has
+    /// taken the move, so its hover reaction is there for the aim that follows. Best effort (a
+    /// failure is not reported: the press that follows is delivered and checked on its own);
+    /// backends without a pointer do nothing.
     async fn rest_pointer(&self, id: TabId, x: f32, y: f32) {
         let _ = (id, x, y);
     }

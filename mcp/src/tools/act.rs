@@ -483,8 +483,6 @@ impl Aperture {
     ) -> Result<(f32, f32), StepFail> {
         let be = self.backend();
         be.rest_pointer(id, p.0, p.1).await;
-        // A frame for the page to take the move before it is asked where the target is.
-        tokio::time::sleep(Duration::from_millis(20)).await;
         let until = Instant::now() + HOVER_SETTLE;
         let r#final = loop {
             let again = async {
