@@ -951,15 +951,8 @@ pub(crate) fn build(
     // to another node. Only families with a member it cannot tell apart (a frame of another
     // site, whose walker restarts its ids when it reloads) fall back to order: their keys are
     // ordinals, and their refs retire together when the membership changes (below).
-    let mut by_node = false;
-    for g in ginfo.iter_mut() {
-        if g.1 >= 2 && g.4 {
-            by_node = true;
-            // Not a positional family: no generation, nothing inherited below it.
-            g.3 = false;
-        }
-    }
-    if by_node {
+    let by_node = |g: &(u64, u32, u64, bool, bool)| g.1 >= 2 && g.4;
+    if ginfo.iter().any(by_node) {
         for (i, r) in nodes.iter().enumerate() {
             let b = base[i];
             let bit = (b as usize) & mask;
@@ -967,8 +960,7 @@ pub(crate) fn build(
                 continue;
             }
             let Some(&gi) = groups.get(&b) else { continue };
-            let g = &ginfo[gi as usize];
-            if g.1 >= 2 && g.4 {
+            if by_node(&ginfo[gi as usize]) {
                 ident[i] = H::new(13).u(b).u(r.uid.unwrap_or(0)).f();
             }
         }
@@ -978,8 +970,9 @@ pub(crate) fn build(
     // generation, which changes every member's key, which retires every member's ref.
     let mut gens: FxHashMap<u64, u64> = FxHashMap::default();
     let mut next_map = FxHashMap::default();
-    for &(b, count, sig, protect, _) in ginfo.iter() {
-        if count < 2 || !protect {
+    for g @ &(b, count, sig, protect, _) in ginfo.iter() {
+        // A family keyed by node is not positional: no generation, nothing inherited below.
+        if count < 2 || !protect || by_node(g) {
             continue;
         }
         let sig = H::new(12).u(sig).u(count as u64).f();

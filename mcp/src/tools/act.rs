@@ -460,9 +460,31 @@ impl Aperture {
     /// moved, or be covered only in part); when there is none, nothing is sent. The hit test
     /// also arms the check of where the input's first event lands ([`Delivery::elsewhere`]).
     pub(crate) async fn aim_at(&self, id: TabId, st: &mut TabState, r: &str) -> Result<(f32, f32), StepFail> {
+        self.aim_target(id, st, r).await.map(|(_, p)| p)
+    }
+
+    /// [`Aperture::aim_at`], also answering the element it aimed at (walk id and index).
+    async fn aim_target(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        r: &str,
+    ) -> Result<((u64, u32), (f32, f32)), StepFail> {
         let (walk_id, idx, b) = self.locate(id, st, r).await?;
         let p = point_in(&b, st, r)?;
-        self.hit_test(id, r, walk_id, idx, p).await
+        Ok(((walk_id, idx), self.hit_test(id, r, walk_id, idx, p).await?))
+    }
+
+    /// The element's box as it is now, read without scrolling it into view.
+    async fn box_now(&self, id: TabId, r: &str, walk_id: u64, idx: u32) -> Result<Rect, StepFail> {
+        call(
+            self.backend().element(id, walk_id, idx, ElementOp::Bounds),
+            CALL_TIMEOUT,
+        )
+        .await
+        .map_err(before_send)?
+        .bounds
+        .ok_or_else(|| StepFail::Refused(format!("{r}: the browser did not report where it is")))
     }
 
     /// A person's pointer rests on a target before it presses, so whatever the page does on
@@ -486,13 +508,7 @@ impl Aperture {
         let until = Instant::now() + HOVER_SETTLE;
         let r#final = loop {
             let again = async {
-                let b = call(be.element(id, walk_id, idx, ElementOp::Bounds), CALL_TIMEOUT)
-                    .await
-                    .map_err(before_send)?
-                    .bounds
-                    .ok_or_else(|| {
-                        StepFail::Refused(format!("{r}: the browser did not report where it is"))
-                    })?;
+                let b = self.box_now(id, r, walk_id, idx).await?;
                 let q = point_in(&b, st, r)?;
                 self.hit_test(id, r, walk_id, idx, q).await
             };
@@ -609,9 +625,8 @@ impl Aperture {
                     2 => "double-",
                     _ => "triple-",
                 };
-                let (walk_id, idx, b) = self.locate(id, st, &r).await?;
-                let p = self.hit_test(id, &r, walk_id, idx, point_in(&b, st, &r)?).await?;
-                let (x, y) = self.rest_on(id, st, &r, (walk_id, idx), p).await?;
+                let (target, p) = self.aim_target(id, st, &r).await?;
+                let (x, y) = self.rest_on(id, st, &r, target, p).await?;
                 let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
@@ -653,13 +668,7 @@ impl Aperture {
                         let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
                         self.locate(id, st, to).await?;
                         let from = self.aim_at(id, st, &r).await?;
-                        let b = call(be.element(id, walk_id, rec.idx, ElementOp::Bounds), CALL_TIMEOUT)
-                            .await
-                            .map_err(before_send)?
-                            .bounds
-                            .ok_or_else(|| {
-                                StepFail::Refused(format!("{to}: the browser did not report where it is"))
-                            })?;
+                        let b = self.box_now(id, to, walk_id, rec.idx).await?;
                         let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
                         (
                             from,
