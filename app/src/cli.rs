@@ -15,6 +15,8 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   open URL                 load URL in the current tab
   snapshot [--full]        what the page shows (a diff after the first time)
   click REF                click an element by ref (e.g. e12)
+  hover REF                rest the pointer on an element (menus, tooltips)
+  scroll [--in REF] [DX] DY  scroll by pixels (down/right positive): the page, or what REF is in
   drag REF TO              drag an element and drop it on another
   select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
   type REF TEXT [--submit] type into a field
@@ -41,6 +43,8 @@ pub fn is_verb(s: &str) -> bool {
             | "snapshot"
             | "click"
             | "drag"
+            | "hover"
+            | "scroll"
             | "select-text"
             | "type"
             | "fill"
@@ -124,6 +128,29 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             }
             _ => return Err("select-text takes [--in REF] [TEXT]".into()),
         },
+        "hover" => ("browser_act", json!({"action": "hover", "ref": one("ref")?})),
+        "scroll" => {
+            let (target, deltas) = match args {
+                [flag, r, rest @ ..] if flag == "--in" => (Some(r), rest),
+                _ => (None, args),
+            };
+            let px = |a: &String| {
+                a.parse::<f64>()
+                    .ok()
+                    .filter(|d| d.is_finite())
+                    .ok_or_else(|| format!("scroll: {a:?} is not a number of pixels"))
+            };
+            let (dx, dy) = match deltas {
+                [dy] => (0.0, px(dy)?),
+                [dx, dy] => (px(dx)?, px(dy)?),
+                _ => return Err("scroll takes [--in REF] [DX] DY".into()),
+            };
+            let mut step = json!({"action": "scroll", "dx": dx, "dy": dy});
+            if let Some(r) = target {
+                step["ref"] = json!(r);
+            }
+            ("browser_act", step)
+        }
         "drag" => match args {
             [from, to] => ("browser_act", json!({"action": "drag", "ref": from, "to": to})),
             _ => return Err("drag takes REF TO (the ref to drop on)".into()),
@@ -502,6 +529,18 @@ mod tests {
             json!({"full": true})
         );
         assert_eq!(tool_call("back", &[]).unwrap().1, json!({"action": "back"}));
+        assert_eq!(
+            tool_call("scroll", &v(&["300"])).unwrap().1,
+            json!({"action": "scroll", "dx": 0.0, "dy": 300.0})
+        );
+        assert_eq!(
+            tool_call("scroll", &v(&["--in", "e4", "-20", "0"])).unwrap().1,
+            json!({"action": "scroll", "ref": "e4", "dx": -20.0, "dy": 0.0})
+        );
+        assert_eq!(
+            tool_call("hover", &v(&["e2"])).unwrap().1,
+            json!({"action": "hover", "ref": "e2"})
+        );
     }
 
     #[test]
@@ -510,6 +549,9 @@ mod tests {
         assert!(tool_call("fill", &v(&["e1"])).is_err());
         assert!(tool_call("select", &v(&["e1"])).is_err());
         assert!(tool_call("tabs", &v(&["x"])).is_err());
+        assert!(tool_call("scroll", &[]).is_err());
+        assert!(tool_call("scroll", &v(&["down"])).is_err());
+        assert!(tool_call("scroll", &v(&["1", "2", "3"])).is_err());
         assert!(parse(&v(&["--json"])).is_err());
         let i = parse(&v(&["--profile", "/p", "--json", "click", "e2"])).unwrap();
         assert_eq!((i.json, i.verb.as_str(), i.args.len()), (true, "click", 1));

@@ -61,6 +61,9 @@ const TYPE_CHUNK: usize = 16;
 /// How long input waits for a new document's first paint (unmeasured; a paint normally
 /// follows within a frame or two of the document becoming available).
 pub const FIRST_PAINT_WAIT: Duration = Duration::from_secs(2);
+/// How long input waits for the document's first `paint` performance entry (one that paints
+/// nothing, an empty page, never gets one; unmeasured: a frame or two after the view's paint).
+const PAINT_ENTRY_WAIT: Duration = Duration::from_secs(1);
 
 /// Errors a tab operation reports. Each says what happened in words a user can act on.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -928,12 +931,23 @@ impl Tab {
     /// Waits until the document can take input: it has painted once (input reaching a
     /// document before its first frame is dropped), its walker answers, and it has a body.
     /// Answers the page's input state then, or [`TabError::NotReady`] (nothing was sent).
+    ///
+    /// "Painted" is read twice: the view's paint counter (any frame the browser got since the
+    /// document became available, which can still be the previous document's) and the
+    /// document's own `paint` performance entry, which Chromium records when its first frame
+    /// is presented. A wheel sent between the two was dropped whole, neither scrolling nor
+    /// reaching the page (4 first scrolls in 60 right after a tab opened; none once the entry
+    /// existed). A document that never paints anything has no entry: input waits for it only
+    /// while the document is younger than [`PAINT_ENTRY_WAIT`].
     async fn ready(&self) -> Result<InputState, TabError> {
         let start = std::time::Instant::now();
         self.until_painted().await;
         loop {
             let why = match self.state_within(Duration::from_secs(1)).await {
-                Ok(st) if st.ready => return Ok(st),
+                Ok(st) if st.ready && (st.painted || self.document_age(start).await >= PAINT_ENTRY_WAIT) => {
+                    return Ok(st);
+                }
+                Ok(st) if st.ready => "the document has not painted yet".to_string(),
                 Ok(_) => "the document has no body yet".to_string(),
                 Err(e @ (TabError::RendererGone(_) | TabError::NoSuchTab(_) | TabError::Closed)) => {
                     return Err(e);
@@ -948,6 +962,17 @@ impl Tab {
             }
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
+    }
+
+    /// How long ago the current document became available (when unknown, how long ago
+    /// `since` was).
+    async fn document_age(&self, since: std::time::Instant) -> Duration {
+        let id = self.id;
+        self.ui(move |a| a.with(|s| s.tabs.get(&id).and_then(|t| t.document_at).map(|at| at.elapsed())))
+            .await
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| since.elapsed())
     }
 
     /// A walker request, abandoned (`None`) the moment a JavaScript dialog holds the page: the

@@ -418,6 +418,9 @@ pub struct InputState {
     /// again from now, but input that arrived meanwhile was neither counted nor voidable.
     #[serde(default)]
     pub deaf: bool,
+    /// The document has painted (a `paint` performance entry exists).
+    #[serde(default)]
+    pub painted: bool,
 }
 
 /// The answer to [`Request::Guard`].

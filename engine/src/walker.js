@@ -1744,6 +1744,7 @@
     if (deafened()) out.deaf = true;
     const d = G.document;
     out.ready = !!apply(g.documentElement, d, []) && (!!apply(g.body, d, []) || apply(g.readyState, d, []) !== 'loading');
+    if (apply(entriesByType, perf, ['paint']).length) out.painted = true;
     if (aimRemote) out.remote = true;
     if (aimEl !== null && landed !== null) {
       const l = obj0();
