@@ -75,3 +75,47 @@ async fn a_click_waits_for_what_the_hover_did_and_lands_on_its_target() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(got(&server), ["/got/more"]);
 }
+
+/// A checkbox that its first hover hides for a moment, over a row that takes clicks.
+const FORM: &str = r##"<!doctype html><html><head><title>Terms</title>
+<style>.row{padding:20px;cursor:pointer}</style></head><body>
+<div class="row" onclick="fetch('/got/row')">
+<input type="checkbox" id="agree" aria-label="I agree"> I agree to the terms</div>
+<script>
+const box = document.getElementById('agree');
+box.addEventListener('click', e => e.stopPropagation());
+box.addEventListener('change', () => fetch('/got/agree-' + box.checked));
+let first = true;
+box.addEventListener('mouseenter', () => {
+  if (!first) return;
+  first = false;
+  box.style.visibility = 'hidden';
+  setTimeout(() => { box.style.visibility = ''; }, 200);
+});
+</script></body></html>"##;
+
+/// `browser_fill_form` checks a box the way `browser_act` clicks: it rests on it first, so a
+/// hover that hides the box for a moment does not send the press to the row under it.
+#[tokio::test]
+async fn a_form_fill_checks_a_box_once_its_hover_settles() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/f".to_string(), FORM.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/f")).await;
+    let agree = ref_for(&snap, "checkbox \"I agree\"");
+    let (err, ans) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": agree, "value": "true"}]}),
+    )
+    .await;
+    assert!(!err, "{ans}");
+    assert!(ans.contains("checked"), "{ans}");
+    eventually(Duration::from_secs(5), "the box's change report", async || {
+        let g = got(&server);
+        (g == ["/got/agree-true"], g)
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(got(&server), ["/got/agree-true"], "the row was not pressed");
+}

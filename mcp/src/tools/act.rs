@@ -475,6 +475,18 @@ impl Aperture {
         Ok(((walk_id, idx), self.hit_test(id, r, walk_id, idx, p).await?))
     }
 
+    /// Aims a click at `r` the way a person clicks: [`Aperture::aim_at`], then the pointer
+    /// rests on the target and it is aimed again ([`Aperture::rest_on`]). Answers where to press.
+    pub(crate) async fn aim_click(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        r: &str,
+    ) -> Result<(f32, f32), StepFail> {
+        let (target, p) = self.aim_target(id, st, r).await?;
+        self.rest_on(id, st, r, target, p).await
+    }
+
     /// The element's box as it is now, read without scrolling it into view.
     async fn box_now(&self, id: TabId, r: &str, walk_id: u64, idx: u32) -> Result<Rect, StepFail> {
         call(
@@ -625,8 +637,7 @@ impl Aperture {
                     2 => "double-",
                     _ => "triple-",
                 };
-                let (target, p) = self.aim_target(id, st, &r).await?;
-                let (x, y) = self.rest_on(id, st, &r, target, p).await?;
+                let (x, y) = self.aim_click(id, st, &r).await?;
                 let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;

@@ -206,7 +206,9 @@ impl Aperture {
                     )));
                 }
                 let r = ref_word(&f.target);
-                let (x, y) = self.aim_at(id, st, f.target.trim()).await?;
+                // Clicked as `browser_act` clicks: a box whose label swaps on hover is pressed
+                // where it is once the pointer rests on it.
+                let (x, y) = self.aim_click(id, st, f.target.trim()).await?;
                 let d = call(be.click_at(id, x, y, MouseButton::Left, 1), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
