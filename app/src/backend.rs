@@ -679,8 +679,12 @@ impl Backend for AppBackend {
     }
 
     async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery> {
+        self.key_repeat(id, key, 1).await
+    }
+
+    async fn key_repeat(&self, id: TabId, key: &str, times: u32) -> BackendResult<Delivery> {
         self.agent_acts(id).await?;
-        match self.tab(id).key(key).await {
+        match self.tab(id).key_repeat(key, times).await {
             Ok(d) => Ok(self.delivery(id, d).await),
             // An unknown key name: nothing was sent.
             Err(TabError::Other(m)) => Err(BackendError::InvalidInput(m)),

@@ -22,7 +22,7 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   type REF TEXT [--submit] type into a field
   fill REF=VALUE...        fill several fields
   select REF VALUE...      choose options of a <select>
-  key KEY                  press a key (Enter, Tab, Control+a, …)
+  key KEY [TIMES]          press a key (Enter, Tab, Control+a, …), TIMES times
   read [REF...]            the page's text, or the elements'
   read --url URL           a public page's text, read logged out (a throwaway context)
   wait TEXT | --ref REF | --url PART | --idle MS | --ms MS  [--gone] [--ms MAX]
@@ -187,7 +187,16 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             ),
             _ => return Err("select takes REF VALUE...".into()),
         },
-        "key" => ("browser_act", json!({"action": "key", "key": one("key")?})),
+        "key" => match args {
+            [k] => ("browser_act", json!({"action": "key", "key": k})),
+            [k, n] => {
+                let n: u8 = n
+                    .parse()
+                    .map_err(|_| format!("key: {n:?} is not a number of presses"))?;
+                ("browser_act", json!({"action": "key", "key": k, "count": n}))
+            }
+            _ => return Err("key takes KEY [TIMES]".into()),
+        },
         "read" => match args {
             [flag, url] if flag == "--url" => ("browser_read", json!({"url": url})),
             _ if args.iter().any(|a| a.starts_with("--")) => {
@@ -538,6 +547,10 @@ mod tests {
             json!({"action": "scroll", "ref": "e4", "dx": -20.0, "dy": 0.0})
         );
         assert_eq!(
+            tool_call("key", &v(&["ArrowRight", "12"])).unwrap().1,
+            json!({"action": "key", "key": "ArrowRight", "count": 12})
+        );
+        assert_eq!(
             tool_call("hover", &v(&["e2"])).unwrap().1,
             json!({"action": "hover", "ref": "e2"})
         );
@@ -550,6 +563,7 @@ mod tests {
         assert!(tool_call("select", &v(&["e1"])).is_err());
         assert!(tool_call("tabs", &v(&["x"])).is_err());
         assert!(tool_call("scroll", &[]).is_err());
+        assert!(tool_call("key", &v(&["Tab", "many"])).is_err());
         assert!(tool_call("scroll", &v(&["down"])).is_err());
         assert!(tool_call("scroll", &v(&["1", "2", "3"])).is_err());
         assert!(parse(&v(&["--json"])).is_err());

@@ -58,6 +58,8 @@ pub const REHOST_URL: &str = "data:text/html,";
 /// Characters sent at a time while typing: after each chunk the focus guard is read, so
 /// typing stops soon after focus leaves the field.
 const TYPE_CHUNK: usize = 16;
+/// Presses of one repeated key chord sent at a time (as [`TYPE_CHUNK`]).
+const KEYS_PER_CHUNK: u32 = 8;
 /// How long input waits for a new document's first paint (unmeasured; a paint normally
 /// follows within a frame or two of the document becoming available).
 pub const FIRST_PAINT_WAIT: Duration = Duration::from_secs(2);
@@ -1216,8 +1218,62 @@ impl Tab {
     /// A key chord such as `Enter`, `Tab`, `Control+a`, `Shift+ArrowLeft`, pressed where focus
     /// is (guarded like typing: see [`Tab::type_text`]).
     pub async fn key(&self, chord: &str) -> Result<Delivery, TabError> {
+        self.key_repeat(chord, 1).await
+    }
+
+    /// [`Tab::key`] pressed `times` times, as a person holding the key: each press goes where
+    /// focus is then (an arrow key that moves focus along a menu or a grid moves it on). Only
+    /// the first press is guarded: focus must be where the last focus op put it. Sent in
+    /// chunks, each confirmed before the next; a failure after the first chunk says how many
+    /// presses had arrived.
+    pub async fn key_repeat(&self, chord: &str, times: u32) -> Result<Delivery, TabError> {
         let events = keys::chord(chord).map_err(TabError::Other)?;
-        self.guarded_keys(vec![events], 0).await
+        if times <= 1 {
+            return self.guarded_keys(vec![events], 0).await;
+        }
+        self.focus_view().await?;
+        self.ready().await?;
+        let mut out = Delivery::default();
+        let mut done = 0;
+        while done < times {
+            let n = KEYS_PER_CHUNK.min(times - done);
+            // Asked for each chunk: whether focus is in a frame of another site (whose keys
+            // this page cannot count) can change as the presses move it.
+            let g: GuardReply = self.ask(&Request::Guard).await?;
+            let _ = self.state_of(Request::Unguard).await;
+            if done == 0
+                && let Some(f) = g.focus
+            {
+                return Err(TabError::FocusMoved {
+                    typed: 0,
+                    total: 0,
+                    went: f.line(),
+                });
+            }
+            let chunk: Vec<cef::KeyEvent> = events
+                .iter()
+                .cloned()
+                .cycle()
+                .take(events.len() * n as usize)
+                .collect();
+            match self.send_keys(chunk, g.remote).await {
+                Ok(l) => {
+                    out.unconfirmed |= l.delivery.unconfirmed;
+                    out.navigated |= l.delivery.navigated;
+                }
+                Err(e) if done > 0 => {
+                    return Err(TabError::InputUnknown(format!(
+                        "{done} of the {times} presses arrived, then the next ones failed: {e}"
+                    )));
+                }
+                Err(e) => return Err(e),
+            }
+            done += n;
+            if out.navigated {
+                break;
+            }
+        }
+        Ok(out)
     }
 
     /// Types text as trusted key events into the element the last focus or clear op focused

@@ -768,6 +768,18 @@ pub trait Backend: Send + Sync + 'static {
     /// One trusted key press, in the Playwright-style spelling: `"Enter"`, `"Tab"`,
     /// `"ArrowDown"`, `"a"`, with modifiers joined by `+`: `"Control+a"`, `"Shift+Tab"`.
     async fn key(&self, id: TabId, key: &str) -> BackendResult<Delivery>;
+    /// [`Backend::key`] pressed `times` times in a row (a slider's or a list's arrow key),
+    /// stopping at the first press that fails. The default presses one at a time.
+    async fn key_repeat(&self, id: TabId, key: &str, times: u32) -> BackendResult<Delivery> {
+        let mut last = Delivery::default();
+        for _ in 0..times {
+            last = self.key(id, key).await?;
+            if last.navigated {
+                break;
+            }
+        }
+        Ok(last)
+    }
     /// Types text as trusted character input into the element the last
     /// [`ElementOp::Focus`]/[`ElementOp::Clear`] focused (else the focused element), guarded:
     /// if focus is elsewhere nothing is typed, and if it leaves while typing the rest is

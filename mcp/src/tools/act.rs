@@ -22,7 +22,7 @@ what changed (a diff against your last observation). Actions: `click` a `ref` (`
 `count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
-viewport), or bring `ref` into view; `key` (after focusing `ref` if given); `select` `values` of \
+viewport), or bring `ref` into view; `key` (after focusing `ref` if given; `count` repeats it, up to 100); `select` `values` of \
 a <select>; `select_text` selects `text` on the page (or in `ref`; `ref` alone: all its text) as \
 a person dragging across it would; `dialog` answers a JavaScript dialog (`accept`, `text` for a prompt); `wait` until \
 `text` shows or `ref` is visible (`gone: true`: the opposite), the URL contains `url` (`*` \
@@ -33,6 +33,8 @@ before a step once 20 s have passed. A covered target is refused, naming what co
 the page never received is reported not delivered (nothing happened); input that failed after \
 reaching the page is OUTCOME UNKNOWN and never retried.";
 
+/// Most presses one `key` step may repeat (a slider from end to end in unit steps).
+const MAX_PRESSES: u8 = 100;
 /// Most steps one call may carry.
 pub const MAX_STEPS: usize = 25;
 /// No step of a batch starts once the batch has run this long: a host's call timeout must
@@ -139,7 +141,8 @@ pub struct Step {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// Clicks for `click`: 1 (default) or 2 for a double click.
+    /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
+    /// (a slider or a list moved by its arrow key).
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
@@ -190,7 +193,8 @@ pub struct ActArgs {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// Clicks for `click`: 1 (default) or 2 for a double click.
+    /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
+    /// (a slider or a list moved by its arrow key).
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
@@ -864,8 +868,20 @@ impl Aperture {
                 if let Some(r) = &s.target {
                     self.focus(id, st, r).await?;
                 }
-                let d = call(be.key(id, key), CALL_TIMEOUT).await.map_err(after_send)?;
-                delivered(d, "key press", "the focused element", format!("pressed {key:?}"))
+                let times = s.count.unwrap_or(1);
+                if !(1..=MAX_PRESSES).contains(&times) {
+                    return Err(StepFail::Refused(format!(
+                        "`count` for `key` must be 1 to {MAX_PRESSES}"
+                    )));
+                }
+                let d = call(be.key_repeat(id, key, times.into()), CALL_TIMEOUT)
+                    .await
+                    .map_err(after_send)?;
+                let done = match times {
+                    1 => format!("pressed {key:?}"),
+                    n => format!("pressed {key:?} {n} times"),
+                };
+                delivered(d, "key press", "the focused element", done)
             }
             ActAction::Scroll => {
                 let (dx, dy) = (s.dx.unwrap_or(0.0), s.dy.unwrap_or(0.0));
