@@ -17,7 +17,7 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   click REF                click an element by ref (e.g. e12)
   hover REF                rest the pointer on an element (menus, tooltips)
   scroll [--in REF] [DX] DY  scroll by pixels (down/right positive): the page, or what REF is in
-  drag REF TO              drag an element and drop it on another
+  drag REF TO | REF DX DY  drag an element and drop it on another, or move it by pixels
   select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
   type REF TEXT [--submit] type into a field
   fill REF=VALUE...        fill several fields
@@ -153,7 +153,21 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
         }
         "drag" => match args {
             [from, to] => ("browser_act", json!({"action": "drag", "ref": from, "to": to})),
-            _ => return Err("drag takes REF TO (the ref to drop on)".into()),
+            [from, dx, dy] => {
+                let px = |a: &String| {
+                    a.parse::<f64>()
+                        .ok()
+                        .filter(|d| d.is_finite())
+                        .ok_or_else(|| format!("drag: {a:?} is not a number of pixels"))
+                };
+                (
+                    "browser_act",
+                    json!({"action": "drag", "ref": from, "dx": px(dx)?, "dy": px(dy)?}),
+                )
+            }
+            _ => {
+                return Err("drag takes REF TO (the ref to drop on) or REF DX DY (pixels to move it)".into());
+            }
         },
         "type" => {
             let submit = args.iter().any(|a| a == "--submit");
@@ -551,6 +565,10 @@ mod tests {
             json!({"action": "key", "key": "ArrowRight", "count": 12})
         );
         assert_eq!(
+            tool_call("drag", &v(&["e5", "-40", "0"])).unwrap().1,
+            json!({"action": "drag", "ref": "e5", "dx": -40.0, "dy": 0.0})
+        );
+        assert_eq!(
             tool_call("hover", &v(&["e2"])).unwrap().1,
             json!({"action": "hover", "ref": "e2"})
         );
@@ -564,6 +582,7 @@ mod tests {
         assert!(tool_call("tabs", &v(&["x"])).is_err());
         assert!(tool_call("scroll", &[]).is_err());
         assert!(tool_call("key", &v(&["Tab", "many"])).is_err());
+        assert!(tool_call("drag", &v(&["e1", "left", "2"])).is_err());
         assert!(tool_call("scroll", &v(&["down"])).is_err());
         assert!(tool_call("scroll", &v(&["1", "2", "3"])).is_err());
         assert!(parse(&v(&["--json"])).is_err());
