@@ -3,7 +3,7 @@
 //! rebuilt on every observation; nothing here formats text (rendering is lazy, see `render`).
 
 use crate::key::{H, is_generated_id};
-use crate::record::{NodeRecord, Tri, Walk};
+use crate::record::{NodeRecord, Rect, Tri, Walk};
 use crate::text::{STRING_CAP, has_visible, mask_clock, opt_visible};
 use rustc_hash::FxHashMap;
 
@@ -433,6 +433,9 @@ pub(crate) struct Model {
     pub inl_refs: Vec<(u32, u32)>,
     /// What the budget cut left out, when it cut.
     pub cut: Option<Cut>,
+    /// Where each node sits in a grid of indistinguishable controls ([`grid_places`]): row and
+    /// column from 1, `(0, 0)` outside one.
+    pub grid: Vec<(u16, u16)>,
 }
 
 /// What a [`Mode::max_tokens`] cut left out of a model.
@@ -1288,7 +1291,75 @@ pub(crate) fn build(
         m.hash.push(h);
     }
     m.inl = inl;
+    m.grid = grid_places(&m, nodes, lh);
+    for (h, &(row, col)) in m.hash.iter_mut().zip(&m.grid) {
+        if row != 0 {
+            *h = H::new(14).u(*h).u(((row as u64) << 16) | col as u64).f();
+        }
+    }
     m
+}
+
+/// The fewest indistinguishable controls that make a grid.
+const GRID_MIN: usize = 4;
+
+/// Row and column of each control in a grid of controls only their place tells apart (a
+/// board's cells, a chart's points, a field of checkboxes drawn as a figure): an agent reading
+/// text saw 25 identical lines and could not tell which was "row 2, column 3". Members share a
+/// parent line and a line (refs aside), or are all nameless controls of one kind; they form a
+/// grid when their centres fall in at least
+/// two rows and two columns. Rows and columns are counted from the top left, a new one
+/// starting where the centres move on by more than half the members' smallest extent.
+fn grid_places(m: &Model, nodes: &[NodeRecord], lh: &[u64]) -> Vec<(u16, u16)> {
+    let mut out = vec![(0u16, 0u16); m.rec.len()];
+    let mut groups: FxHashMap<(u32, u64), Vec<usize>> = FxHashMap::default();
+    for (mi, &w) in m.rec.iter().enumerate() {
+        let r = &nodes[w as usize];
+        if m.refn[mi] != 0 && r.bounds.w > 0.0 && r.bounds.h > 0.0 && !m.inl.contains_key(&w) {
+            // Nameless controls of one kind are one board whatever their marks and looks (a
+            // cell holding an O is still a cell of the board); named ones only when their
+            // lines are the same.
+            let nameless = !opt_visible(&r.name) && !opt_visible(&r.text);
+            let kind = match nameless {
+                true => H::new(15).s(role_token(r).unwrap_or("")).s(&r.tag).f(),
+                false => lh[w as usize],
+            };
+            groups.entry((m.parent[mi], kind)).or_default().push(mi);
+        }
+    }
+    for members in groups.values().filter(|g| g.len() >= GRID_MIN) {
+        let centre = |mi: usize| {
+            let b = &nodes[m.rec[mi] as usize].bounds;
+            (b.x + b.w / 2.0, b.y + b.h / 2.0)
+        };
+        let bands = |axis: fn((f32, f32)) -> f32, extent: fn(&Rect) -> f32| {
+            let tol = members
+                .iter()
+                .map(|&mi| extent(&nodes[m.rec[mi] as usize].bounds))
+                .fold(f32::INFINITY, f32::min)
+                / 2.0;
+            let mut at: Vec<(f32, usize)> = members.iter().map(|&mi| (axis(centre(mi)), mi)).collect();
+            at.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut band = FxHashMap::default();
+            let (mut n, mut start) = (0u16, f32::NEG_INFINITY);
+            for (v, mi) in at {
+                if v - start > tol {
+                    n = n.saturating_add(1);
+                    start = v;
+                }
+                band.insert(mi, n);
+            }
+            (n, band)
+        };
+        let (rows, row) = bands(|c| c.1, |b| b.h);
+        let (cols, col) = bands(|c| c.0, |b| b.w);
+        if rows >= 2 && cols >= 2 {
+            for &mi in members {
+                out[mi] = (row[&mi], col[&mi]);
+            }
+        }
+    }
+    out
 }
 
 /// Folds the members of a sentence (and theirs) into its line hash; collects their refs in

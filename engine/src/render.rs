@@ -339,6 +339,11 @@ pub(crate) fn push_node_rest(out: &mut String, model: &Model, walk: &Walk, m: u3
     if let Some(r) = walk.nodes.get(w as usize) {
         let members = model.inl.contains_key(&w).then_some((model, walk, w));
         push_line_parts(out, r, live, model.style(), model.flags[mi], true, members);
+        if let Some(&(row, col)) = model.grid.get(mi)
+            && row != 0
+        {
+            let _ = write!(out, " at=r{row}c{col}");
+        }
     }
 }
 

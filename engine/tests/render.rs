@@ -644,3 +644,104 @@ fn a_pager_item_named_only_by_a_symbol_is_not_repeated() {
         "{b}"
     );
 }
+
+/// A board of nameless cells: each line says its row and column, since nothing else tells
+/// them apart; a row of the same cells (one row) says nothing more, nor do named buttons laid
+/// out in a grid.
+#[test]
+fn indistinguishable_controls_in_a_grid_say_where_they_sit() {
+    let cell = |x: f32, y: f32| {
+        button("").with(|r| {
+            r.name = None;
+            r.text = None;
+            r.class_name = Some("cell".into());
+            r.bounds = aperture_engine::record::Rect {
+                x,
+                y,
+                w: 30.0,
+                h: 30.0,
+            };
+        })
+    };
+    let mut p = Page::new("https://a.test/ttt", "Board");
+    let board = p.add(None, container("group"));
+    for row in 0..3 {
+        for col in 0..3 {
+            // Off by a pixel or two, as laid-out boxes are. The middle one holds a mark.
+            let c = cell(
+                10.0 + 32.0 * col as f32 + (row % 2) as f32,
+                100.0 + 32.0 * row as f32,
+            );
+            let c = if (row, col) == (1, 1) {
+                c.with(|r| r.class_name = Some("cell mark-o".into()))
+            } else {
+                c
+            };
+            p.add(Some(board), c);
+        }
+    }
+    let strip = p.add(None, container("toolbar"));
+    for col in 0..4 {
+        p.add(Some(strip), cell(10.0 + 32.0 * col as f32, 300.0));
+    }
+    let keys = p.add(None, container("group"));
+    for (k, name) in ["1", "2", "3", "4"].into_iter().enumerate() {
+        p.add(
+            Some(keys),
+            button(name).with(|r| {
+                r.bounds = aperture_engine::record::Rect {
+                    x: 40.0 * (k % 2) as f32,
+                    y: 400.0 + 40.0 * (k / 2) as f32,
+                    w: 30.0,
+                    h: 30.0,
+                }
+            }),
+        );
+    }
+    let out = body(&render_full(&p.done()));
+    assert!(out.contains("e1 button hint=\"cell\" at=r1c1\n"), "{out}");
+    assert!(out.contains("e3 button hint=\"cell\" at=r1c3\n"), "{out}");
+    assert!(
+        out.contains("e5 button hint=\"cell mark o\" at=r2c2\n"),
+        "a marked cell is still on the board:\n{out}"
+    );
+    assert!(out.contains("e9 button hint=\"cell\" at=r3c3\n"), "{out}");
+    assert!(
+        out.contains("e10 button hint=\"cell\"\n"),
+        "one row is no grid:\n{out}"
+    );
+    assert!(
+        out.contains("e14 button \"1\"\n"),
+        "named controls need no place:\n{out}"
+    );
+
+    // Moved: the agent's next look says where the cell is now.
+    let mut s = TabSession::new();
+    let first = p_board(&[(0, 0), (0, 1), (1, 0), (1, 1)]);
+    s.observe(&first, false, true);
+    let o = s.observe(&p_board(&[(0, 0), (0, 1), (1, 1), (1, 0)]), false, false);
+    assert!(o.text.contains("at=r2c2"), "{}", o.text);
+}
+
+/// Four nameless cells at the given (row, column) places.
+fn p_board(at: &[(u32, u32)]) -> Walk {
+    let mut p = Page::new("https://a.test/b", "B");
+    let g = p.add(None, container("group"));
+    for (k, &(row, col)) in at.iter().enumerate() {
+        p.add(
+            Some(g),
+            button("").with(|r| {
+                r.name = None;
+                r.text = None;
+                r.uid = Some(100 + k as u64);
+                r.bounds = aperture_engine::record::Rect {
+                    x: 40.0 * col as f32,
+                    y: 40.0 * row as f32,
+                    w: 30.0,
+                    h: 30.0,
+                };
+            }),
+        );
+    }
+    p.done()
+}
