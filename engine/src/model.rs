@@ -1302,14 +1302,18 @@ pub(crate) fn build(
 
 /// The fewest indistinguishable controls that make a grid.
 const GRID_MIN: usize = 4;
+/// How far apart (in the members' median extent along that axis, plus a few pixels) two
+/// neighbouring rows or columns of a grid may lie.
+const GRID_GAP: f32 = 4.0;
 
 /// Row and column of each control in a grid of controls only their place tells apart (a
 /// board's cells, a chart's points, a field of checkboxes drawn as a figure): an agent reading
 /// text saw 25 identical lines and could not tell which was "row 2, column 3". Members share a
 /// parent line and a line (refs aside), or are all nameless controls of one kind; they form a
-/// grid when their centres fall in at least
-/// two rows and two columns. Rows and columns are counted from the top left, a new one
-/// starting where the centres move on by more than half the members' smallest extent.
+/// grid when their centres fall in at least two rows and two columns, every row and column
+/// holds two or more, and neighbouring rows and columns lie close ([`GRID_GAP`]). Rows and
+/// columns are counted from the top left, a new one starting where the centres move on by
+/// more than half the members' smallest extent.
 fn grid_places(m: &Model, nodes: &[NodeRecord], lh: &[u64]) -> Vec<(u16, u16)> {
     let mut out = vec![(0u16, 0u16); m.rec.len()];
     let mut groups: FxHashMap<(u32, u64), Vec<usize>> = FxHashMap::default();
@@ -1332,28 +1336,45 @@ fn grid_places(m: &Model, nodes: &[NodeRecord], lh: &[u64]) -> Vec<(u16, u16)> {
             let b = &nodes[m.rec[mi] as usize].bounds;
             (b.x + b.w / 2.0, b.y + b.h / 2.0)
         };
+        // Bands along one axis, or none when two neighbouring bands lie further apart than a
+        // board's do (two toolbars of the same buttons at the top and foot of an article are
+        // not a board).
         let bands = |axis: fn((f32, f32)) -> f32, extent: fn(&Rect) -> f32| {
-            let tol = members
+            let mut sizes: Vec<f32> = members
                 .iter()
                 .map(|&mi| extent(&nodes[m.rec[mi] as usize].bounds))
-                .fold(f32::INFINITY, f32::min)
-                / 2.0;
+                .collect();
+            sizes.sort_by(f32::total_cmp);
+            let (tol, gap) = (sizes[0] / 2.0, sizes[sizes.len() / 2] * GRID_GAP + 8.0);
             let mut at: Vec<(f32, usize)> = members.iter().map(|&mi| (axis(centre(mi)), mi)).collect();
             at.sort_by(|a, b| a.0.total_cmp(&b.0));
             let mut band = FxHashMap::default();
             let (mut n, mut start) = (0u16, f32::NEG_INFINITY);
             for (v, mi) in at {
                 if v - start > tol {
+                    if n > 0 && v - start > gap {
+                        return None;
+                    }
                     n = n.saturating_add(1);
                     start = v;
                 }
                 band.insert(mi, n);
             }
-            (n, band)
+            Some((n, band))
         };
-        let (rows, row) = bands(|c| c.1, |b| b.h);
-        let (cols, col) = bands(|c| c.0, |b| b.w);
-        if rows >= 2 && cols >= 2 {
+        let (Some((rows, row)), Some((cols, col))) = (bands(|c| c.1, |b| b.h), bands(|c| c.0, |b| b.w))
+        else {
+            continue;
+        };
+        // Every row and every column holds two or more: a board, not a scatter.
+        let full = |band: &FxHashMap<usize, u16>, n: u16| {
+            let mut count = vec![0u32; n as usize + 1];
+            for &b in band.values() {
+                count[b as usize] += 1;
+            }
+            count[1..].iter().all(|&c| c >= 2)
+        };
+        if rows >= 2 && cols >= 2 && full(&row, rows) && full(&col, cols) {
             for &mi in members {
                 out[mi] = (row[&mi], col[&mi]);
             }

@@ -698,7 +698,23 @@ fn indistinguishable_controls_in_a_grid_say_where_they_sit() {
             }),
         );
     }
+    // The same share buttons at the head and the foot of an article: two toolbars, no board.
+    let article = p.add(None, container("article"));
+    for (x, y) in [(0.0, 600.0), (40.0, 600.0), (0.0, 1800.0), (40.0, 1800.0)] {
+        p.add(
+            Some(article),
+            button("Share").with(|r| {
+                r.bounds = aperture_engine::record::Rect {
+                    x,
+                    y,
+                    w: 30.0,
+                    h: 30.0,
+                }
+            }),
+        );
+    }
     let out = body(&render_full(&p.done()));
+    assert!(!out.contains("button \"Share\" at="), "{out}");
     assert!(out.contains("e1 button hint=\"cell\" at=r1c1\n"), "{out}");
     assert!(out.contains("e3 button hint=\"cell\" at=r1c3\n"), "{out}");
     assert!(
