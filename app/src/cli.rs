@@ -100,6 +100,14 @@ fn parse(argv: &[String]) -> Result<Invocation, String> {
     })
 }
 
+/// A distance in CSS pixels given to `verb`, or a usage error.
+fn pixels(verb: &str, a: &str) -> Result<f64, String> {
+    a.parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite())
+        .ok_or_else(|| format!("{verb}: {a:?} is not a number of pixels"))
+}
+
 /// The tool call a verb makes, or a usage error.
 fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), String> {
     let one = |what: &str| -> Result<String, String> {
@@ -134,12 +142,7 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
                 [flag, r, rest @ ..] if flag == "--in" => (Some(r), rest),
                 _ => (None, args),
             };
-            let px = |a: &String| {
-                a.parse::<f64>()
-                    .ok()
-                    .filter(|d| d.is_finite())
-                    .ok_or_else(|| format!("scroll: {a:?} is not a number of pixels"))
-            };
+            let px = |a: &String| pixels(verb, a);
             let (dx, dy) = match deltas {
                 [dy] => (0.0, px(dy)?),
                 [dx, dy] => (px(dx)?, px(dy)?),
@@ -154,12 +157,7 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
         "drag" => match args {
             [from, to] => ("browser_act", json!({"action": "drag", "ref": from, "to": to})),
             [from, dx, dy] => {
-                let px = |a: &String| {
-                    a.parse::<f64>()
-                        .ok()
-                        .filter(|d| d.is_finite())
-                        .ok_or_else(|| format!("drag: {a:?} is not a number of pixels"))
-                };
+                let px = |a: &String| pixels(verb, a);
                 (
                     "browser_act",
                     json!({"action": "drag", "ref": from, "dx": px(dx)?, "dy": px(dy)?}),
