@@ -1292,12 +1292,19 @@ pub(crate) fn build(
     }
     m.inl = inl;
     m.grid = grid_places(&m, nodes, lh);
-    for (h, &(row, col)) in m.hash.iter_mut().zip(&m.grid) {
-        if row != 0 {
-            *h = H::new(14).u(*h).u(((row as u64) << 16) | col as u64).f();
-        }
+    for (h, &place) in m.hash.iter_mut().zip(&m.grid) {
+        *h = with_place(*h, place);
     }
     m
+}
+
+/// A line's hash with its grid place ([`grid_places`]) folded in, so a cell that moved to
+/// another row or column reads as changed; unchanged outside a grid.
+pub(crate) fn with_place(h: u64, (row, col): (u16, u16)) -> u64 {
+    if row == 0 {
+        return h;
+    }
+    H::new(14).u(h).u(((row as u64) << 16) | col as u64).f()
 }
 
 /// The fewest indistinguishable controls that make a grid.

@@ -223,14 +223,7 @@ fn masked_node_hash(model: &Model, walk: &Walk, m: u32) -> u64 {
     };
     if !model.inl.contains_key(&w) {
         let h = masked_hash(r, model.mode.urls, model.flags[m as usize]);
-        // A cell of a grid that moved to another row or column reads differently.
-        return match model.grid.get(m as usize) {
-            Some(&(row, col)) if row != 0 => crate::key::H::new(14)
-                .u(h)
-                .u(((row as u64) << 16) | col as u64)
-                .f(),
-            _ => h,
-        };
+        return crate::model::with_place(h, model.grid.get(m as usize).copied().unwrap_or_default());
     }
     let mut line = String::new();
     push_node_rest(&mut line, model, walk, m, false);
