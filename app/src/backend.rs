@@ -327,6 +327,7 @@ impl AppBackend {
             pressed_inside,
             unconfirmed: d.unconfirmed,
             navigated: d.navigated,
+            presses_sent: d.presses_sent,
         }
     }
 

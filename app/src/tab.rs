@@ -135,6 +135,8 @@ pub struct Delivery {
     pub unconfirmed: bool,
     /// A new document replaced the page before the input was seen whole.
     pub navigated: bool,
+    /// [`Tab::key_repeat`] stopped early at a new document: the presses sent by then.
+    pub presses_sent: Option<u32>,
 }
 
 /// Input being sent: how its arrival is recognised.
@@ -1235,12 +1237,24 @@ impl Tab {
         self.ready().await?;
         let mut out = Delivery::default();
         let mut done = 0;
+        let mut doc = None;
         while done < times {
             let n = KEYS_PER_CHUNK.min(times - done);
             // Asked for each chunk: whether focus is in a frame of another site (whose keys
             // this page cannot count) can change as the presses move it.
             let g: GuardReply = self.ask(&Request::Guard).await?;
-            let _ = self.state_of(Request::Unguard).await;
+            let now = self.state_of(Request::Unguard).await.ok().map(|s| s.doc);
+            // A press that loaded a new page once the last chunk was seen whole: the key is
+            // held over the page it was pressed on, not the next one.
+            if done > 0
+                && let (Some(was), Some(now)) = (doc, now)
+                && was != now
+            {
+                out.navigated = true;
+                out.presses_sent = Some(done);
+                break;
+            }
+            doc = doc.or(now);
             if done == 0
                 && let Some(f) = g.focus
             {
@@ -1270,6 +1284,10 @@ impl Tab {
             }
             done += n;
             if out.navigated {
+                // The rest would land in a document nobody has looked at yet.
+                if done < times {
+                    out.presses_sent = Some(done);
+                }
                 break;
             }
         }

@@ -109,3 +109,58 @@ async fn a_key_pressed_many_times_arrives_each_time_where_focus_is() {
     }
     assert_eq!(seen(&c).await, "75", "a refused count sends nothing");
 }
+
+/// A list whose third ArrowDown opens the next page (as a results list opens the chosen one).
+const LEAVES: &str = r##"<!doctype html><html><head><title>List</title></head><body>
+<ul id="l" role="listbox" tabindex="0" aria-label="Results"><li>one</li><li>two</li></ul>
+<script>
+let n = 0;
+document.getElementById('l').addEventListener('keydown', e => {
+  if (e.key === 'ArrowDown' && ++n === 3) location.href = '/next';
+});
+</script></body></html>"##;
+
+const NEXT: &str = r##"<!doctype html><html><head><title>Next</title></head><body>
+<p id="seen">seen 0</p>
+<script>
+let seen = 0;
+document.addEventListener('keydown', () => {
+  document.getElementById('seen').textContent = 'seen ' + ++seen;
+}, true);
+</script></body></html>"##;
+
+#[tokio::test]
+async fn presses_that_load_a_new_page_stop_and_say_how_many_were_sent() {
+    let browser = launch().await;
+    let server = Server::start(
+        HashMap::from([
+            ("/l".to_string(), LEAVES.to_string()),
+            ("/next".to_string(), NEXT.to_string()),
+        ]),
+        None,
+    );
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/l")).await;
+    let list = role_ref(&snap, "listbox", "Results");
+
+    let (err, ans) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "key", "ref": list, "key": "ArrowDown", "count": 100}),
+    )
+    .await;
+    assert!(!err, "{ans}");
+    let sent: u32 = ans
+        .strip_prefix("pressed \"ArrowDown\" ")
+        .and_then(|r| r.split_once(" of 100 times: a new page loaded"))
+        .and_then(|(n, _)| n.parse().ok())
+        .unwrap_or_else(|| panic!("says how many of the 100 were sent:\n{ans}"));
+    assert!((3..100).contains(&sent), "{ans}");
+    assert!(ans.contains("Next"), "the answer shows the new page:\n{ans}");
+    // Of the presses sent, three went to the list; the new page saw at most the rest.
+    let on_next: u32 = seen(&c).await.parse().unwrap();
+    assert!(
+        on_next <= sent - 3,
+        "{on_next} reached the new page, {sent} were sent"
+    );
+}

@@ -172,6 +172,10 @@ pub struct Delivery {
     /// A new document replaced the page before the input could be confirmed (the input most
     /// likely caused it).
     pub navigated: bool,
+    /// A repeated key press stopped early because a new document came: how many presses had
+    /// been sent by then (the last of them may have reached the new document).
+    #[serde(default)]
+    pub presses_sent: Option<u32>,
 }
 
 /// How a drag ended.

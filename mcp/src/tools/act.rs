@@ -877,9 +877,13 @@ impl Aperture {
                 let d = call(be.key_repeat(id, key, times.into()), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                let done = match times {
-                    1 => format!("pressed {key:?}"),
-                    n => format!("pressed {key:?} {n} times"),
+                let done = match (times, d.presses_sent) {
+                    (n, Some(sent)) => format!(
+                        "pressed {key:?} {sent} of {n} times: a new page loaded meanwhile (the \
+                         last presses may have reached it), so the rest were not sent"
+                    ),
+                    (1, None) => format!("pressed {key:?}"),
+                    (n, None) => format!("pressed {key:?} {n} times"),
                 };
                 delivered(d, "key press", "the focused element", done)
             }
