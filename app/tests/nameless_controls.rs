@@ -59,3 +59,51 @@ async fn nameless_icon_controls_show_their_class_words() {
     let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": trash})).await;
     assert!(!err && ans.contains("did trash"), "{ans}");
 }
+
+/// Icon buttons as toolkits draw them: a glyph put in by CSS (`::before`), an icon font's
+/// `<i class="fa fa-trash">` (its glyph a private-use character that says nothing), an SVG
+/// sprite's `<use href="#icon-edit">`, an image with no alt, and a glyph given alternative
+/// text (`content: "★" / "Favourite"`).
+const ICONS: &str = r##"<!doctype html><html><head><meta charset="utf-8"><title>Todos</title>
+<style>
+.close::before{content:"\2715"}
+.fa-trash::before{content:"\f1f8"}
+.fav::after{content:"\2605" / "Favourite"}
+.gone::before{content:"X";display:none}
+</style></head><body>
+<svg style="display:none"><symbol id="icon-edit" viewBox="0 0 8 8"><path d="M0 0h8v8z"/></symbol></svg>
+<ul><li>Buy milk
+<button class="btn btn-sm" onclick="say('trash')"><i class="fa fa-trash"></i></button>
+<button class="close" onclick="say('close')"></button>
+<button onclick="say('edit')"><svg width="16" height="16"><use href="#icon-edit"/></svg></button>
+<button onclick="say('pin')"><img src="/static/pin.svg?v=3" width="16" height="16"></button>
+<button onclick="say('fav')"><span class="fav"></span></button>
+<button class="gone" onclick="say('gone')"></button>
+</li></ul>
+<p id="st"></p>
+<script>function say(x) { document.getElementById('st').textContent = 'did ' + x; }</script>
+</body></html>"##;
+
+#[tokio::test]
+async fn icon_buttons_are_named_by_their_generated_content_or_their_icon() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/t".to_string(), ICONS.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/t")).await;
+    // Generated content names a control, as in Chromium's accessibility tree.
+    let close = ref_ending(&snap, "button \"✕\"");
+    // Alternative text given for it is what it says.
+    ref_ending(&snap, "button \"Favourite\"");
+    // An icon font's glyph says nothing: its class does.
+    let trash = ref_ending(&snap, "button hint=\"trash\"");
+    ref_ending(&snap, "button hint=\"edit\"");
+    ref_ending(&snap, "button hint=\"pin\"");
+    // Content that is not shown names nothing.
+    assert!(!snap.contains("\"X\""), "{snap}");
+    assert!(!snap.contains('\u{f1f8}'), "{snap}");
+
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": close})).await;
+    assert!(!err && ans.contains("did close"), "{ans}");
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": trash})).await;
+    assert!(!err && ans.contains("did trash"), "{ans}");
+}
