@@ -203,7 +203,7 @@ impl AppBackend {
             .iter()
             .filter(|n| n.visible && n.input_type.as_deref() == Some("password"))
             .count();
-        let (text, truncated) = t.page_text(cap).await.map_err(|e| err(id, e))?;
+        let (text, truncated, pdf) = t.page_text(cap).await.map_err(|e| err(id, e))?;
         let frames = match t.devtools("Page.getFrameTree", serde_json::json!({})).await {
             Ok(v) => frame_urls(&v["frameTree"]),
             Err(e) => {
@@ -222,7 +222,7 @@ impl AppBackend {
             url: out.url,
             status: out.status,
             title: out.title,
-            text: PageText { text, truncated },
+            text: PageText { text, truncated, pdf },
             password_fields,
             frames,
         })
@@ -614,11 +614,11 @@ impl Backend for AppBackend {
 
     async fn page_text(&self, id: TabId, cap: usize) -> BackendResult<PageText> {
         self.agent_reads(id).await?;
-        let (mut text, truncated) = self.tab(id).page_text(cap).await.map_err(|e| err(id, e))?;
+        let (mut text, truncated, pdf) = self.tab(id).page_text(cap).await.map_err(|e| err(id, e))?;
         if let Some(v) = &self.vault {
             v.redact_live(&self.h, id, &mut [&mut text]).await;
         }
-        Ok(PageText { text, truncated })
+        Ok(PageText { text, truncated, pdf })
     }
 
     async fn click_at(

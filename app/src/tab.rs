@@ -614,12 +614,45 @@ impl Tab {
         self.ask::<protocol::Pid>(&Request::Pid).await.map(|p| p.0)
     }
 
-    /// The page's visible text (innerText), capped.
-    pub async fn page_text(&self, cap: usize) -> Result<(String, bool), TabError> {
+    /// The page's visible text (innerText), capped; and whether it was read out of a PDF the
+    /// tab shows in Chromium's viewer.
+    pub async fn page_text(&self, cap: usize) -> Result<(String, bool, bool), TabError> {
         let r: TextReply = self.ask_retrying(&Request::Text { cap: Some(cap) }).await?;
+        // The viewer's wrapper document has no text of its own: only then is it asked whether
+        // it is one (which costs the file again).
+        if r.text.trim().is_empty()
+            && let Some((text, truncated)) = self.pdf_text(cap).await?
+        {
+            return Ok((text, truncated, true));
+        }
         // The body's text has none of its frames': those of other sites the last walk placed
         // follow it.
-        Ok(frames::with_frame_text(self, r.text, r.truncated, cap).await)
+        let (text, truncated) = frames::with_frame_text(self, r.text, r.truncated, cap).await;
+        Ok((text, truncated, false))
+    }
+
+    /// The text of the PDF the tab shows, capped (`None` when it shows none).
+    async fn pdf_text(&self, cap: usize) -> Result<Option<(String, bool)>, TabError> {
+        let r: protocol::PdfReply = self.ask(&Request::Pdf { cap: None }).await?;
+        if !r.pdf {
+            return Ok(None);
+        }
+        if !(200..300).contains(&r.status) {
+            return Err(TabError::Other(format!(
+                "the tab shows a PDF, but fetching it again for its text got HTTP {}",
+                r.status
+            )));
+        }
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(r.data.as_bytes())
+            .map_err(|e| TabError::Other(format!("the PDF's bytes came back garbled: {e}")))?;
+        let text = tokio::task::spawn_blocking(move || pdf_pages_text(&bytes))
+            .await
+            .map_err(|_| TabError::Other("reading the PDF's text failed".into()))?
+            .map_err(TabError::Other)?;
+        let truncated = r.truncated || text.chars().count() > cap;
+        Ok(Some((text.chars().take(cap).collect(), truncated)))
     }
 
     /// Whether the main document's parser is still at work (`document.readyState` is
@@ -1465,4 +1498,32 @@ fn at(x: f32, y: f32) -> cef::MouseEvent {
 /// Why the tab's renderer is dead, if it is (and no new document has replaced it).
 fn dead_renderer(a: &crate::browser::Actor, id: TabId) -> Option<String> {
     a.with(|st| st.tabs.get(&id).and_then(|t| t.renderer_dead.clone()))
+}
+
+/// The text of a PDF's pages, a blank line between pages and runs of blank lines kept to one.
+/// The parser is not trusted to be total on a hostile file: a panic in it is an error here.
+fn pdf_pages_text(bytes: &[u8]) -> Result<String, String> {
+    let pages = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem_by_pages(bytes))
+        .map_err(|_| "the PDF could not be read (its parser gave up on it)".to_string())?
+        .map_err(|e| format!("the PDF could not be read: {e}"))?;
+    let mut out = String::new();
+    for page in pages {
+        let mut blank = true;
+        for line in page.lines().map(str::trim_end) {
+            if line.trim().is_empty() {
+                if !blank {
+                    out.push('\n');
+                }
+                blank = true;
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+            blank = false;
+        }
+        if !out.ends_with("\n\n") && !out.is_empty() {
+            out.push('\n');
+        }
+    }
+    Ok(out.trim_end().to_string())
 }

@@ -78,6 +78,13 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cap: Option<usize>,
     },
+    /// The bytes of the PDF the document is Chromium's viewer wrapper for ([`PdfReply`]),
+    /// fetched again from its address; at most `cap` bytes (the walker's default, 50 MiB,
+    /// when `None`).
+    Pdf {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cap: Option<usize>,
+    },
     /// Counts of trusted input events the page's window has seen, and where the aim's first
     /// pointer event landed ([`InputState`]).
     Inputs,
@@ -283,6 +290,22 @@ pub struct TextReply {
     /// The body's `innerText`, at most `cap` characters.
     pub text: String,
     /// The text was cut at the cap.
+    pub truncated: bool,
+}
+
+/// The answer to [`Request::Pdf`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PdfReply {
+    /// The document is a PDF shown in Chromium's viewer; the rest is empty when not.
+    pub pdf: bool,
+    /// The HTTP status the bytes came with.
+    #[serde(default)]
+    pub status: u16,
+    /// The bytes, base64.
+    #[serde(default)]
+    pub data: String,
+    /// Cut at the cap.
+    #[serde(default)]
     pub truncated: bool,
 }
 

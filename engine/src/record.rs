@@ -49,6 +49,10 @@ pub struct Walk {
     /// (`slot` still says which of its parent's frames it is).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub reached: bool,
+    /// The document is Chromium's viewer wrapper for a PDF: the viewer draws the file, so its
+    /// text is in no element ([`crate::protocol::Request::Pdf`] fetches it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pdf: bool,
 }
 
 /// One option of a `<select>`, as the walker lists it on the select's record.

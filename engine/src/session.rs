@@ -1141,6 +1141,12 @@ fn notes(walk: &Walk, model: &Model) -> String {
     if walk.truncated {
         out.push_str("\nnote: the page has more elements than were walked; this model is incomplete");
     }
+    if walk.pdf {
+        out.push_str(
+            "\nnote: the page is a PDF, which Chromium's viewer draws: its text is in no element here; \
+             browser_read (without refs) gives it",
+        );
+    }
     if let Some(c) = model.cut {
         let _ = write!(
             out,

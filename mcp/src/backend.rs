@@ -211,6 +211,9 @@ pub struct PageText {
     pub text: String,
     /// True when the text was cut at the cap.
     pub truncated: bool,
+    /// The page is a PDF in Chromium's viewer, and this text was read out of its bytes.
+    #[serde(default)]
+    pub pdf: bool,
 }
 
 /// A page read logged out ([`Backend::read_logged_out`]). `url`, `title` and `text` are

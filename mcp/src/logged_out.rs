@@ -180,6 +180,7 @@ mod tests {
             text: PageText {
                 text: text.into(),
                 truncated: false,
+                pdf: false,
             },
             ..LoggedOutPage::default()
         }

@@ -377,6 +377,7 @@ impl Backend for Hostile {
         Ok(PageText {
             text: [self.s(15), self.s(16), self.s(17)].join("\n\n"),
             truncated: false,
+            pdf: false,
         })
     }
     async fn click_at(&self, _: TabId, _: f32, _: f32, _: MouseButton, _: u8) -> BackendResult<Delivery> {

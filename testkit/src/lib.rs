@@ -42,4 +42,4 @@ pub use procs::{kill_tagged, tagged_pids, unique_tag, wait_exit};
 #[cfg(feature = "browser")]
 pub use sandbox::{browser_command, is_root, sandbox_args};
 #[cfg(feature = "browser")]
-pub use server::{Attachment, Server, Spec};
+pub use server::{Attachment, Server, Spec, tiny_pdf};

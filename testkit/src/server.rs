@@ -20,6 +20,8 @@ pub struct Spec {
     /// URL path → (pause, HTML body): answered only after the pause (a slow server, or a
     /// script whose host is slow to answer), without holding up other requests meanwhile.
     pub delayed: HashMap<String, (std::time::Duration, String)>,
+    /// URL path → (Content-Type, body): a file that is not HTML (a PDF, an image).
+    pub typed: HashMap<String, (String, Vec<u8>)>,
 }
 
 /// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
@@ -99,6 +101,7 @@ impl Server {
             dir,
             attachments,
             delayed,
+            typed,
         } = spec;
         let ip = if ip.is_empty() {
             "127.0.0.1".to_string()
@@ -150,6 +153,9 @@ impl Server {
                     let loc =
                         tiny_http::Header::from_bytes("Location", to.as_bytes()).expect("a Location header");
                     let _ = req.respond(tiny_http::Response::empty(302).with_header(loc));
+                } else if let Some((ty, body)) = typed.get(&path) {
+                    let ct = tiny_http::Header::from_bytes("Content-Type", ty.as_bytes()).expect("a header");
+                    let _ = req.respond(tiny_http::Response::from_data(body.clone()).with_header(ct));
                 } else if let Some(body) = routes.get(&path) {
                     let _ = req.respond(tiny_http::Response::from_string(body.clone()).with_header(html));
                 } else if let Some(bytes) = dir.as_deref().and_then(|d| read_under(d, &path)) {
@@ -206,6 +212,39 @@ fn read_under(dir: &Path, path: &str) -> Option<Vec<u8>> {
     }
     let f = dir.join(rel);
     f.is_file().then(|| std::fs::read(&f).ok()).flatten()
+}
+
+/// A one-page PDF that says `text` (ASCII, in Helvetica): the smallest document Chromium's
+/// viewer shows, with its cross-reference table's offsets computed.
+pub fn tiny_pdf(text: &str) -> Vec<u8> {
+    let stream = format!("BT /F1 24 Tf 72 720 Td ({text}) Tj ET");
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+            .to_string(),
+        format!("<< /Length {} >>\nstream\n{stream}\nendstream", stream.len()),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj\n{o}\nendobj\n", i + 1).as_bytes());
+    }
+    let xref = out.len();
+    out.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    for o in offsets {
+        out.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
+    );
+    out
 }
 
 #[cfg(test)]

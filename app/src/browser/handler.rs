@@ -481,11 +481,18 @@ fn gate_url(policy: &aperture_privacy::NavigationPolicy, url: &str, main_frame: 
         || u.to_ascii_lowercase().starts_with("about:blank#")
         || u.eq_ignore_ascii_case("about:srcdoc")
         || (!main_frame && (lower.starts_with("data:") || lower.starts_with("blob:")))
+        || u.starts_with(PDF_VIEWER)
     {
         return Ok(());
     }
     policy.check_destination(u).map(|_| ()).map_err(|e| e.to_string())
 }
+
+/// Chromium's own PDF viewer (a component extension, a part of the browser): a PDF the tab
+/// navigates to is shown in it, and CEF reports the viewer's document as a main frame's. Never
+/// a destination the agent can name (the backend refuses the scheme before this gate), and a
+/// web page cannot navigate to it.
+const PDF_VIEWER: &str = "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/";
 
 /// Stops the tab and shows about:blank, after the current CEF callback has returned (CEF
 /// forbids navigating from inside several of them; doing so from the DevTools observer

@@ -82,7 +82,12 @@ impl Aperture {
             return match call(self.backend().page_text(id, cap), CALL_TIMEOUT).await {
                 Ok(t) => Reply::new()
                     .say(format!(
-                        "text of tab {id}{}:",
+                        "text of tab {id}{}{}:",
+                        if t.pdf {
+                            " (a PDF in the viewer: its text, read from the file)"
+                        } else {
+                            ""
+                        },
                         if t.truncated {
                             format!(" (cut at {cap} characters)")
                         } else {

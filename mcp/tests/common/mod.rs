@@ -414,6 +414,7 @@ impl Backend for Fake {
             PageText {
                 truncated: text.chars().count() > cap,
                 text: text.chars().take(cap).collect(),
+                pdf: false,
             }
         })
     }

@@ -1,0 +1,81 @@
+//! A PDF in an agent's tab, against the real browser: it opens in Chromium's viewer (a frame
+//! of the viewer's own extension, which the agent-navigation gate once refused, leaving the
+//! agent an error and a blank tab), the snapshot says that its text is not in the model, and
+//! `browser_read` gives the text read out of the file. A file that is not a PDF inside says so
+//! and the tab lives on; the viewer is no destination the agent may navigate to itself.
+
+use aperture_testkit::mcp::{goto, tool};
+use aperture_testkit::{McpBrowser, Server, Spec, local_browser, tiny_pdf};
+use serde_json::json;
+use std::collections::HashMap;
+
+async fn launch() -> McpBrowser {
+    local_browser(env!("CARGO_BIN_EXE_aperture")).await
+}
+
+fn pdf_server() -> Server {
+    let pdf = |b: Vec<u8>| ("application/pdf".to_string(), b);
+    Server::spawn(Spec {
+        typed: HashMap::from([
+            (
+                "/report.pdf".to_string(),
+                pdf(tiny_pdf("Quarterly revenue grew 42 percent")),
+            ),
+            (
+                "/broken.pdf".to_string(),
+                pdf(b"%PDF-1.4\nthis is not a PDF at all".to_vec()),
+            ),
+        ]),
+        routes: HashMap::from([(
+            "/".to_string(),
+            r#"<!doctype html><title>Reports</title><a href="/report.pdf">Q3 report</a>"#.to_string(),
+        )]),
+        ..Spec::default()
+    })
+}
+
+#[tokio::test]
+async fn a_pdf_opens_in_the_viewer_and_reads_as_its_text() {
+    let browser = launch().await;
+    let server = pdf_server();
+    let c = browser.connect().await;
+
+    let ans = goto(&c, &server.url("/report.pdf")).await;
+    assert!(
+        ans.contains("note: the page is a PDF") && ans.contains("browser_read"),
+        "the snapshot says where the text is:\n{ans}"
+    );
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(!err, "{read}");
+    assert!(read.contains("(a PDF in the viewer"), "{read}");
+    assert!(read.contains("Quarterly revenue grew 42 percent"), "{read}");
+    let (_, console) = tool(&c, "browser_console", json!({})).await;
+    assert!(
+        !console.contains("refused"),
+        "the viewer was let through:\n{console}"
+    );
+
+    // Reached by a click as well (another navigation path through the gate).
+    let page = goto(&c, &server.url("/")).await;
+    let link = aperture_testkit::mcp::role_ref(&page, "link", "Q3 report");
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": link})).await;
+    assert!(!err && ans.contains("note: the page is a PDF"), "{ans}");
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(!err && read.contains("Quarterly revenue"), "{read}");
+
+    // A file that says it is a PDF and is not: a clear error, and the tab goes on.
+    goto(&c, &server.url("/broken.pdf")).await;
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(err && read.contains("the PDF could not be read"), "{read}");
+    let page = goto(&c, &server.url("/")).await;
+    assert!(page.contains("Q3 report"), "{page}");
+
+    // The viewer is a part of the browser, not a place the agent may send a tab.
+    let (err, ans) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": "chrome-extension://mhjfbmdgcfjbbpaeojofohoefgiehjai/index.html"}),
+    )
+    .await;
+    assert!(err && ans.contains("refused by rule scheme"), "{ans}");
+}
