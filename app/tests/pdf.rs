@@ -45,6 +45,10 @@ async fn a_pdf_opens_in_the_viewer_and_reads_as_its_text() {
         ans.contains("note: the page is a PDF") && ans.contains("browser_read"),
         "the snapshot says where the text is:\n{ans}"
     );
+    assert!(
+        ans.contains("title \"report.pdf\""),
+        "titled by its file name:\n{ans}"
+    );
     let (err, read) = tool(&c, "browser_read", json!({})).await;
     assert!(!err, "{read}");
     assert!(read.contains("(a PDF in the viewer"), "{read}");

@@ -25,7 +25,7 @@
   const strCharCodeAt = G.String.prototype.charCodeAt, strSlice = G.String.prototype.slice;
   const strToLower = G.String.prototype.toLowerCase, strIndexOf = G.String.prototype.indexOf;
   const strSplit = G.String.prototype.split, strLastIndexOf = G.String.prototype.lastIndexOf;
-  const strStartsWith = G.String.prototype.startsWith;
+  const strStartsWith = G.String.prototype.startsWith, decodeUri = G.decodeURIComponent;
   const arrJoin = G.Array.prototype.join, isArray = G.Array.isArray;
   const EventCtor = G.Event;
   // Per-node ids that survive across walks while the DOM node lives (a WeakMap, so the page
@@ -1776,7 +1776,11 @@
     out.change_quiet_ms = changeQuietMs();
     out.url = apply(g.URL, topDoc, []);
     out.title = collapse(apply(g.title, topDoc, []), 300);
-    if (safe(g.contentType, topDoc, '') === 'application/pdf') out.pdf = true;
+    if (safe(g.contentType, topDoc, '') === 'application/pdf') {
+      out.pdf = true;
+      // The viewer's wrapper has no title: the file's name is what the tab strip shows.
+      if (!out.title) out.title = collapse(fileName(out.url), 300);
+    }
     out.nodes = nodes;
     const vp = obj();
     vp.w = apply(g.innerWidth, G, []); vp.h = apply(g.innerHeight, G, []);
@@ -1811,6 +1815,16 @@
   // included), and whether it has finished loading. Requests still open are not visible
   // from here; the app combines this with what the browser knows.
   // ---- A PDF the tab shows ----
+  // The last segment of a URL's path, percent-decoded where it decodes.
+  function fileName(u) {
+    let p = u;
+    let i = apply(strIndexOf, p, ['#']);
+    if (i >= 0) p = apply(strSlice, p, [0, i]);
+    i = apply(strIndexOf, p, ['?']);
+    if (i >= 0) p = apply(strSlice, p, [0, i]);
+    p = apply(strSlice, p, [apply(strLastIndexOf, p, ['/']) + 1]);
+    try { return decodeUri(p); } catch (e) { return p; }
+  }
   //
   // Chromium's viewer draws a PDF in a frame of its own: the document the tab holds is an empty
   // wrapper whose text is nothing. The bytes come again from the same address, through the
