@@ -633,9 +633,16 @@ impl Tab {
 
     /// The text of the PDF the tab shows, capped (`None` when it shows none).
     async fn pdf_text(&self, cap: usize) -> Result<Option<(String, bool)>, TabError> {
-        let r: protocol::PdfReply = self.ask(&Request::Pdf { cap: None }).await?;
+        let r: protocol::PdfReply = self.ask(&Request::Pdf { cap: Some(PDF_MAX) }).await?;
         if !r.pdf {
             return Ok(None);
+        }
+        // Its cross-reference table is at the end: a cut file cannot be parsed.
+        if r.truncated {
+            return Err(TabError::Other(format!(
+                "the tab shows a PDF larger than {} MB, whose text is not read",
+                PDF_MAX >> 20
+            )));
         }
         if !(200..300).contains(&r.status) {
             return Err(TabError::Other(format!(
@@ -651,7 +658,12 @@ impl Tab {
             .await
             .map_err(|_| TabError::Other("reading the PDF's text failed".into()))?
             .map_err(TabError::Other)?;
-        let truncated = r.truncated || text.chars().count() > cap;
+        if text.trim().is_empty() {
+            return Err(TabError::Other(
+                "the PDF has no text to read: its pages are most likely pictures (a scan)".into(),
+            ));
+        }
+        let truncated = text.chars().count() > cap;
         Ok(Some((text.chars().take(cap).collect(), truncated)))
     }
 
@@ -1499,6 +1511,9 @@ fn at(x: f32, y: f32) -> cef::MouseEvent {
 fn dead_renderer(a: &crate::browser::Actor, id: TabId) -> Option<String> {
     a.with(|st| st.tabs.get(&id).and_then(|t| t.renderer_dead.clone()))
 }
+
+/// The largest PDF whose text is read: its bytes cross from the renderer as one base64 message.
+const PDF_MAX: usize = 20 << 20;
 
 /// The text of a PDF's pages, a blank line between pages and runs of blank lines kept to one.
 /// The parser is not trusted to be total on a hostile file: a panic in it is an error here.

@@ -25,6 +25,7 @@ fn pdf_server() -> Server {
                 "/broken.pdf".to_string(),
                 pdf(b"%PDF-1.4\nthis is not a PDF at all".to_vec()),
             ),
+            ("/scan.pdf".to_string(), pdf(tiny_pdf(""))),
         ]),
         routes: HashMap::from([(
             "/".to_string(),
@@ -73,6 +74,11 @@ async fn a_pdf_opens_in_the_viewer_and_reads_as_its_text() {
     assert!(err && read.contains("the PDF could not be read"), "{read}");
     let page = goto(&c, &server.url("/")).await;
     assert!(page.contains("Q3 report"), "{page}");
+
+    // One with no text at all (a scan's pages are pictures) says so, not an empty text.
+    goto(&c, &server.url("/scan.pdf")).await;
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(err && read.contains("the PDF has no text to read"), "{read}");
 
     // The viewer is a part of the browser, not a place the agent may send a tab.
     let (err, ans) = tool(
