@@ -107,3 +107,29 @@ async fn icon_buttons_are_named_by_their_generated_content_or_their_icon() {
     let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": trash})).await;
     assert!(!err && ans.contains("did trash"), "{ans}");
 }
+
+/// A thousand nameless controls drawn by CSS: reading generated content costs a style
+/// computation per pseudo-element, so one walk reads at most a budget of them (the first few
+/// hundred controls are named, the rest are not) instead of slowing every observation.
+#[tokio::test]
+async fn generated_content_is_read_within_a_budget_per_walk() {
+    let browser = launch().await;
+    let buttons: String = (0..1000)
+        .map(|i| format!("<button class=\"x\" data-i=\"{i}\"></button>"))
+        .collect();
+    let page = format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>Many</title>\
+         <style>.x::before{{content:\"\\2715\"}}</style></head><body>{buttons}</body></html>"
+    );
+    let server = Server::start(HashMap::from([("/m".to_string(), page)]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/m")).await;
+    let named = snap.matches("button \"✕\"").count();
+    assert!((100..1000).contains(&named), "{named} named:\n{snap}");
+    let (_, again) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    assert_eq!(
+        again.matches("button \"✕\"").count(),
+        named,
+        "the same ones each walk"
+    );
+}
