@@ -62,7 +62,7 @@
     namespaceURI: getter(ElP, 'namespaceURI'),
     documentElement: getter(DocP, 'documentElement'), title: getter(DocP, 'title'),
     body: getter(DocP, 'body'), readyState: getter(DocP, 'readyState'),
-    contentType: getter(DocP, 'contentType'), docURL: getter(DocP, 'URL'),
+    contentType: getter(DocP, 'contentType'),
     URL: getter(DocP, 'URL'), activeElement: getter(DocP, 'activeElement'),
     defaultView: getter(DocP, 'defaultView'),
     isContentEditable: getter(HElP, 'isContentEditable'), innerText: getter(HElP, 'innerText'),
@@ -854,9 +854,7 @@
         const r = rectOf(n);
         if (r.w > 48 || r.h > 48) return;
         const src = attr(n, 'src') || '';
-        const q = apply(strIndexOf, src, ['?']);
-        const path = q >= 0 ? apply(strSlice, src, [0, q]) : src;
-        const base = apply(strSlice, path, [apply(strLastIndexOf, path, ['/']) + 1]);
+        const base = fileName(src);
         const dot = apply(strLastIndexOf, base, ['.']);
         if (!apply(strStartsWith, src, ['data:'])) words[words.length] = dot > 0 ? apply(strSlice, base, [0, dot]) : base;
       }
@@ -1818,20 +1816,8 @@
   const perf = G.performance, entriesByType = method(G.Performance.prototype, 'getEntriesByType');
   const resEnd = getter(G.PerformanceResourceTiming.prototype, 'responseEnd');
   const loadEnd = getter(G.PerformanceNavigationTiming.prototype, 'loadEventEnd');
-  // How long since the last request of this document finished (the document's own load
-  // included), and whether it has finished loading. Requests still open are not visible
-  // from here; the app combines this with what the browser knows.
+
   // ---- A PDF the tab shows ----
-  // The last segment of a URL's path, percent-decoded where it decodes.
-  function fileName(u) {
-    let p = u;
-    let i = apply(strIndexOf, p, ['#']);
-    if (i >= 0) p = apply(strSlice, p, [0, i]);
-    i = apply(strIndexOf, p, ['?']);
-    if (i >= 0) p = apply(strSlice, p, [0, i]);
-    p = apply(strSlice, p, [apply(strLastIndexOf, p, ['/']) + 1]);
-    try { return decodeUri(p); } catch (e) { return p; }
-  }
   //
   // Chromium's viewer draws a PDF in a frame of its own: the document the tab holds is an empty
   // wrapper whose text is nothing. The bytes come again from the same address, through the
@@ -1848,7 +1834,7 @@
     out.pdf = safe(g.contentType, G.document, '') === 'application/pdf';
     if (!out.pdf || !xhr) return out;
     const x = new G.XMLHttpRequest();
-    apply(xhr.open, x, ['GET', apply(g.docURL, G.document, []), false]);
+    apply(xhr.open, x, ['GET', apply(g.URL, G.document, []), false]);
     // Each byte as one character (U+F7xx for the high ones), not decoded as text.
     apply(xhr.mime, x, ['text/plain; charset=x-user-defined']);
     apply(xhr.send, x, []);
@@ -1868,6 +1854,20 @@
     out.data = btoaFn(apply(arrJoin, parts, ['']));
     return out;
   }
+  // The last segment of a URL's path (a file's name), percent-decoded where it decodes.
+  function fileName(u) {
+    let p = u;
+    let i = apply(strIndexOf, p, ['#']);
+    if (i >= 0) p = apply(strSlice, p, [0, i]);
+    i = apply(strIndexOf, p, ['?']);
+    if (i >= 0) p = apply(strSlice, p, [0, i]);
+    p = apply(strSlice, p, [apply(strLastIndexOf, p, ['/']) + 1]);
+    try { return decodeUri(p); } catch (e) { return p; }
+  }
+
+  // How long since the last request of this document finished (the document's own load
+  // included), and whether it has finished loading. Requests still open are not visible
+  // from here; the app combines this with what the browser knows.
   function netState() {
     const out = obj0();
     let last = 0;
