@@ -216,9 +216,9 @@ fn push_line_parts(
         }
     }
     // Fields and selects say enough by their kind, value and options; a nameless button says
-    // nothing at all.
-    if values
-        && r.actionable
+    // nothing at all. The hint and the look are attributes, part of the fixed part too: `live`
+    // exempts values only, so a live swatch recoloured is still reported.
+    if r.actionable
         && matches!(role, Some("clickable" | "button" | "link"))
         && vis(&r.name).is_none()
         && text.is_none()
@@ -228,7 +228,7 @@ fn push_line_parts(
         out.push_str(" hint=");
         push_quoted(out, &h);
     }
-    if values && let Some(l) = crate::look::look(r) {
+    if let Some(l) = crate::look::look(r) {
         out.push_str(" look=");
         push_quoted(out, &l);
     }

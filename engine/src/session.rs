@@ -743,41 +743,45 @@ impl TabSession {
                 kept.push(op);
             }
         }
-        let mut restore = Vec::new();
         let at = model.locate(&self.churn);
         for (k, c) in self.churn.iter_mut() {
             if c.hist & 1 == 0 {
                 c.quiet += 1;
             }
-            let Some(&n) = at.get(k) else {
-                continue;
-            };
-            if c.demoted && c.quiet >= CHURN_QUIET_RESTORE {
-                c.demoted = false;
-                restore.push(n);
-            }
-        }
-        for (k, c) in self.churn.iter_mut() {
-            if let Some(&n) = at.get(k)
+            // Restored after a quiet spell, or when the agent promoted it.
+            if at.contains_key(k)
                 && c.demoted
-                && self.promoted_set.contains(k)
+                && (c.quiet >= CHURN_QUIET_RESTORE || self.promoted_set.contains(k))
             {
                 c.demoted = false;
-                restore.push(n);
-            }
-        }
-        for n in restore {
-            // An in-place node needs its line restated without `live`; a moved or new one is
-            // restated anyway.
-            let o = inplace[n as usize];
-            if o != NONE && !kept.iter().any(|op| matches!(op, Op::Change(_, x) if *x == n)) {
-                kept.push(Op::Change(o, n));
             }
         }
         self.churn.retain(|_, c| c.demoted || c.hist as u16 & window != 0);
         for (k, c) in self.churn.iter() {
             if let Some(&n) = at.get(k) {
                 live[n as usize] = c.demoted;
+            }
+        }
+        // The `live` mark is part of a line the agent holds, so wherever it changed on an
+        // element kept in place, the line is restated. Churn is keyed by the model's keys, and
+        // a positional key can pass to another element (an identical sibling inserted before
+        // it) without a change of either line: without this, the mark moved unsaid.
+        let mut restated: Vec<bool> = Vec::new();
+        for (n, &o) in inplace.iter().enumerate() {
+            if o == NONE || p.live[o as usize] == live[n] {
+                continue;
+            }
+            if restated.is_empty() {
+                restated = vec![false; live.len()];
+                for op in &kept {
+                    if let Op::Change(_, x) = op {
+                        restated[*x as usize] = true;
+                    }
+                }
+            }
+            if !restated[n] {
+                restated[n] = true;
+                kept.push(Op::Change(o, n as u32));
             }
         }
         *ops = kept;
