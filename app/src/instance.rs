@@ -58,6 +58,14 @@ pub fn lock(profile: &Path) -> Result<Result<ProfileLock, Busy>> {
     file.set_len(0)?;
     write!(file, "{}", std::process::id())?;
     file.flush()?;
+    // We hold the profile's lock now: a Chromium singleton link left in it is from an
+    // instance that was killed or crashed.
+    if let Some(d) = aperture_common::fs::remove_chromium_singleton(profile) {
+        tracing::debug!(
+            "removed {}, left by an instance that did not exit cleanly",
+            d.display()
+        );
+    }
     Ok(Ok(ProfileLock {
         _file: file,
         dir: profile.to_path_buf(),

@@ -118,6 +118,7 @@ impl Drop for App {
         for p in common::tagged_pids(&self.tag) {
             let _ = Command::new("kill").arg("-9").arg(p.to_string()).status();
         }
+        aperture_common::fs::remove_chromium_singleton(&self.scratch.join("profile"));
         let _ = std::fs::remove_dir_all(&self.scratch);
     }
 }
@@ -1038,6 +1039,9 @@ fn ctrl_d_bookmarks_and_ctrl_plus_zoom_is_remembered_per_site_across_a_restart()
     end_keeping_profile(app, false);
     let places = aperture_places::Places::open(&dir.join("profile")).expect("places.sqlite");
     assert_eq!(places.zoom_for("127.0.0.1").unwrap(), None);
+    drop(places);
+    // The last run kept its profile to be read; nothing reads it now.
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A page that asks for the location on load: magenta while asking, blue once refused.

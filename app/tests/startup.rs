@@ -14,11 +14,13 @@ fn bin() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_aperture")))
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("aperture-startup-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// The test's scratch directory, removed when the test ends (declared before the browser it
+/// holds, so the browser is gone first).
+fn tmp(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("aperture-startup-{name}-"))
+        .tempdir()
+        .unwrap()
 }
 
 fn free_port() -> u16 {
@@ -35,12 +37,15 @@ struct Running {
     out: Receiver<String>,
     err: Receiver<String>,
     err_seen: Vec<String>,
+    profile: PathBuf,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Killed, Chromium leaves its singleton directory in /tmp.
+        aperture_common::fs::remove_chromium_singleton(&self.profile);
     }
 }
 
@@ -75,6 +80,7 @@ fn start(profile: &Path, args: &[&str]) -> Running {
         out,
         err,
         err_seen: Vec::new(),
+        profile: profile.to_path_buf(),
     }
 }
 
@@ -144,9 +150,10 @@ fn mcp_is_served_before_a_hanging_start_page_loads() {
         std::thread::sleep(Duration::from_secs(60));
         drop(conns);
     });
-    let dir = tmp("hang");
+    let scratch = tmp("hang");
+    let dir = scratch.path();
     let port = free_port();
-    let mut b = start(&dir, &["--mcp-port", &port.to_string(), &url]);
+    let mut b = start(dir, &["--mcp-port", &port.to_string(), &url]);
     let token = b.token(Duration::from_secs(60));
     assert_eq!(
         mcp_initialize(port, &token),
@@ -161,10 +168,11 @@ fn mcp_is_served_before_a_hanging_start_page_loads() {
 fn a_start_page_that_fails_leaves_the_browser_serving() {
     // Nothing listens on this port: the first load fails with a connection error.
     let closed = free_port();
-    let dir = tmp("fail");
+    let scratch = tmp("fail");
+    let dir = scratch.path();
     let port = free_port();
     let mut b = start(
-        &dir,
+        dir,
         &[
             "--mcp-port",
             &port.to_string(),
@@ -183,7 +191,8 @@ fn a_start_page_that_fails_leaves_the_browser_serving() {
 fn a_busy_mcp_port_is_reported_once_before_chromium_starts() {
     let busy = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = busy.local_addr().unwrap().port();
-    let dir = tmp("busy");
+    let scratch = tmp("busy");
+    let dir = scratch.path();
     let profile = dir.join("profile");
     let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
@@ -203,12 +212,13 @@ fn a_busy_mcp_port_is_reported_once_before_chromium_starts() {
 
 #[test]
 fn a_profile_in_use_names_the_process_that_holds_it() {
-    let dir = tmp("inuse");
-    let mut first = start(&dir, &["--mcp-port", "0", "about:blank"]);
+    let scratch = tmp("inuse");
+    let dir = scratch.path();
+    let mut first = start(dir, &["--mcp-port", "0", "about:blank"]);
     first.stderr_until("aperture: tab", Duration::from_secs(60));
     let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
-        .arg(&dir)
+        .arg(dir)
         .args(["--mcp-port", "0", "about:blank"])
         .env("XDG_CONFIG_HOME", dir.join("config"))
         .output()
@@ -255,12 +265,13 @@ fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
         eprintln!("skipped: DISPLAY is unset");
         return;
     }
-    let dir = tmp("handover");
+    let scratch = tmp("handover");
+    let dir = scratch.path();
     let (port, paths) = page_server();
     let run = |args: &[&str]| {
         aperture_testkit::browser_command(bin())
             .arg("--profile")
-            .arg(&dir)
+            .arg(dir)
             .args(args)
             .env("XDG_CONFIG_HOME", dir.join("config"))
             .stdout(Stdio::piped())
@@ -299,12 +310,13 @@ fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
 
 #[test]
 fn chromium_log_lines_go_to_the_profile_not_the_terminal() {
-    let dir = tmp("chromelog");
+    let scratch = tmp("chromelog");
+    let dir = scratch.path();
     let page = dir.join("p.html");
     std::fs::write(&page, "<title>t</title><p>hi").unwrap();
     let out = aperture_testkit::browser_command(bin())
         .args(["--headless", "--profile"])
-        .arg(&dir)
+        .arg(dir)
         // Verbose logging makes Chromium print on every machine, DBus or not.
         .args(["--chromium-switch", "v=1", "--walk"])
         .arg(format!("file://{}", page.display()))
@@ -330,4 +342,47 @@ fn chromium_log_lines_go_to_the_profile_not_the_terminal() {
         log.lines().filter(|l| chromium(l)).count() > 0,
         "chromium.log has no Chromium lines"
     );
+}
+
+/// Chromium keeps its singleton socket in a directory of its own in /tmp and removes it only
+/// on a clean exit. A killed browser's directory goes the next time the profile is used, rather
+/// than staying until a reboot (one per crash).
+#[test]
+fn a_killed_browsers_directory_in_tmp_goes_when_the_profile_is_used_again() {
+    let scratch = tmp("singleton");
+    let dir = scratch.path();
+    let socket_dir = || -> PathBuf {
+        let end = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(t) = std::fs::read_link(dir.join("SingletonSocket")) {
+                return t.parent().expect("a directory").to_path_buf();
+            }
+            assert!(Instant::now() < end, "Chromium made no SingletonSocket link");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    let mut first = start(dir, &["--mcp-port", "0", "about:blank"]);
+    first.stderr_until("aperture: tab", Duration::from_secs(60));
+    let stale = socket_dir();
+    assert!(stale.join("SingletonSocket").exists(), "{}", stale.display());
+    // SIGKILL, with no clean exit, and without the harness's own clean-up.
+    let _ = first.child.kill();
+    let _ = first.child.wait();
+    std::mem::forget(first);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        stale.exists(),
+        "the killed browser's directory is expected to stay"
+    );
+    let mut second = start(dir, &["--mcp-port", "0", "about:blank"]);
+    second.stderr_until("aperture: tab", Duration::from_secs(60));
+    assert!(
+        !stale.exists(),
+        "{} stayed after the profile was used again",
+        stale.display()
+    );
+    let fresh = socket_dir();
+    assert_ne!(fresh, stale);
+    drop(second);
+    let _ = std::fs::remove_dir_all(fresh);
 }

@@ -310,6 +310,8 @@ impl Drop for McpBrowser {
         let _ = self.child.kill();
         let _ = self.child.wait();
         kill_tagged(&self.tag);
+        // Killed, Chromium leaves its singleton directory in /tmp (a clean quit removes it).
+        aperture_common::fs::remove_chromium_singleton(&self.profile);
     }
 }
 
