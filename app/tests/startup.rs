@@ -299,6 +299,7 @@ fn a_second_windowed_launch_opens_its_page_in_the_running_window() {
     let got = paths.recv_timeout(Duration::from_secs(30));
     let _ = first.kill();
     let _ = first.wait();
+    aperture_common::fs::remove_chromium_singleton(dir);
     let seen: Vec<String> = first_err.try_iter().collect();
     assert_eq!(
         got.as_deref(),
