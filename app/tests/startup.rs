@@ -353,14 +353,15 @@ fn a_killed_browsers_directory_in_tmp_goes_when_the_profile_is_used_again() {
     let scratch = tmp("singleton");
     let dir = scratch.path();
     let socket_dir = || -> PathBuf {
-        let end = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(t) = std::fs::read_link(dir.join("SingletonSocket")) {
-                return t.parent().expect("a directory").to_path_buf();
-            }
-            assert!(Instant::now() < end, "Chromium made no SingletonSocket link");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let link = aperture_testkit::eventually_blocking(
+            Duration::from_secs(60),
+            "Chromium's SingletonSocket link",
+            || {
+                let t = std::fs::read_link(dir.join("SingletonSocket"));
+                (t.is_ok(), t.ok())
+            },
+        );
+        link.unwrap().parent().expect("a directory").to_path_buf()
     };
     let mut first = start(dir, &["--mcp-port", "0", "about:blank"]);
     first.stderr_until("aperture: tab", Duration::from_secs(60));
@@ -382,8 +383,7 @@ fn a_killed_browsers_directory_in_tmp_goes_when_the_profile_is_used_again() {
         "{} stayed after the profile was used again",
         stale.display()
     );
-    let fresh = socket_dir();
-    assert_ne!(fresh, stale);
+    assert_ne!(socket_dir(), stale);
+    // Dropping `second` kills it and removes its directory.
     drop(second);
-    let _ = std::fs::remove_dir_all(fresh);
 }

@@ -134,6 +134,35 @@ pub fn tighten_tree(root: &Path) -> io::Result<usize> {
     }
 }
 
+/// Removes the directory Chromium keeps its singleton socket in for the profile `profile`
+/// (`/tmp/.org.chromium.Chromium.XXXXXX`, linked from `<profile>/SingletonSocket`). Chromium
+/// removes it on a clean exit only, so an instance that was killed or crashed leaves it in the
+/// temp dir until a reboot. Call it only while no instance runs on the profile. Only a
+/// directory of that name, directly in a temp dir and owned by the profile's owner, is
+/// touched, and only Chromium's two entries in it. The directory removed, if any.
+#[cfg(unix)]
+pub fn remove_chromium_singleton(profile: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let target = fs::read_link(profile.join("SingletonSocket")).ok()?;
+    let dir = target.parent()?;
+    let named = dir
+        .file_name()
+        .and_then(OsStr::to_str)
+        .is_some_and(|n| n.starts_with(".org.chromium.Chromium."));
+    let in_tmp = dir
+        .parent()
+        .is_some_and(|p| p == std::env::temp_dir() || p == Path::new("/tmp"));
+    let owner = |p: &Path| fs::symlink_metadata(p).map(|m| (m.is_dir(), m.uid())).ok();
+    let mine = matches!((owner(dir), owner(profile)), (Some((true, a)), Some((_, b))) if a == b);
+    if !(named && in_tmp && mine) {
+        return None;
+    }
+    let _ = fs::remove_file(dir.join("SingletonSocket"));
+    let _ = fs::remove_file(dir.join("SingletonCookie"));
+    fs::remove_dir(dir).ok()?;
+    Some(dir.to_path_buf())
+}
+
 fn install(path: &Path, bytes: &[u8], create_new: bool) -> io::Result<()> {
     let name = path
         .file_name()
@@ -596,33 +625,4 @@ mod download_tests {
         assert_eq!(std::fs::read(&got).unwrap(), b"mine");
         assert!(!part.exists());
     }
-}
-
-/// Removes the directory Chromium keeps its singleton socket in for the profile `profile`
-/// (`/tmp/.org.chromium.Chromium.XXXXXX`, linked from `<profile>/SingletonSocket`). Chromium
-/// removes it on a clean exit only, so an instance that was killed or crashed leaves it in the
-/// temp dir until a reboot. Call it only while no instance runs on the profile. Only a
-/// directory of that name, directly in a temp dir and owned by the profile's owner, is
-/// touched, and only Chromium's two entries in it. The directory removed, if any.
-#[cfg(unix)]
-pub fn remove_chromium_singleton(profile: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let target = fs::read_link(profile.join("SingletonSocket")).ok()?;
-    let dir = target.parent()?;
-    let named = dir
-        .file_name()
-        .and_then(OsStr::to_str)
-        .is_some_and(|n| n.starts_with(".org.chromium.Chromium."));
-    let in_tmp = dir
-        .parent()
-        .is_some_and(|p| p == std::env::temp_dir() || p == Path::new("/tmp"));
-    let owner = |p: &Path| fs::symlink_metadata(p).map(|m| (m.is_dir(), m.uid())).ok();
-    let mine = matches!((owner(dir), owner(profile)), (Some((true, a)), Some((_, b))) if a == b);
-    if !(named && in_tmp && mine) {
-        return None;
-    }
-    let _ = fs::remove_file(dir.join("SingletonSocket"));
-    let _ = fs::remove_file(dir.join("SingletonCookie"));
-    fs::remove_dir(dir).ok()?;
-    Some(dir.to_path_buf())
 }

@@ -780,7 +780,6 @@ impl TabSession {
                 }
             }
             if !restated[n] {
-                restated[n] = true;
                 kept.push(Op::Change(o, n as u32));
             }
         }
