@@ -276,18 +276,28 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
 
 /// Opens `url` in a new tab of the active tab's container, right after it.
 fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
-    let a = cx.actor;
-    let Some(active) = cx.active else { return };
-    let Some((host, container)) = a.with(|st| {
+    if let Some(active) = cx.active {
+        open_next_to(cx.actor, cx.page, active, url, background);
+    }
+}
+
+/// Opens `url` in a new tab right after tab `of`, in its container (its very request context,
+/// so a private tab's stays private), in front unless `background`. The new tab's id.
+pub(crate) fn open_next_to(
+    a: &Actor,
+    page: (i32, i32, f32),
+    of: TabId,
+    url: &str,
+    background: bool,
+) -> Option<TabId> {
+    let (host, container) = a.with(|st| {
         st.tabs
-            .get(&active)
+            .get(&of)
             .map(|t| (t.host.clone(), t.meta.container.clone()))
-    }) else {
-        return;
-    };
+    })?;
     let opts = TabOptions {
-        size: (cx.page.0, cx.page.1),
-        scale: cx.page.2,
+        size: (page.0, page.1),
+        scale: page.2,
         meta: crate::browser::state::TabMeta {
             container,
             ..Default::default()
@@ -295,16 +305,22 @@ fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
         context: host.request_context(),
     };
     match a.create_browser(url, opts) {
-        Ok(id) => a.with(|st| {
-            if let Some(at) = st.order.iter().position(|t| *t == active) {
-                st.order.retain(|t| *t != id);
-                st.order.insert(at + 1, id);
-            }
-            if !background {
-                st.active = Some(id);
-            }
-        }),
-        Err(e) => tracing::warn!("could not open {url}: {e}"),
+        Ok(id) => {
+            a.with(|st| {
+                if let Some(at) = st.order.iter().position(|t| *t == of) {
+                    st.order.retain(|t| *t != id);
+                    st.order.insert(at + 1, id);
+                }
+                if !background {
+                    st.active = Some(id);
+                }
+            });
+            Some(id)
+        }
+        Err(e) => {
+            tracing::warn!("could not open {url}: {e}");
+            None
+        }
     }
 }
 

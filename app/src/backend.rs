@@ -372,6 +372,7 @@ impl Backend for AppBackend {
                 loading: t.loading,
                 human_driving: t.meta.human_driving,
                 active: t.active,
+                muted: t.muted,
             })
             .collect();
         if let Some(v) = &self.vault {

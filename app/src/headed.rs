@@ -468,6 +468,8 @@ impl Headed {
                         human_driving: t.meta.human_driving,
                         theme: dark::site_key(&t.url).map(|s| policies.mode_for_site(&s)),
                         status: t.status_text.clone(),
+                        // Chromium's own state, so the mark never disagrees with the sound.
+                        muted: t.host.is_audio_muted(),
                         ..Default::default()
                     }
                 })
@@ -1058,6 +1060,25 @@ impl Host for Headed {
                         url,
                     }),
                     _ => self.spawn_human_tab(url, container, false),
+                }
+            }
+            UiCommand::SetMuted { tab, muted } => {
+                if let Some(h) = self.actor.host(tab) {
+                    h.set_audio_muted(muted);
+                }
+            }
+            UiCommand::DuplicateTab { tab } => {
+                let url = self.actor.with(|st| {
+                    st.tabs
+                        .get(&tab)
+                        .map(|t| t.pending_url.clone().unwrap_or_else(|| t.url.clone()))
+                });
+                let url = url
+                    .filter(|u| !u.is_empty())
+                    .unwrap_or_else(|| "about:blank".into());
+                if let Some(id) = crate::asks::open_next_to(&self.actor, self.page, tab, &url, false) {
+                    self.created.insert(id, url);
+                    self.select(id);
                 }
             }
             UiCommand::MoveTab { tab, to } => {

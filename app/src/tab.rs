@@ -353,6 +353,7 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                     title: t.title.clone(),
                     loading: t.loading,
                     active: st.active == Some(*id),
+                    muted: t.host.is_audio_muted(),
                     meta: t.meta.clone(),
                 })
                 .collect()
@@ -370,6 +371,8 @@ pub struct TabInfo {
     pub loading: bool,
     /// The tab in front (one notion of "active", kept by the actor).
     pub active: bool,
+    /// Chromium has the tab's sound muted.
+    pub muted: bool,
     pub meta: TabMeta,
 }
 

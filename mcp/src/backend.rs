@@ -45,6 +45,9 @@ pub struct TabInfo {
     pub human_driving: bool,
     /// The foreground tab of its window.
     pub active: bool,
+    /// The human muted the tab's sound (the window's Ctrl+M or tab menu).
+    #[serde(default)]
+    pub muted: bool,
 }
 
 /// A main-frame navigation.

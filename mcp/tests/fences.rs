@@ -260,6 +260,7 @@ impl Backend for Hostile {
             loading: false,
             human_driving: false,
             active: human,
+            muted: false,
         };
         Ok(vec![tab(1, true), tab(2, false)])
     }

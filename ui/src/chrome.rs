@@ -35,6 +35,7 @@ mod overlays;
 mod restore;
 mod settings_view;
 mod suggest;
+mod tab_menu;
 
 pub use file_picker::file_entry_control;
 pub use settings_view::{MIN_MCP_PORT, SettingsSection, site_permission_control, typed_port, typed_site};
@@ -228,6 +229,22 @@ pub mod controls {
     pub const BOOKMARK_OPEN_NEW: &str = "bookmark_actions:open_new";
     /// Bookmark actions: Remove.
     pub const BOOKMARK_REMOVE: &str = "bookmark_actions:remove";
+    /// The right-click menu of a tab (while open).
+    pub const TAB_ACTIONS: &str = "tab_actions";
+    /// Tab menu: Reload.
+    pub const TAB_RELOAD: &str = "tab_actions:reload";
+    /// Tab menu: Duplicate.
+    pub const TAB_DUPLICATE: &str = "tab_actions:duplicate";
+    /// Tab menu: Mute tab / Unmute tab.
+    pub const TAB_MUTE: &str = "tab_actions:mute";
+    /// Tab menu: Close tab.
+    pub const TAB_CLOSE: &str = "tab_actions:close";
+    /// Tab menu: Close other tabs.
+    pub const TAB_CLOSE_OTHERS: &str = "tab_actions:close_others";
+    /// Tab menu: Close tabs to the right.
+    pub const TAB_CLOSE_RIGHT: &str = "tab_actions:close_right";
+    /// Tab menu: Reopen closed tab.
+    pub const TAB_REOPEN: &str = "tab_actions:reopen";
     /// The import dialog (while open).
     pub const IMPORT: &str = "import";
     /// The import dialog's path field.
@@ -314,6 +331,11 @@ pub mod controls {
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
 pub fn tab_control(tab: TabId) -> String {
     format!("tab:{}", tab.0)
+}
+
+/// Id of a muted tab's speaker mark (a click unmutes) for [`Chrome::control_rect`].
+pub fn tab_mute_control(tab: TabId) -> String {
+    format!("mute:{}", tab.0)
 }
 
 /// Id of a tab's close button for [`Chrome::control_rect`].
@@ -520,6 +542,8 @@ pub struct Chrome {
     tab_drag: Option<TabId>,
     /// The actions popup of a right-clicked bookmark.
     bookmark_actions: Option<bookmarks::Actions>,
+    /// The menu of a right-clicked tab.
+    tab_actions: Option<tab_menu::TabActions>,
     /// The "Import bookmarks" dialog.
     import_dialog: Option<bookmarks::ImportDialog>,
     /// The history panel, while open.
@@ -600,6 +624,7 @@ impl Chrome {
             zoom_wheel: 0.0,
             tab_drag: None,
             bookmark_actions: None,
+            tab_actions: None,
             import_dialog: None,
             history: None,
             settings: None,
@@ -796,6 +821,10 @@ impl Chrome {
                 self.bookmark_actions = None;
                 return true;
             }
+            if self.tab_actions.is_some() {
+                self.tab_actions = None;
+                return true;
+            }
             if self.history_search_focused(ctx) {
                 self.close_history(ctx);
                 return true;
@@ -830,6 +859,9 @@ impl Chrome {
         }
         if self.bookmark_actions.is_some() {
             self.bookmark_actions_popup(ui);
+        }
+        if self.tab_actions.is_some() {
+            self.tab_actions_popup(ui, model);
         }
         if self.import_dialog.is_some() {
             self.import_dialog(&ctx);
@@ -895,6 +927,13 @@ impl Chrome {
             Key::R if ctrl_only => {
                 if let Some(tab) = active {
                     self.emit(UiCommand::Reload { tab });
+                }
+            }
+            // Firefox's binding; Chrome has none.
+            Key::M if ctrl_only => {
+                if let Some(t) = model.active_tab() {
+                    let (tab, muted) = (t.id, !t.muted);
+                    self.emit(UiCommand::SetMuted { tab, muted });
                 }
             }
             Key::F11 if none => self.emit(UiCommand::ToggleFullscreen),
@@ -1325,6 +1364,25 @@ impl Chrome {
             );
             x = pill.max.x + 5.0;
         }
+        if tab.muted {
+            // Chrome's speaker mark: the muted tab at a glance, and a click unmutes it.
+            let r = Rect::from_min_size(pos2(x - 2.0, mid - 10.0), vec2(20.0, 20.0));
+            self.rects.insert(tab_mute_control(tab.id), r);
+            let label = RichText::new("🔇")
+                .size(13.0)
+                .color(text_colour(private, active, &visuals));
+            if ui
+                .put(r, egui::Button::new(label).frame(false))
+                .on_hover_text("Unmute tab (Ctrl+M)")
+                .clicked()
+            {
+                self.emit(UiCommand::SetMuted {
+                    tab: tab.id,
+                    muted: false,
+                });
+            }
+            x += 20.0;
+        }
         let close_size = 18.0;
         let text_right = rect.max.x - close_size - 6.0;
         let text_clip = Rect::from_min_max(pos2(x, rect.min.y), pos2(text_right, rect.max.y));
@@ -1339,11 +1397,7 @@ impl Chrome {
         } else {
             tab.title.as_str()
         };
-        let text_color = match (private, active) {
-            (true, _) => Color32::from_gray(0xF0),
-            (false, true) => visuals.strong_text_color(),
-            (false, false) => visuals.text_color(),
-        };
+        let text_color = text_colour(private, active, &visuals);
         let clipped = painter.with_clip_rect(text_clip);
         clipped.text(
             pos2(x, mid - 3.0),
@@ -1396,6 +1450,10 @@ impl Chrome {
             None => format!("{title}\n{container}"),
         };
         let resp = resp.on_hover_text(hover);
+        if resp.secondary_clicked() {
+            let at = resp.interact_pointer_pos().unwrap_or(rect.left_bottom());
+            self.tab_actions = Some(tab_menu::TabActions { tab: tab.id, at });
+        }
         if close.clicked() || resp.middle_clicked() {
             self.emit(UiCommand::CloseTab { tab: tab.id });
         } else if resp.clicked() && !active && !dragging {
@@ -2292,4 +2350,14 @@ fn draw_status(painter: &egui::Painter, page: Rect, model: &ChromeModel) {
         egui::StrokeKind::Inside,
     );
     painter.galley(at + pad, galley, Color32::from_gray(40));
+}
+
+/// A tab's title colour: light on a private tab's dark fill, else the theme's (stronger on
+/// the front tab).
+fn text_colour(private: bool, active: bool, visuals: &egui::Visuals) -> Color32 {
+    match (private, active) {
+        (true, _) => Color32::from_gray(0xF0),
+        (false, true) => visuals.strong_text_color(),
+        (false, false) => visuals.text_color(),
+    }
 }

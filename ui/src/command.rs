@@ -277,6 +277,19 @@ pub enum UiCommand {
         /// Its index in the strip afterwards (0 = first).
         to: usize,
     },
+    /// Ctrl+M, the tab's menu, or its speaker mark: mute or unmute a tab's sound.
+    SetMuted {
+        /// The tab.
+        tab: TabId,
+        /// `true` to mute.
+        muted: bool,
+    },
+    /// "Duplicate" in a tab's menu: the same page in a new tab right after it, in its
+    /// container, in front.
+    DuplicateTab {
+        /// The tab.
+        tab: TabId,
+    },
     /// Ctrl+Shift+N or "New private tab": a tab in a private container.
     NewPrivateTab,
     /// Ctrl+D or the omnibox star: bookmark the tab's page, or remove its bookmark when it

@@ -70,6 +70,8 @@ pub struct TabView {
     /// The page's status text, a hovered link's address (page-chosen: shown, never acted on);
     /// drawn as a bubble at the page's bottom-left corner while not empty.
     pub status: String,
+    /// Chromium has the tab's sound muted: the tab shows a speaker mark that unmutes it.
+    pub muted: bool,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -93,6 +95,7 @@ impl Default for TabView {
             favicon: None,
             saved_logins: Vec::new(),
             status: String::new(),
+            muted: false,
         }
     }
 }

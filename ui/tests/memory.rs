@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use aperture_ui::chrome::{
     ClearRange, bookmark_bar_control, bookmark_control, controls, history_delete_control,
-    history_range_control, history_row_control, suggestion_control, tab_control,
+    history_range_control, history_row_control, suggestion_control, tab_control, tab_mute_control,
 };
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, vec2};
 use aperture_ui::{
@@ -407,6 +407,147 @@ fn new_private_tab_from_the_new_tab_menu() {
     h.click(controls::NEW_TAB);
     let cmds = without_noise(h.click(controls::NEW_PRIVATE_TAB));
     assert_eq!(cmds, vec![UiCommand::NewPrivateTab]);
+}
+
+// ---- A tab's menu, muting ----
+
+/// Right-clicks tab `id`; the menu opens without a command.
+fn tab_menu(h: &mut Harness, id: u64) {
+    let at = h.rect(&tab_control(TabId(id))).center();
+    let cmds = without_noise(h.click_at(at, PointerButton::Secondary));
+    assert!(cmds.is_empty(), "{cmds:?}");
+    assert!(h.has(controls::TAB_ACTIONS));
+}
+
+#[test]
+fn a_tabs_menu_reloads_duplicates_mutes_and_closes() {
+    let mut h = Harness::new();
+    h.model.tabs.push(tab(3, "https://three.example/"));
+    settle(&mut h);
+    // Tab 2 is not the front one: its own menu acts on it.
+    tab_menu(&mut h, 2);
+    let item = h.rect(controls::TAB_RELOAD);
+    assert!(
+        item.min.y >= h.rect(&tab_control(TabId(2))).min.y,
+        "the menu opens where the tab was clicked"
+    );
+    assert_eq!(
+        without_noise(h.click(controls::TAB_RELOAD)),
+        vec![UiCommand::Reload { tab: TabId(2) }]
+    );
+    assert!(!h.has(controls::TAB_ACTIONS), "a choice closes the menu");
+    tab_menu(&mut h, 2);
+    assert_eq!(
+        without_noise(h.click(controls::TAB_DUPLICATE)),
+        vec![UiCommand::DuplicateTab { tab: TabId(2) }]
+    );
+    tab_menu(&mut h, 2);
+    assert!(h.shows("Mute tab    Ctrl+M"));
+    assert_eq!(
+        without_noise(h.click(controls::TAB_MUTE)),
+        vec![UiCommand::SetMuted {
+            tab: TabId(2),
+            muted: true
+        }]
+    );
+    // Once muted (the app mirrors Chromium's state), the same item unmutes.
+    h.model.tabs[1].muted = true;
+    settle(&mut h);
+    tab_menu(&mut h, 2);
+    assert!(h.shows("Unmute tab    Ctrl+M"));
+    assert_eq!(
+        without_noise(h.click(controls::TAB_MUTE)),
+        vec![UiCommand::SetMuted {
+            tab: TabId(2),
+            muted: false
+        }]
+    );
+    tab_menu(&mut h, 2);
+    assert_eq!(
+        without_noise(h.click(controls::TAB_CLOSE)),
+        vec![UiCommand::CloseTab { tab: TabId(2) }]
+    );
+    tab_menu(&mut h, 2);
+    assert_eq!(
+        without_noise(h.click(controls::TAB_REOPEN)),
+        vec![UiCommand::ReopenClosedTab]
+    );
+    // Escape closes the menu with no command.
+    tab_menu(&mut h, 2);
+    assert!(without_noise(h.frame(press(Key::Escape, Modifiers::NONE))).is_empty());
+    settle(&mut h);
+    assert!(!h.has(controls::TAB_ACTIONS));
+}
+
+#[test]
+fn close_other_tabs_and_tabs_to_the_right_keep_the_clicked_one_in_front() {
+    let mut h = Harness::new();
+    h.model.tabs.push(tab(3, "https://three.example/"));
+    settle(&mut h);
+    // The front tab (1) goes too: the kept tab comes to the front first.
+    tab_menu(&mut h, 2);
+    assert_eq!(
+        without_noise(h.click(controls::TAB_CLOSE_OTHERS)),
+        vec![
+            UiCommand::SelectTab { tab: TabId(2) },
+            UiCommand::CloseTab { tab: TabId(1) },
+            UiCommand::CloseTab { tab: TabId(3) },
+        ]
+    );
+    // To the right of the front tab: it stays in front, with no select.
+    tab_menu(&mut h, 1);
+    assert_eq!(
+        without_noise(h.click(controls::TAB_CLOSE_RIGHT)),
+        vec![
+            UiCommand::CloseTab { tab: TabId(2) },
+            UiCommand::CloseTab { tab: TabId(3) },
+        ]
+    );
+    // The last tab has nothing to its right: the item is there but does nothing.
+    tab_menu(&mut h, 3);
+    assert!(without_noise(h.click(controls::TAB_CLOSE_RIGHT)).is_empty());
+    assert!(
+        h.has(controls::TAB_ACTIONS),
+        "a disabled item leaves the menu open"
+    );
+}
+
+#[test]
+fn ctrl_m_mutes_the_front_tab_and_its_speaker_mark_unmutes_it() {
+    let mut h = Harness::new();
+    focus_page(&mut h);
+    let cmds = without_noise(h.frame(press(Key::M, Modifiers::COMMAND)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::SetMuted {
+            tab: TabId(1),
+            muted: true
+        }],
+        "Ctrl+M is the browser's, not the page's"
+    );
+    assert!(!h.has(&tab_mute_control(TabId(1))), "no mark while not muted");
+    h.model.tabs[0].muted = true;
+    settle(&mut h);
+    assert!(h.shows("🔇"));
+    let mark = h.rect(&tab_mute_control(TabId(1)));
+    assert!(h.rect(&tab_control(TabId(1))).contains_rect(mark));
+    assert_eq!(
+        without_noise(h.frame(press(Key::M, Modifiers::COMMAND))),
+        vec![UiCommand::SetMuted {
+            tab: TabId(1),
+            muted: false
+        }]
+    );
+    // The mark itself unmutes, without selecting the tab it sits on.
+    h.model.active = Some(TabId(2));
+    settle(&mut h);
+    assert_eq!(
+        without_noise(h.click(&tab_mute_control(TabId(1)))),
+        vec![UiCommand::SetMuted {
+            tab: TabId(1),
+            muted: false
+        }]
+    );
 }
 
 // ---- Bookmarks ----

@@ -208,6 +208,19 @@ impl BrowserHost {
         // SAFETY: a live host.
         unsafe { call!(self.set_focus(focus as i32)) }
     }
+    /// Silences (or un-silences) every sound of this browser's pages; the pages keep playing
+    /// and cannot tell.
+    pub fn set_audio_muted(&self, muted: bool) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.set_audio_muted(muted as i32)) }
+    }
+    /// Whether Chromium has this browser's sound muted.
+    pub fn is_audio_muted(&self) -> bool {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.is_audio_muted()) != 0 }
+    }
     /// Asks for a repaint of the whole view (the next `on_paint` follows).
     pub fn invalidate(&self) {
         debug_assert_ui();

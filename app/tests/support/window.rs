@@ -170,17 +170,7 @@ impl App {
 
     /// The window's inner size.
     pub fn size(&self) -> (f32, f32) {
-        let out = Command::new("xdotool")
-            .args(["getwindowgeometry", &self.window])
-            .output()
-            .expect("xdotool");
-        let text = String::from_utf8_lossy(&out.stdout);
-        let geometry = text
-            .lines()
-            .find_map(|l| l.trim().strip_prefix("Geometry: "))
-            .unwrap_or_else(|| panic!("no geometry in {text}"));
-        let (w, h) = geometry.split_once('x').expect("WxH");
-        (w.trim().parse().unwrap(), h.trim().parse().unwrap())
+        size_of(&self.window)
     }
 
     pub fn capture(&self) -> image::RgbImage {
@@ -436,6 +426,23 @@ impl Layout {
         self.frames(vec![ev(true), ev(false)], 3);
     }
 
+    /// A right click at `at` here too (a menu the window opened at the same place).
+    pub fn right_click_at(&mut self, at: Pos2) {
+        self.frames(vec![Event::PointerMoved(at)], 1);
+        for pressed in [true, false] {
+            self.frames(
+                vec![Event::PointerButton {
+                    pos: at,
+                    button: PointerButton::Secondary,
+                    pressed,
+                    modifiers: egui::Modifiers::NONE,
+                }],
+                1,
+            );
+        }
+        self.frames(vec![], 2);
+    }
+
     /// Where `name` is drawn (after clicking it here too, so the layout follows the window).
     pub fn click(&mut self, name: &str) -> Pos2 {
         let at = self
@@ -458,6 +465,21 @@ impl Layout {
         self.frames(vec![], 2);
         at
     }
+}
+
+/// X window `window`'s inner size.
+pub fn size_of(window: &str) -> (f32, f32) {
+    let out = Command::new("xdotool")
+        .args(["getwindowgeometry", window])
+        .output()
+        .expect("xdotool");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let geometry = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Geometry: "))
+        .unwrap_or_else(|| panic!("no geometry in {text}"));
+    let (w, h) = geometry.split_once('x').expect("WxH");
+    (w.trim().parse().unwrap(), h.trim().parse().unwrap())
 }
 
 /// X window `window`'s pixels, as the X server has them. `import` can wait forever on a busy X

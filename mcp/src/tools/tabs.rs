@@ -205,6 +205,9 @@ impl Aperture {
             if t.human_driving {
                 flags.push("human is using it");
             }
+            if t.muted {
+                flags.push("muted");
+            }
             let container = t
                 .container
                 .as_deref()

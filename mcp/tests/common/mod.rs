@@ -155,6 +155,7 @@ impl Fake {
                 loading: false,
                 human_driving: false,
                 active,
+                muted: false,
             },
             page,
             console: vec![],
