@@ -634,8 +634,40 @@ impl Tab {
         Ok((text, truncated, false))
     }
 
-    /// The text of the PDF the tab shows, capped (`None` when it shows none).
+    /// The text of the PDF the tab shows, capped (`None` when it shows none). The bytes are
+    /// those Chromium received for the tab, copied on their way to the viewer; only when it
+    /// has no copy (a PDF shown before this browser started, say) is the file fetched again.
     async fn pdf_text(&self, cap: usize) -> Result<Option<(String, bool)>, TabError> {
+        let id = self.id;
+        let bytes = match self.h.on_ui(move |a| a.captured_pdf(id)).await? {
+            Some(cef::Captured::Bytes(b)) => b,
+            Some(cef::Captured::TooBig) => {
+                return Err(TabError::Other(format!(
+                    "the tab shows a PDF larger than {} MB, whose text is not read",
+                    cef::DOCUMENT_CAP >> 20
+                )));
+            }
+            None => match self.fetched_pdf().await? {
+                Some(b) => std::sync::Arc::new(b),
+                None => return Ok(None),
+            },
+        };
+        let text = tokio::task::spawn_blocking(move || pdf_pages_text(&bytes))
+            .await
+            .map_err(|_| TabError::Other("reading the PDF's text failed".into()))?
+            .map_err(TabError::Other)?;
+        if text.trim().is_empty() {
+            return Err(TabError::Other(
+                "the PDF has no text to read: its pages are most likely pictures (a scan)".into(),
+            ));
+        }
+        let truncated = text.chars().count() > cap;
+        Ok(Some((text.chars().take(cap).collect(), truncated)))
+    }
+
+    /// The bytes of the PDF the tab shows, fetched again by the page (`None` when it shows
+    /// none).
+    async fn fetched_pdf(&self) -> Result<Option<Vec<u8>>, TabError> {
         let r: protocol::PdfReply = self.ask(&Request::Pdf { cap: Some(PDF_MAX) }).await?;
         if !r.pdf {
             return Ok(None);
@@ -657,17 +689,7 @@ impl Tab {
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(r.data.as_bytes())
             .map_err(|e| TabError::Other(format!("the PDF's bytes came back garbled: {e}")))?;
-        let text = tokio::task::spawn_blocking(move || pdf_pages_text(&bytes))
-            .await
-            .map_err(|_| TabError::Other("reading the PDF's text failed".into()))?
-            .map_err(TabError::Other)?;
-        if text.trim().is_empty() {
-            return Err(TabError::Other(
-                "the PDF has no text to read: its pages are most likely pictures (a scan)".into(),
-            ));
-        }
-        let truncated = text.chars().count() > cap;
-        Ok(Some((text.chars().take(cap).collect(), truncated)))
+        Ok(Some(bytes))
     }
 
     /// Whether the main document's parser is still at work (`document.readyState` is

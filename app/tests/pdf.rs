@@ -89,3 +89,56 @@ async fn a_pdf_opens_in_the_viewer_and_reads_as_its_text() {
     .await;
     assert!(err && ans.contains("refused by rule scheme"), "{ans}");
 }
+
+/// A PDF that cannot be fetched again reads from the bytes Chromium received: an invoice a
+/// form's POST answers (a GET of its URL is refused), and a one-time link (gone after its
+/// first use). Both used to fail: the text was read from a second request.
+#[tokio::test]
+async fn a_pdf_answering_a_post_or_served_once_reads_from_what_the_tab_received() {
+    let browser = launch().await;
+    let pdf = |t: &str| ("application/pdf".to_string(), tiny_pdf(t));
+    let server = Server::spawn(Spec {
+        post_only: HashMap::from([("/invoice".to_string(), pdf("Invoice 1187 total due 310 euros"))]),
+        once: HashMap::from([("/once.pdf".to_string(), pdf("Your one time statement"))]),
+        routes: HashMap::from([(
+            "/".to_string(),
+            r#"<!doctype html><title>Billing</title>
+<form method="post" action="/invoice"><input name="month" value="11"><button>Get invoice</button></form>"#
+                .to_string(),
+        )]),
+        ..Spec::default()
+    });
+    let c = browser.connect().await;
+
+    let page = goto(&c, &server.url("/")).await;
+    let button = aperture_testkit::mcp::role_ref(&page, "button", "Get invoice");
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": button})).await;
+    assert!(!err && ans.contains("note: the page is a PDF"), "{ans}");
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(!err, "{read}");
+    assert!(read.contains("Invoice 1187 total due 310 euros"), "{read}");
+    assert_eq!(
+        server.requests().iter().filter(|p| *p == "/invoice").count(),
+        1,
+        "read without asking the server again: {:?}",
+        server.requests()
+    );
+
+    let ans = goto(&c, &server.url("/once.pdf")).await;
+    assert!(ans.contains("note: the page is a PDF"), "{ans}");
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(!err && read.contains("Your one time statement"), "{read}");
+    // Read again: still the received copy, not the server's 410.
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(!err && read.contains("Your one time statement"), "{read}");
+
+    // Another page drops the copy: going back to the spent link does not read the old bytes
+    // as if the server had answered again.
+    goto(&c, &server.url("/")).await;
+    let ans = goto(&c, &server.url("/once.pdf")).await;
+    let (err, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(
+        !read.contains("Your one time statement"),
+        "the spent link's answer is not the old file:\n{ans}\n{read} ({err})"
+    );
+}

@@ -22,6 +22,11 @@ pub struct Spec {
     pub delayed: HashMap<String, (std::time::Duration, String)>,
     /// URL path → (Content-Type, body): a file that is not HTML (a PDF, an image).
     pub typed: HashMap<String, (String, Vec<u8>)>,
+    /// URL path → (Content-Type, body) answered to a POST only (a form's result, such as an
+    /// invoice), chunked with no length as a generated answer often is; a GET of it gets 405.
+    pub post_only: HashMap<String, (String, Vec<u8>)>,
+    /// URL path → (Content-Type, body) served once (a one-time link); later requests get 410.
+    pub once: HashMap<String, (String, Vec<u8>)>,
 }
 
 /// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
@@ -102,6 +107,8 @@ impl Server {
             attachments,
             delayed,
             typed,
+            post_only,
+            mut once,
         } = spec;
         let ip = if ip.is_empty() {
             "127.0.0.1".to_string()
@@ -113,7 +120,7 @@ impl Server {
         let log = Arc::new(Mutex::new(Vec::new()));
         let (s, l) = (server.clone(), log.clone());
         let thread = std::thread::spawn(move || {
-            for req in s.incoming_requests() {
+            for mut req in s.incoming_requests() {
                 let path = req.url().split('?').next().unwrap_or("/").to_string();
                 l.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
@@ -153,6 +160,31 @@ impl Server {
                     let loc =
                         tiny_http::Header::from_bytes("Location", to.as_bytes()).expect("a Location header");
                     let _ = req.respond(tiny_http::Response::empty(302).with_header(loc));
+                } else if let Some((ty, body)) = post_only.get(&path) {
+                    if *req.method() == tiny_http::Method::Post {
+                        // The form's fields are read (and dropped) before answering.
+                        let _ = std::io::copy(req.as_reader(), &mut std::io::sink());
+                        let ct =
+                            tiny_http::Header::from_bytes("Content-Type", ty.as_bytes()).expect("a header");
+                        let body = std::io::Cursor::new(body.clone());
+                        let r = tiny_http::Response::new(200.into(), vec![ct], body, None, None);
+                        let _ = req.respond(r.with_chunked_threshold(0));
+                    } else {
+                        let _ =
+                            req.respond(tiny_http::Response::from_string("POST only").with_status_code(405));
+                    }
+                } else if once.contains_key(&path) {
+                    match once.get_mut(&path).map(std::mem::take) {
+                        Some((ty, body)) if !ty.is_empty() => {
+                            let ct = tiny_http::Header::from_bytes("Content-Type", ty.as_bytes())
+                                .expect("a header");
+                            let _ = req.respond(tiny_http::Response::from_data(body).with_header(ct));
+                        }
+                        _ => {
+                            let _ =
+                                req.respond(tiny_http::Response::from_string("gone").with_status_code(410));
+                        }
+                    }
                 } else if let Some((ty, body)) = typed.get(&path) {
                     let ct = tiny_http::Header::from_bytes("Content-Type", ty.as_bytes()).expect("a header");
                     let _ = req.respond(tiny_http::Response::from_data(body.clone()).with_header(ct));

@@ -3,6 +3,7 @@
 //! raw pointer, and every argument reference CEF passed is released when the callback returns.
 
 use crate::api::on_ui_thread;
+use crate::capture::Documents;
 use crate::input::{ConsoleLevel, Cursor, DragData, DragOps, ResourceType};
 use crate::page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
@@ -10,7 +11,7 @@ use crate::page::{
     PrintDialogCallback, PrintEvent,
 };
 use crate::rc::{RcBox, Ref, call};
-use crate::strings::{from_cef, from_userfree};
+use crate::strings::{CefStr, from_cef, from_userfree};
 use crate::sys::*;
 use crate::types::{Browser, BrowserHost, BrowserId, DevToolsRegistration, Frame};
 use std::ffi::{c_int, c_ulong, c_void};
@@ -127,6 +128,8 @@ impl<T> UiOnly<T> {
 struct Shared {
     ui: UiOnly<Rc<dyn ClientHandler>>,
     filter: Option<Arc<dyn ResourceFilter>>,
+    /// The PDFs main frames show, copied on their way to the viewer (IO thread).
+    documents: Arc<Documents>,
     /// Set once, right after the handler objects (which point back here) exist.
     handlers: std::sync::OnceLock<Handlers>,
 }
@@ -156,7 +159,7 @@ type Data = &'static Shared;
 /// The client every browser is created with. Made once, on the UI thread; it lives for the
 /// rest of the process (CEF may release its last reference on any thread, so it is never
 /// freed, and neither is the handler it calls).
-pub struct Client(Ref<cef_client_t>);
+pub struct Client(Ref<cef_client_t>, Arc<Documents>);
 
 fn shared<C>(p: *mut C) -> Data {
     // SAFETY: every handler object of this module is an RcBox<C, Data> made in Client::new.
@@ -166,9 +169,11 @@ fn shared<C>(p: *mut C) -> Data {
 impl Client {
     pub fn new(handler: Rc<dyn ClientHandler>, filter: Option<Arc<dyn ResourceFilter>>) -> Client {
         crate::api::debug_assert_ui();
+        let documents = Arc::new(Documents::default());
         let sh: &'static Shared = Box::leak(Box::new(Shared {
             ui: UiOnly(handler),
             filter,
+            documents: documents.clone(),
             handlers: std::sync::OnceLock::new(),
         }));
         // SAFETY (every RcBox::new below): the C types are CEF handler structs.
@@ -235,7 +240,11 @@ impl Client {
         };
         let resource = unsafe {
             RcBox::<cef_resource_request_handler_t, Data>::new(
-                |h| h.on_before_resource_load = Some(on_before_resource_load),
+                |h| {
+                    h.on_before_resource_load = Some(on_before_resource_load);
+                    h.get_resource_response_filter = Some(get_resource_response_filter);
+                    h.on_resource_load_complete = Some(on_resource_load_complete);
+                },
                 sh,
             )
         };
@@ -333,7 +342,12 @@ impl Client {
             )
         };
         // SAFETY: a fresh object with our one reference.
-        Client(unsafe { Ref::adopt(client) }.expect("non-null"))
+        Client(unsafe { Ref::adopt(client) }.expect("non-null"), documents)
+    }
+
+    /// The PDFs the browsers' main frames show, as they were received.
+    pub fn documents(&self) -> &Arc<Documents> {
+        &self.1
     }
 
     /// A new reference for CEF to take.
@@ -397,6 +411,7 @@ extern "C" fn on_after_created(this: *mut cef_life_span_handler_t, b: *mut cef_b
 
 extern "C" fn on_before_close(this: *mut cef_life_span_handler_t, b: *mut cef_browser_t) {
     let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).documents.forget(b.id());
     shared(this).ui.get().on_before_close(b.id());
 }
 
@@ -709,13 +724,9 @@ extern "C" fn get_resource_request_handler(
     let (_b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
     // SAFETY: the request reference is ours to release.
     let _r = unsafe { Ref::adopt(r) };
-    let sh = shared(this);
-    if sh.filter.is_some() {
-        // SAFETY: the resource handler is alive forever; CEF takes the added reference.
-        unsafe { RcBox::<cef_resource_request_handler_t, Data>::add_ref(handlers(sh).resource) }
-    } else {
-        std::ptr::null_mut()
-    }
+    // Always: besides the filter it copies PDFs (`capture`).
+    // SAFETY: the resource handler is alive forever; CEF takes the added reference.
+    unsafe { RcBox::<cef_resource_request_handler_t, Data>::add_ref(handlers(shared(this)).resource) }
 }
 
 extern "C" fn on_before_resource_load(
@@ -745,6 +756,151 @@ extern "C" fn on_before_resource_load(
     } else {
         cef_return_value_t::RV_CONTINUE
     }
+}
+
+/// A main frame's response: a PDF gets a filter that copies its body into [`Documents`]; any
+/// other main-frame document drops the browser's copy.
+extern "C" fn get_resource_response_filter(
+    this: *mut cef_resource_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    resp: *mut cef_response_t,
+) -> *mut cef_response_filter_t {
+    // IO thread: only the thread-safe document store is used.
+    let (b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    // SAFETY: request and response references are ours to release.
+    let (r, resp) = unsafe { (Ref::adopt(r), Ref::adopt(resp)) };
+    let (Some(b), Some(r), Some(resp)) = (b, r, resp) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: getters on a live request and response; userfree strings freed once.
+    let (main, pdf, ok, url, expected) = unsafe {
+        let main = ResourceType::from_raw(call!(r.get_resource_type())) == ResourceType::MainFrame;
+        if !main {
+            return std::ptr::null_mut();
+        }
+        let mime = from_userfree(call!(resp.get_mime_type()));
+        let status = call!(resp.get_status());
+        let header = |name: &str| {
+            let n = CefStr::new(name);
+            from_userfree(call!(resp.get_header_by_name(n.as_ptr())))
+        };
+        // Content-Length counts the bytes on the wire: with a content coding the filter sees
+        // more, so only an uncoded body's length is the one to reach.
+        let coding = header("Content-Encoding");
+        let expected = (coding.is_empty() || coding.eq_ignore_ascii_case("identity"))
+            .then(|| header("Content-Length").trim().parse::<usize>().ok())
+            .flatten();
+        (
+            main,
+            mime.eq_ignore_ascii_case("application/pdf"),
+            (200..300).contains(&status),
+            from_userfree(call!(r.get_url())),
+            expected,
+        )
+    };
+    let docs = &shared(this).documents;
+    if !(main && pdf && ok) {
+        // The viewer's own document (its extension's page) is the PDF's, not another one.
+        if !url.starts_with("chrome-extension://") {
+            docs.forget(b.id());
+        }
+        return std::ptr::null_mut();
+    }
+    let generation = docs.begin(b.id(), &url, expected);
+    // SAFETY: a CEF handler struct; its one reference goes to CEF with the return.
+    unsafe {
+        RcBox::<cef_response_filter_t, CopyFilter>::new(
+            |h| {
+                h.init_filter = Some(copy_filter_init);
+                h.filter = Some(copy_filter);
+            },
+            CopyFilter {
+                docs: docs.clone(),
+                browser: b.id(),
+                generation,
+            },
+        )
+    }
+}
+
+/// A pass-through response filter that copies what passes into [`Documents`].
+struct CopyFilter {
+    docs: Arc<Documents>,
+    browser: BrowserId,
+    generation: u64,
+}
+
+/// CEF releases the filter when the body's stream is done with.
+impl Drop for CopyFilter {
+    fn drop(&mut self) {
+        self.docs.ended(self.browser, self.generation);
+    }
+}
+
+extern "C" fn copy_filter_init(_this: *mut cef_response_filter_t) -> c_int {
+    1
+}
+
+extern "C" fn copy_filter(
+    this: *mut cef_response_filter_t,
+    data_in: *mut std::ffi::c_void,
+    in_size: usize,
+    in_read: *mut usize,
+    data_out: *mut std::ffi::c_void,
+    out_size: usize,
+    out_written: *mut usize,
+) -> cef_response_filter_status_t {
+    let n = in_size.min(out_size);
+    // SAFETY: CEF passes buffers of the sizes given (data_in NULL only when in_size is 0) and
+    // valid out-parameters; the two buffers are distinct. `this` is a CopyFilter RcBox.
+    unsafe {
+        let chunk: &[u8] = if n == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(data_in as *const u8, n)
+        };
+        if n > 0 {
+            std::ptr::copy_nonoverlapping(chunk.as_ptr(), data_out as *mut u8, n);
+        }
+        *in_read = n;
+        *out_written = n;
+        let f = RcBox::<cef_response_filter_t, CopyFilter>::data(this);
+        f.docs.append(f.browser, f.generation, chunk);
+    }
+    // The rest of the input (an output buffer smaller than it) comes back in the next call.
+    if n < in_size {
+        cef_response_filter_status_t::RESPONSE_FILTER_NEED_MORE_DATA
+    } else {
+        cef_response_filter_status_t::RESPONSE_FILTER_DONE
+    }
+}
+
+/// A main-frame load ended: a PDF copied during it counts only if it completed.
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_resource_load_complete(
+    this: *mut cef_resource_request_handler_t,
+    b: *mut cef_browser_t,
+    f: *mut cef_frame_t,
+    r: *mut cef_request_t,
+    resp: *mut cef_response_t,
+    status: cef_urlrequest_status_t,
+    _received: i64,
+) {
+    let (b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    // SAFETY: request and response references are ours to release.
+    let (r, _resp) = unsafe { (Ref::adopt(r), Ref::adopt(resp)) };
+    let (Some(b), Some(r)) = (b, r) else { return };
+    // SAFETY: getters on a live request; the userfree string freed once.
+    let url = unsafe {
+        if ResourceType::from_raw(call!(r.get_resource_type())) != ResourceType::MainFrame {
+            return;
+        }
+        from_userfree(call!(r.get_url()))
+    };
+    let ok = status == cef_urlrequest_status_t::UR_SUCCESS;
+    shared(this).documents.complete(b.id(), &url, ok);
 }
 
 extern "C" fn on_process_message_received(

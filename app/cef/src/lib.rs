@@ -17,6 +17,7 @@
 #![allow(clippy::macro_metavars_in_unsafe)]
 
 mod api;
+mod capture;
 mod client;
 mod context;
 mod cookies;
@@ -35,6 +36,7 @@ mod types;
 use cef_dll_sys as sys;
 
 pub use api::{RuntimeError, on_ui_thread};
+pub use capture::{Captured, DOCUMENT_CAP, Documents};
 pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
 pub use cookies::ClearDone;
 pub use history::{NavEntries, NavEntry};

@@ -223,6 +223,13 @@ impl Actor {
         self.with(|st| st.tabs.get(&id).map(|t| t.browser.clone()))
     }
 
+    /// The PDF tab `id` shows, as Chromium received it, if it was copied whole on its way to
+    /// the viewer (`cef::Documents`).
+    pub fn captured_pdf(&self, id: TabId) -> Option<cef::Captured> {
+        let (browser, url) = self.with(|st| st.tabs.get(&id).map(|t| (t.browser.id(), t.url.clone())))?;
+        self.inner.client.get()?.documents().get(browser, &url)
+    }
+
     pub fn host(&self, id: TabId) -> Option<cef::BrowserHost> {
         self.with(|st| st.tabs.get(&id).map(|t| t.host.clone()))
     }
