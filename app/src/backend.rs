@@ -720,11 +720,11 @@ impl Backend for AppBackend {
         })
     }
 
-    async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png> {
+    async fn screenshot(&self, id: TabId, max_long_edge: u32, clip: Option<Clip>) -> BackendResult<Png> {
         self.agent_reads(id).await?;
         let (bytes, w, h) = self
             .tab(id)
-            .screenshot(Some(max_long_edge))
+            .screenshot(Some(max_long_edge), clip.map(|c| [c.x, c.y, c.w, c.h]))
             .await
             .map_err(|e| err(id, e))?;
         Ok(Png { bytes, w, h })

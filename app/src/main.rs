@@ -749,7 +749,7 @@ async fn one_shot_task(
             )
             .await?;
         }
-        let (png, w, hgt) = t.screenshot(None).await?;
+        let (png, w, hgt) = t.screenshot(None, None).await?;
         std::fs::write(&v[1], png).with_context(|| format!("writing {}", v[1]))?;
         eprintln!("aperture: wrote {} ({w}x{hgt})", v[1]);
         return Ok(0);

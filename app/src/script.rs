@@ -148,7 +148,9 @@ async fn one(cmd: &Value, ctx: &Ctx) -> Result<Value> {
             json!({"ok": true, "result": t.devtools(&s("method")?, cmd["params"].clone()).await?})
         }
         "screenshot" => {
-            let (png, w, h) = t.screenshot(cmd["max_edge"].as_u64().map(|m| m as u32)).await?;
+            let (png, w, h) = t
+                .screenshot(cmd["max_edge"].as_u64().map(|m| m as u32), None)
+                .await?;
             let path = s("path")?;
             std::fs::write(&path, png)?;
             json!({"ok": true, "path": path, "w": w, "h": h})

@@ -761,9 +761,15 @@ impl Tab {
     }
 
     /// A PNG screenshot of the view, optionally scaled so its long edge is at most `max_edge`.
-    pub async fn screenshot(&self, max_edge: Option<u32>) -> Result<(Vec<u8>, u32, u32), TabError> {
+    /// A PNG of the view, or of its `clip` part (`[x, y, w, h]` as fractions of the view's
+    /// width and height), its long edge at most `max_edge`.
+    pub async fn screenshot(
+        &self,
+        max_edge: Option<u32>,
+        clip: Option<[f32; 4]>,
+    ) -> Result<(Vec<u8>, u32, u32), TabError> {
         let f = self.frame().await?;
-        tokio::task::spawn_blocking(move || crate::imaging::png(&f, max_edge))
+        tokio::task::spawn_blocking(move || crate::imaging::png(&f, max_edge, clip))
             .await
             .map_err(|e| TabError::Other(e.to_string()))?
     }

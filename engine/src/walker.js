@@ -1511,11 +1511,14 @@
         tag === 'summary' || tag === 'option' || (role !== null && WIDGET[role] === true) || standIn !== null ||
         (!dis && (apply(m.hasAttribute, el, ['onclick']) || editable || (hasTabindex && ti >= 0 && role !== null)));
       // Made clickable by script, or (weaker) where a pointer cursor starts: not the page's
-      // whole width and height, which is a wrapper catching clicks for something else.
+      // whole width and height, which is a wrapper catching clicks for something else. A
+      // canvas or an svg listening for presses is the surface pressed (a game, a chart, a
+      // map), however large: clicked at a point of it (`x`, `y`).
       const cursor = apply(m.getPropertyValue, cs, ['cursor']);
       const pointer = cursor === 'pointer';
+      const surface = (tag === 'canvas' || tag === 'svg') && scriptClickable(el);
       let scripted = false, byPointer = false;
-      if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && r.w * r.h < 0.4 * vw * vh) {
+      if (!native && !dis && tag !== 'html' && tag !== 'body' && tag !== 'label' && (r.w * r.h < 0.4 * vw * vh || surface)) {
         if (scriptClickable(el) || attr(el, 'draggable') === 'true') scripted = true;
         // An item of a list whose pointer listener is on the list (a sortable list, a menu or
         // suggestion list that handles its items' presses in one place) is what a person

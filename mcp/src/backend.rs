@@ -250,6 +250,21 @@ pub enum MouseButton {
     Right,
 }
 
+/// A part of the viewport, as fractions of its width and height (0 to 1): what a screenshot
+/// of one element keeps. Fractions, so the browser maps them onto its pixels whatever the
+/// device scale and page zoom.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Clip {
+    /// Left edge, as a fraction of the viewport's width.
+    pub x: f32,
+    /// Top edge, as a fraction of the viewport's height.
+    pub y: f32,
+    /// Width, as a fraction of the viewport's width.
+    pub w: f32,
+    /// Height, as a fraction of the viewport's height.
+    pub h: f32,
+}
+
 /// A PNG image.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Png {
@@ -804,9 +819,9 @@ pub trait Backend: Send + Sync + 'static {
             open: Some(0),
         })
     }
-    /// A PNG of the visible viewport, downscaled so its long edge is at most
-    /// `max_long_edge` pixels.
-    async fn screenshot(&self, id: TabId, max_long_edge: u32) -> BackendResult<Png>;
+    /// A PNG of the visible viewport, or of its `clip` part, downscaled so its long edge is at
+    /// most `max_long_edge` pixels.
+    async fn screenshot(&self, id: TabId, max_long_edge: u32, clip: Option<Clip>) -> BackendResult<Png>;
     /// Console errors, warnings and failed requests recorded since the previous call for
     /// this tab (the buffer is drained).
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>>;

@@ -413,7 +413,7 @@ impl Backend for Hostile {
         self.case.lock().unwrap().shift += 1;
         Ok(Delivery::default())
     }
-    async fn screenshot(&self, _: TabId, _: u32) -> BackendResult<Png> {
+    async fn screenshot(&self, _: TabId, _: u32, _: Option<Clip>) -> BackendResult<Png> {
         Ok(Png {
             bytes: b"\x89PNG\r\n\x1a\nfake".to_vec(),
             w: 4,

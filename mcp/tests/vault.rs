@@ -67,8 +67,8 @@ impl Backend for VaultFake {
     async fn type_text(&self, id: TabId, t: &str) -> BackendResult<Delivery> {
         self.inner.type_text(id, t).await
     }
-    async fn screenshot(&self, id: TabId, m: u32) -> BackendResult<Png> {
-        self.inner.screenshot(id, m).await
+    async fn screenshot(&self, id: TabId, m: u32, c: Option<Clip>) -> BackendResult<Png> {
+        self.inner.screenshot(id, m, c).await
     }
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
         self.inner.console(id).await

@@ -19,7 +19,8 @@ use aperture_engine::record::Viewport;
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
-`count: 2` double-clicks); `hover` a `ref`; `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
+`count: 2` double-clicks; `x`/`y`: that point of it, CSS px from its top-left, e.g. on a canvas \
+seen with browser_capture `ref`); `hover` a `ref`; `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given; `count` repeats it, up to 100); `select` `values` of \
@@ -141,6 +142,11 @@ pub struct Step {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
+    /// For `click`: with `y`, the point to click in CSS px from `ref`'s top-left corner (a
+    /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
+    pub x: Option<f32>,
+    /// For `click`: with `x`, the point's CSS px down from `ref`'s top edge.
+    pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
     pub count: Option<u8>,
@@ -193,6 +199,11 @@ pub struct ActArgs {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
+    /// For `click`: with `y`, the point to click in CSS px from `ref`'s top-left corner (a
+    /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
+    pub x: Option<f32>,
+    /// For `click`: with `x`, the point's CSS px down from `ref`'s top edge.
+    pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
     pub count: Option<u8>,
@@ -237,6 +248,8 @@ impl ActArgs {
                 dx: self.dx,
                 dy: self.dy,
                 button: self.button,
+                x: self.x,
+                y: self.y,
                 count: self.count,
                 accept: self.accept,
                 gone: self.gone,
@@ -491,6 +504,49 @@ impl Aperture {
         self.rest_on(id, st, r, target, p).await
     }
 
+    /// Aims a click at the point `(ox, oy)` (CSS px from the element's top-left corner) of
+    /// `r`: brought into view, the pointer rests there, and the point is checked as a person
+    /// would see it, twice (the page may react to hover). Unlike [`Aperture::aim_click`] it
+    /// never picks another point: a point outside the box, off screen or covered is refused.
+    async fn aim_point(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        r: &str,
+        (ox, oy): (f32, f32),
+    ) -> Result<(f32, f32), StepFail> {
+        let (walk_id, idx, b) = self.locate(id, st, r).await?;
+        let point = |b: &Rect| -> Result<(f32, f32), StepFail> {
+            if !(0.0..b.w).contains(&ox) || !(0.0..b.h).contains(&oy) {
+                return Err(StepFail::Refused(format!(
+                    "x {ox}, y {oy} is outside {r}, whose box is {:.0}x{:.0} CSS px",
+                    b.w, b.h
+                )));
+            }
+            // Whole pixels, as `point_in` aims: input goes to a device pixel.
+            let p = ((b.x + ox).floor(), (b.y + oy).floor());
+            if p.0 < 0.0 || p.1 < 0.0 || p.0 >= st.viewport.w || p.1 >= st.viewport.h {
+                return Err(StepFail::Refused(format!(
+                    "x {ox}, y {oy} of {r} is off screen (the element is larger than the view); \
+                     scroll so that part shows first"
+                )));
+            }
+            Ok(p)
+        };
+        let strict = async |p: (f32, f32)| -> Result<(f32, f32), StepFail> {
+            match self.hit_test(id, r, walk_id, idx, p).await? {
+                q if q == p => Ok(p),
+                _ => Err(StepFail::Refused(format!(
+                    "x {ox}, y {oy} of {r} is covered by something else on the page"
+                ))),
+            }
+        };
+        let p = strict(point(&b)?).await?;
+        self.backend().rest_pointer(id, p.0, p.1).await;
+        let b = self.box_now(id, r, walk_id, idx).await?;
+        strict(point(&b)?).await
+    }
+
     /// The element's box as it is now, read without scrolling it into view.
     async fn box_now(&self, id: TabId, r: &str, walk_id: u64, idx: u32) -> Result<Rect, StepFail> {
         call(
@@ -641,11 +697,18 @@ impl Aperture {
                     2 => "double-",
                     _ => "triple-",
                 };
-                let (x, y) = self.aim_click(id, st, &r).await?;
+                let ((x, y), at) = match (s.x, s.y) {
+                    (None, None) => (self.aim_click(id, st, &r).await?, String::new()),
+                    (Some(ox), Some(oy)) => (
+                        self.aim_point(id, st, &r, (ox, oy)).await?,
+                        format!(" at x {ox:.0}, y {oy:.0}"),
+                    ),
+                    _ => return Err(StepFail::Refused("`x` and `y` go together".into())),
+                };
                 let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                delivered(d, "click", &r, format!("{how}{times}clicked {r}"))
+                delivered(d, "click", &r, format!("{how}{times}clicked {r}{at}"))
             }
             ActAction::Dialog => {
                 let Some(accept) = s.accept else {

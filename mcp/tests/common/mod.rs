@@ -55,7 +55,7 @@ impl Backend for NoTabs {
     async fn type_text(&self, id: TabId, _: &str) -> BackendResult<Delivery> {
         Err(BackendError::NoSuchTab(id))
     }
-    async fn screenshot(&self, id: TabId, _: u32) -> BackendResult<Png> {
+    async fn screenshot(&self, id: TabId, _: u32, _: Option<Clip>) -> BackendResult<Png> {
         Err(BackendError::NoSuchTab(id))
     }
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>> {
@@ -456,7 +456,7 @@ impl Backend for Fake {
         })?;
         self.maybe_fail().map(|_| Delivery::default())
     }
-    async fn screenshot(&self, id: TabId, max: u32) -> BackendResult<Png> {
+    async fn screenshot(&self, id: TabId, max: u32, _: Option<Clip>) -> BackendResult<Png> {
         self.with_tab(id, |_, _| Png {
             bytes: b"\x89PNG\r\n\x1a\nfake".to_vec(),
             w: max.min(1024),
