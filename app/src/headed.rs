@@ -975,6 +975,11 @@ impl Host for Headed {
                     b.reload();
                 }
             }
+            UiCommand::HardReload { tab } => {
+                if let Some(b) = self.actor.browser(tab) {
+                    b.reload_ignore_cache();
+                }
+            }
             UiCommand::Stop { tab } => {
                 if let Some(b) = self.actor.browser(tab) {
                     b.stop_load();

@@ -884,17 +884,48 @@ impl Chrome {
             }
         };
         match key {
-            Key::L if ctrl_only => {
-                // With no tab open the omnibox has nowhere to go: a new tab gives it one.
-                if active.is_none()
-                    && let Some(container) = model.new_tab_container()
-                {
+            // Ctrl+L, and the other ways every browser has: Alt+D and F6. (Not Ctrl+K or Ctrl+E:
+            // web apps use those for their own search, and here the chrome would take them first.)
+            Key::L if ctrl_only => self.focus_address(model),
+            Key::D if alt_only => self.focus_address(model),
+            Key::F6 if none => self.focus_address(model),
+            // This browser has one window: a new tab is the new place to browse.
+            Key::N if ctrl_only => {
+                if let Some(container) = model.new_tab_container() {
                     let container = container.to_string();
                     self.emit(UiCommand::NewTab { container });
+                    self.focus_omnibox = true;
+                    self.set_page_focus(false);
                 }
-                self.focus_omnibox = true;
-                self.set_page_focus(false);
             }
+            Key::F4 if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::CloseTab { tab });
+                }
+            }
+            Key::R if ctrl_shift => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::HardReload { tab });
+                }
+            }
+            Key::F5 if (m.shift && !ctrl && !m.alt) || ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::HardReload { tab });
+                }
+            }
+            Key::U if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::ViewSource { tab });
+                }
+            }
+            Key::J if ctrl_only => {
+                if model.downloads.is_empty() {
+                    self.emit(UiCommand::OpenDownloadsFolder);
+                } else {
+                    self.downloads_open = !self.downloads_open;
+                }
+            }
+            Key::Delete if ctrl_shift => self.open_settings(ctx, SettingsSection::Privacy),
             Key::T if ctrl_only => {
                 if let Some(container) = model.new_tab_container() {
                     let container = container.to_string();
@@ -996,6 +1027,19 @@ impl Chrome {
             _ => return false,
         }
         true
+    }
+
+    /// Puts the keyboard in the omnibox. With no tab open it has nowhere to go: a new tab
+    /// gives it one.
+    fn focus_address(&mut self, model: &ChromeModel) {
+        if model.active.is_none()
+            && let Some(container) = model.new_tab_container()
+        {
+            let container = container.to_string();
+            self.emit(UiCommand::NewTab { container });
+        }
+        self.focus_omnibox = true;
+        self.set_page_focus(false);
     }
 
     fn select_tab(&mut self, model: &ChromeModel, tab: TabId) {

@@ -52,6 +52,11 @@ pub enum UiCommand {
         /// The tab.
         tab: TabId,
     },
+    /// Reload a tab bypassing the cache (Ctrl+Shift+R, Shift+F5, Ctrl+F5).
+    HardReload {
+        /// The tab.
+        tab: TabId,
+    },
     /// Stop loading a tab.
     Stop {
         /// The tab.

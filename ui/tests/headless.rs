@@ -120,6 +120,69 @@ fn shortcuts() {
 }
 
 #[test]
+fn the_other_shortcuts_every_browser_has() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    let ctrl_shift = Modifiers {
+        shift: true,
+        ..Modifiers::COMMAND
+    };
+    let tab = TabId(1);
+    // Hard reload three ways; Ctrl+F4 closes; Ctrl+U shows the source; Ctrl+N opens a tab
+    // (one window); from a focused page, none reaches the page.
+    for (k, m, want) in [
+        (Key::R, ctrl_shift, UiCommand::HardReload { tab }),
+        (Key::F5, Modifiers::SHIFT, UiCommand::HardReload { tab }),
+        (Key::F5, Modifiers::COMMAND, UiCommand::HardReload { tab }),
+        (Key::F4, Modifiers::COMMAND, UiCommand::CloseTab { tab }),
+        (Key::U, Modifiers::COMMAND, UiCommand::ViewSource { tab }),
+        (
+            Key::N,
+            Modifiers::COMMAND,
+            UiCommand::NewTab {
+                container: "work".into(),
+            },
+        ),
+    ] {
+        h.click_at(page.center(), PointerButton::Primary);
+        assert!(h.chrome.page_focused());
+        assert_eq!(without_noise(h.frame(press(k, m))), vec![want], "{k:?} {m:?}");
+    }
+    // Alt+D and F6 put the keyboard in the omnibox, as Ctrl+L does: typing no longer reaches
+    // the page.
+    for (k, m) in [(Key::D, Modifiers::ALT), (Key::F6, Modifiers::NONE)] {
+        h.click_at(page.center(), PointerButton::Primary);
+        assert!(without_noise(h.frame(press(k, m))).is_empty(), "{k:?}");
+        h.frame(vec![]);
+        assert!(!h.chrome.page_focused(), "{k:?}");
+        assert!(
+            without_noise(h.type_text("x"))
+                .iter()
+                .all(|c| !matches!(c, UiCommand::Page { .. })),
+            "{k:?}"
+        );
+        h.frame(press(Key::Escape, Modifiers::NONE));
+    }
+    // Ctrl+Shift+Delete opens the settings at Privacy, where browsing data is cleared.
+    h.click_at(page.center(), PointerButton::Primary);
+    h.frame(press(Key::Delete, ctrl_shift));
+    h.frame(vec![]);
+    assert!(h.has(controls::SETTINGS) && h.has(controls::SETTINGS_CLEAR_OK));
+    // Ctrl+J with no downloads yet opens the download folder; with some, their panel.
+    assert_eq!(
+        without_noise(h.frame(press(Key::J, Modifiers::COMMAND))),
+        vec![UiCommand::OpenDownloadsFolder]
+    );
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    h.model.downloads = vec![download(1, "a.zip", 10, Some(10), DownloadState::Complete)];
+    h.frame(vec![]);
+    assert!(!h.has(controls::DOWNLOADS_PANEL));
+    assert!(without_noise(h.frame(press(Key::J, Modifiers::COMMAND))).is_empty());
+    h.frame(vec![]);
+    assert!(h.has(controls::DOWNLOADS_PANEL));
+}
+
+#[test]
 fn shortcuts_win_over_a_focused_page() {
     let mut h = Harness::new();
     let page = h.rect(controls::PAGE);

@@ -127,6 +127,11 @@ impl Browser {
         // SAFETY: a live browser.
         unsafe { call!(self.reload()) }
     }
+    /// Reloads without the cache (Ctrl+Shift+R).
+    pub fn reload_ignore_cache(&self) {
+        // SAFETY: a live browser.
+        unsafe { call!(self.reload_ignore_cache()) }
+    }
     pub fn stop_load(&self) {
         // SAFETY: a live browser.
         unsafe { call!(self.stop_load()) }

@@ -206,9 +206,19 @@ impl Chrome {
             self.close_settings(ctx);
             return;
         }
+        self.open_settings(ctx, SettingsSection::General);
+    }
+
+    /// Opens the view at `section` (Ctrl+Shift+Delete: Privacy, where browsing data is
+    /// cleared), or moves an open one there.
+    pub(super) fn open_settings(&mut self, ctx: &Context, section: SettingsSection) {
+        if let Some(s) = &mut self.settings {
+            s.section = section;
+            return;
+        }
         self.close_history(ctx);
         self.settings = Some(SettingsPanel {
-            section: SettingsSection::General,
+            section,
             custom_picked: false,
             custom: Field::default(),
             download: Field::default(),
