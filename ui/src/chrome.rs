@@ -2405,3 +2405,14 @@ fn text_colour(private: bool, active: bool, visuals: &egui::Visuals) -> Color32 
         (false, false) => visuals.text_color(),
     }
 }
+
+/// A menu that opens at `at` (a right click's): egui's menu popup, which flips to stay inside
+/// the window and gives submenus real hover and arrow keys, closed by a click outside it.
+fn menu_popup<'a>(ui: &Ui, id: &str, at: Pos2, open: &'a mut bool) -> egui::Popup<'a> {
+    egui::Popup::new(Id::unique(id), ui.ctx().clone(), at, ui.layer_id())
+        .kind(egui::PopupKind::Menu)
+        .layout(Layout::top_down_justified(Align::Min))
+        .style(egui::containers::menu::menu_style)
+        .open_bool(open)
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+}

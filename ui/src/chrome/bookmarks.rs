@@ -287,18 +287,7 @@ impl Chrome {
         let mut open = true;
         let mut chosen = None;
         let mut rects = Vec::new();
-        let shown = egui::Popup::new(
-            Id::unique("aperture_bookmark_actions"),
-            ui.ctx().clone(),
-            at,
-            ui.layer_id(),
-        )
-        .kind(egui::PopupKind::Menu)
-        .layout(Layout::top_down_justified(Align::Min))
-        .style(egui::containers::menu::menu_style)
-        .open_bool(&mut open)
-        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
-        .show(|ui| {
+        let shown = super::menu_popup(ui, "aperture_bookmark_actions", at, &mut open).show(|ui| {
             ui.set_min_width(170.0);
             if let Some(url) = &url {
                 let r = ui.button("Open");

@@ -541,20 +541,8 @@ impl Chrome {
             chosen: Vec::new(),
         };
         let tab = m.tab;
-        // egui's menu popup: flips to stay inside the window, gives the
-        // container list a real hover submenu and arrow-key navigation.
-        let shown = egui::Popup::new(
-            Id::unique("aperture_context_menu"),
-            ui.ctx().clone(),
-            at,
-            ui.layer_id(),
-        )
-        .kind(egui::PopupKind::Menu)
-        .layout(Layout::top_down_justified(Align::Min))
-        .style(egui::containers::menu::menu_style)
-        .open_bool(&mut open)
-        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
-        .show(|ui| {
+        // The container list is a real hover submenu, with arrow keys.
+        let shown = super::menu_popup(ui, "aperture_context_menu", at, &mut open).show(|ui| {
             ui.set_min_width(210.0);
             let mut sections = 0;
             let mut section = |ui: &mut Ui| {

@@ -4,7 +4,7 @@
 //! Closing several tabs is several [`UiCommand::CloseTab`]s, so each goes through the one close
 //! path (and onto the reopen stack) like a tab closed by hand.
 
-use egui::{Align, Id, Layout, Pos2, Ui};
+use egui::{Pos2, Ui};
 
 use super::{Chrome, controls};
 use crate::command::UiCommand;
@@ -31,18 +31,7 @@ impl Chrome {
         let mut open = true;
         let mut chosen: Vec<UiCommand> = Vec::new();
         let mut rects = Vec::new();
-        let shown = egui::Popup::new(
-            Id::unique("aperture_tab_actions"),
-            ui.ctx().clone(),
-            at,
-            ui.layer_id(),
-        )
-        .kind(egui::PopupKind::Menu)
-        .layout(Layout::top_down_justified(Align::Min))
-        .style(egui::containers::menu::menu_style)
-        .open_bool(&mut open)
-        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
-        .show(|ui| {
+        let shown = super::menu_popup(ui, "aperture_tab_actions", at, &mut open).show(|ui| {
             ui.set_min_width(200.0);
             let mut item = |ui: &mut Ui, name: &'static str, label: &str, enabled: bool| {
                 let r = ui.add_enabled(enabled, egui::Button::new(label));
