@@ -124,7 +124,15 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             [f] if f == "--full" => ("browser_snapshot", json!({"full": true})),
             _ => return Err("snapshot takes only --full".into()),
         },
-        "click" => ("browser_act", json!({"action": "click", "ref": one("ref")?})),
+        "click" => match args {
+            [r] => ("browser_act", json!({"action": "click", "ref": r})),
+            // A point of it, CSS px from its top-left corner (a canvas).
+            [r, x, y] => (
+                "browser_act",
+                json!({"action": "click", "ref": r, "x": pixels(verb, x)?, "y": pixels(verb, y)?}),
+            ),
+            _ => return Err("click takes REF [X Y] (a point of it, CSS px from its top-left)".into()),
+        },
         "select-text" => match args {
             [flag, r] if flag == "--in" => ("browser_act", json!({"action": "select_text", "ref": r})),
             [flag, r, text] if flag == "--in" => (
@@ -218,10 +226,12 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
         },
         "wait" => ("browser_act", wait_step(args)?),
         "tabs" if args.is_empty() => ("browser_tabs", json!({"action": "list"})),
-        "screenshot" => {
-            one("output file")?;
-            ("browser_capture", json!({}))
-        }
+        "screenshot" => match args {
+            [_] => ("browser_capture", json!({})),
+            // The output file stays first: the answer's image is written to args[0].
+            [_, flag, r] if flag == "--ref" => ("browser_capture", json!({"ref": r})),
+            _ => return Err("screenshot takes OUT.png [--ref REF]".into()),
+        },
         "console" if args.is_empty() => ("browser_console", json!({})),
         _ => return Err(format!("{verb}: unexpected arguments")),
     })
@@ -570,11 +580,23 @@ mod tests {
             tool_call("hover", &v(&["e2"])).unwrap().1,
             json!({"action": "hover", "ref": "e2"})
         );
+        assert_eq!(
+            tool_call("click", &v(&["e3", "120", "45"])).unwrap().1,
+            json!({"action": "click", "ref": "e3", "x": 120.0, "y": 45.0})
+        );
+        assert_eq!(
+            tool_call("screenshot", &v(&["out.png", "--ref", "e3"]))
+                .unwrap()
+                .1,
+            json!({"ref": "e3"})
+        );
     }
 
     #[test]
     fn bad_usage_is_an_error_not_a_call() {
         assert!(tool_call("click", &[]).is_err());
+        assert!(tool_call("click", &v(&["e1", "10"])).is_err());
+        assert!(tool_call("screenshot", &v(&["a.png", "e1"])).is_err());
         assert!(tool_call("fill", &v(&["e1"])).is_err());
         assert!(tool_call("select", &v(&["e1"])).is_err());
         assert!(tool_call("tabs", &v(&["x"])).is_err());

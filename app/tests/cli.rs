@@ -84,6 +84,18 @@ async fn verbs_drive_the_running_browser_with_diffs_and_exit_codes() {
     let o = cli(&profile, &["screenshot", png.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
     assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
+    // Just the button, and a point of it.
+    let o = cli(&profile, &["screenshot", png.to_str().unwrap(), "--ref", &button]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    let (w, h) = image::image_dimensions(&png).unwrap();
+    assert!(w < 200 && h < 60, "the button alone: {w}x{h}");
+    let o = cli(&profile, &["click", &button, "3", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", out(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("clicked 2 times"),
+        "{}",
+        out(&o)
+    );
 
     let o = cli(&profile, &["--json", "tabs"]);
     assert_eq!(o.status.code(), Some(0), "{}", out(&o));
