@@ -760,7 +760,6 @@ impl Tab {
         }
     }
 
-    /// A PNG screenshot of the view, optionally scaled so its long edge is at most `max_edge`.
     /// A PNG of the view, or of its `clip` part (`[x, y, w, h]` as fractions of the view's
     /// width and height), its long edge at most `max_edge`.
     pub async fn screenshot(

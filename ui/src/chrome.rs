@@ -889,20 +889,6 @@ impl Chrome {
             Key::L if ctrl_only => self.focus_address(model),
             Key::D if alt_only => self.focus_address(model),
             Key::F6 if none => self.focus_address(model),
-            // This browser has one window: a new tab is the new place to browse.
-            Key::N if ctrl_only => {
-                if let Some(container) = model.new_tab_container() {
-                    let container = container.to_string();
-                    self.emit(UiCommand::NewTab { container });
-                    self.focus_omnibox = true;
-                    self.set_page_focus(false);
-                }
-            }
-            Key::F4 if ctrl_only => {
-                if let Some(tab) = active {
-                    self.emit(UiCommand::CloseTab { tab });
-                }
-            }
             Key::R if ctrl_shift => {
                 if let Some(tab) = active {
                     self.emit(UiCommand::HardReload { tab });
@@ -926,7 +912,8 @@ impl Chrome {
                 }
             }
             Key::Delete if ctrl_shift => self.open_settings(ctx, SettingsSection::Privacy),
-            Key::T if ctrl_only => {
+            // Ctrl+N too: this browser has one window, so a new tab is the new place to browse.
+            Key::T | Key::N if ctrl_only => {
                 if let Some(container) = model.new_tab_container() {
                     let container = container.to_string();
                     self.emit(UiCommand::NewTab { container });
@@ -935,7 +922,7 @@ impl Chrome {
                     self.set_page_focus(false);
                 }
             }
-            Key::W if ctrl_only => {
+            Key::W | Key::F4 if ctrl_only => {
                 if let Some(tab) = active {
                     self.emit(UiCommand::CloseTab { tab });
                 }

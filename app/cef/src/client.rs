@@ -775,9 +775,8 @@ extern "C" fn get_resource_response_filter(
         return std::ptr::null_mut();
     };
     // SAFETY: getters on a live request and response; userfree strings freed once.
-    let (main, pdf, ok, url, expected) = unsafe {
-        let main = ResourceType::from_raw(call!(r.get_resource_type())) == ResourceType::MainFrame;
-        if !main {
+    let (pdf, ok, url, expected) = unsafe {
+        if ResourceType::from_raw(call!(r.get_resource_type())) != ResourceType::MainFrame {
             return std::ptr::null_mut();
         }
         let mime = from_userfree(call!(resp.get_mime_type()));
@@ -793,7 +792,6 @@ extern "C" fn get_resource_response_filter(
             .then(|| header("Content-Length").trim().parse::<usize>().ok())
             .flatten();
         (
-            main,
             mime.eq_ignore_ascii_case("application/pdf"),
             (200..300).contains(&status),
             from_userfree(call!(r.get_url())),
@@ -801,7 +799,7 @@ extern "C" fn get_resource_response_filter(
         )
     };
     let docs = &shared(this).documents;
-    if !(main && pdf && ok) {
+    if !(pdf && ok) {
         // The viewer's own document (its extension's page) is the PDF's, not another one.
         if !url.starts_with("chrome-extension://") {
             docs.forget(b.id());
