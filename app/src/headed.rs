@@ -120,6 +120,44 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
             }
         }
     }));
+    {
+        // Keys a page left alone: the chrome runs the shortcuts it offered the page first.
+        let (model, waker) = (model.clone(), waker.clone());
+        let seq = std::cell::Cell::new(0u64);
+        actor.subscribe(Box::new(move |_, ev| {
+            let Event::KeyNotTaken { id, key } = ev else {
+                return;
+            };
+            let m = key.modifiers;
+            let function_key = (0x70..=0x87).contains(&key.windows_key_code);
+            // Plain typing is never a shortcut; leave it out of the model.
+            if !(m.contains(cef::EventFlags::CONTROL) || m.contains(cef::EventFlags::ALT) || function_key) {
+                return;
+            }
+            seq.set(seq.get() + 1);
+            let report = aperture_ui::KeyNotTaken {
+                seq: seq.get(),
+                tab: *id,
+                windows_key_code: key.windows_key_code,
+                modifiers: aperture_ui::Modifiers {
+                    shift: m.contains(cef::EventFlags::SHIFT),
+                    ctrl: m.contains(cef::EventFlags::CONTROL),
+                    alt: m.contains(cef::EventFlags::ALT),
+                    meta: m.contains(cef::EventFlags::META),
+                    ..Default::default()
+                },
+            };
+            let mut model = model.lock().unwrap_or_else(|e| e.into_inner());
+            let keys = &mut model.keys_not_taken;
+            keys.push(report);
+            // The chrome reads them at its next frame; a few are plenty between two frames.
+            if keys.len() > 8 {
+                keys.remove(0);
+            }
+            drop(model);
+            waker.request_repaint();
+        }));
+    }
     let page = (
         settings.window.width as i32,
         settings.window.height.saturating_sub(CHROME_HEIGHT).max(100) as i32,

@@ -7,13 +7,11 @@
 #[path = "support/window.rs"]
 mod window;
 
-use aperture_testkit::mcp::{Client, call, text};
-use aperture_testkit::{Launch, Server};
+use aperture_testkit::Server;
 use aperture_ui::TabId;
 use aperture_ui::chrome::{controls, tab_control, tab_mute_control};
-use serde_json::json;
 use std::time::Duration;
-use window::Layout;
+use window::{Layout, tab_lines, tabs_until};
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
 
@@ -21,20 +19,6 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Tab menu</title></head>
 <body style="margin:0;background:#fff">
 <div style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(230,20,140)"></div>
 </body></html>"#;
-
-/// The tab list, once `ok` holds for its text (up to 30 s).
-async fn tabs_until(c: &Client, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    aperture_testkit::eventually(Duration::from_secs(30), what, async || {
-        let t = text(&call(c, "browser_tabs", json!({"action": "list"})).await);
-        (ok(&t), t)
-    })
-    .await
-}
-
-/// The harness lines of a tab list (one per tab; titles and URLs are in envelopes).
-fn tab_lines(list: &str) -> Vec<&str> {
-    list.lines().filter(|l| l.starts_with("tab ")).collect()
-}
 
 /// Right-clicks at `at` in the window and in `layout`, then left-clicks the menu's `item`.
 fn pick(window: &str, layout: &mut Layout, at: aperture_ui::egui::Pos2, item: &str) {
@@ -56,26 +40,7 @@ async fn the_tab_menu_and_ctrl_m_mute_duplicate_and_close_real_tabs() {
     let server = Server::page(PAGE);
     let dir = tempfile::tempdir().unwrap();
     let url = server.url("/");
-    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
-        .windowed()
-        .args(["--size", "1000x700"])
-        .arg(&url)
-        .profile(dir.path().join("profile"))
-        .start()
-        .await;
-    let c = b.connect().await;
-    let w = window::window_of(|| b.pids(), Duration::from_secs(60));
-    let win = w.clone();
-    let size = tokio::task::spawn_blocking(move || {
-        aperture_testkit::eventually_blocking(Duration::from_secs(45), "the page to paint", || {
-            let img = window::capture(&win);
-            let shown = window::block(&img, MAGENTA).is_some_and(|(w, h)| w >= 250 && h >= 150);
-            (shown, ())
-        });
-        window::size_of(&win)
-    })
-    .await
-    .unwrap();
+    let (_browser, c, w, size) = window::start_showing(&url, dir.path(), MAGENTA).await;
     let list = tabs_until(&c, "one tab", |t| tab_lines(t).len() == 1).await;
     assert!(!list.contains("muted"), "{list}");
 

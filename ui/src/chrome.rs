@@ -64,6 +64,56 @@ const PRIVATE_ACCENT: Color32 = Color32::from_rgb(0xB9, 0x8C, 0xF5);
 /// The filled star of a bookmarked page.
 const STAR_COLOUR: Color32 = Color32::from_rgb(0xF2, 0xB7, 0x05);
 
+/// How long a shortcut offered to a page waits for the page to leave it. Far longer than a
+/// busy renderer takes to answer; short enough that a press the page took cannot be matched
+/// by an unrelated key much later.
+const OFFER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A shortcut press the page gets first (see [`page_goes_first`]).
+struct OfferedKey {
+    tab: TabId,
+    key: Key,
+    modifiers: egui::Modifiers,
+    /// The key as the page got it, to match the page's report.
+    code: i32,
+    flags: crate::command::Modifiers,
+    at: std::time::Instant,
+}
+
+/// Whether a key pressed in a focused page goes to the page before the browser's shortcut
+/// for it, as in Chrome: an editor's Ctrl+U underlines, a web app's Ctrl+F opens its own
+/// search, and the browser acts only on what the page leaves alone. The keys that open, close
+/// and switch tabs and leave fullscreen stay the browser's (Chrome's reserved commands): a
+/// page must not be able to keep the human in it. Alt chords stay the browser's too: with Alt
+/// held the window system still types the letter, which the page would get.
+pub fn page_goes_first(key: Key, m: egui::Modifiers) -> bool {
+    let ctrl = m.command || m.ctrl;
+    let function_key = matches!(
+        key,
+        Key::F1
+            | Key::F2
+            | Key::F3
+            | Key::F4
+            | Key::F5
+            | Key::F6
+            | Key::F7
+            | Key::F8
+            | Key::F9
+            | Key::F10
+            | Key::F11
+            | Key::F12
+    );
+    if m.alt || !(ctrl || function_key) {
+        return false;
+    }
+    let reserved = match key {
+        Key::T | Key::N | Key::W | Key::F4 | Key::Tab | Key::PageUp | Key::PageDown => ctrl,
+        Key::F11 => true,
+        _ => false,
+    };
+    !reserved
+}
+
 /// Names of controls whose last-drawn rectangle [`Chrome::control_rect`]
 /// reports; tests use them to click without knowing the layout.
 pub mod controls {
@@ -500,6 +550,11 @@ pub struct Chrome {
     swallowed_keys: Vec<Key>,
     /// Keys down that went to the page, to mark auto-repeats.
     held_keys: Vec<Key>,
+    /// Shortcut presses sent to the page first; each runs if the page reports it did not take
+    /// it ([`ChromeModel::keys_not_taken`]).
+    offered_keys: Vec<OfferedKey>,
+    /// The last [`crate::model::KeyNotTaken::seq`] acted on.
+    keys_not_taken_seen: u64,
     page_rect: Option<Rect>,
     /// Active tab the strip last scrolled into view.
     scrolled_to: Option<TabId>,
@@ -602,6 +657,8 @@ impl Chrome {
             last_click: None,
             swallowed_keys: Vec::new(),
             held_keys: Vec::new(),
+            offered_keys: Vec::new(),
+            keys_not_taken_seen: 0,
             page_rect: None,
             scrolled_to: None,
             rects: HashMap::new(),
@@ -690,6 +747,7 @@ impl Chrome {
             // A tab-modal sheet owns the page's keyboard until it's answered.
             self.page_focused = false;
         }
+        self.keys_the_page_left(ctx, model);
         self.route_keyboard(ctx, &mut raw, model);
         let mut output = ctx.run_ui(raw, |ui| self.ui(ui, model));
         // "Copy link address", "Copy": the chrome puts the text on the clipboard the way egui
@@ -719,6 +777,9 @@ impl Chrome {
         // it (a context menu) is taking them.
         let to_page = self.page_focused && active.is_some() && !self.menu_open(model);
         let events = std::mem::take(&mut raw.events);
+        // The text a shortcut's key typed: with Alt held the window system still types the
+        // letter (Alt+D gives "d"), which must reach neither the page nor the omnibox.
+        let mut shortcut_text = false;
         for ev in events {
             if let Event::Key {
                 key, pressed: true, ..
@@ -726,6 +787,12 @@ impl Chrome {
             {
                 // A fresh press means any release we meant to swallow was lost.
                 self.swallowed_keys.retain(|k| k != key);
+                shortcut_text = false;
+            }
+            if let Event::Text(_) = &ev
+                && std::mem::take(&mut shortcut_text)
+            {
+                continue;
             }
             match &ev {
                 Event::WindowFocused(f) => {
@@ -739,9 +806,11 @@ impl Chrome {
                     ..
                 } if self.memory_key(ctx, *key, *modifiers, model)
                     || self.overlay_key(ctx, *key, *modifiers, model)
-                    || self.shortcut(ctx, *key, *modifiers, model) =>
+                    || (!(to_page && page_goes_first(*key, *modifiers))
+                        && self.shortcut(ctx, *key, *modifiers, model)) =>
                 {
                     self.swallowed_keys.push(*key);
+                    shortcut_text = true;
                 }
                 Event::Key {
                     key, pressed: false, ..
@@ -775,6 +844,20 @@ impl Chrome {
                         self.held_keys.retain(|k| k != key);
                     }
                     let k = keys::key_input(*key, *physical_key, *modifiers, *repeat || (*pressed && held));
+                    if *pressed
+                        && page_goes_first(*key, *modifiers)
+                        && let Some(tab) = active
+                    {
+                        self.offered_keys.retain(|o| o.at.elapsed() < OFFER_LIFETIME);
+                        self.offered_keys.push(OfferedKey {
+                            tab,
+                            key: *key,
+                            modifiers: *modifiers,
+                            code: k.windows_key_code,
+                            flags: k.modifiers,
+                            at: std::time::Instant::now(),
+                        });
+                    }
                     let input = if *pressed {
                         PageInput::KeyDown(k)
                     } else {
@@ -799,6 +882,36 @@ impl Chrome {
                 // don't let them reach an egui widget underneath.
                 Event::Copy | Event::Cut | Event::Paste(_) if to_page => {}
                 _ => raw.events.push(ev),
+            }
+        }
+    }
+
+    /// Runs the shortcuts offered to a page that it left alone, in the order it reported them.
+    fn keys_the_page_left(&mut self, ctx: &Context, model: &ChromeModel) {
+        let fresh: Vec<_> = model
+            .keys_not_taken
+            .iter()
+            .filter(|k| k.seq > self.keys_not_taken_seen)
+            .copied()
+            .collect();
+        for k in fresh {
+            self.keys_not_taken_seen = k.seq;
+            // Only a press the chrome offered counts: the agent's keys reach the same page and
+            // come back the same way, and must never work the window.
+            let Some(i) = self.offered_keys.iter().position(|o| {
+                o.tab == k.tab
+                    && o.code == k.windows_key_code
+                    && o.flags.ctrl == k.modifiers.ctrl
+                    && o.flags.shift == k.modifiers.shift
+                    && o.flags.alt == k.modifiers.alt
+                    && o.at.elapsed() < OFFER_LIFETIME
+            }) else {
+                continue;
+            };
+            let o = self.offered_keys.remove(i);
+            // The human may have moved to another tab meanwhile; the key was meant for this one.
+            if model.active == Some(o.tab) {
+                self.shortcut(ctx, o.key, o.modifiers, model);
             }
         }
     }
@@ -868,7 +981,8 @@ impl Chrome {
         }
     }
 
-    /// Handle a browser shortcut; `true` if it was one.
+    /// Handle a browser shortcut; `true` if it was one. From a focused page, the ones
+    /// [`page_goes_first`] names arrive here only after the page left them alone.
     fn shortcut(&mut self, ctx: &Context, key: Key, m: egui::Modifiers, model: &ChromeModel) -> bool {
         let active = model.active;
         // egui-winit sets both `ctrl` and `command` for Ctrl on Linux;

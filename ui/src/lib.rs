@@ -75,13 +75,19 @@
 //!   `GetScreenInfo.device_scale_factor` with the scale, and call
 //!   `WasResized`. Paint buffers then arrive at `DIP × scale` pixels and are
 //!   drawn 1:1. Page input coordinates are DIP relative to the page area.
-//! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), all
-//!   keys except the browser shortcuts (Ctrl+L/T/W/R/P/F/G/D/H, Ctrl+comma, Ctrl+Shift+T/N/B,
-//!   Ctrl+Tab, Ctrl+PgUp/PgDn, Ctrl+1…9, Ctrl+plus/minus/0, Alt+←/→, F3, F5,
-//!   F11, and Escape while fullscreen or while an overlay below is up)
+//! * **Keys.** While the page has focus ([`UiCommand::PageFocus`]), keys
 //!   go to the page as [`PageInput`] with Windows VK and X11 keycodes;
 //!   send [`KeyInput::character`] as a `KEYEVENT_CHAR` after the key-down
-//!   and [`PageInput::Text`] chars as `KEYEVENT_CHAR`s.
+//!   and [`PageInput::Text`] chars as `KEYEVENT_CHAR`s. The browser's
+//!   shortcuts are split as in Chrome ([`chrome::page_goes_first`]): those
+//!   that open, close and switch tabs (Ctrl+T/N/W/F4, Ctrl+Shift+T/N,
+//!   Ctrl+Tab, Ctrl+PgUp/PgDn), F11, the Alt chords, and Escape while
+//!   fullscreen or while an overlay below is up never reach the page; the
+//!   other Ctrl chords and function keys reach it first and run only when
+//!   the app reports that the page left the key-down alone: put CEF's
+//!   `OnKeyEvent` key-downs in [`ChromeModel::keys_not_taken`]. The agent's
+//!   keys come back that way too and are ignored: only a press the chrome
+//!   sent counts.
 //! * **Quitting.** Closing the window emits [`UiCommand::CloseRequested`];
 //!   the loop keeps running (CEF needs it to close browsers) until the app
 //!   calls [`UiWaker::quit`]. Then [`Host::exiting`] runs and [`run`]
@@ -213,9 +219,9 @@ pub use command::{
 };
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
-    DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, LoginOffer,
-    PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, SettingsView, SitePermission, SuggestionView,
-    TabId, TabView, VaultConsentView,
+    DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, KeyNotTaken,
+    LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, SettingsView, SitePermission,
+    SuggestionView, TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

@@ -293,6 +293,24 @@ pub struct ChromeModel {
     pub restore_offer: Option<usize>,
     /// Icons by host, for the history panel's and the bookmarks' rows.
     pub favicons: std::collections::BTreeMap<String, Favicon>,
+    /// The latest key-downs pages did not take (CEF `OnKeyEvent`), oldest first. A shortcut a
+    /// page may override goes to the page first and runs only once it shows up here; the app
+    /// keeps the last few.
+    pub keys_not_taken: Vec<KeyNotTaken>,
+}
+
+/// A key-down that reached a page which did not take it (`preventDefault`, an editing
+/// command). Only the key code and modifiers: enough to match it with the press the chrome sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyNotTaken {
+    /// Numbers these reports, rising; the chrome acts on each one once.
+    pub seq: u64,
+    /// The page's tab.
+    pub tab: TabId,
+    /// Windows virtual-key code, as in [`crate::KeyInput::windows_key_code`].
+    pub windows_key_code: i32,
+    /// Modifiers held.
+    pub modifiers: crate::Modifiers,
 }
 
 /// The settings view's data: the saved settings and what the app knows beyond them.

@@ -4,7 +4,7 @@
 
 use crate::api::on_ui_thread;
 use crate::capture::Documents;
-use crate::input::{ConsoleLevel, Cursor, DragData, DragOps, ResourceType};
+use crate::input::{ConsoleLevel, Cursor, DragData, DragOps, KeyEvent, ResourceType};
 use crate::page::{
     BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
     FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback, PermissionRequest,
@@ -88,6 +88,10 @@ pub trait ClientHandler: 'static {
     fn on_fullscreen(&self, id: BrowserId, fullscreen: bool);
     /// Find-in-page results: `active` of `count` matches (`last`: no more updates coming).
     fn on_find_result(&self, id: BrowserId, count: i32, active: i32, last: bool);
+    /// A key event the page did not take: it reached the renderer and neither the page's script
+    /// (`preventDefault`) nor Blink's editing used it. Where Chrome runs its shortcuts that a
+    /// page may override.
+    fn on_key_not_taken(&self, id: BrowserId, key: KeyEvent);
     /// CEF's print machinery (a page's `window.print()`); see [`PrintEvent`].
     fn on_print(&self, id: BrowserId, ev: PrintEvent);
     /// The text selected in the page changed (`text` empty: nothing is selected).
@@ -148,6 +152,7 @@ struct Handlers {
     permission: *mut cef_permission_handler_t,
     find: *mut cef_find_handler_t,
     print: *mut cef_print_handler_t,
+    keyboard: *mut cef_keyboard_handler_t,
 }
 // SAFETY: immortal CEF handler objects with atomic reference counts; only add_ref is called
 // on them from here, which CEF allows on any thread.
@@ -305,6 +310,9 @@ impl Client {
                 sh,
             )
         };
+        let keyboard = unsafe {
+            RcBox::<cef_keyboard_handler_t, Data>::new(|h| h.on_key_event = Some(on_key_event), sh)
+        };
         // The handler objects point at `sh`, and `sh` names them: set once they all exist.
         let _ = sh.handlers.set(Handlers {
             life,
@@ -320,6 +328,7 @@ impl Client {
             permission,
             find,
             print,
+            keyboard,
         });
         let client = unsafe {
             RcBox::<cef_client_t, Data>::new(
@@ -336,6 +345,7 @@ impl Client {
                     c.get_permission_handler = Some(client_permission);
                     c.get_find_handler = Some(client_find);
                     c.get_print_handler = Some(client_print);
+                    c.get_keyboard_handler = Some(client_keyboard);
                     c.on_process_message_received = Some(on_process_message_received);
                 },
                 sh,
@@ -382,6 +392,7 @@ getter!(client_dialog, dialog, cef_dialog_handler_t);
 getter!(client_permission, permission, cef_permission_handler_t);
 getter!(client_find, find, cef_find_handler_t);
 getter!(client_print, print, cef_print_handler_t);
+getter!(client_keyboard, keyboard, cef_keyboard_handler_t);
 
 /// Adopts the references CEF passed with a callback's arguments, so they are released when the
 /// callback returns.
@@ -1243,6 +1254,22 @@ extern "C" fn on_find_result(
         .ui
         .get()
         .on_find_result(b.id(), count, active, last != 0);
+}
+
+extern "C" fn on_key_event(
+    this: *mut cef_keyboard_handler_t,
+    b: *mut cef_browser_t,
+    event: *const cef_key_event_t,
+    _os_event: *mut XEvent,
+) -> c_int {
+    let Some(b) = adopt!(Browser, b) else { return 0 };
+    // SAFETY: CEF passes a valid event for the duration of the call (or none).
+    let Some(key) = (unsafe { event.as_ref() }).and_then(KeyEvent::from_raw) else {
+        return 0;
+    };
+    shared(this).ui.get().on_key_not_taken(b.id(), key);
+    // Not handled here: the window acts on it later, and CEF has nothing else to do with it.
+    0
 }
 
 extern "C" fn on_text_selection_changed(

@@ -100,6 +100,26 @@ pub struct KeyEvent {
 }
 
 impl KeyEvent {
+    /// The event CEF reports; `None` for a type this crate does not know.
+    pub(crate) fn from_raw(e: &cef_key_event_t) -> Option<KeyEvent> {
+        let kind = match e.type_ {
+            cef_key_event_type_t::KEYEVENT_RAWKEYDOWN | cef_key_event_type_t::KEYEVENT_KEYDOWN => {
+                KeyEventKind::RawKeyDown
+            }
+            cef_key_event_type_t::KEYEVENT_CHAR => KeyEventKind::Char,
+            cef_key_event_type_t::KEYEVENT_KEYUP => KeyEventKind::KeyUp,
+            _ => return None,
+        };
+        Some(KeyEvent {
+            kind,
+            modifiers: EventFlags(e.modifiers),
+            windows_key_code: e.windows_key_code,
+            native_key_code: e.native_key_code,
+            character: e.character,
+            unmodified_character: e.unmodified_character,
+        })
+    }
+
     pub(crate) fn raw(&self) -> cef_key_event_t {
         cef_key_event_t {
             type_: match self.kind {

@@ -337,6 +337,14 @@ impl cef::ClientHandler for Handler {
         });
     }
 
+    fn on_key_not_taken(&self, id: BrowserId, key: cef::KeyEvent) {
+        // Only key-downs can be shortcuts; characters and releases would only be noise.
+        if key.kind == cef::KeyEventKind::RawKeyDown {
+            self.0
+                .with(|st| st.events.push(Event::KeyNotTaken { id: tab_id(id), key }));
+        }
+    }
+
     fn on_fullscreen(&self, id: BrowserId, fullscreen: bool) {
         self.0.with(|st| {
             if let Some(t) = st.tabs.get_mut(&tab_id(id)) {

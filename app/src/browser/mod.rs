@@ -54,6 +54,9 @@ pub enum Event {
     /// Text was selected in a tab's page (what X11's PRIMARY selection should hold while that
     /// tab is shown), or the selection was cleared (empty text).
     Selection { id: TabId, text: String },
+    /// A key-down reached a tab's page and the page did not take it (no `preventDefault`, no
+    /// editing command): the window's shortcuts that pages may override run on this.
+    KeyNotTaken { id: TabId, key: cef::KeyEvent },
 }
 
 /// CEF's browser ids become tab ids here and nowhere else.

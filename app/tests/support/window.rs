@@ -531,3 +531,54 @@ pub fn window_of(pids: impl Fn() -> Vec<u32>, timeout: Duration) -> String {
         std::thread::sleep(Duration::from_millis(200));
     }
 }
+
+/// A windowed browser showing `url` at 1000x700 on a fresh profile under `dir`, its agent
+/// client, its X window and the window's size, once `colour` (a block at least 250x120 px on
+/// the page) has painted.
+pub async fn start_showing(
+    url: &str,
+    dir: &Path,
+    colour: [u8; 3],
+) -> (
+    aperture_testkit::McpBrowser,
+    aperture_testkit::mcp::Client,
+    String,
+    (f32, f32),
+) {
+    let b = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .windowed()
+        .args(["--size", "1000x700"])
+        .arg(url)
+        .profile(dir.join("profile"))
+        .start()
+        .await;
+    let c = b.connect().await;
+    let w = window_of(|| b.pids(), Duration::from_secs(60));
+    let win = w.clone();
+    let size = tokio::task::spawn_blocking(move || {
+        aperture_testkit::eventually_blocking(Duration::from_secs(45), "the page to paint", || {
+            let img = capture(&win);
+            let shown = block(&img, colour).is_some_and(|(w, h)| w >= 250 && h >= 120);
+            (shown, ())
+        });
+        size_of(&win)
+    })
+    .await
+    .unwrap();
+    (b, c, w, size)
+}
+
+/// The agent's tab list, once `ok` holds for its text (up to 30 s).
+pub async fn tabs_until(c: &aperture_testkit::mcp::Client, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    use aperture_testkit::mcp::{call, text};
+    aperture_testkit::eventually(Duration::from_secs(30), what, async || {
+        let t = text(&call(c, "browser_tabs", serde_json::json!({"action": "list"})).await);
+        (ok(&t), t)
+    })
+    .await
+}
+
+/// The lines of a tab list that are tabs (one each; titles and URLs are in envelopes).
+pub fn tab_lines(list: &str) -> Vec<&str> {
+    list.lines().filter(|l| l.starts_with("tab ")).collect()
+}

@@ -5,7 +5,9 @@
 
 use aperture_ui::dark::ThemeMode;
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, RawInput, Rect, vec2};
-use aperture_ui::{Chrome, ChromeModel, ContainerInfo, PageInput, Rgb, TabId, TabView, UiCommand};
+use aperture_ui::{
+    Chrome, ChromeModel, ContainerInfo, KeyNotTaken, PageInput, Rgb, TabId, TabView, UiCommand,
+};
 
 /// One chrome and its model, driven frame by frame.
 pub struct Harness {
@@ -88,6 +90,27 @@ pub fn press(k: Key, m: Modifiers) -> Vec<Event> {
 }
 
 impl Harness {
+    /// The page leaves alone every key-down among `cmds` (sent to it), as CEF reports; gives
+    /// the commands of the chrome's next frame.
+    pub fn page_leaves(&mut self, cmds: &[UiCommand]) -> Vec<UiCommand> {
+        for c in cmds {
+            if let UiCommand::Page {
+                tab,
+                input: PageInput::KeyDown(k),
+            } = c
+            {
+                let seq = self.model.keys_not_taken.last().map_or(1, |k| k.seq + 1);
+                self.model.keys_not_taken.push(KeyNotTaken {
+                    seq,
+                    tab: *tab,
+                    windows_key_code: k.windows_key_code,
+                    modifiers: k.modifiers,
+                });
+            }
+        }
+        self.frame(vec![])
+    }
+
     pub fn new() -> Self {
         Self::with_scale(1.0)
     }
@@ -203,6 +226,46 @@ pub fn collect_shapes(
         }
         _ => {}
     }
+}
+
+/// A key pressed in the focused page that the page gets first: the press must reach the page
+/// and do nothing else; then the page leaves it alone (CEF's `OnKeyEvent`) and the chrome's
+/// next frames act on it. Gives what they did.
+pub fn via_page(h: &mut Harness, k: Key, m: Modifiers) -> Vec<UiCommand> {
+    let sent = h.frame(press(k, m));
+    let downs: Vec<_> = sent
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                UiCommand::Page {
+                    input: PageInput::KeyDown(_),
+                    ..
+                }
+            )
+        })
+        .collect();
+    assert_eq!(downs.len(), 1, "{k:?} {m:?} must reach the page first: {sent:?}");
+    assert!(
+        without_noise(sent.clone())
+            .iter()
+            .all(|c| matches!(c, UiCommand::Page { .. })),
+        "{k:?} {m:?} acted before the page had it: {sent:?}"
+    );
+    let mut cmds = h.page_leaves(&sent);
+    cmds.extend(h.frame(vec![]));
+    without_noise(cmds)
+}
+
+/// A shortcut pressed wherever the keyboard is: when it reaches the page first, the page
+/// leaves it alone. Gives what the chrome did, the page's key events left out.
+pub fn shortcut(h: &mut Harness, k: Key, m: Modifiers) -> Vec<UiCommand> {
+    let mut cmds = h.frame(press(k, m));
+    cmds.extend(h.page_leaves(&cmds.clone()));
+    without_noise(cmds)
+        .into_iter()
+        .filter(|c| !matches!(c, UiCommand::Page { .. }))
+        .collect()
 }
 
 pub fn without_noise(cmds: Vec<UiCommand>) -> Vec<UiCommand> {
