@@ -17,15 +17,21 @@ use window::{Layout, tab_lines, tabs_until};
 const MAGENTA: [u8; 3] = [230, 20, 140];
 
 /// A search field, and a script that logs every Ctrl key the page sees and keeps Ctrl+F for
-/// itself, as web apps with their own search do.
+/// itself, as web apps with their own search do. A rich-text editor beside it, whose title
+/// says when its text is underlined.
 const PAGE: &str = r#"<!doctype html><html><head><title>Keys</title></head>
 <body style="margin:0;background:#fff">
 <input id="q" aria-label="Query" style="position:absolute;left:40px;top:40px;width:300px;height:40px;font-size:20px">
 <div style="position:absolute;left:40px;top:120px;width:300px;height:150px;background:rgb(230,20,140)"></div>
 <p id="log" style="position:absolute;left:40px;top:300px">seen:</p>
+<div id="ed" contenteditable="true" style="position:absolute;left:400px;top:40px;width:300px;height:40px;font-size:20px;border:1px solid #888">word</div>
 <script>
+const ed = document.getElementById('ed');
+ed.addEventListener('input', () => {
+  document.title = ed.innerHTML.includes('<u>') ? 'Underlined' : 'Keys';
+});
 document.addEventListener('keydown', e => {
-  if (!e.ctrlKey || e.key === 'Control') return;
+  if (!e.ctrlKey || e.key === 'Control' || e.target === ed) return;
   document.getElementById('log').textContent += ' ' + e.key.toLowerCase();
   if (e.key.toLowerCase() === 'f') e.preventDefault();
 });
@@ -120,6 +126,19 @@ async fn a_page_takes_the_shortcuts_it_handles_and_the_browser_acts_on_the_rest(
     window::xdo(&["key", "Escape", "Escape"]);
     let snap = page_until(&c, "the field after Alt+D", |s| s.contains("value=")).await;
     assert!(snap.contains(r#"value="abc""#), "{snap}");
+
+    // In the editor, Ctrl+U is Blink's underline, not the browser's view-source.
+    let editor = aperture_ui::egui::pos2(page.min.x + 550.0, page.min.y + 60.0);
+    window::click(&w, editor, 1);
+    window::xdo(&["key", "--clearmodifiers", "ctrl+a"]);
+    window::xdo(&["key", "--clearmodifiers", "ctrl+u"]);
+    tabs_until(&c, "the editor's text to be underlined", |t| {
+        t.contains("Underlined")
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let list = tabs_until(&c, "the tab list", |_| true).await;
+    assert_eq!(tab_lines(&list).len(), 1, "Ctrl+U opened the source: {list}");
 
     // Ctrl+T opens a tab and never reaches the page, whatever the page would do with it.
     window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
