@@ -215,9 +215,11 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
                 });
             }
         }
+        // In the current tab's container (its very request context: a private tab's link stays
+        // private). A chosen container is the window's to open (`Headed`).
         UiCommand::OpenInNewTab {
             url,
-            container: _,
+            container: None,
             background,
         } => open_next_to_active(cx, url, *background),
         // The chrome puts the text on the clipboard itself (egui's platform output).
@@ -281,6 +283,19 @@ fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
     }
 }
 
+/// Puts new tab `id` right after tab `of` in the strip, and in front unless `background`.
+pub(crate) fn place_after(a: &Actor, of: TabId, id: TabId, background: bool) {
+    a.with(|st| {
+        if let Some(at) = st.order.iter().position(|t| *t == of) {
+            st.order.retain(|t| *t != id);
+            st.order.insert(at + 1, id);
+        }
+        if !background {
+            st.active = Some(id);
+        }
+    });
+}
+
 /// Opens `url` in a new tab right after tab `of`, in its container (its very request context,
 /// so a private tab's stays private), in front unless `background`. The new tab's id.
 pub(crate) fn open_next_to(
@@ -306,15 +321,7 @@ pub(crate) fn open_next_to(
     };
     match a.create_browser(url, opts) {
         Ok(id) => {
-            a.with(|st| {
-                if let Some(at) = st.order.iter().position(|t| *t == of) {
-                    st.order.retain(|t| *t != id);
-                    st.order.insert(at + 1, id);
-                }
-                if !background {
-                    st.active = Some(id);
-                }
-            });
+            place_after(a, of, id, background);
             Some(id)
         }
         Err(e) => {

@@ -328,7 +328,20 @@ impl Headed {
 
     /// Opens a tab for the human in a container and brings it to the front, without waiting
     /// for its load (the window shows the spinner meanwhile).
+    /// The name of the container with id `id`, if there is one.
+    fn container_name(&self, id: &str) -> Option<String> {
+        let registry = self.containers.registry.lock().expect("registry");
+        let c = registry.containers().iter().find(|c| c.id.to_string() == id)?;
+        Some(c.name.clone())
+    }
+
     fn spawn_human_tab(&self, url: String, container: String, create: bool) {
+        self.spawn_tab_in(url, container, create, None);
+    }
+
+    /// [`Self::spawn_human_tab`], placed right after tab `after.0` (in front unless `after.1`)
+    /// instead of at the end and in front.
+    fn spawn_tab_in(&self, url: String, container: String, create: bool, after: Option<(TabId, bool)>) {
         let (containers, page, h) = (self.containers.clone(), self.page, self.actor.handle());
         self.rt.spawn(async move {
             let r: Result<TabId, String> = async {
@@ -344,8 +357,11 @@ impl Headed {
                 };
                 h.on_ui(move |a| {
                     let id = a.create_browser(&url, opts)?;
-                    // The human's new tab comes to the front.
-                    a.with(|st| st.active = Some(id));
+                    match after {
+                        Some((of, background)) => crate::asks::place_after(a, of, id, background),
+                        // The human's new tab comes to the front.
+                        None => a.with(|st| st.active = Some(id)),
+                    }
                     Ok(id)
                 })
                 .await
@@ -940,15 +956,7 @@ impl Host for Headed {
                 // A container whose context is ready gets its tab at once: a tab appearing a
                 // moment after the human started typing its URL would take over the omnibox
                 // under their fingers.
-                let name = self
-                    .containers
-                    .registry
-                    .lock()
-                    .expect("registry")
-                    .containers()
-                    .iter()
-                    .find(|c| c.id.to_string() == container)
-                    .map(|c| c.name.clone());
+                let name = self.container_name(&container);
                 match (self.containers.ready(&container), name) {
                     (Some(ctx), Some(name)) => {
                         let opts = TabOptions {
@@ -1082,6 +1090,23 @@ impl Host for Headed {
                         Some(0),
                         None,
                     );
+                }
+            }
+            UiCommand::OpenInNewTab {
+                url,
+                container: Some(container),
+                background,
+            } => {
+                let Some(active) = self.active else { return };
+                let name = self.container_name(&container);
+                let current = self
+                    .actor
+                    .with(|st| st.tabs.get(&active).map(|t| t.meta.container.clone()));
+                if name.is_some() && name == current {
+                    // The tab's own container: its very request context, as without a choice.
+                    crate::asks::open_next_to(&self.actor, self.page, active, &url, background);
+                } else {
+                    self.spawn_tab_in(url, container, false, Some((active, background)));
                 }
             }
             UiCommand::NewPrivateTab => {

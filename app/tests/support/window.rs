@@ -545,9 +545,25 @@ pub async fn start_showing(
     String,
     (f32, f32),
 ) {
+    start_showing_in(url, dir, colour, &[]).await
+}
+
+/// [`start_showing`] with more command-line arguments (`--container Work`).
+pub async fn start_showing_in(
+    url: &str,
+    dir: &Path,
+    colour: [u8; 3],
+    args: &[&str],
+) -> (
+    aperture_testkit::McpBrowser,
+    aperture_testkit::mcp::Client,
+    String,
+    (f32, f32),
+) {
     let b = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"))
         .windowed()
         .args(["--size", "1000x700"])
+        .args(args.iter().copied())
         .arg(url)
         .profile(dir.join("profile"))
         .start()
