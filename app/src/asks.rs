@@ -241,6 +241,7 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
                 h.start_download(url);
             }
         }
+        UiCommand::SavePage { tab } => save_page(a, *tab),
         UiCommand::ViewSource { tab } => {
             let url = a.with(|st| st.tabs.get(tab).map(|t| t.url.clone()));
             if let Some(u) = url.filter(|u| !u.is_empty()) {
@@ -329,6 +330,34 @@ pub(crate) fn open_next_to(
             None
         }
     }
+}
+
+/// Ctrl+S: the page's HTML, fetched again by the tab (its cookies, its cache) as a download
+/// named after its title. Chrome's "Webpage, HTML only"; the page's images and styles are not
+/// saved with it.
+fn save_page(a: &Actor, tab: TabId) {
+    let Some((url, title, host)) = a.with(|st| {
+        let t = st.tabs.get(&tab)?;
+        Some((t.url.clone(), t.title.clone(), t.host.clone()))
+    }) else {
+        return;
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://") || url.starts_with("file:")) {
+        return;
+    }
+    let stem = match title.trim() {
+        "" => url::Url::parse(&url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+            .unwrap_or_else(|| "page".into()),
+        t => t.to_string(),
+    };
+    a.with(|st| {
+        // One pending save per tab: a second Ctrl+S before the first started replaces it.
+        st.page_saves.retain(|(t, _, _)| *t != tab);
+        st.page_saves.push((tab, url.clone(), format!("{stem}.html")));
+    });
+    host.start_download(&url);
 }
 
 /// Ctrl+P: a PDF of the page in the download directory (the same path as a page's

@@ -104,13 +104,7 @@ async fn open_link_in_container_tab_uses_the_container_picked() {
         .expect("an Open link in container tab item")
         .center();
     layout.frames(vec![Event::PointerMoved(sub)], 3);
-    window::xdo(&[
-        "mousemove",
-        "--window",
-        &w,
-        &(sub.x.round() as i32).to_string(),
-        &(sub.y.round() as i32).to_string(),
-    ]);
+    window::hover(&w, sub);
     std::thread::sleep(Duration::from_millis(600));
     let item = layout
         .chrome
@@ -118,13 +112,7 @@ async fn open_link_in_container_tab_uses_the_container_picked() {
         .expect("Personal in the submenu")
         .center();
     // Along the submenu's row first, so the pointer never leaves the menu on its way.
-    window::xdo(&[
-        "mousemove",
-        "--window",
-        &w,
-        &(item.x.round() as i32).to_string(),
-        &(sub.y.round() as i32).to_string(),
-    ]);
+    window::hover(&w, pos2(item.x, sub.y));
     std::thread::sleep(Duration::from_millis(300));
     window::click(&w, item, 1);
 

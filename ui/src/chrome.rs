@@ -159,6 +159,12 @@ pub mod controls {
     pub const CTX_RELOAD: &str = "ctx:reload";
     /// Context menu: View page source.
     pub const CTX_VIEW_SOURCE: &str = "ctx:view_source";
+    /// Context menu: Save page as….
+    pub const CTX_SAVE_PAGE: &str = "ctx:save_page";
+    /// Context menu: Print….
+    pub const CTX_PRINT: &str = "ctx:print";
+    /// Context menu: search the web for the selected text.
+    pub const CTX_SEARCH: &str = "ctx:search";
     /// Context menu: Open link in new tab.
     pub const CTX_OPEN_LINK: &str = "ctx:open_link";
     /// Context menu: Open link in container tab (the submenu's button; rows
@@ -1016,6 +1022,11 @@ impl Chrome {
             Key::U if ctrl_only => {
                 if let Some(tab) = active {
                     self.emit(UiCommand::ViewSource { tab });
+                }
+            }
+            Key::S if ctrl_only => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::SavePage { tab });
                 }
             }
             Key::J if ctrl_only => {

@@ -179,6 +179,12 @@ pub enum UiCommand {
         /// The URL.
         url: String,
     },
+    /// Save the tab's page as HTML into the download directory, named after its title
+    /// (Ctrl+S, "Save page as…").
+    SavePage {
+        /// The tab.
+        tab: TabId,
+    },
     /// Open `view-source:` of the tab's page in a new tab.
     ViewSource {
         /// The tab.

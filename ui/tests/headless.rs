@@ -128,13 +128,15 @@ fn the_other_shortcuts_every_browser_has() {
         ..Modifiers::COMMAND
     };
     let tab = TabId(1);
-    // Hard reload three ways and Ctrl+U, which shows the source: from a focused page, the page
-    // gets them first and the browser acts once the page has left them alone.
+    // Hard reload three ways, Ctrl+U, which shows the source, and Ctrl+S, which saves the page:
+    // from a focused page, the page gets them first and the browser acts once the page has left
+    // them alone.
     for (k, m, want) in [
         (Key::R, ctrl_shift, UiCommand::HardReload { tab }),
         (Key::F5, Modifiers::SHIFT, UiCommand::HardReload { tab }),
         (Key::F5, Modifiers::COMMAND, UiCommand::HardReload { tab }),
         (Key::U, Modifiers::COMMAND, UiCommand::ViewSource { tab }),
+        (Key::S, Modifiers::COMMAND, UiCommand::SavePage { tab }),
     ] {
         h.click_at(page.center(), PointerButton::Primary);
         assert!(h.chrome.page_focused());
@@ -1040,11 +1042,30 @@ fn page_context_menu_opens_at_the_point_and_items_close_it() {
         controls::CTX_BACK,
         controls::CTX_FORWARD,
         controls::CTX_RELOAD,
+        controls::CTX_SAVE_PAGE,
+        controls::CTX_PRINT,
         controls::CTX_VIEW_SOURCE,
     ] {
         assert!(h.has(item), "{item}");
     }
     assert!(!h.has(controls::CTX_OPEN_LINK) && !h.has(controls::CTX_COPY));
+    assert!(
+        !h.has(controls::CTX_SEARCH),
+        "nothing selected, nothing to search"
+    );
+    for (item, want) in [
+        (controls::CTX_SAVE_PAGE, UiCommand::SavePage { tab: TabId(1) }),
+        (controls::CTX_PRINT, UiCommand::Print { tab: TabId(1) }),
+    ] {
+        assert_eq!(
+            without_noise(h.click(item)),
+            vec![want, UiCommand::CloseContextMenu],
+            "{item}"
+        );
+        h.model.context_menu = None;
+        h.frame(vec![]);
+        open_menu(&mut h, menu_at(100.0, 50.0));
+    }
     // Forward is disabled: clicking it does nothing and the menu stays.
     assert!(without_noise(h.click(controls::CTX_FORWARD)).is_empty());
     assert!(h.has(controls::CONTEXT_MENU));
@@ -1169,6 +1190,26 @@ fn image_selection_and_editable_menus() {
             UiCommand::CloseContextMenu
         ]
     );
+    // The selection searched with the human's engine, in a new tab in front; a long one is
+    // quoted short, on one line.
+    let long = "A selection\nover two lines that runs on well past thirty characters";
+    reopen(
+        &mut h,
+        ContextMenuView {
+            selection: Some(long.into()),
+            ..menu_at(10.0, 10.0)
+        },
+    );
+    assert!(
+        h.shows("Search DuckDuckGo for “A selection over two lines tha…”"),
+        "{:?}",
+        h.texts
+    );
+    assert!(matches!(
+        &without_noise(h.click(controls::CTX_SEARCH))[..],
+        [UiCommand::OpenInNewTab { url, container: None, background: false }, UiCommand::CloseContextMenu]
+            if url.starts_with("https://duckduckgo.com/?q=A+selection+over+two+lines")
+    ));
 
     let field = ContextMenuView {
         editable: true,

@@ -598,7 +598,16 @@ pub(super) fn before_download(
         );
         return;
     }
-    let name = aperture_common::fs::safe_file_name(&item.suggested_name);
+    // A page the human saved is named after its title, as browsers do; anything else by what
+    // the server or page suggested.
+    let saved_as = a.with(|st| {
+        let i = st
+            .page_saves
+            .iter()
+            .position(|(tab, url, _)| *tab == id && *url == item.url)?;
+        Some(st.page_saves.remove(i).2)
+    });
+    let name = aperture_common::fs::safe_file_name(saved_as.as_deref().unwrap_or(&item.suggested_name));
     let path = aperture_common::fs::unique_path(&dir, &name);
     let part = aperture_common::fs::part_path(&path);
     tracing::info!(tab = id.0, "download {} to {}", item.id, part.display());

@@ -500,7 +500,8 @@ pub fn capture(window: &str) -> image::RgbImage {
 }
 
 /// A real click (`button` 1 left, 2 middle) at window coordinates of X window `window`.
-pub fn click(window: &str, at: Pos2, button: u8) {
+/// Moves the pointer to `at` in `window`.
+pub fn hover(window: &str, at: Pos2) {
     xdo(&[
         "mousemove",
         "--window",
@@ -508,6 +509,10 @@ pub fn click(window: &str, at: Pos2, button: u8) {
         &(at.x.round() as i32).to_string(),
         &(at.y.round() as i32).to_string(),
     ]);
+}
+
+pub fn click(window: &str, at: Pos2, button: u8) {
+    hover(window, at);
     std::thread::sleep(Duration::from_millis(150));
     xdo(&["click", &button.to_string()]);
     std::thread::sleep(Duration::from_millis(400));

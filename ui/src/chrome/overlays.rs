@@ -41,6 +41,14 @@ impl MenuSink<'_> {
     }
 }
 
+/// A selection as a menu item quotes it: at most 30 characters.
+fn menu_quote(text: &str) -> String {
+    match text.char_indices().nth(30) {
+        Some((cut, _)) => format!("{}…", text[..cut].trim_end()),
+        None => text.to_string(),
+    }
+}
+
 fn omnibox_focused(ctx: &Context) -> bool {
     ctx.memory(|m| m.has_focus(omnibox_id()))
 }
@@ -659,6 +667,29 @@ impl Chrome {
                     UiCommand::CopyText { text: text.clone() },
                 );
             }
+            if let Some(text) = selected {
+                // As in every browser: the selection searched in a new tab, in front.
+                let engine = model.settings.values.search_engine();
+                let engine = match engine {
+                    crate::omnibox::SearchEngine::Custom(_) => "the web",
+                    ref e => e.name(),
+                };
+                // One line, as typed into a search box.
+                let query = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                let label = format!("Search {engine} for “{}”", menu_quote(&query));
+                let url = crate::omnibox::search_url(&query, &model.settings.values.search_template());
+                sink.item(
+                    ui,
+                    controls::CTX_SEARCH,
+                    true,
+                    &label,
+                    UiCommand::OpenInNewTab {
+                        url,
+                        container: None,
+                        background: false,
+                    },
+                );
+            }
             let sections = sections;
             if sections == 0 {
                 // Nothing under the pointer but the page itself.
@@ -683,6 +714,15 @@ impl Chrome {
                     "Reload",
                     UiCommand::Reload { tab },
                 );
+                ui.separator();
+                sink.item(
+                    ui,
+                    controls::CTX_SAVE_PAGE,
+                    true,
+                    "Save page as…",
+                    UiCommand::SavePage { tab },
+                );
+                sink.item(ui, controls::CTX_PRINT, true, "Print…", UiCommand::Print { tab });
                 ui.separator();
                 sink.item(
                     ui,
