@@ -242,6 +242,20 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::SavePage { tab } => save_page(a, *tab),
+        UiCommand::ToggleDevTools { tab } => {
+            if let Some(h) = a.host(*tab) {
+                if h.has_dev_tools() {
+                    h.close_dev_tools();
+                } else {
+                    h.show_dev_tools(None);
+                }
+            }
+        }
+        UiCommand::Inspect { tab, x, y } => {
+            if let Some(h) = a.host(*tab) {
+                h.show_dev_tools(Some((x.round() as i32, y.round() as i32)));
+            }
+        }
         UiCommand::ViewSource { tab } => {
             let url = a.with(|st| st.tabs.get(tab).map(|t| t.url.clone()));
             if let Some(u) = url.filter(|u| !u.is_empty()) {

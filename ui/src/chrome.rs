@@ -159,6 +159,8 @@ pub mod controls {
     pub const CTX_RELOAD: &str = "ctx:reload";
     /// Context menu: View page source.
     pub const CTX_VIEW_SOURCE: &str = "ctx:view_source";
+    /// Context menu: Inspect (the page's DevTools at the point).
+    pub const CTX_INSPECT: &str = "ctx:inspect";
     /// Context menu: Save page as….
     pub const CTX_SAVE_PAGE: &str = "ctx:save_page";
     /// Context menu: Print….
@@ -1022,6 +1024,12 @@ impl Chrome {
             Key::U if ctrl_only => {
                 if let Some(tab) = active {
                     self.emit(UiCommand::ViewSource { tab });
+                }
+            }
+            // F12 and Ctrl+Shift+I: the page's DevTools.
+            Key::F12 | Key::I if (key == Key::F12 && none) || (key == Key::I && ctrl_shift) => {
+                if let Some(tab) = active {
+                    self.emit(UiCommand::ToggleDevTools { tab });
                 }
             }
             Key::S if ctrl_only => {

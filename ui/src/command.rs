@@ -185,6 +185,20 @@ pub enum UiCommand {
         /// The tab.
         tab: TabId,
     },
+    /// Open the tab's DevTools, or close them if open (F12, Ctrl+Shift+I).
+    ToggleDevTools {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Open the tab's DevTools at the element under a point ("Inspect").
+    Inspect {
+        /// The tab.
+        tab: TabId,
+        /// X in page DIP.
+        x: f32,
+        /// Y in page DIP.
+        y: f32,
+    },
     /// Open `view-source:` of the tab's page in a new tab.
     ViewSource {
         /// The tab.

@@ -137,6 +137,8 @@ fn the_other_shortcuts_every_browser_has() {
         (Key::F5, Modifiers::COMMAND, UiCommand::HardReload { tab }),
         (Key::U, Modifiers::COMMAND, UiCommand::ViewSource { tab }),
         (Key::S, Modifiers::COMMAND, UiCommand::SavePage { tab }),
+        (Key::F12, Modifiers::NONE, UiCommand::ToggleDevTools { tab }),
+        (Key::I, ctrl_shift, UiCommand::ToggleDevTools { tab }),
     ] {
         h.click_at(page.center(), PointerButton::Primary);
         assert!(h.chrome.page_focused());
@@ -1045,6 +1047,7 @@ fn page_context_menu_opens_at_the_point_and_items_close_it() {
         controls::CTX_SAVE_PAGE,
         controls::CTX_PRINT,
         controls::CTX_VIEW_SOURCE,
+        controls::CTX_INSPECT,
     ] {
         assert!(h.has(item), "{item}");
     }
@@ -1056,6 +1059,14 @@ fn page_context_menu_opens_at_the_point_and_items_close_it() {
     for (item, want) in [
         (controls::CTX_SAVE_PAGE, UiCommand::SavePage { tab: TabId(1) }),
         (controls::CTX_PRINT, UiCommand::Print { tab: TabId(1) }),
+        (
+            controls::CTX_INSPECT,
+            UiCommand::Inspect {
+                tab: TabId(1),
+                x: 100.0,
+                y: 50.0,
+            },
+        ),
     ] {
         assert_eq!(
             without_noise(h.click(item)),
@@ -1095,6 +1106,21 @@ fn link_context_menu_opens_in_new_and_container_tabs_and_copies() {
     };
     open_menu(&mut h, link.clone());
     assert!(!h.has(controls::CTX_BACK), "page items are for the bare page");
+    assert_eq!(
+        without_noise(h.click(controls::CTX_INSPECT)),
+        vec![
+            UiCommand::Inspect {
+                tab: TabId(1),
+                x: 40.0,
+                y: 40.0
+            },
+            UiCommand::CloseContextMenu
+        ],
+        "Inspect is under every menu"
+    );
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, link.clone());
     assert_eq!(
         without_noise(h.click(controls::CTX_OPEN_LINK)),
         vec![

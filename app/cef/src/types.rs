@@ -226,6 +226,42 @@ impl BrowserHost {
         // SAFETY: a live host, on the UI thread.
         unsafe { call!(self.is_audio_muted()) != 0 }
     }
+    /// Opens this page's DevTools for the human, in a window of their own, or raises them if
+    /// open; `inspect_at` (view DIP) selects the element there. CEF owns that browser: it gets
+    /// no client of ours, so it never becomes a tab (nor anything the agent can reach), and it
+    /// closes with this browser.
+    pub fn show_dev_tools(&self, inspect_at: Option<(i32, i32)>) {
+        debug_assert_ui();
+        // SAFETY: plain C structs; zero is "default" for every field not set (no parent
+        // window: a top-level one; not windowless).
+        let mut wi: cef_window_info_t = unsafe { std::mem::zeroed() };
+        wi.bounds = cef_rect_t {
+            x: 80,
+            y: 80,
+            width: 1100,
+            height: 760,
+        };
+        // SAFETY: as above.
+        let mut bs: cef_browser_settings_t = unsafe { std::mem::zeroed() };
+        bs.size = std::mem::size_of::<cef_browser_settings_t>();
+        let at = inspect_at.map(|(x, y)| cef_point_t { x, y });
+        let at_ptr = at.as_ref().map_or(std::ptr::null(), |p| p as *const cef_point_t);
+        // SAFETY: a live host on the UI thread; every pointer is valid for the call (CEF copies
+        // the structs); a null client is allowed and means CEF's default handling.
+        unsafe { call!(self.show_dev_tools(&wi, std::ptr::null_mut(), &bs, at_ptr)) }
+    }
+    /// Closes this page's DevTools, if open.
+    pub fn close_dev_tools(&self) {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.close_dev_tools()) }
+    }
+    /// Whether this page's DevTools are open.
+    pub fn has_dev_tools(&self) -> bool {
+        debug_assert_ui();
+        // SAFETY: a live host, on the UI thread.
+        unsafe { call!(self.has_dev_tools()) != 0 }
+    }
     /// Asks for a repaint of the whole view (the next `on_paint` follows).
     pub fn invalidate(&self) {
         debug_assert_ui();

@@ -691,6 +691,7 @@ impl Chrome {
                 );
             }
             let sections = sections;
+            let inspect = UiCommand::Inspect { tab, x: m.x, y: m.y };
             if sections == 0 {
                 // Nothing under the pointer but the page itself.
                 sink.item(
@@ -731,6 +732,11 @@ impl Chrome {
                     "View page source",
                     UiCommand::ViewSource { tab },
                 );
+                sink.item(ui, controls::CTX_INSPECT, true, "Inspect", inspect);
+            } else {
+                // Under every menu, as in Chrome: the element right-clicked, in DevTools.
+                ui.separator();
+                sink.item(ui, controls::CTX_INSPECT, true, "Inspect", inspect);
             }
         });
         let chosen = sink.chosen;
