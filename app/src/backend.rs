@@ -76,7 +76,7 @@ impl AppBackend {
     /// leaves the page.
     async fn attach(&self, id: TabId, how: Attach) -> BackendResult<()> {
         let acting = how != Attach::Read;
-        let (url, refused, human, need_network, dialog) = self
+        let (url, refused, human, need_network, dialog, cert_warning) = self
             .h
             .on_ui(move |a| {
                 a.with(|st| {
@@ -98,6 +98,7 @@ impl AppBackend {
                             human,
                             !human && !std::mem::replace(&mut r.meta.network_enabled, true),
                             dialog,
+                            r.cert_warning,
                         )
                     })
                 })
@@ -108,6 +109,19 @@ impl AppBackend {
         if human && acting {
             return Err(BackendError::HumanDriving {
                 reason: "the human took over this tab".into(),
+            });
+        }
+        // Chromium's certificate warning can be clicked (or typed) past; that choice is the
+        // human's alone, so the agent reads the warning but never acts on it.
+        if how == Attach::Act
+            && let Some(code) = cert_warning
+        {
+            return Err(BackendError::PolicyRefused {
+                rule: format!(
+                    "this tab shows the browser's certificate warning (net error {code}): the site's \
+                     certificate was refused, so this may not be the real site. Only the human can \
+                     proceed past it; go back or navigate elsewhere"
+                ),
             });
         }
         // A dialog holds the page: reading it would wait on a blocked renderer, and input

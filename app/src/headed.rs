@@ -524,6 +524,15 @@ impl Headed {
                         status: t.status_text.clone(),
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
+                        // Of the page shown; nothing is claimed while another is on its way.
+                        security: match (t.pending_url.is_some(), t.host.page_security()) {
+                            (true, _) | (_, None) => aperture_ui::Security::Unknown,
+                            (_, Some(cef::PageSecurity::Secure)) => aperture_ui::Security::Secure,
+                            (_, Some(cef::PageSecurity::NotSecure)) => aperture_ui::Security::NotSecure,
+                            (_, Some(cef::PageSecurity::CertificateError)) => {
+                                aperture_ui::Security::CertificateError
+                            }
+                        },
                         ..Default::default()
                     }
                 })

@@ -897,6 +897,19 @@ impl VaultWiring {
         }
         let url = frame_url(h, id, WhichFrame::Main).await?;
         let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
+        // A page reached past a certificate warning may be an impostor of the site an entry is
+        // bound to: its origin proves nothing there, so nothing is filled, for the agent or the
+        // human (Chrome's password manager refuses too).
+        let security = h
+            .on_ui(move |a| a.host(id).and_then(|h| h.page_security()))
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?;
+        if security == Some(cef::PageSecurity::CertificateError) {
+            return Err(refused(
+                "this page was reached past a certificate warning, so it may not be the real site: \
+                 the vault fills nothing here",
+            ));
+        }
         // Consent before anything else, so on an origin the human did not approve the answer
         // says nothing about which ids exist.
         if ask && !self.allow_fill.contains(&origin) {

@@ -49,22 +49,7 @@ fn the_omnibox_key_fills_a_saved_login_for_the_human() {
     let dir = Scratch::new("autofill");
     let profile = dir.profile();
     let pass = dir.0.join("pass");
-    std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    let entry = vault_cli::run(
-        &profile,
-        &pass,
-        &[
-            "add",
-            "--origin",
-            &url,
-            "--label",
-            "Babbage",
-            "--username",
-            USERNAME,
-        ],
-        &format!("{PASSWORD}\n"),
-    );
+    let entry = vault_cli::with_login(&profile, &pass, &url, "Babbage", USERNAME, PASSWORD);
 
     let app = App::launch(
         &dir.0,

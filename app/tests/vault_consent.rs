@@ -190,22 +190,7 @@ async fn agent_fills_wait_for_the_humans_answer_in_the_window() {
     let url = server.url("/");
     let scratch = tempfile::tempdir().unwrap();
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
-    std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    let entry = vault_cli::run(
-        &profile,
-        &pass,
-        &[
-            "add",
-            "--origin",
-            &url,
-            "--label",
-            "Consent test",
-            "--username",
-            USERNAME,
-        ],
-        &format!("{PASSWORD}\n"),
-    );
+    let entry = vault_cli::with_login(&profile, &pass, &url, "Consent test", USERNAME, PASSWORD);
 
     let (b, c, window) = start(&profile, &pass).await;
     let refs = open_login(&c, &url).await;

@@ -4,7 +4,8 @@
 //! - [`corpus_dir`]: the saved real-world pages the tests load, kept in the repository at
 //!   `testdata/corpus` so a lone clone is enough to run the suite.
 //! - [`Server`] (feature `browser`): a loopback HTTP server for fixtures, with in-memory routes
-//!   and an optional directory, that logs what was requested.
+//!   and an optional directory, that logs what was requested; [`TlsFront`] serves it over
+//!   HTTPS with a self-signed certificate.
 //! - [`Launch`] / [`McpBrowser`] (feature `browser`): the real `aperture --headless` with an MCP
 //!   port, a fresh profile and its own config dir; the endpoint and token come from the
 //!   `mcp.json` it writes, not from scraping its stdout.
@@ -32,6 +33,8 @@ mod procs;
 mod sandbox;
 #[cfg(feature = "browser")]
 mod server;
+#[cfg(feature = "browser")]
+mod tls;
 
 #[cfg(feature = "browser")]
 pub use launch::{
@@ -43,3 +46,5 @@ pub use procs::{kill_tagged, tagged_pids, unique_tag, wait_exit};
 pub use sandbox::{browser_command, is_root, sandbox_args};
 #[cfg(feature = "browser")]
 pub use server::{Attachment, Server, Spec, tiny_pdf};
+#[cfg(feature = "browser")]
+pub use tls::TlsFront;

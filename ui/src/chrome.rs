@@ -69,6 +69,76 @@ const STAR_COLOUR: Color32 = Color32::from_rgb(0xF2, 0xB7, 0x05);
 /// by an unrelated key much later.
 const OFFER_LIFETIME: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// A chip at the omnibox's left end.
+enum LeftChip {
+    Private(&'static str),
+    /// Plain HTTP to a host that is not this machine.
+    NotSecure,
+    /// A page reached past a certificate warning.
+    CertificateError,
+}
+
+impl LeftChip {
+    fn label(&self) -> &'static str {
+        match self {
+            LeftChip::Private(l) => l,
+            LeftChip::NotSecure => "Not secure",
+            LeftChip::CertificateError => "⚠ Not secure",
+        }
+    }
+    fn control(&self) -> &'static str {
+        match self {
+            LeftChip::Private(_) => controls::PRIVATE,
+            _ => controls::NOT_SECURE,
+        }
+    }
+    fn hint(&self) -> &'static str {
+        match self {
+            LeftChip::Private(_) => {
+                "Private tab: no history; its cookies and storage are forgotten when its last tab closes"
+            }
+            LeftChip::NotSecure => {
+                "This page came over plain HTTP: what you send or see here can be read or changed on the way"
+            }
+            LeftChip::CertificateError => {
+                "This site's certificate was refused and you went on anyway: this may not be the real site. The vault fills nothing here"
+            }
+        }
+    }
+    fn fill(&self) -> Color32 {
+        match self {
+            LeftChip::Private(_) => PRIVATE_ACTIVE,
+            LeftChip::NotSecure => Color32::from_rgb(0x6b, 0x6b, 0x6b),
+            LeftChip::CertificateError => Color32::from_rgb(0xc5, 0x22, 0x1f),
+        }
+    }
+    fn text(&self) -> Color32 {
+        Color32::WHITE
+    }
+}
+
+/// The chip a tab's page earns: a certificate refused and proceeded past, or plain HTTP to
+/// another machine (as Chrome, this machine's own servers are not marked).
+fn security_chip(tab: &TabView) -> Option<LeftChip> {
+    match tab.security {
+        crate::model::Security::CertificateError => Some(LeftChip::CertificateError),
+        crate::model::Security::NotSecure => {
+            let rest = tab.url.strip_prefix("http://")?;
+            let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+            let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+            let name = match host.strip_prefix('[') {
+                Some(v6) => v6.split(']').next().unwrap_or_default(),
+                None => host.split(':').next().unwrap_or_default(),
+            };
+            let local = name.eq_ignore_ascii_case("localhost")
+                || name.to_ascii_lowercase().ends_with(".localhost")
+                || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+            (!local).then_some(LeftChip::NotSecure)
+        }
+        _ => None,
+    }
+}
+
 /// A shortcut press the page gets first (see [`page_goes_first`]).
 struct OfferedKey {
     tab: TabId,
@@ -267,6 +337,8 @@ pub mod controls {
     pub const LOGINS_MENU: &str = "logins:menu";
     /// The omnibox's "Private" chip (active tab in a private container).
     pub const PRIVATE: &str = "private";
+    /// The omnibox's "Not secure" chip (plain HTTP, or a page past a certificate warning).
+    pub const NOT_SECURE: &str = "not_secure";
     /// "New private tab" in the new-tab menu.
     pub const NEW_PRIVATE_TAB: &str = "new_private_tab";
     /// The toolbar's bookmarks menu button.
@@ -1857,16 +1929,22 @@ impl Chrome {
                 .size()
                 .x
         };
-        let private_label = "🕶 Private";
-        let private_w = if private {
-            text_width(ui, private_label) + 14.0
-        } else {
-            0.0
-        };
+        let security = active.and_then(security_chip);
+        let mut left = Vec::new();
+        if private {
+            // Just the mask beside a security chip: the field's margin has room for little more.
+            left.push(LeftChip::Private(if security.is_some() {
+                "🕶"
+            } else {
+                "🕶 Private"
+            }));
+        }
+        left.extend(security);
+        let left_w: f32 = left.iter().map(|c| text_width(ui, c.label()) + 14.0).sum();
         let zoom_w = zoom.as_ref().map_or(0.0, |z| text_width(ui, z) + 14.0);
         let star_w = if tab.is_some() { 26.0 } else { 0.0 };
         let margin = egui::Margin {
-            left: (8.0 + private_w).min(120.0) as i8,
+            left: (8.0 + left_w).min(127.0) as i8,
             right: (6.0 + star_w + zoom_w).min(120.0) as i8,
             top: 5,
             bottom: 5,
@@ -1883,14 +1961,7 @@ impl Chrome {
         let resp = out.inner.response;
         self.rects.insert(controls::OMNIBOX.to_string(), resp.rect);
         if let Some(t) = active {
-            self.omnibox_chips(
-                ui,
-                resp.rect,
-                t,
-                private.then_some(private_label),
-                zoom,
-                chip_font,
-            );
+            self.omnibox_chips(ui, resp.rect, t, &left, zoom, chip_font);
         }
         if resp.gained_focus() && (resp.clicked() || ctx.input(|i| i.pointer.any_down())) {
             self.select_on_release = true;
@@ -1956,14 +2027,15 @@ impl Chrome {
         }
     }
 
-    /// The chips drawn over the omnibox's ends: "Private" (left), the zoom level and the
-    /// bookmark star (right). Added after the field, so they take the clicks over it.
+    /// The chips drawn over the omnibox's ends: "Private" and "Not secure" (left), the zoom
+    /// level and the bookmark star (right). Added after the field, so they take the clicks
+    /// over it.
     fn omnibox_chips(
         &mut self,
         ui: &mut Ui,
         field: Rect,
         tab: &TabView,
-        private: Option<&str>,
+        left: &[LeftChip],
         zoom: Option<String>,
         font: FontId,
     ) {
@@ -2023,27 +2095,30 @@ impl Chrome {
                 });
             }
         }
-        if let Some(label) = private {
+        let mut x = field.min.x + 4.0;
+        for chip in left {
             let galley = ui
                 .painter()
-                .layout_no_wrap(label.to_string(), font, Color32::WHITE);
+                .layout_no_wrap(chip.label().to_string(), font.clone(), chip.text());
             let r = Rect::from_min_size(
-                pos2(field.min.x + 4.0, field.center().y - 10.0),
+                pos2(x, field.center().y - 10.0),
                 vec2(galley.size().x + 10.0, 20.0),
             );
+            x = r.max.x + 4.0;
             let resp = ui
-                .interact(r, Id::unique("aperture_private_chip"), Sense::hover())
-                .on_hover_text(
-                    "Private tab: no history; its cookies and storage are forgotten when its last tab closes",
-                );
-            ui.painter()
-                .rect_filled(r, CornerRadius::same(10), PRIVATE_ACTIVE);
+                .interact(
+                    r,
+                    Id::unique(("aperture_left_chip", chip.control())),
+                    Sense::hover(),
+                )
+                .on_hover_text(chip.hint());
+            ui.painter().rect_filled(r, CornerRadius::same(10), chip.fill());
             ui.painter().galley(
                 pos2(r.min.x + 5.0, r.center().y - galley.size().y / 2.0),
                 galley,
-                Color32::WHITE,
+                chip.text(),
             );
-            self.rects.insert(controls::PRIVATE.to_string(), resp.rect);
+            self.rects.insert(chip.control().to_string(), resp.rect);
         }
     }
 

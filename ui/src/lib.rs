@@ -220,8 +220,8 @@ pub use command::{
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
     DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, KeyNotTaken,
-    LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, SettingsView, SitePermission,
-    SuggestionView, TabId, TabView, VaultConsentView,
+    LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, Security, SettingsView,
+    SitePermission, SuggestionView, TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

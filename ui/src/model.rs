@@ -72,6 +72,9 @@ pub struct TabView {
     pub status: String,
     /// Chromium has the tab's sound muted: the tab shows a speaker mark that unmutes it.
     pub muted: bool,
+    /// How the page was delivered: the omnibox says "Not secure" for plain HTTP and for a page
+    /// reached past a certificate warning.
+    pub security: Security,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -96,8 +99,23 @@ impl Default for TabView {
             saved_logins: Vec::new(),
             status: String::new(),
             muted: false,
+            security: Security::Unknown,
         }
     }
+}
+
+/// How a tab's page was delivered (CEF's SSL status of its navigation entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Security {
+    /// Not known (no page yet).
+    #[default]
+    Unknown,
+    /// Over TLS with a certificate Chromium accepted.
+    Secure,
+    /// Not over TLS.
+    NotSecure,
+    /// Over TLS with a certificate Chromium refused, which the human proceeded past.
+    CertificateError,
 }
 
 /// A find-in-page result as CEF reports it (`CefFindHandler::OnFindResult`).

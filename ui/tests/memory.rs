@@ -14,7 +14,7 @@ use aperture_ui::chrome::{
 };
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, vec2};
 use aperture_ui::{
-    BookmarkNode, FindView, HistoryRow, PageInput, SuggestionView, TabId, UiCommand, ZoomStep,
+    BookmarkNode, FindView, HistoryRow, PageInput, Security, SuggestionView, TabId, UiCommand, ZoomStep,
 };
 use harness::*;
 
@@ -438,6 +438,39 @@ fn private_tabs_are_marked() {
     let (chip, omnibox) = (h.rect(controls::PRIVATE), h.rect(controls::OMNIBOX));
     assert!(omnibox.contains_rect(chip));
     assert!(h.shows("🕶 Private"));
+}
+
+#[test]
+fn the_omnibox_says_not_secure_for_plain_http_and_a_refused_certificate() {
+    let mut h = Harness::new();
+    let mut show = |url: &str, security: Security, private: bool| {
+        h.model.tabs[0].url = url.into();
+        h.model.tabs[0].security = security;
+        h.model.tabs[0].container.private = private;
+        settle(&mut h);
+        let chip = h.chrome.control_rect(controls::NOT_SECURE);
+        if let Some(chip) = chip {
+            assert!(h.rect(controls::OMNIBOX).contains_rect(chip), "{url}");
+        }
+        (chip.is_some(), h.texts.clone())
+    };
+    let (chip, texts) = show("http://news.example/a", Security::NotSecure, false);
+    assert!(chip && texts.iter().any(|t| t == "Not secure"), "{texts:?}");
+    let (chip, texts) = show("https://bank.example/", Security::CertificateError, false);
+    assert!(chip && texts.iter().any(|t| t == "⚠ Not secure"), "{texts:?}");
+    // Beside "Private", which shrinks to its mask so both fit.
+    let (chip, texts) = show("https://bank.example/", Security::CertificateError, true);
+    assert!(chip && texts.iter().any(|t| t == "🕶"), "{texts:?}");
+    // Nothing for a good certificate, this machine's own servers, or while unknown.
+    for (url, security) in [
+        ("https://bank.example/", Security::Secure),
+        ("http://127.0.0.1:8080/", Security::NotSecure),
+        ("http://localhost:3000/x", Security::NotSecure),
+        ("http://[::1]:80/", Security::NotSecure),
+        ("http://news.example/", Security::Unknown),
+    ] {
+        assert!(!show(url, security, false).0, "{url} {security:?}");
+    }
 }
 
 #[test]

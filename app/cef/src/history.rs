@@ -95,3 +95,57 @@ impl BrowserHost {
         out
     }
 }
+
+/// How the page a browser shows was delivered, as its navigation entry records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageSecurity {
+    /// Over TLS with a certificate Chromium accepted.
+    Secure,
+    /// Over TLS with a certificate Chromium refused, which the human chose to proceed past:
+    /// the connection may not be to the real site.
+    CertificateError,
+    /// Not over TLS (http:, file:, data:, an internal page).
+    NotSecure,
+}
+
+/// net's `CERT_STATUS_ALL_ERRORS` less its two minor errors (no revocation mechanism, unable to
+/// check revocation), which Chromium does not treat as a broken certificate.
+const CERT_ERRORS: u32 = 0xFF00_FFFF & !(16 | 32);
+
+impl BrowserHost {
+    /// How the shown page was delivered; `None` when there is no entry yet.
+    pub fn page_security(&self) -> Option<PageSecurity> {
+        debug_assert_ui();
+        // SAFETY: a live host on the UI thread; the entry and status come with a reference
+        // that becomes ours.
+        let entry = unsafe { Ref::adopt(call!(self.get_visible_navigation_entry()))? };
+        // SAFETY: a live entry.
+        if unsafe { call!(entry.is_valid()) } == 0 {
+            return None;
+        }
+        // SAFETY: as above.
+        let Some(ssl) = (unsafe { Ref::adopt(call!(entry.get_sslstatus())) }) else {
+            return Some(PageSecurity::NotSecure);
+        };
+        // SAFETY: a live status object.
+        if unsafe { call!(ssl.is_secure_connection()) } == 0 {
+            return Some(PageSecurity::NotSecure);
+        }
+        // The status is a bitmask that the bindings type as a Rust enum, which could not hold
+        // a combination of flags: read it through the same function typed as returning u32
+        // (what the C ABI returns for `cef_cert_status_t`).
+        // SAFETY: a live status object; the vtable slot is a C function returning an unsigned
+        // int-sized enum, so calling it as returning u32 reads the same register.
+        let status = unsafe {
+            let p = ssl.as_ptr();
+            let f = (*p).get_cert_status.expect("get_cert_status");
+            let f: unsafe extern "C" fn(*mut cef_sslstatus_t) -> u32 = std::mem::transmute(f);
+            f(p)
+        };
+        Some(if status & CERT_ERRORS != 0 {
+            PageSecurity::CertificateError
+        } else {
+            PageSecurity::Secure
+        })
+    }
+}

@@ -39,7 +39,7 @@ pub use api::{RuntimeError, on_ui_thread};
 pub use capture::{Captured, DOCUMENT_CAP, Documents};
 pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
 pub use cookies::ClearDone;
-pub use history::{NavEntries, NavEntry};
+pub use history::{NavEntries, NavEntry, PageSecurity};
 pub use icons::Bitmap;
 pub use input::{
     ConsoleLevel, Cursor, DragData, DragOps, EventFlags, KeyEvent, KeyEventKind, MouseButton, MouseEvent,

@@ -94,6 +94,10 @@ pub struct TabRec {
     /// The tab shows (or is leaving) a page the agent-navigation policy refused; agent reads
     /// and input are refused until it shows another address.
     pub refused_page: Option<RefusedPage>,
+    /// The tab shows Chromium's certificate warning (the net error, e.g. -202) for a page whose
+    /// certificate was refused. Its "Proceed (unsafe)" is the human's alone: agent input is
+    /// refused until another page has loaded.
+    pub cert_warning: Option<i32>,
     /// What the page asked of the browser and is waiting on (see `browser::page`).
     pub asks: super::page::TabAsks,
     /// A restored tab's page, loaded when the tab is first shown (a restored session of many
@@ -253,6 +257,7 @@ impl State {
                 rehosting: false,
                 meta,
                 refused_page: None,
+                cert_warning: None,
                 asks: Default::default(),
                 pending_url: None,
                 history: Default::default(),
@@ -395,6 +400,11 @@ impl State {
     pub fn load_end(&mut self, id: TabId, status: i32, url: String) {
         tracing::debug!(tab = id.0, status, url, "load end");
         if let Some(t) = self.tabs.get_mut(&id) {
+            // A page that loaded ends the warning (Back to safety, a proceed, another address);
+            // the warning's own page reports no status.
+            if status > 0 {
+                t.cert_warning = None;
+            }
             t.status = status;
             t.url = url.clone();
             // A late load end of the previous document must not answer the pending navigation.
@@ -451,7 +461,11 @@ impl State {
         if code == -3 {
             return;
         }
+        tracing::debug!(tab = id.0, code, url, "load error");
         if let Some(t) = self.tabs.get_mut(&id) {
+            // net's certificate errors are -200 to -299 (ERR_CERT_*); the page shown is then
+            // Chromium's warning, which can proceed.
+            t.cert_warning = (-299..=-200).contains(&code).then_some(code);
             t.console.push(ConsoleEntry {
                 level: "error".into(),
                 text: format!("load failed: {text}"),

@@ -35,3 +35,31 @@ pub fn run(profile: &Path, pass: &Path, args: &[&str], stdin: &str) -> String {
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
+
+/// A new vault on `profile` (passphrase in `pass`, written here; the fast test KDF) holding
+/// one login for `origin`; the entry's id.
+pub fn with_login(
+    profile: &Path,
+    pass: &Path,
+    origin: &str,
+    label: &str,
+    username: &str,
+    password: &str,
+) -> String {
+    std::fs::write(pass, "a long test passphrase\n").unwrap();
+    run(profile, pass, &["init", "--insecure-fast-kdf"], "");
+    run(
+        profile,
+        pass,
+        &[
+            "add",
+            "--origin",
+            origin,
+            "--label",
+            label,
+            "--username",
+            username,
+        ],
+        &format!("{password}\n"),
+    )
+}
