@@ -242,13 +242,12 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::SavePage { tab } => save_page(a, *tab),
-        UiCommand::ToggleDevTools { tab } => {
+        // Opened, or raised when open. Not closed from here: under X, CEF's CloseDevTools ends
+        // the DevTools browser but leaves its window standing; F12 in DevTools closes them
+        // (their own key) and so does the window's close button.
+        UiCommand::DevTools { tab } => {
             if let Some(h) = a.host(*tab) {
-                if h.has_dev_tools() {
-                    h.close_dev_tools();
-                } else {
-                    h.show_dev_tools(None);
-                }
+                h.show_dev_tools(None);
             }
         }
         UiCommand::Inspect { tab, x, y } => {
@@ -266,13 +265,19 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
         UiCommand::RemoveDownload { id } => mx.removed.push(*id),
         UiCommand::OpenDownloadsFolder => {
             if let Some(d) = &cx.download_dir {
-                // The desktop's file manager; nothing to do where there is none.
-                let _ = std::process::Command::new("xdg-open")
-                    .arg(d)
-                    .stdin(std::process::Stdio::null())
-                    .stdout(std::process::Stdio::null())
-                    .stderr(std::process::Stdio::null())
-                    .spawn();
+                desktop_open(d);
+            }
+        }
+        UiCommand::OpenDownload { id } => {
+            // Only a finished one: before that its name holds nothing (it is written elsewhere).
+            let path = a.with(|st| {
+                st.downloads
+                    .iter()
+                    .find(|d| d.id == *id && d.state == page::DownloadState::Complete)
+                    .map(|d| d.path.clone())
+            });
+            if let Some(p) = path {
+                desktop_open(&p);
             }
         }
         UiCommand::AnswerPermission { id, allow } => page::answer_permission(a, *id, *allow),
@@ -344,6 +349,17 @@ pub(crate) fn open_next_to(
             None
         }
     }
+}
+
+/// Hands `path` to the desktop's opener (`xdg-open`): the file manager for a folder, the
+/// application for a file. Nothing happens where there is none.
+fn desktop_open(path: &std::path::Path) {
+    let _ = std::process::Command::new("xdg-open")
+        .arg(path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
 }
 
 /// Ctrl+S: the page's HTML, fetched again by the tab (its cookies, its cache) as a download

@@ -387,6 +387,7 @@ impl Backend for AppBackend {
                 human_driving: t.meta.human_driving,
                 active: t.active,
                 muted: t.muted,
+                pinned: t.pinned,
             })
             .collect();
         if let Some(v) = &self.vault {

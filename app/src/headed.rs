@@ -448,7 +448,16 @@ impl Headed {
     fn sync_model(&mut self) {
         // The actor keeps the front tab (the human's new tab, the agent's select, a neighbour
         // when the front tab closed); the window follows it.
-        let (order, want) = self.actor.with(|st| (st.order.clone(), st.active));
+        let (order, want) = self.actor.with(|st| {
+            // Pinned tabs first, each group in its own order: wherever a tab was put (a new
+            // one next to a pinned tab, a drag across the boundary), the strip stays in shape.
+            let tabs = &st.tabs;
+            let pinned = |id: &TabId| tabs.get(id).is_some_and(|t| t.pinned);
+            let (mut order, rest): (Vec<TabId>, Vec<TabId>) = st.order.iter().partition(|id| pinned(id));
+            order.extend(rest);
+            st.order = order;
+            (st.order.clone(), st.active)
+        });
         match want.filter(|id| order.contains(id)) {
             Some(id) if self.active != Some(id) => self.select(id),
             Some(_) => {}
@@ -524,6 +533,8 @@ impl Headed {
                         status: t.status_text.clone(),
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
+                        renderer_gone: t.renderer_dead.is_some(),
+                        pinned: t.pinned,
                         // Of the page shown; nothing is claimed while another is on its way.
                         security: match (t.pending_url.is_some(), t.host.page_security()) {
                             (true, _) | (_, None) => aperture_ui::Security::Unknown,
@@ -931,6 +942,7 @@ fn saved_tab(t: &crate::browser::state::TabRec) -> crate::session::SavedTab {
         container: t.meta.container.clone(),
         back,
         forward,
+        pinned: t.pinned,
     }
 }
 
@@ -1157,6 +1169,25 @@ impl Host for Headed {
                     self.created.insert(id, url);
                     self.select(id);
                 }
+            }
+            UiCommand::SetPinned { tab, pinned } => {
+                self.actor.with(|st| {
+                    if let Some(t) = st.tabs.get_mut(&tab) {
+                        t.pinned = pinned;
+                    }
+                    // To the pinned group's end, or the start of the rest: `sync_model` keeps
+                    // the groups apart, this puts the tab at the boundary.
+                    if let Some(from) = st.order.iter().position(|t| *t == tab) {
+                        st.order.remove(from);
+                        let tabs = &st.tabs;
+                        let at = st
+                            .order
+                            .iter()
+                            .take_while(|id| tabs.get(id).is_some_and(|t| t.pinned))
+                            .count();
+                        st.order.insert(at, tab);
+                    }
+                });
             }
             UiCommand::MoveTab { tab, to } => {
                 self.actor.with(|st| {

@@ -39,6 +39,9 @@ pub struct SavedTab {
     pub back: Vec<Entry>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forward: Vec<Entry>,
+    /// Pinned in the strip; left out when not, like the lists above.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -190,6 +193,7 @@ pub fn spawn_restore(
                             );
                             rec.can_back = !t.back.is_empty();
                             rec.can_forward = !t.forward.is_empty();
+                            rec.pinned = t.pinned;
                         }
                         if !front && let Some(rec) = st.tabs.get_mut(&id) {
                             rec.pending_url = Some(t.url.clone());

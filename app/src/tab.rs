@@ -354,6 +354,7 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                     loading: t.loading,
                     active: st.active == Some(*id),
                     muted: t.host.is_audio_muted(),
+                    pinned: t.pinned,
                     meta: t.meta.clone(),
                 })
                 .collect()
@@ -373,6 +374,8 @@ pub struct TabInfo {
     pub active: bool,
     /// Chromium has the tab's sound muted.
     pub muted: bool,
+    /// The human pinned it.
+    pub pinned: bool,
     pub meta: TabMeta,
 }
 

@@ -152,3 +152,63 @@ async fn a_page_takes_the_shortcuts_it_handles_and_the_browser_acts_on_the_rest(
     let snap = page_until(&c, "the first tab's page", |s| s.contains("seen:")).await;
     assert_eq!(seen(&snap), ["m", "f", "m"], "Ctrl+T reached the page");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_whose_renderer_crashed_says_so_and_f5_reloads_it() {
+    if !window::can_run("page_keys") {
+        return;
+    }
+    let server = Server::page(PAGE);
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/");
+    let (_browser, c, w, _size) = window::start_showing(&url, dir.path(), MAGENTA).await;
+    // The human crashes the page's renderer the way Chromium offers (chrome://crash, typed).
+    let w2 = w.clone();
+    tokio::task::spawn_blocking(move || {
+        window::xdo(&["windowfocus", "--sync", &w2]);
+        window::xdo(&["key", "--clearmodifiers", "ctrl+l"]);
+        std::thread::sleep(Duration::from_millis(400));
+        window::xdo(&["type", "--delay", "30", "chrome://crash"]);
+        window::xdo(&["key", "Return"]);
+    })
+    .await
+    .unwrap();
+    aperture_testkit::eventually(
+        Duration::from_secs(30),
+        "the tab to know its renderer is gone",
+        async || {
+            let (_, t) = tool(&c, "browser_snapshot", json!({})).await;
+            (t.contains("renderer"), t)
+        },
+    )
+    .await;
+    // The window says so over the frozen page (which no longer shows).
+    let w2 = w.clone();
+    tokio::task::spawn_blocking(move || {
+        aperture_testkit::eventually_blocking(Duration::from_secs(20), "the crashed page's notice", || {
+            let img = window::capture(&w2);
+            (window::block(&img, MAGENTA).is_none(), ())
+        });
+        window::keep(&window::capture(&w2), "page-keys-crashed");
+    })
+    .await
+    .unwrap();
+    let before = server.requests().iter().filter(|p| *p == "/").count();
+    // F5, a real key: a live page would get it first; this one cannot answer, so the browser
+    // reloads at once.
+    window::xdo(&["key", "F5"]);
+    aperture_testkit::eventually(Duration::from_secs(30), "F5 to reload the page", async || {
+        let n = server.requests().iter().filter(|p| *p == "/").count();
+        (n > before, n)
+    })
+    .await;
+    let w2 = w.clone();
+    tokio::task::spawn_blocking(move || {
+        aperture_testkit::eventually_blocking(Duration::from_secs(30), "the page back", || {
+            let img = window::capture(&w2);
+            (window::block(&img, MAGENTA).is_some(), ())
+        });
+    })
+    .await
+    .unwrap();
+}

@@ -48,6 +48,9 @@ pub struct TabInfo {
     /// The human muted the tab's sound (the window's Ctrl+M or tab menu).
     #[serde(default)]
     pub muted: bool,
+    /// The human pinned the tab in the window's strip.
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 /// A main-frame navigation.

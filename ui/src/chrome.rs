@@ -51,6 +51,8 @@ const TAB_MAX_WIDTH: f32 = 220.0;
 /// The address of a new tab's blank page.
 const BLANK: &str = "about:blank";
 const TAB_MIN_WIDTH: f32 = 64.0;
+/// A pinned tab: its icon and nothing else.
+const PINNED_WIDTH: f32 = 40.0;
 
 /// Colour of the "agent is driving" mark.
 const AGENT_COLOUR: Color32 = Color32::from_rgb(0xE8, 0x8A, 0x1A);
@@ -229,6 +231,10 @@ pub mod controls {
     pub const CTX_RELOAD: &str = "ctx:reload";
     /// Context menu: View page source.
     pub const CTX_VIEW_SOURCE: &str = "ctx:view_source";
+    /// Over a page whose renderer process ended: the notice, and its Reload button.
+    pub const GONE_PAGE: &str = "gone_page";
+    /// See [`GONE_PAGE`].
+    pub const GONE_RELOAD: &str = "gone_page:reload";
     /// Context menu: Inspect (the page's DevTools at the point).
     pub const CTX_INSPECT: &str = "ctx:inspect";
     /// Context menu: Save page as….
@@ -367,6 +373,8 @@ pub mod controls {
     pub const TAB_DUPLICATE: &str = "tab_actions:duplicate";
     /// Tab menu: Mute tab / Unmute tab.
     pub const TAB_MUTE: &str = "tab_actions:mute";
+    /// Tab menu: Pin tab / Unpin tab.
+    pub const TAB_PIN: &str = "tab_actions:pin";
     /// Tab menu: Close tab.
     pub const TAB_CLOSE: &str = "tab_actions:close";
     /// Tab menu: Close other tabs.
@@ -856,6 +864,9 @@ impl Chrome {
         // Keys go to the page only while it has focus and nothing drawn over
         // it (a context menu) is taking them.
         let to_page = self.page_focused && active.is_some() && !self.menu_open(model);
+        // A page whose renderer is gone never answers for a key: its shortcuts act at once.
+        let page_answers = model.active_tab().is_some_and(|t| !t.renderer_gone);
+        let page_first = |key: Key, m: egui::Modifiers| to_page && page_answers && page_goes_first(key, m);
         let events = std::mem::take(&mut raw.events);
         // The text a shortcut's key typed: with Alt held the window system still types the
         // letter (Alt+D gives "d"), which must reach neither the page nor the omnibox.
@@ -886,8 +897,7 @@ impl Chrome {
                     ..
                 } if self.memory_key(ctx, *key, *modifiers, model)
                     || self.overlay_key(ctx, *key, *modifiers, model)
-                    || (!(to_page && page_goes_first(*key, *modifiers))
-                        && self.shortcut(ctx, *key, *modifiers, model)) =>
+                    || (!page_first(*key, *modifiers) && self.shortcut(ctx, *key, *modifiers, model)) =>
                 {
                     self.swallowed_keys.push(*key);
                     shortcut_text = true;
@@ -925,7 +935,7 @@ impl Chrome {
                     }
                     let k = keys::key_input(*key, *physical_key, *modifiers, *repeat || (*pressed && held));
                     if *pressed
-                        && page_goes_first(*key, *modifiers)
+                        && page_first(*key, *modifiers)
                         && let Some(tab) = active
                     {
                         self.offered_keys.retain(|o| o.at.elapsed() < OFFER_LIFETIME);
@@ -1101,7 +1111,7 @@ impl Chrome {
             // F12 and Ctrl+Shift+I: the page's DevTools.
             Key::F12 | Key::I if (key == Key::F12 && none) || (key == Key::I && ctrl_shift) => {
                 if let Some(tab) = active {
-                    self.emit(UiCommand::ToggleDevTools { tab });
+                    self.emit(UiCommand::DevTools { tab });
                 }
             }
             Key::S if ctrl_only => {
@@ -1389,12 +1399,14 @@ impl Chrome {
     }
 
     fn tab_strip(&mut self, ui: &mut Ui, model: &ChromeModel) {
-        let n = model.tabs.len().max(1) as f32;
+        let pinned = model.tabs.iter().filter(|t| t.pinned).count();
+        let n = (model.tabs.len() - pinned).max(1) as f32;
         // Room for "+" and the main menu at the strip's right end.
         let room = ui.available_width() - 80.0;
         // Shrink tabs to fit like every browser does; past the minimum the
-        // strip scrolls rather than pushing "+" off-screen.
-        let width = (room / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
+        // strip scrolls rather than pushing "+" off-screen. Pinned tabs keep their width.
+        let rest = room - pinned as f32 * (PINNED_WIDTH + 4.0);
+        let width = (rest / n - 4.0).clamp(TAB_MIN_WIDTH, TAB_MAX_WIDTH);
         ui.horizontal(|ui| {
             ui.spacing_mut().item_spacing.x = 4.0;
             egui::ScrollArea::horizontal()
@@ -1411,7 +1423,8 @@ impl Chrome {
                     }
                     ui.horizontal(|ui| {
                         for tab in &model.tabs {
-                            self.tab(ui, tab, model.active == Some(tab.id), width);
+                            let w = if tab.pinned { PINNED_WIDTH } else { width };
+                            self.tab(ui, tab, model.active == Some(tab.id), w);
                         }
                         self.tab_drag(ui, model);
                     });
@@ -1551,8 +1564,65 @@ impl Chrome {
             rgb(tab.container.colour),
         );
 
-        let mut x = rect.min.x + 8.0;
         let mid = rect.center().y + 1.0;
+        if tab.pinned {
+            // Its icon alone (the spinner while loading, the speaker while muted, else the
+            // title's first letter when there is no icon); everything else is in its tooltip.
+            let c = pos2(rect.center().x, mid);
+            let r = Rect::from_center_size(c, vec2(16.0, 16.0));
+            if tab.loading {
+                egui::Spinner::new().size(12.0).paint_at(ui, r);
+                ui.ctx()
+                    .request_repaint_after(std::time::Duration::from_millis(120));
+            } else if tab.muted {
+                painter.text(
+                    c,
+                    Align2::CENTER_CENTER,
+                    "🔇",
+                    FontId::proportional(13.0),
+                    text_colour(private, active, &visuals),
+                );
+            } else if !tab
+                .favicon
+                .as_ref()
+                .is_some_and(|i| favicon::paint(ui.ctx(), &painter, r, i))
+            {
+                let letter: String = tab
+                    .title
+                    .chars()
+                    .find(|c| c.is_alphanumeric())
+                    .into_iter()
+                    .collect();
+                painter.text(
+                    c,
+                    Align2::CENTER_CENTER,
+                    if letter.is_empty() {
+                        "•".to_string()
+                    } else {
+                        letter.to_uppercase()
+                    },
+                    FontId::proportional(14.0),
+                    text_colour(private, active, &visuals),
+                );
+            }
+            let title = if tab.title.is_empty() {
+                &tab.url
+            } else {
+                &tab.title
+            };
+            let resp = resp.on_hover_text(format!("{title}\n{} · pinned", tab.container.name));
+            if resp.secondary_clicked() {
+                let at = resp.interact_pointer_pos().unwrap_or(rect.left_bottom());
+                self.tab_actions = Some(tab_menu::TabActions { tab: tab.id, at });
+            }
+            if resp.middle_clicked() {
+                self.emit(UiCommand::CloseTab { tab: tab.id });
+            } else if resp.clicked() && !active && !dragging {
+                self.emit(UiCommand::SelectTab { tab: tab.id });
+            }
+            return;
+        }
+        let mut x = rect.min.x + 8.0;
         if tab.loading {
             let r = Rect::from_center_size(pos2(x + 6.0, mid), vec2(12.0, 12.0));
             egui::Spinner::new().size(12.0).paint_at(ui, r);
@@ -2122,6 +2192,29 @@ impl Chrome {
         }
     }
 
+    /// The notice over a page whose renderer process ended, with its Reload button.
+    fn gone_page(&mut self, ctx: &Context, painter: &egui::Painter, page: Rect, tab: TabId, fill: Color32) {
+        painter.rect_filled(page, 0.0, fill);
+        let area = egui::Area::new(Id::unique("aperture_gone_page"))
+            .order(egui::Order::Middle)
+            .pivot(Align2::CENTER_CENTER)
+            .fixed_pos(page.center())
+            .show(ctx, |ui| {
+                ui.vertical_centered(|ui| {
+                    ui.label(RichText::new("This page stopped working").size(20.0).strong());
+                    ui.label("Its process ended: it crashed, or ran out of memory.");
+                    ui.add_space(8.0);
+                    let r = ui.button(RichText::new("Reload").size(15.0));
+                    self.rects.insert(controls::GONE_RELOAD.to_string(), r.rect);
+                    if r.clicked() {
+                        self.emit(UiCommand::Reload { tab });
+                    }
+                });
+            });
+        self.rects
+            .insert(controls::GONE_PAGE.to_string(), area.response.rect);
+    }
+
     fn page_area(&mut self, ui: &mut Ui, model: &ChromeModel) {
         let rect = ui.max_rect();
         self.page_rect = Some(rect);
@@ -2188,7 +2281,13 @@ impl Chrome {
 
         self.draw_popup(&ctx, &painter, rect, model);
         draw_status(&painter, rect, model);
-        let blocked = self.page_modal(model) || self.menu_open(model);
+        // A page whose process ended shows its last frame frozen: say so over it, with the
+        // way back (Chrome's "Aw, Snap!"), and keep input from going nowhere.
+        let gone = model.active_tab().filter(|t| t.renderer_gone);
+        if let Some(t) = gone {
+            self.gone_page(&ctx, &painter, rect, t.id, ui.visuals().panel_fill);
+        }
+        let blocked = gone.is_some() || self.page_modal(model) || self.menu_open(model);
         if self.page_modal(model) {
             // Dim the page under a tab-modal sheet, as browsers do, so it
             // reads as "answer this first".

@@ -185,8 +185,9 @@ pub enum UiCommand {
         /// The tab.
         tab: TabId,
     },
-    /// Open the tab's DevTools, or close them if open (F12, Ctrl+Shift+I).
-    ToggleDevTools {
+    /// Open the tab's DevTools, or bring them to the front (F12, Ctrl+Shift+I; in DevTools the
+    /// same keys close them).
+    DevTools {
         /// The tab.
         tab: TabId,
     },
@@ -211,6 +212,11 @@ pub enum UiCommand {
     },
     /// Open the download directory in the desktop's file manager.
     OpenDownloadsFolder,
+    /// Open a finished download with the desktop's application for it.
+    OpenDownload {
+        /// The download's id.
+        id: u32,
+    },
     /// Drop a finished download from the list (the file stays).
     RemoveDownload {
         /// [`crate::model::DownloadView::id`].
@@ -308,6 +314,14 @@ pub enum UiCommand {
         tab: TabId,
         /// `true` to mute.
         muted: bool,
+    },
+    /// "Pin tab" / "Unpin tab" in a tab's menu: pinned tabs sit first in the strip, narrow,
+    /// and are restored pinned.
+    SetPinned {
+        /// The tab.
+        tab: TabId,
+        /// `true` to pin.
+        pinned: bool,
     },
     /// "Duplicate" in a tab's menu: the same page in a new tab right after it, in its
     /// container, in front.

@@ -120,7 +120,7 @@
 //!     and new presses don't reach the page.
 //!   - [`ChromeModel::downloads`] → a toolbar button (progress ring, dot for
 //!     unseen finished ones) and its panel: `CancelDownload`,
-//!     `OpenDownloadsFolder`, `RemoveDownload`.
+//!     `OpenDownloadsFolder`, `OpenDownload`, `RemoveDownload`.
 //!   - [`ChromeModel::permission`] → a bubble under the omnibox:
 //!     `AnswerPermission`; Escape sends `allow: false`. Not modal.
 //!   - [`ChromeModel::popup`] → CEF's `PET_POPUP` pixels drawn over the page

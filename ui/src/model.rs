@@ -75,6 +75,12 @@ pub struct TabView {
     /// How the page was delivered: the omnibox says "Not secure" for plain HTTP and for a page
     /// reached past a certificate warning.
     pub security: Security,
+    /// Pinned: drawn narrow (its icon only) at the strip's start, left out of "Close other
+    /// tabs". The app keeps pinned tabs before the others in [`ChromeModel::tabs`].
+    pub pinned: bool,
+    /// The page's renderer process is gone (crashed, killed): it takes no keys, so the
+    /// shortcuts a live page would get first (F5, Ctrl+R) are the browser's at once.
+    pub renderer_gone: bool,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -100,6 +106,8 @@ impl Default for TabView {
             status: String::new(),
             muted: false,
             security: Security::Unknown,
+            renderer_gone: false,
+            pinned: false,
         }
     }
 }

@@ -137,8 +137,8 @@ fn the_other_shortcuts_every_browser_has() {
         (Key::F5, Modifiers::COMMAND, UiCommand::HardReload { tab }),
         (Key::U, Modifiers::COMMAND, UiCommand::ViewSource { tab }),
         (Key::S, Modifiers::COMMAND, UiCommand::SavePage { tab }),
-        (Key::F12, Modifiers::NONE, UiCommand::ToggleDevTools { tab }),
-        (Key::I, ctrl_shift, UiCommand::ToggleDevTools { tab }),
+        (Key::F12, Modifiers::NONE, UiCommand::DevTools { tab }),
+        (Key::I, ctrl_shift, UiCommand::DevTools { tab }),
     ] {
         h.click_at(page.center(), PointerButton::Primary);
         assert!(h.chrome.page_focused());
@@ -1429,6 +1429,8 @@ fn downloads_panel_lists_progress_and_offers_cancel_show_remove() {
     assert!(!h.has(&download_control("remove", 2)));
     assert!(h.has(&download_control("show", 1)));
     assert!(!h.has(&download_control("show", 3)));
+    assert!(h.has(&download_control("open", 1)));
+    assert!(!h.has(&download_control("open", 2)) && !h.has(&download_control("open", 3)));
     assert!(h.has(&download_control("remove", 3)) && h.has(&download_control("remove", 4)));
     assert_eq!(
         without_noise(h.click(&download_control("cancel", 2))),
@@ -1437,6 +1439,10 @@ fn downloads_panel_lists_progress_and_offers_cancel_show_remove() {
     assert_eq!(
         without_noise(h.click(&download_control("show", 1))),
         vec![UiCommand::OpenDownloadsFolder]
+    );
+    assert_eq!(
+        without_noise(h.click(&download_control("open", 1))),
+        vec![UiCommand::OpenDownload { id: 1 }]
     );
     assert_eq!(
         without_noise(h.click(&download_control("remove", 4))),

@@ -10,11 +10,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use aperture_ui::chrome::{
     ClearRange, bookmark_bar_control, bookmark_control, controls, history_delete_control,
-    history_range_control, history_row_control, suggestion_control, tab_control, tab_mute_control,
+    history_range_control, history_row_control, suggestion_control, tab_close_control, tab_control,
+    tab_mute_control,
 };
 use aperture_ui::egui::{self, Event, Key, Modifiers, PointerButton, Pos2, vec2};
 use aperture_ui::{
-    BookmarkNode, FindView, HistoryRow, PageInput, Security, SuggestionView, TabId, UiCommand, ZoomStep,
+    BookmarkNode, FindView, HistoryRow, PageInput, Security, SuggestionView, TabId, TabView, UiCommand,
+    ZoomStep,
 };
 use harness::*;
 
@@ -343,6 +345,32 @@ fn ctrl_shortcuts_from_a_focused_page() {
 }
 
 #[test]
+fn a_page_whose_renderer_is_gone_does_not_get_the_keys_first() {
+    let mut h = Harness::new();
+    focus_page(&mut h);
+    h.model.tabs[0].renderer_gone = true;
+    settle(&mut h);
+    // F5 reloads the crashed page at once: its renderer would never report the key back.
+    let cmds = h.frame(press(Key::F5, Modifiers::NONE));
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    assert_eq!(without_noise(cmds), vec![UiCommand::Reload { tab: TabId(1) }]);
+    // The page says so, over the whole page area, and its button reloads; clicks elsewhere on
+    // it reach no page.
+    assert!(h.shows("This page stopped working"), "{:?}", h.texts);
+    assert!(h.rect(controls::PAGE).contains_rect(h.rect(controls::GONE_PAGE)));
+    assert_eq!(
+        without_noise(h.click(controls::GONE_RELOAD)),
+        vec![UiCommand::Reload { tab: TabId(1) }]
+    );
+    let corner = h.rect(controls::PAGE).min + vec2(20.0, 20.0);
+    assert!(page_inputs(&h.click_at(corner, PointerButton::Primary)).is_empty());
+    // Not for a live page.
+    h.model.tabs[0].renderer_gone = false;
+    settle(&mut h);
+    assert!(!h.has(controls::GONE_PAGE));
+}
+
+#[test]
 fn only_a_key_the_human_offered_the_page_works_the_window() {
     let mut h = Harness::new();
     focus_page(&mut h);
@@ -483,6 +511,14 @@ fn new_private_tab_from_the_new_tab_menu() {
 
 // ---- A tab's menu, muting ----
 
+/// "Close other tabs" on `keep`: it comes to the front, then each of `closed` closes.
+fn close_others(h: &mut Harness, keep: u64, closed: &[u64]) {
+    tab_menu(h, keep);
+    let mut want = vec![UiCommand::SelectTab { tab: TabId(keep) }];
+    want.extend(closed.iter().map(|&t| UiCommand::CloseTab { tab: TabId(t) }));
+    assert_eq!(without_noise(h.click(controls::TAB_CLOSE_OTHERS)), want);
+}
+
 /// Right-clicks tab `id`; the menu opens without a command.
 fn tab_menu(h: &mut Harness, id: u64) {
     let at = h.rect(&tab_control(TabId(id))).center();
@@ -557,15 +593,7 @@ fn close_other_tabs_and_tabs_to_the_right_keep_the_clicked_one_in_front() {
     h.model.tabs.push(tab(3, "https://three.example/"));
     settle(&mut h);
     // The front tab (1) goes too: the kept tab comes to the front first.
-    tab_menu(&mut h, 2);
-    assert_eq!(
-        without_noise(h.click(controls::TAB_CLOSE_OTHERS)),
-        vec![
-            UiCommand::SelectTab { tab: TabId(2) },
-            UiCommand::CloseTab { tab: TabId(1) },
-            UiCommand::CloseTab { tab: TabId(3) },
-        ]
-    );
+    close_others(&mut h, 2, &[1, 3]);
     // To the right of the front tab: it stays in front, with no select.
     tab_menu(&mut h, 1);
     assert_eq!(
@@ -581,6 +609,57 @@ fn close_other_tabs_and_tabs_to_the_right_keep_the_clicked_one_in_front() {
     assert!(
         h.has(controls::TAB_ACTIONS),
         "a disabled item leaves the menu open"
+    );
+}
+
+#[test]
+fn pinning_from_the_tab_menu_and_what_a_pinned_tab_looks_like() {
+    let mut h = Harness::new();
+    h.model.tabs.push(tab(3, "https://three.example/"));
+    settle(&mut h);
+    let wide = h.rect(&tab_control(TabId(2))).width();
+    tab_menu(&mut h, 2);
+    assert!(h.shows("Pin tab"));
+    assert_eq!(
+        without_noise(h.click(controls::TAB_PIN)),
+        vec![UiCommand::SetPinned {
+            tab: TabId(2),
+            pinned: true
+        }]
+    );
+    // The app puts it first; it is drawn narrow, with no close button, and its menu unpins.
+    let pinned = h.model.tabs.remove(1);
+    h.model.tabs.insert(
+        0,
+        TabView {
+            pinned: true,
+            ..pinned
+        },
+    );
+    settle(&mut h);
+    let r = h.rect(&tab_control(TabId(2)));
+    assert!(r.width() < 50.0 && r.width() < wide, "{r:?}");
+    assert!(
+        r.max.x < h.rect(&tab_control(TabId(1))).min.x,
+        "first in the strip"
+    );
+    assert!(!h.has(&tab_close_control(TabId(2))));
+    tab_menu(&mut h, 2);
+    assert!(h.shows("Unpin tab"));
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    settle(&mut h);
+    // Closing the others in bulk leaves it.
+    close_others(&mut h, 2, &[1, 3]);
+    close_others(&mut h, 1, &[3]);
+    // A click selects it; a middle click still closes it.
+    assert_eq!(
+        without_noise(h.click(&tab_control(TabId(2)))),
+        vec![UiCommand::SelectTab { tab: TabId(2) }]
+    );
+    let at = h.rect(&tab_control(TabId(2))).center();
+    assert_eq!(
+        without_noise(h.click_at(at, PointerButton::Middle)),
+        vec![UiCommand::CloseTab { tab: TabId(2) }]
     );
 }
 

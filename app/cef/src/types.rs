@@ -229,7 +229,7 @@ impl BrowserHost {
     /// Opens this page's DevTools for the human, in a window of their own, or raises them if
     /// open; `inspect_at` (view DIP) selects the element there. CEF owns that browser: it gets
     /// no client of ours, so it never becomes a tab (nor anything the agent can reach), and it
-    /// closes with this browser.
+    /// closes with this browser or by its own keys and close button.
     pub fn show_dev_tools(&self, inspect_at: Option<(i32, i32)>) {
         debug_assert_ui();
         // SAFETY: plain C structs; zero is "default" for every field not set (no parent
@@ -249,18 +249,6 @@ impl BrowserHost {
         // SAFETY: a live host on the UI thread; every pointer is valid for the call (CEF copies
         // the structs); a null client is allowed and means CEF's default handling.
         unsafe { call!(self.show_dev_tools(&wi, std::ptr::null_mut(), &bs, at_ptr)) }
-    }
-    /// Closes this page's DevTools, if open.
-    pub fn close_dev_tools(&self) {
-        debug_assert_ui();
-        // SAFETY: a live host, on the UI thread.
-        unsafe { call!(self.close_dev_tools()) }
-    }
-    /// Whether this page's DevTools are open.
-    pub fn has_dev_tools(&self) -> bool {
-        debug_assert_ui();
-        // SAFETY: a live host, on the UI thread.
-        unsafe { call!(self.has_dev_tools()) != 0 }
     }
     /// Asks for a repaint of the whole view (the next `on_paint` follows).
     pub fn invalidate(&self) {

@@ -98,6 +98,8 @@ pub struct TabRec {
     /// certificate was refused. Its "Proceed (unsafe)" is the human's alone: agent input is
     /// refused until another page has loaded.
     pub cert_warning: Option<i32>,
+    /// Pinned by the human: kept before the other tabs in `order`, restored pinned.
+    pub pinned: bool,
     /// What the page asked of the browser and is waiting on (see `browser::page`).
     pub asks: super::page::TabAsks,
     /// A restored tab's page, loaded when the tab is first shown (a restored session of many
@@ -258,6 +260,7 @@ impl State {
                 meta,
                 refused_page: None,
                 cert_warning: None,
+                pinned: false,
                 asks: Default::default(),
                 pending_url: None,
                 history: Default::default(),

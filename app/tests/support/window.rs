@@ -565,7 +565,27 @@ pub async fn start_showing_in(
     String,
     (f32, f32),
 ) {
-    let b = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"))
+    start_showing_env(url, dir, colour, args, &[]).await
+}
+
+/// [`start_showing_in`] with environment variables for the browser (`PATH`).
+pub async fn start_showing_env(
+    url: &str,
+    dir: &Path,
+    colour: [u8; 3],
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (
+    aperture_testkit::McpBrowser,
+    aperture_testkit::mcp::Client,
+    String,
+    (f32, f32),
+) {
+    let mut launch = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"));
+    for (k, v) in env {
+        launch = launch.env(k, v);
+    }
+    let b = launch
         .windowed()
         .args(["--size", "1000x700"])
         .args(args.iter().copied())

@@ -208,6 +208,9 @@ impl Aperture {
             if t.muted {
                 flags.push("muted");
             }
+            if t.pinned {
+                flags.push("pinned");
+            }
             let container = t
                 .container
                 .as_deref()

@@ -156,6 +156,7 @@ impl Fake {
                 human_driving: false,
                 active,
                 muted: false,
+                pinned: false,
             },
             page,
             console: vec![],

@@ -525,6 +525,7 @@ impl Chrome {
                     button(ui, "cancel", "Cancel", UiCommand::CancelDownload { id: d.id });
                 }
                 DownloadState::Complete => {
+                    button(ui, "open", "Open", UiCommand::OpenDownload { id: d.id });
                     button(ui, "show", "Show in folder", UiCommand::OpenDownloadsFolder);
                 }
                 _ => {}

@@ -1,5 +1,6 @@
-//! A tab's right-click menu: reload, duplicate, mute, close it, close the others or the ones
-//! to its right, reopen the last closed tab. What Chrome and Firefox offer on a tab.
+//! A tab's right-click menu: reload, duplicate, mute, pin, close it, close the others or the
+//! ones to its right (pinned tabs stay), reopen the last closed tab. What Chrome and Firefox
+//! offer on a tab.
 //!
 //! Closing several tabs is several [`UiCommand::CloseTab`]s, so each goes through the one close
 //! path (and onto the reopen stack) like a tab closed by hand.
@@ -25,9 +26,21 @@ impl Chrome {
             self.tab_actions = None;
             return;
         };
-        let muted = model.tabs[i].muted;
-        let others: Vec<TabId> = model.tabs.iter().map(|t| t.id).filter(|t| *t != tab).collect();
-        let right: Vec<TabId> = model.tabs[i + 1..].iter().map(|t| t.id).collect();
+        let (muted, pinned) = (model.tabs[i].muted, model.tabs[i].pinned);
+        // Pinned tabs stay when others are closed in bulk, as in Chrome.
+        let unpinned = |t: &&crate::model::TabView| !t.pinned;
+        let others: Vec<TabId> = model
+            .tabs
+            .iter()
+            .filter(unpinned)
+            .map(|t| t.id)
+            .filter(|t| *t != tab)
+            .collect();
+        let right: Vec<TabId> = model.tabs[i + 1..]
+            .iter()
+            .filter(unpinned)
+            .map(|t| t.id)
+            .collect();
         let mut open = true;
         let mut chosen: Vec<UiCommand> = Vec::new();
         let mut rects = Vec::new();
@@ -51,6 +64,10 @@ impl Chrome {
             };
             if item(ui, controls::TAB_MUTE, mute, true) {
                 chosen.push(UiCommand::SetMuted { tab, muted: !muted });
+            }
+            let pin = if pinned { "Unpin tab" } else { "Pin tab" };
+            if item(ui, controls::TAB_PIN, pin, true) {
+                chosen.push(UiCommand::SetPinned { tab, pinned: !pinned });
             }
             ui.separator();
             if item(ui, controls::TAB_CLOSE, "Close tab    Ctrl+W", true) {
