@@ -70,6 +70,8 @@ pub struct Server {
     pub base: String,
     /// Paths requested so far (without the query), in order.
     pub log: Arc<Mutex<Vec<String>>>,
+    /// Each request's `Cache-Control` header (empty when it sent none), in the same order.
+    cache_control: Arc<Mutex<Vec<String>>>,
     server: Arc<tiny_http::Server>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -118,11 +120,19 @@ impl Server {
         let server = Arc::new(tiny_http::Server::http(format!("{ip}:0")).expect("bind a loopback port"));
         let port = server.server_addr().to_ip().expect("an IP listener").port();
         let log = Arc::new(Mutex::new(Vec::new()));
-        let (s, l) = (server.clone(), log.clone());
+        let cache_control = Arc::new(Mutex::new(Vec::new()));
+        let (s, l, cc) = (server.clone(), log.clone(), cache_control.clone());
         let thread = std::thread::spawn(move || {
             for mut req in s.incoming_requests() {
                 let path = req.url().split('?').next().unwrap_or("/").to_string();
                 l.lock().unwrap_or_else(|p| p.into_inner()).push(path.clone());
+                let asked = req
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("Cache-Control"))
+                    .map(|h| h.value.to_string())
+                    .unwrap_or_default();
+                cc.lock().unwrap_or_else(|p| p.into_inner()).push(asked);
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
                     .expect("static header");
                 if let Some(a) = attachments.get(&path) {
@@ -200,6 +210,7 @@ impl Server {
         Server {
             base: format!("http://{ip}:{port}"),
             log,
+            cache_control,
             server,
             thread: Some(thread),
         }
@@ -223,6 +234,18 @@ impl Server {
     /// The paths requested so far.
     pub fn requests(&self) -> Vec<String> {
         self.log.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The paths requested so far, each with the `Cache-Control` it was asked with (empty for
+    /// none): `no-cache` is a reload that bypasses the cache, `max-age=0` an ordinary reload.
+    pub fn requests_with_cache_control(&self) -> Vec<(String, String)> {
+        let paths = self.requests();
+        let cc = self
+            .cache_control
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        paths.into_iter().zip(cc).collect()
     }
 }
 
