@@ -535,12 +535,17 @@ impl Headed {
                         muted: t.host.is_audio_muted(),
                         renderer_gone: t.renderer_dead.is_some(),
                         pinned: t.pinned,
-                        // Of the page shown; nothing is claimed while another is on its way.
-                        security: match (t.pending_url.is_some(), t.host.page_security()) {
-                            (true, _) | (_, None) => aperture_ui::Security::Unknown,
-                            (_, Some(cef::PageSecurity::Secure)) => aperture_ui::Security::Secure,
-                            (_, Some(cef::PageSecurity::NotSecure)) => aperture_ui::Security::NotSecure,
-                            (_, Some(cef::PageSecurity::CertificateError)) => {
+                        // Of the page shown, and only for the front tab (the omnibox shows no
+                        // other): this runs every frame. Nothing is claimed while another page
+                        // is on its way.
+                        security: match (self.active == Some(id) && t.pending_url.is_none())
+                            .then(|| t.host.page_security())
+                            .flatten()
+                        {
+                            None => aperture_ui::Security::Unknown,
+                            Some(cef::PageSecurity::Secure) => aperture_ui::Security::Secure,
+                            Some(cef::PageSecurity::NotSecure) => aperture_ui::Security::NotSecure,
+                            Some(cef::PageSecurity::CertificateError) => {
                                 aperture_ui::Security::CertificateError
                             }
                         },

@@ -54,11 +54,7 @@ async fn the_certificate_warning_and_what_lies_past_it_are_the_humans() {
 
     // The human's tab shows the warning; the agent picks it.
     let list = window::tabs_until(&c, "the warning's tab", |t| t.contains("Privacy error")).await;
-    let id: u64 = window::tab_lines(&list)[0]
-        .split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in {list}"));
+    let id = window::first_tab_id(&list);
     let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
     assert!(!err, "{t}");
 

@@ -57,11 +57,7 @@ async fn open_link_in_container_tab_uses_the_container_picked() {
         tab_lines(t).len() == 1 && t.contains(r#"container "Work""#)
     })
     .await;
-    let first: u64 = tab_lines(&list)[0]
-        .split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in {list}"));
+    let first = window::first_tab_id(&list);
     let (err, containers) = tool(&c, "browser_container", json!({"action": "list"})).await;
     assert!(!err, "{containers}");
     let (personal, work) = (

@@ -71,11 +71,7 @@ async fn a_page_takes_the_shortcuts_it_handles_and_the_browser_acts_on_the_rest(
     let url = server.url("/");
     let (_browser, c, w, size) = window::start_showing(&url, dir.path(), MAGENTA).await;
     let list = tabs_until(&c, "one tab", |t| tab_lines(t).len() == 1).await;
-    let first: u64 = tab_lines(&list)[0]
-        .split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in {list}"));
+    let first = window::first_tab_id(&list);
 
     // The agent's Ctrl+M reaches the page, which leaves it alone, and the tab stays unmuted:
     // only keys the human pressed work the window.

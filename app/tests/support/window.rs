@@ -623,3 +623,12 @@ pub async fn tabs_until(c: &aperture_testkit::mcp::Client, what: &str, ok: impl 
 pub fn tab_lines(list: &str) -> Vec<&str> {
     list.lines().filter(|l| l.starts_with("tab ")).collect()
 }
+
+/// The id of the first tab in a tab list (`tab 3 (…)`).
+pub fn first_tab_id(list: &str) -> u64 {
+    tab_lines(list)
+        .first()
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in {list}"))
+}
