@@ -531,6 +531,7 @@ impl Headed {
                         human_driving: t.meta.human_driving,
                         theme: dark::site_key(&t.url).map(|s| policies.mode_for_site(&s)),
                         status: t.status_text.clone(),
+                        tooltip: t.tooltip.clone(),
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
                         renderer_gone: t.renderer_dead.is_some(),

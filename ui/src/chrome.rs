@@ -683,6 +683,9 @@ pub struct Chrome {
     zoom_wheel: f32,
     /// The tab being dragged along the strip.
     tab_drag: Option<TabId>,
+    /// The page's tooltip under the pointer, and since when (shown after a rest, as browsers
+    /// show them, and put away by a press until the page gives another).
+    page_tip: Option<PageTip>,
     /// The actions popup of a right-clicked bookmark.
     bookmark_actions: Option<bookmarks::Actions>,
     /// The menu of a right-clicked tab.
@@ -768,6 +771,7 @@ impl Chrome {
             last_find: String::new(),
             zoom_wheel: 0.0,
             tab_drag: None,
+            page_tip: None,
             bookmark_actions: None,
             tab_actions: None,
             import_dialog: None,
@@ -2281,6 +2285,7 @@ impl Chrome {
 
         self.draw_popup(&ctx, &painter, rect, model);
         draw_status(&painter, rect, model);
+        self.draw_page_tip(&ctx, &painter, rect, model);
         // A page whose process ended shows its last frame frozen: say so over it, with the
         // way back (Chrome's "Aw, Snap!"), and keep input from going nowhere.
         let gone = model.active_tab().filter(|t| t.renderer_gone);
@@ -2654,6 +2659,109 @@ pub fn bgra_to_image(width: u32, height: u32, bgra: &[u8]) -> egui::ColorImage {
     egui::ColorImage::new([width as usize, height as usize], pixels)
 }
 
+/// How long the pointer rests before a page's tooltip shows (Chromium's delay).
+const TIP_DELAY: f64 = 0.5;
+/// Tooltip colours: Chrome's dark tooltip with light text, unlike any chrome surface, so it
+/// reads as the page's hint.
+pub const TIP_FILL: Color32 = Color32::from_rgb(60, 64, 67);
+
+/// A page tooltip being shown or waited for.
+struct PageTip {
+    tab: TabId,
+    text: String,
+    since: f64,
+    /// A press or a key put it away: not shown again until the page gives other text.
+    dismissed: bool,
+}
+
+/// A page-given tooltip as drawn: tabs as spaces, other control characters but line breaks
+/// dropped (they would draw as boxes), blank lines and ends trimmed, and cut at a length a tooltip can show.
+fn tooltip_text(raw: &str) -> String {
+    const MAX: usize = 1024;
+    let clean: String = raw
+        .chars()
+        .map(|c| if c == '\t' { ' ' } else { c })
+        .filter(|c| *c == '\n' || !c.is_control())
+        .take(MAX)
+        .collect();
+    clean
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl Chrome {
+    /// The page's tooltip beside the pointer: after the pointer has rested [`TIP_DELAY`] on an
+    /// element that has one, until it moves off it, a button or key is pressed, or anything
+    /// covers the page.
+    fn draw_page_tip(&mut self, ctx: &Context, painter: &egui::Painter, page: Rect, model: &ChromeModel) {
+        let tab = model.active_tab();
+        let text = tab.map(|t| tooltip_text(&t.tooltip)).unwrap_or_default();
+        let (hover, now, pressed) = ctx.input(|i| {
+            let pressed = i.events.iter().any(|e| {
+                matches!(
+                    e,
+                    Event::PointerButton { pressed: true, .. }
+                        | Event::Key { pressed: true, .. }
+                        | Event::MouseWheel { .. }
+                )
+            });
+            (i.pointer.hover_pos(), i.time, pressed)
+        });
+        // Over the page itself, not over a menu or dialog drawn on it.
+        let layer = painter.layer_id();
+        let over = hover.filter(|p| page.contains(*p) && ctx.layer_id_at(*p).is_none_or(|l| l == layer));
+        let (Some(tab), Some(at)) = (tab, over) else {
+            self.page_tip = None;
+            return;
+        };
+        if text.is_empty() || self.page_modal(model) || self.menu_open(model) || tab.renderer_gone {
+            self.page_tip = None;
+            return;
+        }
+        let tip = match &mut self.page_tip {
+            Some(t) if t.tab == tab.id && t.text == text => t,
+            slot => slot.insert(PageTip {
+                tab: tab.id,
+                text,
+                since: now,
+                dismissed: false,
+            }),
+        };
+        tip.dismissed |= pressed;
+        if tip.dismissed {
+            return;
+        }
+        let wait = tip.since + TIP_DELAY - now;
+        if wait > 0.0 {
+            ctx.request_repaint_after(std::time::Duration::from_secs_f64(wait));
+            return;
+        }
+        let font = FontId::proportional(12.0);
+        let galley = painter.layout(tip.text.clone(), font, Color32::WHITE, 360.0);
+        let pad = vec2(8.0, 5.0);
+        let size = galley.size() + pad * 2.0;
+        // Below the pointer's tip (clear of the arrow), turned above it near the page's
+        // bottom, and kept inside the page's width.
+        let mut min = pos2(at.x, at.y + 20.0);
+        if min.y + size.y > page.bottom() {
+            min.y = (at.y - 8.0 - size.y).max(page.top());
+        }
+        min.x = min.x.min(page.right() - size.x).max(page.left());
+        let bubble = Rect::from_min_size(min, size);
+        let painter = ctx
+            .layer_painter(egui::LayerId::new(
+                egui::Order::Tooltip,
+                Id::unique("aperture_page_tip"),
+            ))
+            .with_clip_rect(page);
+        painter.rect_filled(bubble, 4.0, TIP_FILL);
+        painter.galley(min + pad, galley, Color32::WHITE);
+    }
+}
+
 /// The hovered link's address, in a bubble at the page's bottom-left corner (as browsers show
 /// it), so the human sees where a link goes before clicking. Long addresses are cut in the
 /// middle: the host and the end of the path both matter.
@@ -2709,4 +2817,20 @@ fn menu_popup<'a>(ui: &Ui, id: &str, at: Pos2, open: &'a mut bool) -> egui::Popu
         .style(egui::containers::menu::menu_style)
         .open_bool(open)
         .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tooltip_text;
+
+    #[test]
+    fn a_tooltip_keeps_its_lines_and_drops_what_would_draw_as_boxes() {
+        assert_eq!(tooltip_text("Save\tthe draft\u{7}"), "Save the draft");
+        assert_eq!(
+            tooltip_text("  First line  \n\n\nSecond\r\n"),
+            "  First line\nSecond"
+        );
+        assert_eq!(tooltip_text(" \n \t"), "");
+        assert_eq!(tooltip_text(&"x".repeat(5000)).len(), 1024);
+    }
 }

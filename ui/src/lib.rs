@@ -213,7 +213,7 @@ pub mod selection;
 pub mod settings;
 pub mod vault_window;
 
-pub use chrome::Chrome;
+pub use chrome::{Chrome, TIP_FILL};
 pub use command::{
     ClearData, ConsentAnswer, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep,
 };

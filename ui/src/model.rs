@@ -70,6 +70,9 @@ pub struct TabView {
     /// The page's status text, a hovered link's address (page-chosen: shown, never acted on);
     /// drawn as a bubble at the page's bottom-left corner while not empty.
     pub status: String,
+    /// The page's tooltip for the element under the pointer (its `title`; page-chosen text,
+    /// shown to the human only): drawn beside the pointer after a short rest, as browsers do.
+    pub tooltip: String,
     /// Chromium has the tab's sound muted: the tab shows a speaker mark that unmutes it.
     pub muted: bool,
     /// How the page was delivered: the omnibox says "Not secure" for plain HTTP and for a page
@@ -104,6 +107,7 @@ impl Default for TabView {
             favicon: None,
             saved_logins: Vec::new(),
             status: String::new(),
+            tooltip: String::new(),
             muted: false,
             security: Security::Unknown,
             renderer_gone: false,

@@ -49,6 +49,9 @@ pub trait ClientHandler: 'static {
     fn on_title_change(&self, id: BrowserId, title: String);
     /// The status text changed: a hovered link's address, empty when the pointer leaves it.
     fn on_status_message(&self, id: BrowserId, text: String);
+    /// The text the page's element under the pointer gives as its tooltip (its `title`), or
+    /// empty when there is none. Off-screen rendering draws no tooltip itself: the embedder does.
+    fn on_tooltip(&self, id: BrowserId, text: String);
     fn on_console_message(&self, id: BrowserId, level: ConsoleLevel, text: String, source: String, line: i32);
     fn on_cursor_change(&self, id: BrowserId, cursor: Cursor);
     fn on_render_process_terminated(&self, id: BrowserId, why: String);
@@ -223,6 +226,7 @@ impl Client {
                     h.on_address_change = Some(on_address_change);
                     h.on_title_change = Some(on_title_change);
                     h.on_status_message = Some(on_status_message);
+                    h.on_tooltip = Some(on_tooltip);
                     h.on_console_message = Some(on_console_message);
                     h.on_cursor_change = Some(on_cursor_change);
                     h.on_fullscreen_mode_change = Some(on_fullscreen_mode_change);
@@ -630,6 +634,20 @@ extern "C" fn on_status_message(
     // SAFETY: a string argument valid for the call (NULL reads as empty).
     let text = unsafe { from_cef(text) };
     shared(this).ui.get().on_status_message(b.id(), text);
+}
+
+extern "C" fn on_tooltip(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    text: *mut cef_string_t,
+) -> c_int {
+    let Some(b) = adopt!(Browser, b) else { return 0 };
+    // SAFETY: a string argument valid for the call (NULL reads as empty); we only read it.
+    let text = unsafe { from_cef(text) };
+    shared(this).ui.get().on_tooltip(b.id(), text);
+    // Handled: the embedder draws it (CEF would otherwise leave it to a native tooltip that
+    // off-screen rendering does not have).
+    1
 }
 
 extern "C" fn on_console_message(

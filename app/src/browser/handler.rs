@@ -176,6 +176,17 @@ impl cef::ClientHandler for Handler {
         });
     }
 
+    fn on_tooltip(&self, id: BrowserId, text: String) {
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&tab_id(id))
+                && t.tooltip != text
+            {
+                t.tooltip = text;
+                st.events.push(Event::Refresh);
+            }
+        });
+    }
+
     fn on_cursor_change(&self, id: BrowserId, cursor: cef::Cursor) {
         self.0.with(|st| st.cursor(tab_id(id), cursor));
     }

@@ -122,6 +122,9 @@ pub struct TabRec {
     pub pointer_at: Option<(i32, i32)>,
     /// The page's status text (a hovered link's address), for the window's status bubble.
     pub status_text: String,
+    /// The tooltip the page gives for the element under the pointer (its `title`), for the
+    /// window to draw: off-screen rendering draws none itself.
+    pub tooltip: String,
 }
 
 impl TabRec {
@@ -270,6 +273,7 @@ impl State {
                 drag: None,
                 pointer_at: None,
                 status_text: String::new(),
+                tooltip: String::new(),
             },
         );
     }
