@@ -4,7 +4,7 @@
 //! answers dialogs through the backend instead; everything else is the human's.
 
 use crate::browser::Actor;
-use crate::browser::page::{self, DownloadState};
+use crate::browser::page::{self, Asked, DownloadState};
 use crate::tab::TabOptions;
 use aperture_mcp::backend::TabId;
 use aperture_ui::model::{
@@ -46,19 +46,22 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
             Some(DialogView {
                 tab: id,
                 id: d.id,
-                kind: match d.dialog.kind {
-                    cef::JsDialogKind::Alert => DialogKind::Alert,
-                    cef::JsDialogKind::Confirm => DialogKind::Confirm,
-                    cef::JsDialogKind::Prompt => DialogKind::Prompt,
-                    cef::JsDialogKind::BeforeUnload { .. } => DialogKind::BeforeUnload,
+                kind: match d.kind {
+                    Asked::Js(cef::JsDialogKind::Alert) => DialogKind::Alert,
+                    Asked::Js(cef::JsDialogKind::Confirm) => DialogKind::Confirm,
+                    Asked::Js(cef::JsDialogKind::Prompt) => DialogKind::Prompt,
+                    Asked::Js(cef::JsDialogKind::BeforeUnload { .. }) => DialogKind::BeforeUnload,
+                    Asked::SignIn { proxy } => DialogKind::SignIn { proxy },
                 },
-                origin: display_origin(if d.dialog.origin.is_empty() {
-                    &t.url
-                } else {
-                    &d.dialog.origin
-                }),
-                message: d.dialog.message.clone(),
-                default_text: d.dialog.default_text.clone(),
+                origin: match d.kind {
+                    // The proxy's host:port as it is; a site as its scheme and host, so the
+                    // human sees whether the login would cross the network unencrypted.
+                    Asked::SignIn { proxy: true } => d.origin.clone(),
+                    Asked::SignIn { proxy: false } => sign_in_origin(&d.origin),
+                    Asked::Js(_) => display_origin(if d.origin.is_empty() { &t.url } else { &d.origin }),
+                },
+                message: d.message.clone(),
+                default_text: d.default_text.clone(),
                 offer_suppress: d.offer_suppress,
             })
         });
@@ -185,6 +188,15 @@ fn display_origin(url: &str) -> String {
     }
 }
 
+/// `http://example.com:8080/private/x` → `http://example.com:8080`: the origin a sign-in is
+/// for, its scheme kept (the dialog warns when it is not encrypted).
+fn sign_in_origin(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(u) if u.host_str().is_some() => u.origin().ascii_serialization(),
+        _ => url.to_string(),
+    }
+}
+
 /// Where the window's actions on page requests need to reach.
 pub struct Ctx<'a> {
     pub actor: &'a Actor,
@@ -199,12 +211,23 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
     match cmd {
         UiCommand::AnswerDialog {
             tab,
+            id,
             accept,
             text,
+            login,
             suppress,
-            ..
         } => {
-            let _ = page::answer_dialog(a, *tab, *accept, text.as_deref(), *suppress);
+            // Only the dialog the human saw: a sign-in asked meanwhile (another server) must
+            // not get the login typed for the one before.
+            let open = a.with(|st| {
+                st.tabs
+                    .get(tab)
+                    .and_then(|t| t.asks.dialog.as_ref().map(|d| d.id))
+            });
+            if open == Some(*id) {
+                let login = login.as_ref().map(|(u, p)| (u.as_str(), p.as_str()));
+                let _ = page::answer_dialog(a, *tab, *accept, text.as_deref(), login, *suppress);
+            }
         }
         UiCommand::CloseContextMenu => {
             if let Some(id) = cx.active {

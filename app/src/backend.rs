@@ -86,11 +86,16 @@ impl AppBackend {
                             r.meta.agent_attached = true;
                             r.meta.agent_touched |= acting;
                         }
-                        let dialog = r.asks.dialog.as_ref().map(|d| {
-                            (
-                                crate::browser::page::dialog_word(d.dialog.kind).to_string(),
-                                d.dialog.message.clone(),
-                            )
+                        let dialog = r.asks.dialog.as_ref().map(|d| match d.kind {
+                            crate::browser::page::Asked::SignIn { proxy } => BackendError::SignInAsked {
+                                origin: d.origin.clone(),
+                                realm: d.message.clone(),
+                                proxy,
+                            },
+                            kind => BackendError::DialogOpen {
+                                kind: crate::browser::page::dialog_word(kind).to_string(),
+                                message: d.message.clone(),
+                            },
                         });
                         (
                             r.url.clone(),
@@ -127,9 +132,9 @@ impl AppBackend {
         // A dialog holds the page: reading it would wait on a blocked renderer, and input
         // would go nowhere. Navigating away is allowed (it voids the dialog).
         if how != Attach::Navigate
-            && let Some((kind, message)) = dialog
+            && let Some(refusal) = dialog
         {
-            return Err(BackendError::DialogOpen { kind, message });
+            return Err(refusal);
         }
         if how != Attach::Navigate {
             if let Some(r) = refused {
@@ -275,6 +280,7 @@ fn err(id: TabId, e: TabError) -> BackendError {
         TabError::RendererGone(why) => BackendError::RendererGone(why),
         TabError::Timeout { secs, .. } => BackendError::Timeout(Duration::from_secs(secs)),
         e @ TabError::NotArrived { .. } => BackendError::Other(e.to_string()),
+        TabError::SignIn { origin, realm, proxy } => BackendError::SignInAsked { origin, realm, proxy },
         TabError::LoadFailed { url, text, code } => BackendError::Navigation {
             url,
             reason: format!("{text} ({code})"),
@@ -836,7 +842,13 @@ impl Backend for AppBackend {
         self.vault()?.entries(&self.h, id).await
     }
 
-    async fn answer_dialog(&self, id: TabId, accept: bool, text: Option<String>) -> BackendResult<String> {
+    async fn answer_dialog(
+        &self,
+        id: TabId,
+        accept: bool,
+        text: Option<String>,
+        login: Option<(String, String)>,
+    ) -> BackendResult<String> {
         // Answering is acting on the tab: refused while the human drives it.
         let human = self.meta(id).await?.human_driving;
         if human {
@@ -851,12 +863,13 @@ impl Backend for AppBackend {
                         t.asks
                             .dialog
                             .as_ref()
-                            .map(|d| crate::browser::page::dialog_word(d.dialog.kind))
+                            .map(|d| crate::browser::page::dialog_word(d.kind))
                     })
                 });
                 let kind =
                     kind.ok_or_else(|| BackendError::InvalidInput("no dialog is open in this tab".into()))?;
-                crate::browser::page::answer_dialog(a, id, accept, text.as_deref(), false)
+                let login = login.as_ref().map(|(u, p)| (u.as_str(), p.as_str()));
+                crate::browser::page::answer_dialog(a, id, accept, text.as_deref(), login, false)
                     .map_err(BackendError::InvalidInput)?;
                 Ok(kind.to_string())
             })
@@ -925,6 +938,17 @@ impl Backend for AppBackend {
         let v = self.vault()?;
         self.agent_acts(id).await?;
         v.fill(&self.h, id, entry, targets).await
+    }
+
+    async fn vault_sign_in(&self, id: TabId, entry: &str) -> BackendResult<()> {
+        let v = self.vault()?;
+        // Not `agent_acts`: the open sign-in is what it refuses acts for. Its other checks hold.
+        if self.meta(id).await?.human_driving {
+            return Err(BackendError::HumanDriving {
+                reason: "the human took over this tab".into(),
+            });
+        }
+        v.sign_in(&self.h, id, entry).await
     }
 
     async fn vault_attachments(&self) -> BackendResult<Vec<aperture_mcp::backend::VaultAttachment>> {

@@ -30,6 +30,11 @@ const SWITCHES: &[(&str, Option<&str>)] = &[
     ("no-first-run", None),
     ("no-default-browser-check", None),
     ("password-store", Some("basic")),
+    // HTTP authentication goes to CEF's GetAuthCredentials (our sign-in sheet and the agent's
+    // `dialog`). Without this the Chrome runtime routes it to Chrome's own login prompt, which
+    // needs Chrome's tab UI that an off-screen browser lacks, and every 401 challenge fails at
+    // once with ERR_INVALID_AUTH_CREDENTIALS (cef#3603).
+    ("disable-chrome-login-prompt", None),
 ];
 
 /// Where libcef lives: `--cef-dir`, else `$APERTURE_CEF_DIR`, else the provisioned cache.

@@ -89,6 +89,13 @@ pub enum TabError {
     NotArrived { secs: u64 },
     #[error("the page's renderer crashed or was killed ({0}); reload the tab")]
     RendererGone(String),
+    /// A server asked for a sign-in (HTTP authentication) and the load waits for it.
+    #[error("a sign-in (HTTP authentication) is asked for; the address was:{}", Untrusted(.origin))]
+    SignIn {
+        origin: String,
+        realm: String,
+        proxy: bool,
+    },
     #[error("renderer error; it said:{}", Untrusted(.0))]
     Renderer(String),
     /// The walker answered, and its answer is a refusal or a failure (see

@@ -852,10 +852,28 @@ fn origin_of(url: &str) -> Option<Origin> {
     Origin::parse(url).ok()
 }
 
+/// The site a sign-in (HTTP authentication) open in the tab asks for: the open dialog's id and
+/// the challenged request's URL. A proxy's sign-in is for no site, so it is not one.
+async fn open_sign_in(h: &Handle, id: TabId) -> BackendResult<Option<(u64, String)>> {
+    use crate::browser::page::Asked;
+    h.on_ui(move |a| {
+        a.with(|st| {
+            let d = st.tabs.get(&id)?.asks.dialog.as_ref()?;
+            (d.kind == Asked::SignIn { proxy: false }).then(|| (d.id, d.origin.clone()))
+        })
+    })
+    .await
+    .map_err(|e| tab_err(id, e))
+}
+
 impl VaultWiring {
-    /// Entries for the site of the tab's main frame, and that frame's origin.
+    /// Entries for the site of the tab's main frame (or, while a sign-in is open, of the site
+    /// asking), and that origin.
     pub async fn entries(&self, h: &Handle, id: TabId) -> BackendResult<VaultEntries> {
-        let url = frame_url(h, id, WhichFrame::Main).await?;
+        let url = match open_sign_in(h, id).await? {
+            Some((_, url)) => url,
+            None => frame_url(h, id, WhichFrame::Main).await?,
+        };
         let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
         let o = origin.clone();
         let list = self.call(move |r| r.entries_for_origin(&o)).await?;
@@ -881,6 +899,92 @@ impl VaultWiring {
         targets: Vec<VaultTarget>,
     ) -> BackendResult<()> {
         self.fill_inner(h, id, entry, targets, true).await
+    }
+
+    /// Answers the sign-in (HTTP authentication) open in the tab with entry `entry`: for the
+    /// agent's `vault_request_fill` with no fields. The entry must belong to the site asking
+    /// (the challenged request's origin, from Chromium's network stack, not the page), and the
+    /// human must have allowed fills there, as for a form. The values go from the vault
+    /// process to the network stack, recorded for redaction, and never to the agent.
+    pub async fn sign_in(&self, h: &Handle, id: TabId, entry: &str) -> BackendResult<()> {
+        let Some((dialog, url)) = open_sign_in(h, id).await? else {
+            return Err(BackendError::InvalidInput(
+                "no sign-in (HTTP authentication) is open in this tab: name the fields to fill \
+                 (`username`, `password` or `one_time_code`)"
+                    .into(),
+            ));
+        };
+        let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
+        let cert_warned = h
+            .on_ui(move |a| a.host(id).and_then(|h| h.page_security()))
+            .await
+            .map_err(|e| BackendError::Other(e.to_string()))?
+            == Some(cef::PageSecurity::CertificateError);
+        if cert_warned {
+            return Err(refused(
+                "this tab was taken past a certificate warning, so the site asking may not be the \
+                 real one: the vault fills nothing here",
+            ));
+        }
+        if !self.allow_fill.contains(&origin) {
+            let fields = vec!["username".to_string(), "password".to_string()];
+            self.consent_to(h, id, &origin, fields).await?;
+        }
+        let eid = EntryId::parse(entry).ok_or_else(|| refused(NOT_AVAILABLE))?;
+        let o = origin.clone();
+        let grant = self
+            .call(move |r| r.request_fill(&eid, &o, FillTarget::Login))
+            .await?;
+        let (o, parts) = (origin.clone(), [LoginPart::Username, LoginPart::Password]);
+        let fill = self.call(move |r| r.redeem(grant, &o, &parts)).await?;
+        let o = origin.clone();
+        let values = self
+            .call(move |r| {
+                let user = r.fill_value(fill, &o, LoginPart::Username)?;
+                let password = r.fill_value(fill, &o, LoginPart::Password)?;
+                Ok((user, password))
+            })
+            .await;
+        let _ = self.call(move |r| r.end_fill(fill)).await;
+        let (user, password) = values?;
+        let container = container_of(h, id).await?;
+        // A page that shows the signed-in username shows it redacted, as after a form fill.
+        self.taint_values(
+            id,
+            &container,
+            [user.as_str(), password.as_str()].into_iter(),
+            &origin,
+        );
+        let answered = h
+            .on_ui(move |a| {
+                // Only to the sign-in whose site was checked: another asked meanwhile gets
+                // nothing.
+                let still = a.with(|st| {
+                    st.tabs
+                        .get(&id)
+                        .and_then(|t| t.asks.dialog.as_ref())
+                        .is_some_and(|d| d.id == dialog)
+                });
+                still
+                    && crate::browser::page::answer_dialog(
+                        a,
+                        id,
+                        true,
+                        None,
+                        Some((user.as_str(), password.as_str())),
+                        false,
+                    )
+                    .is_ok()
+            })
+            .await
+            .map_err(|e| tab_err(id, e))?;
+        if answered {
+            Ok(())
+        } else {
+            Err(refused(
+                "the sign-in was answered or withdrawn meanwhile; nothing was sent",
+            ))
+        }
     }
 
     /// A fill; `ask`: the agent's, which needs the human's consent for the origin.
@@ -1496,13 +1600,6 @@ impl VaultWiring {
         origin: &Origin,
         targets: &[VaultTarget],
     ) -> BackendResult<()> {
-        let Some(c) = self.consent.get() else {
-            return Err(refused(
-                "the human has not allowed vault fills on this page's origin (a browser without a \
-                 window asks nobody: it must be started with --vault-allow-fill for it); nothing \
-                 was typed",
-            ));
-        };
         let mut fields: Vec<String> = Vec::new();
         for t in targets {
             let w = field_word(t.field).to_string();
@@ -1510,6 +1607,25 @@ impl VaultWiring {
                 fields.push(w);
             }
         }
+        self.consent_to(h, id, origin, fields).await
+    }
+
+    /// Asks the human to allow a fill of `fields` on `origin` (refused at once without a
+    /// window, where only `--vault-allow-fill` approves).
+    async fn consent_to(
+        &self,
+        h: &Handle,
+        id: TabId,
+        origin: &Origin,
+        fields: Vec<String>,
+    ) -> BackendResult<()> {
+        let Some(c) = self.consent.get() else {
+            return Err(refused(
+                "the human has not allowed vault fills on this page's origin (a browser without a \
+                 window asks nobody: it must be started with --vault-allow-fill for it); nothing \
+                 was typed",
+            ));
+        };
         let req = crate::consent::Request {
             what: "fill from your vault".into(),
             fresh: false,

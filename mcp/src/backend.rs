@@ -568,6 +568,25 @@ pub enum BackendError {
         /// The page's message (page-chosen text).
         message: String,
     },
+    /// A server (or proxy) wants a username and password before it answers: the tab's load
+    /// waits on the sign-in. Refused before anything was sent.
+    #[error(
+        "{} asks for a sign-in (HTTP authentication) before it answers, and the tab waits for it: use \
+         browser_act with action \"dialog\" (`accept`: true with `username` and `password`; false \
+         cancels, and the server's refusal page loads), or vault_request_fill with an entry and no \
+         fields; in the window the human can sign in. It asks for:{}{}",
+        if *.proxy { "a proxy" } else { "the site" },
+        Untrusted(.origin),
+        if .realm.is_empty() { String::new() } else { format!(" its realm is:{}", Untrusted(.realm)) }
+    )]
+    SignInAsked {
+        /// The challenged request's URL (or the proxy's host:port).
+        origin: String,
+        /// The server's realm (server-chosen text; may be empty).
+        realm: String,
+        /// A proxy asks, not the site.
+        proxy: bool,
+    },
     /// Input was dispatched but its effect could not be confirmed.
     #[error("input was sent but its outcome is unknown: {0}")]
     ActionOutcomeUnknown(String),
@@ -652,6 +671,7 @@ impl BackendError {
                 | BackendError::StaleWalk { .. }
                 | BackendError::VaultRefused(_)
                 | BackendError::DialogOpen { .. }
+                | BackendError::SignInAsked { .. }
                 | BackendError::NotDelivered(_)
                 | BackendError::NotReady(_)
         ) || matches!(self, BackendError::FocusMoved { typed: 0, .. })
@@ -863,6 +883,14 @@ pub trait Backend: Send + Sync + 'static {
         let _ = (id, entry, targets);
         Err(vault_not_available())
     }
+    /// Answers the sign-in (HTTP authentication) open in the tab with vault entry `entry`,
+    /// bound to the site asking and allowed by the human as for a form fill; the values go to
+    /// the network stack and are tainted like a fill. [`BackendError::InvalidInput`] when no
+    /// sign-in is open.
+    async fn vault_sign_in(&self, id: TabId, entry: &str) -> BackendResult<()> {
+        let _ = (id, entry);
+        Err(vault_not_available())
+    }
     /// Generates a strong password, saves it in the vault for the origin of the frame the
     /// first target is in (with `username` as its username when given), and types it into
     /// every target (all [`FillField::Password`]: the password field and its confirmation),
@@ -911,10 +939,17 @@ pub trait Backend: Send + Sync + 'static {
         let _ = (id, profile, controls, apply);
         Err(vault_not_available())
     }
-    /// Answers the JavaScript dialog open in the tab (OK/Leave when `accept`, with `text` for
-    /// a prompt) and says which kind it was.
-    async fn answer_dialog(&self, id: TabId, accept: bool, text: Option<String>) -> BackendResult<String> {
-        let _ = (id, accept, text);
+    /// Answers the dialog open in the tab (OK/Leave when `accept`, with `text` for a prompt,
+    /// `login` (username, password) for a sign-in) and says which kind it was (`sign-in` for
+    /// HTTP authentication).
+    async fn answer_dialog(
+        &self,
+        id: TabId,
+        accept: bool,
+        text: Option<String>,
+        login: Option<(String, String)>,
+    ) -> BackendResult<String> {
+        let _ = (id, accept, text, login);
         Err(BackendError::InvalidInput("no dialog is open in this tab".into()))
     }
     /// The downloads of this run, oldest first.

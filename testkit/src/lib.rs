@@ -45,6 +45,6 @@ pub use procs::{kill_tagged, tagged_pids, unique_tag, wait_exit};
 #[cfg(feature = "browser")]
 pub use sandbox::{browser_command, is_root, sandbox_args};
 #[cfg(feature = "browser")]
-pub use server::{Attachment, Server, Spec, tiny_pdf};
+pub use server::{Attachment, BasicAuth, Server, Spec, tiny_pdf};
 #[cfg(feature = "browser")]
 pub use tls::TlsFront;

@@ -27,6 +27,19 @@ pub struct Spec {
     pub post_only: HashMap<String, (String, Vec<u8>)>,
     /// URL path → (Content-Type, body) served once (a one-time link); later requests get 410.
     pub once: HashMap<String, (String, Vec<u8>)>,
+    /// URL path → a page behind HTTP Basic authentication: answered 401 with a
+    /// `WWW-Authenticate: Basic` challenge for its realm until a request brings its login.
+    pub basic_auth: HashMap<String, BasicAuth>,
+}
+
+/// A page behind HTTP Basic authentication.
+#[derive(Clone)]
+pub struct BasicAuth {
+    pub realm: String,
+    pub user: String,
+    pub password: String,
+    /// The page shown once signed in.
+    pub body: String,
 }
 
 /// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
@@ -111,6 +124,7 @@ impl Server {
             typed,
             post_only,
             mut once,
+            basic_auth,
         } = spec;
         let ip = if ip.is_empty() {
             "127.0.0.1".to_string()
@@ -135,7 +149,33 @@ impl Server {
                 cc.lock().unwrap_or_else(|p| p.into_inner()).push(asked);
                 let html = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8")
                     .expect("static header");
-                if let Some(a) = attachments.get(&path) {
+                if let Some(b) = basic_auth.get(&path) {
+                    use base64::Engine as _;
+                    let want = format!(
+                        "Basic {}",
+                        base64::engine::general_purpose::STANDARD
+                            .encode(format!("{}:{}", b.user, b.password))
+                    );
+                    let signed_in = req
+                        .headers()
+                        .iter()
+                        .any(|h| h.field.equiv("Authorization") && h.value.as_str() == want);
+                    let r = if signed_in {
+                        tiny_http::Response::from_string(b.body.clone()).with_header(html)
+                    } else {
+                        let challenge = format!("Basic realm=\"{}\"", b.realm);
+                        tiny_http::Response::from_string(
+                            "<!doctype html><title>401</title><h1>Unauthorized</h1>",
+                        )
+                        .with_status_code(401)
+                        .with_header(html)
+                        .with_header(
+                            tiny_http::Header::from_bytes("WWW-Authenticate", challenge.as_bytes())
+                                .expect("a header"),
+                        )
+                    };
+                    let _ = req.respond(r);
+                } else if let Some(a) = attachments.get(&path) {
                     let cd = format!("attachment; filename=\"{}\"", a.name);
                     let headers = vec![
                         tiny_http::Header::from_bytes("Content-Type", "application/octet-stream")

@@ -219,6 +219,10 @@ pub mod controls {
     pub const DIALOG_CANCEL: &str = "dialog:cancel";
     /// The prompt's text field.
     pub const DIALOG_TEXT: &str = "dialog:text";
+    /// A sign-in's username field.
+    pub const DIALOG_USER: &str = "dialog:user";
+    /// A sign-in's password field.
+    pub const DIALOG_PASSWORD: &str = "dialog:password";
     /// "Don't let this page open more dialogs".
     pub const DIALOG_SUPPRESS: &str = "dialog:suppress";
     /// The context menu (while open).

@@ -145,6 +145,8 @@ pub enum UiCommand {
         accept: bool,
         /// Prompt's text when accepted; `None` otherwise.
         text: Option<String>,
+        /// A sign-in's username and password when accepted; `None` otherwise.
+        login: Option<(String, String)>,
         /// "Don't let this page open more dialogs" was ticked.
         suppress: bool,
     },

@@ -391,6 +391,13 @@ pub enum DialogKind {
     Prompt,
     /// `beforeunload`: Leave / Stay.
     BeforeUnload,
+    /// Not the page's: a server (`proxy`: a proxy) wants a username and password (HTTP
+    /// authentication) before it answers. Username and password fields, Sign in / Cancel;
+    /// [`DialogView::origin`] is who asks, [`DialogView::message`] the server's realm.
+    SignIn {
+        /// A proxy asks, not the site.
+        proxy: bool,
+    },
 }
 
 /// A JavaScript dialog as the chrome shows it.

@@ -772,6 +772,7 @@ fn alert_sheet_names_the_origin_over_the_page_and_ok_answers_once() {
             id: 7,
             accept: true,
             text: None,
+            login: None,
             suppress: false
         }]
     );
@@ -814,8 +815,60 @@ fn prompt_is_prefilled_focused_and_enter_sends_the_text() {
             id: 7,
             accept: true,
             text: Some("Ada".into()),
+            login: None,
             suppress: false
         }]
+    );
+}
+
+#[test]
+fn a_sign_in_takes_a_username_then_a_password_and_sends_the_login() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        origin: "http://intranet.example:8080".into(),
+        ..dialog(DialogKind::SignIn { proxy: false }, "Staff area")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::DIALOG_USER) && h.has(controls::DIALOG_PASSWORD));
+    assert!(!h.has(controls::DIALOG_TEXT));
+    // The username field has the focus; Tab moves to the password.
+    let cmds = h.type_text("ada");
+    assert!(page_inputs(&cmds).is_empty(), "{cmds:?}");
+    h.frame(press(Key::Tab, Modifiers::NONE));
+    h.type_text("pa:ss");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::AnswerDialog {
+            tab: TabId(1),
+            id: 7,
+            accept: true,
+            text: None,
+            login: Some(("ada".into(), "pa:ss".into())),
+            suppress: false
+        }]
+    );
+    // Escape cancels another, sending no login.
+    h.model.dialog = Some(DialogView {
+        id: 8,
+        ..dialog(DialogKind::SignIn { proxy: true }, "")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    h.type_text("someone");
+    let cmds = without_noise(h.frame(press(Key::Escape, Modifiers::NONE)));
+    assert!(
+        matches!(
+            &cmds[..],
+            [UiCommand::AnswerDialog {
+                id: 8,
+                accept: false,
+                login: None,
+                ..
+            }]
+        ),
+        "{cmds:?}"
     );
 }
 
@@ -847,6 +900,7 @@ fn prompt_untouched_sends_its_default_and_cancel_sends_no_text() {
             id: 9,
             accept: false,
             text: None,
+            login: None,
             suppress: false
         }]
     );

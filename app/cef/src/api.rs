@@ -74,6 +74,7 @@ cef_api! {
     cef_string_list_append: fn(cef_string_list_t, *const cef_string_t);
     cef_string_list_free: fn(cef_string_list_t);
     cef_request_context_get_global_context: fn() -> *mut cef_request_context_t;
+    cef_post_task: fn(cef_thread_id_t, *mut cef_task_t) -> c_int;
 }
 
 // The one process global of the CEF layer: the loaded library's entry points, which exist
@@ -95,6 +96,28 @@ pub fn on_ui_thread() -> bool {
     // SAFETY: cef_currently_on has no preconditions once libcef is loaded.
     API.get()
         .is_some_and(|a| unsafe { (a.cef_currently_on)(cef_thread_id_t::TID_UI) } != 0)
+}
+
+/// Runs `f` on CEF's UI thread, soon (from any thread). Dropped unrun when CEF is shutting
+/// down, so whatever it owns (a callback) is released and cancels itself.
+pub(crate) fn post_ui(f: impl FnOnce() + Send + 'static) {
+    type Job = std::sync::Mutex<Option<Box<dyn FnOnce() + Send>>>;
+    extern "C" fn execute(this: *mut cef_task_t) {
+        // SAFETY: `this` is the task made below, alive while CEF runs it.
+        let job = unsafe { crate::rc::RcBox::<cef_task_t, Job>::data(this) };
+        let f = job.lock().ok().and_then(|mut j| j.take());
+        if let Some(f) = f {
+            f();
+        }
+    }
+    let job: Job = std::sync::Mutex::new(Some(Box::new(f)));
+    // SAFETY: cef_task_t is a handler struct (ref-counted base, then a nullable callback); our
+    // reference goes to CEF with the call, which releases it after running the task (or at
+    // once, when it cannot post).
+    unsafe {
+        let task = crate::rc::RcBox::<cef_task_t, Job>::new(|t| t.execute = Some(execute), job);
+        (api().cef_post_task)(cef_thread_id_t::TID_UI, task);
+    }
 }
 
 /// Debug builds check that UI-thread-only CEF calls are made on the UI thread.

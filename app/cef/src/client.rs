@@ -6,9 +6,9 @@ use crate::api::on_ui_thread;
 use crate::capture::Documents;
 use crate::input::{ConsoleLevel, Cursor, DragData, DragOps, KeyEvent, ResourceType};
 use crate::page::{
-    BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
-    FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback, PermissionRequest,
-    PrintDialogCallback, PrintEvent,
+    AuthCallback, AuthChallenge, BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl,
+    DownloadItem, FileDialog, FileDialogCallback, JsDialog, JsDialogCallback, JsDialogKind,
+    PermissionCallback, PermissionRequest, PrintDialogCallback, PrintEvent,
 };
 use crate::rc::{RcBox, Ref, call};
 use crate::strings::{CefStr, from_cef, from_userfree};
@@ -52,6 +52,9 @@ pub trait ClientHandler: 'static {
     /// The text the page's element under the pointer gives as its tooltip (its `title`), or
     /// empty when there is none. Off-screen rendering draws no tooltip itself: the embedder does.
     fn on_tooltip(&self, id: BrowserId, text: String);
+    /// A server or proxy asks for HTTP authentication for a request of this browser. CEF asks
+    /// on its IO thread; this is called on the UI thread a moment later. Answer (or drop) `cb`.
+    fn on_auth_request(&self, id: BrowserId, challenge: AuthChallenge, cb: AuthCallback);
     fn on_console_message(&self, id: BrowserId, level: ConsoleLevel, text: String, source: String, line: i32);
     fn on_cursor_change(&self, id: BrowserId, cursor: Cursor);
     fn on_render_process_terminated(&self, id: BrowserId, why: String);
@@ -241,6 +244,7 @@ impl Client {
                     h.on_before_browse = Some(on_before_browse);
                     h.on_open_urlfrom_tab = Some(on_open_url_from_tab);
                     h.on_render_process_terminated = Some(on_render_process_terminated);
+                    h.get_auth_credentials = Some(get_auth_credentials);
                     h.on_document_available_in_main_frame = Some(on_document_available);
                     h.get_resource_request_handler = Some(get_resource_request_handler);
                 },
@@ -647,6 +651,50 @@ extern "C" fn on_tooltip(
     shared(this).ui.get().on_tooltip(b.id(), text);
     // Handled: the embedder draws it (CEF would otherwise leave it to a native tooltip that
     // off-screen rendering does not have).
+    1
+}
+
+/// The handler as the IO thread may carry it to the UI thread: only `ui` is touched there, and
+/// `UiOnly::get` checks the thread.
+struct ToUi(Data);
+// SAFETY: see above; `Shared` itself is leaked ('static) and never freed.
+unsafe impl Send for ToUi {}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn get_auth_credentials(
+    this: *mut cef_request_handler_t,
+    b: *mut cef_browser_t,
+    origin_url: *const cef_string_t,
+    is_proxy: c_int,
+    host: *const cef_string_t,
+    port: c_int,
+    realm: *const cef_string_t,
+    scheme: *const cef_string_t,
+    cb: *mut cef_auth_callback_t,
+) -> c_int {
+    // IO thread. The browser's id needs no particular thread; the rest goes to the UI thread.
+    tracing::debug!("auth challenge");
+    let b = adopt!(Browser, b);
+    // SAFETY: the callback's reference is ours.
+    let cb = unsafe { Ref::adopt(cb) };
+    let (Some(b), Some(cb)) = (b, cb) else { return 0 };
+    // SAFETY: string arguments valid for the call.
+    let challenge = unsafe {
+        AuthChallenge {
+            origin: from_cef(origin_url),
+            proxy: is_proxy != 0,
+            host: from_cef(host),
+            port: u16::try_from(port).unwrap_or(0),
+            realm: from_cef(realm),
+            scheme: from_cef(scheme),
+        }
+    };
+    let (id, to) = (b.id(), ToUi(shared(this)));
+    let cb = AuthCallback(cb);
+    crate::api::post_ui(move || {
+        let to = to;
+        to.0.ui.get().on_auth_request(id, challenge, cb);
+    });
     1
 }
 

@@ -46,9 +46,9 @@ pub use input::{
     ResourceType,
 };
 pub use page::{
-    BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl, DownloadItem, FileDialog,
-    FileDialogCallback, FileDialogMode, JsDialog, JsDialogCallback, JsDialogKind, PermissionCallback,
-    PermissionRequest, PrintDialogCallback, PrintEvent,
+    AuthCallback, AuthChallenge, BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl,
+    DownloadItem, FileDialog, FileDialogCallback, FileDialogMode, JsDialog, JsDialogCallback, JsDialogKind,
+    PermissionCallback, PermissionRequest, PrintDialogCallback, PrintEvent,
 };
 pub use runtime::{
     App, AppConfig, ProcessHandler, Settings, do_message_loop_work, execute_process, initialize, load,

@@ -46,6 +46,44 @@ impl JsDialogCallback {
     }
 }
 
+/// A server (or proxy) asking for HTTP authentication (Basic, Digest, …) before it answers.
+#[derive(Debug, Clone)]
+pub struct AuthChallenge {
+    /// The URL of the request that was challenged (its origin is what the sign-in is for).
+    pub origin: String,
+    /// A proxy asks, not the site.
+    pub proxy: bool,
+    pub host: String,
+    pub port: u16,
+    /// The server-chosen realm (page-chosen text; may be empty).
+    pub realm: String,
+    /// "basic", "digest", …
+    pub scheme: String,
+}
+
+/// Answers one authentication challenge. Dropping it unanswered cancels the sign-in (the
+/// request then fails with the server's 401 page).
+pub struct AuthCallback(pub(crate) Ref<cef_auth_callback_t>);
+
+// SAFETY: CEF's auth callback may be called on any thread: it hops to its own sequence before
+// touching the request (libcef's AuthCallbackImpl), and its refcount is atomic.
+unsafe impl Send for AuthCallback {}
+
+impl AuthCallback {
+    /// Sends the credentials (the server may challenge again if they are wrong).
+    pub fn sign_in(self, username: &str, password: &str) {
+        let (u, p) = (CefStr::new(username), CefStr::new(password));
+        let cb = &self.0;
+        // SAFETY: a live callback; the strings are borrowed for the call (CEF copies them).
+        unsafe { call!(cb.cont(u.as_ptr(), p.as_ptr())) };
+    }
+    pub fn cancel(self) {
+        let cb = &self.0;
+        // SAFETY: a live callback.
+        unsafe { call!(cb.cancel()) };
+    }
+}
+
 /// A download's state, read from CEF's download item.
 #[derive(Debug, Clone, Default)]
 pub struct DownloadItem {

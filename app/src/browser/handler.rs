@@ -187,6 +187,10 @@ impl cef::ClientHandler for Handler {
         });
     }
 
+    fn on_auth_request(&self, id: BrowserId, challenge: cef::AuthChallenge, cb: cef::AuthCallback) {
+        super::page::sign_in(&self.0, tab_id(id), challenge, cb);
+    }
+
     fn on_cursor_change(&self, id: BrowserId, cursor: cef::Cursor) {
         self.0.with(|st| st.cursor(tab_id(id), cursor));
     }
@@ -204,6 +208,11 @@ impl cef::ClientHandler for Handler {
         // before any request leaves. Cancelling by returning true is what CEF allows inside
         // this callback; nothing here calls back into the browser.
         let id = tab_id(id);
+        // The tab goes elsewhere: a sign-in still open belongs to a request of the page before
+        // (the challenged request's own navigation started before it was asked).
+        if nav.main_frame {
+            super::page::void_sign_in(&self.0, id);
+        }
         let Some((throwaway, rehosting)) = self.0.with(|st| {
             st.tabs
                 .get(&id)

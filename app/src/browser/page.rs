@@ -1,4 +1,5 @@
-//! What pages ask of the browser, in the actor: JavaScript dialogs, downloads, file choosers,
+//! What pages ask of the browser, in the actor: JavaScript dialogs, sign-ins (HTTP
+//! authentication), downloads, file choosers,
 //! permissions, context menus and popup widgets. Each request is recorded on its tab (or, for
 //! downloads, in the state) with CEF's callback, and answered by the human (the window), the
 //! agent (dialogs only, through the backend) or a rule (headless: dismiss after a timeout,
@@ -11,14 +12,36 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// A JavaScript dialog waiting for an answer.
+/// What a dialog asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asked {
+    /// A JavaScript dialog.
+    Js(cef::JsDialogKind),
+    /// A server (or a proxy) wants a username and password (HTTP authentication) before it
+    /// answers; the tab's load waits for them.
+    SignIn { proxy: bool },
+}
+
+/// A dialog waiting for an answer: a JavaScript dialog, or a sign-in the browser asks for.
 pub struct OpenDialog {
     pub id: u64,
-    pub dialog: cef::JsDialog,
-    cb: Option<cef::JsDialogCallback>,
+    pub kind: Asked,
+    /// Who asks: the page's origin URL (empty for leave-page), or the URL of the request a
+    /// server challenged.
+    pub origin: String,
+    /// The page's message (page-chosen); for a sign-in, the server's realm (server-chosen).
+    pub message: String,
+    /// A prompt's pre-filled text.
+    pub default_text: String,
+    cb: Option<Answer>,
     pub opened: Instant,
     /// The page opens dialogs in a loop: offer "don't let this page open more dialogs".
     pub offer_suppress: bool,
+}
+
+enum Answer {
+    Js(cef::JsDialogCallback),
+    SignIn(cef::AuthCallback),
 }
 
 /// A file chooser waiting for the human.
@@ -214,8 +237,11 @@ pub(super) fn js_dialog(a: &Actor, id: TabId, d: cef::JsDialog, cb: cef::JsDialo
         }
         asks.dialog = Some(OpenDialog {
             id: dialog_id,
-            dialog: d,
-            cb: Some(cb),
+            kind: Asked::Js(d.kind),
+            origin: d.origin,
+            message: d.message,
+            default_text: d.default_text,
+            cb: Some(Answer::Js(cb)),
             opened: now,
             offer_suppress: looping && !before_unload,
         });
@@ -242,44 +268,135 @@ pub(super) fn js_dialog(a: &Actor, id: TabId, d: cef::JsDialog, cb: cef::JsDialo
     }
 }
 
-/// Answers the tab's open dialog (the human in the window, or the agent).
+/// A server asks for a sign-in for a request of this tab. It is held as the tab's dialog (the
+/// human answers it on a sheet, the agent with its `dialog` action); a challenge while
+/// another dialog is open is refused, as the page would show the server's refusal.
+pub(super) fn sign_in(a: &Actor, id: TabId, c: cef::AuthChallenge, cb: cef::AuthCallback) {
+    tracing::debug!(tab = id.0, ?c, "sign-in asked");
+    let dialog_id = a.next_id();
+    let refused = a.with(|st| {
+        let Some(t) = st.tabs.get_mut(&id) else {
+            return Some(cb);
+        };
+        if t.asks.dialog.is_some() {
+            return Some(cb);
+        }
+        let origin = if c.proxy {
+            format!("{}:{}", c.host, c.port)
+        } else {
+            c.origin.clone()
+        };
+        // A navigation waiting for its load is answered now: it stays unloaded until someone
+        // signs in, and the agent must hear so instead of waiting for a load that never comes.
+        for w in t.nav_waiters.drain(..) {
+            let _ = w.send(Err(crate::tab::TabError::SignIn {
+                origin: origin.clone(),
+                realm: c.realm.clone(),
+                proxy: c.proxy,
+            }));
+        }
+        t.asks.dialog = Some(OpenDialog {
+            id: dialog_id,
+            kind: Asked::SignIn { proxy: c.proxy },
+            origin,
+            message: c.realm,
+            default_text: String::new(),
+            cb: Some(Answer::SignIn(cb)),
+            opened: Instant::now(),
+            offer_suppress: false,
+        });
+        st.events.push(Event::Refresh);
+        None
+    });
+    if let Some(cb) = refused {
+        cb.cancel();
+        console(
+            a,
+            id,
+            "warning",
+            "a sign-in (HTTP authentication) was refused: another dialog was open in this tab".into(),
+        );
+    }
+}
+
+/// Answers the tab's open dialog (the human in the window, or the agent). A sign-in is
+/// answered with `login` (username, password); accepting one without it is refused, and
+/// nothing is sent.
 pub fn answer_dialog(
     a: &Actor,
     id: TabId,
     accept: bool,
     text: Option<&str>,
+    login: Option<(&str, &str)>,
     suppress: bool,
 ) -> Result<(), String> {
     let open = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
+        if accept
+            && login.is_none()
+            && t.asks
+                .dialog
+                .as_ref()
+                .is_some_and(|d| matches!(d.kind, Asked::SignIn { .. }))
+        {
+            return Some(Err(
+                "this dialog is a sign-in: accepting it needs a username and a password".to_string(),
+            ));
+        }
         let open = t.asks.dialog.take()?;
         if suppress {
             t.asks.dialogs_suppressed = true;
         }
         t.asks.last_dialog_timed_out = false;
         st.events.push(Event::Refresh);
-        Some(open)
+        Some(Ok(open))
     });
-    let Some(mut open) = open else {
-        return Err("no dialog is open in this tab".into());
+    let mut open = match open {
+        None => return Err("no dialog is open in this tab".into()),
+        Some(Err(why)) => return Err(why),
+        Some(Ok(open)) => open,
     };
-    let text = match open.dialog.kind {
-        cef::JsDialogKind::Prompt => text.unwrap_or(&open.dialog.default_text).to_string(),
-        _ => String::new(),
-    };
-    if let Some(cb) = open.cb.take() {
-        cb.answer(accept, &text);
+    match open.cb.take() {
+        Some(Answer::Js(cb)) => {
+            let text = match open.kind {
+                Asked::Js(cef::JsDialogKind::Prompt) => text.unwrap_or(&open.default_text).to_string(),
+                _ => String::new(),
+            };
+            cb.answer(accept, &text);
+        }
+        Some(Answer::SignIn(cb)) => match login.filter(|_| accept) {
+            Some((user, password)) => cb.sign_in(user, password),
+            None => cb.cancel(),
+        },
+        None => {}
     }
     Ok(())
 }
 
 pub(super) fn reset_dialogs(a: &Actor, id: TabId) {
+    // CEF's JavaScript dialogs only: a sign-in is Chromium's network stack's, voided by
+    // [`void_sign_in`] when the tab navigates elsewhere.
     let dropped = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
         st.events.push(Event::Refresh);
-        t.asks.dialog.take()
+        t.asks.dialog.take_if(|d| matches!(d.kind, Asked::Js(_)))
     });
     // CEF voided it: its callback is dropped unanswered, outside the state borrow.
+    drop(dropped);
+}
+
+/// The tab's main frame is navigating elsewhere: a sign-in still open was asked by a request
+/// of the page before (Chromium drops that request), so it goes.
+pub(super) fn void_sign_in(a: &Actor, id: TabId) {
+    let dropped = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        let d = t
+            .asks
+            .dialog
+            .take_if(|d| matches!(d.kind, Asked::SignIn { .. }))?;
+        st.events.push(Event::Refresh);
+        Some(d)
+    });
     drop(dropped);
 }
 
@@ -306,9 +423,9 @@ pub fn tick(a: &Actor) {
         let kind = a.with(|st| {
             st.tabs
                 .get(&id)
-                .and_then(|t| t.asks.dialog.as_ref().map(|d| d.dialog.kind))
+                .and_then(|t| t.asks.dialog.as_ref().map(|d| d.kind))
         });
-        if answer_dialog(a, id, false, None, false).is_ok() {
+        if answer_dialog(a, id, false, None, None, false).is_ok() {
             a.with(|st| {
                 if let Some(t) = st.tabs.get_mut(&id) {
                     t.asks.last_dialog_timed_out = true;
@@ -318,23 +435,30 @@ pub fn tick(a: &Actor) {
                 a,
                 id,
                 "warning",
-                format!(
-                    "a JavaScript {} dialog was dismissed after {} s: nobody answered it",
-                    kind.map_or("", dialog_word),
-                    p.dialog_timeout.as_secs()
-                ),
+                match kind {
+                    Some(Asked::SignIn { .. }) => format!(
+                        "a sign-in (HTTP authentication) was cancelled after {} s: nobody answered it",
+                        p.dialog_timeout.as_secs()
+                    ),
+                    _ => format!(
+                        "a JavaScript {} dialog was dismissed after {} s: nobody answered it",
+                        kind.map_or("", dialog_word),
+                        p.dialog_timeout.as_secs()
+                    ),
+                },
             );
         }
     }
 }
 
-/// "alert", "confirm", "prompt", "leave page".
-pub fn dialog_word(k: cef::JsDialogKind) -> &'static str {
+/// "alert", "confirm", "prompt", "leave page", "sign-in".
+pub fn dialog_word(k: Asked) -> &'static str {
     match k {
-        cef::JsDialogKind::Alert => "alert",
-        cef::JsDialogKind::Confirm => "confirm",
-        cef::JsDialogKind::Prompt => "prompt",
-        cef::JsDialogKind::BeforeUnload { .. } => "leave page",
+        Asked::Js(cef::JsDialogKind::Alert) => "alert",
+        Asked::Js(cef::JsDialogKind::Confirm) => "confirm",
+        Asked::Js(cef::JsDialogKind::Prompt) => "prompt",
+        Asked::Js(cef::JsDialogKind::BeforeUnload { .. }) => "leave page",
+        Asked::SignIn { .. } => "sign-in",
     }
 }
 

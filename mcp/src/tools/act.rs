@@ -152,6 +152,9 @@ pub struct Step {
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
+    /// For a sign-in `dialog` (HTTP authentication) accepted: the username and password.
+    pub username: Option<String>,
+    pub password: Option<String>,
     /// For `wait`: wait for the text or ref to go away instead.
     #[serde(default)]
     pub gone: bool,
@@ -209,6 +212,9 @@ pub struct ActArgs {
     pub count: Option<u8>,
     /// For `dialog`: true answers OK / Leave, false Cancel / Stay.
     pub accept: Option<bool>,
+    /// For a sign-in `dialog` (HTTP authentication) accepted: the username and password.
+    pub username: Option<String>,
+    pub password: Option<String>,
     /// For `wait`: until the text or ref is gone.
     #[serde(default)]
     pub gone: bool,
@@ -252,6 +258,8 @@ impl ActArgs {
                 y: self.y,
                 count: self.count,
                 accept: self.accept,
+                username: self.username,
+                password: self.password,
                 gone: self.gone,
                 url: self.url,
                 idle: self.idle,
@@ -716,13 +724,31 @@ impl Aperture {
                         "dialog needs `accept` (true for OK/Leave, false for Cancel/Stay)".into(),
                     ));
                 };
-                let kind = call(be.answer_dialog(id, accept, s.text.clone()), CALL_TIMEOUT)
+                let login = match (s.username.clone(), s.password.clone()) {
+                    (Some(u), Some(p)) => Some((u, p)),
+                    (None, None) => None,
+                    _ => {
+                        return Err(StepFail::Refused(
+                            "a sign-in needs both `username` and `password`".into(),
+                        ));
+                    }
+                };
+                let signing_in = login.is_some();
+                let kind = call(be.answer_dialog(id, accept, s.text.clone(), login), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                Ok(format!(
-                    "answered the {kind} dialog with {}",
-                    if accept { "OK" } else { "Cancel" }
-                ))
+                Ok(if kind == "sign-in" {
+                    if accept && signing_in {
+                        "signed in: the username and password were sent (the server may ask again if it refuses them)".to_string()
+                    } else {
+                        "cancelled the sign-in: the server's refusal page loads".to_string()
+                    }
+                } else {
+                    format!(
+                        "answered the {kind} dialog with {}",
+                        if accept { "OK" } else { "Cancel" }
+                    )
+                })
             }
             ActAction::Hover => {
                 let r = need_ref()?;

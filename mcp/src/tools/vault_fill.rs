@@ -27,7 +27,8 @@ back which refs were filled and the diff; the values never appear in any result 
 read back from the page show as [redacted:vault]). A refusal is final for this page: there is \
 no override. Does not submit. Sign-ups: `generate_password: true` instead of `entry` creates, \
 saves and types a new password. Uploads: `attachment` (a library file id) and `file_input` (a \
-file input's ref).";
+file input's ref). A sign-in the browser asks for (HTTP authentication, no page fields): \
+`entry` alone answers it.";
 
 /// Arguments of `vault_request_fill`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -162,6 +163,9 @@ impl Aperture {
                 "name the `entry` to fill (from vault_entries_for_origin), or set `generate_password: true`",
             );
         };
+        if args.username.is_none() && args.password.is_none() && args.one_time_code.is_none() {
+            return self.vault_sign_in(args.tab, &entry).await;
+        }
         let fields = match wanted(&args) {
             Ok(f) => f,
             Err(why) => return Reply::error(why),
@@ -232,6 +236,35 @@ impl Aperture {
 }
 
 impl Aperture {
+    /// `entry` with no fields: the answer to a sign-in the browser asks for.
+    async fn vault_sign_in(&self, tab: Option<u64>, entry: &str) -> Reply {
+        let id = match self.target(tab).await {
+            Ok(id) => id,
+            Err(r) => return r,
+        };
+        let lock = self.tab_state(id);
+        let mut st = lock.lock().await;
+        let r = match call(self.backend().vault_sign_in(id, entry), CALL_TIMEOUT * 2).await {
+            Ok(()) => Reply::new().say(
+                "signed in from the vault: the username and password went to the site asking \
+                 (not shown; reads of this tab show them as [redacted:vault]); the server may ask \
+                 again if it refuses them",
+            ),
+            Err(e) if e.nothing_sent() => {
+                return Reply::new()
+                    .say("nothing was filled:")
+                    .backend_error(&e)
+                    .mark_error();
+            }
+            Err(e) => StepFail::Unknown(e)
+                .render(Reply::new().say("signing in:"))
+                .mark_error(),
+        };
+        let failed = r.is_error();
+        let r = self.answer_with_trail(id, &mut st, r, Vec::new()).await;
+        if failed { r.mark_error() } else { r }
+    }
+
     async fn vault_upload(&self, args: VaultFillArgs) -> Reply {
         let (Some(attachment), Some(input)) = (args.attachment.clone(), args.file_input.clone()) else {
             return Reply::error(

@@ -19,7 +19,10 @@ use crate::model::{
 /// What the human has done so far in the dialog on screen.
 pub(super) struct DialogState {
     key: (TabId, u64),
+    /// A prompt's text; a sign-in's password.
     text: String,
+    /// A sign-in's username.
+    user: String,
     suppress: bool,
     /// Focus the prompt field on the first frame it exists.
     focus_text: bool,
@@ -98,8 +101,9 @@ impl Chrome {
                 self.dialog = Some(DialogState {
                     key: (d.tab, d.id),
                     text: d.default_text.clone(),
+                    user: String::new(),
                     suppress: false,
-                    focus_text: d.kind == DialogKind::Prompt,
+                    focus_text: matches!(d.kind, DialogKind::Prompt | DialogKind::SignIn { .. }),
                 })
             }
             // Keep the typed text while the human looks at another tab.
@@ -232,18 +236,20 @@ impl Chrome {
     }
 
     fn answer_dialog(&mut self, ctx: &Context, d: &DialogView, accept: bool) {
-        let (text, suppress) = self
+        let (text, user, suppress) = self
             .dialog
             .as_ref()
             .filter(|s| s.key == (d.tab, d.id))
             .map_or_else(
-                || (d.default_text.clone(), false),
-                |s| (s.text.clone(), s.suppress),
+                || (d.default_text.clone(), String::new(), false),
+                |s| (s.text.clone(), s.user.clone(), s.suppress),
             );
+        let sign_in = matches!(d.kind, DialogKind::SignIn { .. });
         self.emit(UiCommand::AnswerDialog {
             tab: d.tab,
             id: d.id,
             accept,
+            login: (accept && sign_in).then(|| (user, text.clone())),
             text: (accept && d.kind == DialogKind::Prompt).then_some(text),
             suppress: suppress && d.offer_suppress,
         });
@@ -806,6 +812,29 @@ impl Chrome {
                     .inner_margin(egui::Margin::same(14))
                     .show(ui, |ui| {
                         ui.set_width(width - 28.0);
+                        if let DialogKind::SignIn { proxy } = d.kind {
+                            if let Some(state) = self.dialog.as_mut().filter(|s| s.key == (d.tab, d.id)) {
+                                sign_in_fields(ui, d, proxy, state, &mut self.rects);
+                            }
+                            ui.add_space(10.0);
+                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                                let okb = ui.add(
+                                    egui::Button::new(RichText::new("Sign in").strong())
+                                        .min_size(vec2(72.0, 26.0))
+                                        .fill(ui.visuals().selection.bg_fill),
+                                );
+                                self.rects.insert(controls::DIALOG_OK.to_string(), okb.rect);
+                                if okb.clicked() {
+                                    answer = Some(true);
+                                }
+                                let c = ui.add(egui::Button::new("Cancel").min_size(vec2(72.0, 26.0)));
+                                self.rects.insert(controls::DIALOG_CANCEL.to_string(), c.rect);
+                                if c.clicked() {
+                                    answer = Some(false);
+                                }
+                            });
+                            return;
+                        }
                         let who = if d.origin.is_empty() {
                             "This page says".to_string()
                         } else {
@@ -858,6 +887,7 @@ impl Chrome {
                             DialogKind::Alert => ("OK", None),
                             DialogKind::Confirm | DialogKind::Prompt => ("OK", Some("Cancel")),
                             DialogKind::BeforeUnload => ("Leave", Some("Stay")),
+                            DialogKind::SignIn { .. } => ("Sign in", Some("Cancel")),
                         };
                         ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
                             let okb = ui.add(
@@ -885,6 +915,61 @@ impl Chrome {
             self.answer_dialog(ctx, d, accept);
         }
     }
+}
+
+/// A sign-in's text: who asks (never the realm, which the server words as it likes), a warning
+/// when the login would cross the network unencrypted, and the two fields, the username's
+/// focused first.
+fn sign_in_fields(
+    ui: &mut Ui,
+    d: &DialogView,
+    proxy: bool,
+    state: &mut DialogState,
+    rects: &mut std::collections::HashMap<String, egui::Rect>,
+) {
+    ui.label(RichText::new("Sign in").strong().size(15.0));
+    ui.add_space(4.0);
+    let who = if proxy {
+        format!("The proxy {} requires a username and password", d.origin)
+    } else {
+        d.origin.clone()
+    };
+    ui.add(egui::Label::new(who).wrap());
+    if !proxy && d.origin.starts_with("http://") {
+        ui.label(
+            RichText::new("Your connection to this site is not private").color(ui.visuals().warn_fg_color),
+        );
+    }
+    ui.add_space(8.0);
+    let user_id = Id::unique("aperture_dialog_user");
+    egui::Grid::new(Id::unique("aperture_dialog_login"))
+        .num_columns(2)
+        .spacing(vec2(8.0, 6.0))
+        .show(ui, |ui| {
+            ui.label("Username");
+            let u = ui.add(
+                egui::TextEdit::singleline(&mut state.user)
+                    .id(user_id)
+                    .desired_width(f32::INFINITY),
+            );
+            rects.insert(controls::DIALOG_USER.to_string(), u.rect);
+            ui.end_row();
+            ui.label("Password");
+            let p = ui.add(
+                egui::TextEdit::singleline(&mut state.text)
+                    .id(Id::unique("aperture_dialog_password"))
+                    .password(true)
+                    .desired_width(f32::INFINITY),
+            );
+            rects.insert(controls::DIALOG_PASSWORD.to_string(), p.rect);
+            ui.end_row();
+            if state.focus_text {
+                state.focus_text = false;
+                if !ui.ctx().memory(|m| m.has_focus(omnibox_id())) {
+                    u.request_focus();
+                }
+            }
+        });
 }
 
 /// Bytes for people: "512 B", "1.5 KB", "256 KB", "1.0 MB" (binary units, as

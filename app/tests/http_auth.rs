@@ -1,0 +1,302 @@
+//! Sites behind HTTP authentication (a `401` with `WWW-Authenticate: Basic`), against the real
+//! browser and a real challenging server. Chromium asks the embedder for the login (CEF's
+//! GetAuthCredentials, on its IO thread); without an answer the page is only the server's
+//! refusal. Here:
+//! - the agent's navigation is answered at once with the sign-in asked for (who asks, the
+//!   realm fenced), reads and inputs are refused while it is open, and `dialog` answers it:
+//!   with a username and password (a wrong one is asked again), or cancelled (the refusal
+//!   page loads);
+//! - `vault_request_fill` with an entry and no fields signs in from the vault, bound to the
+//!   site asking, and the signed-in page reads the username as redacted;
+//! - in the window the human signs in on the sheet with real keys.
+
+#![forbid(unsafe_code)]
+
+#[path = "support/window.rs"]
+mod window;
+
+#[path = "support/vault_cli.rs"]
+mod vault_cli;
+
+use aperture_testkit::mcp::tool;
+use aperture_testkit::{BasicAuth, Launch, Server, Spec};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+
+const PASSWORD: &str = "c0rrect horse: battery";
+const MAGENTA: [u8; 3] = [230, 20, 140];
+
+fn staff_server() -> Server {
+    let page = |realm: &str, body: &str| BasicAuth {
+        realm: realm.into(),
+        user: "ada".into(),
+        password: PASSWORD.into(),
+        body: body.into(),
+    };
+    Server::spawn(Spec {
+        basic_auth: HashMap::from([
+            (
+                "/staff".to_string(),
+                page(
+                    "Staff area",
+                    r#"<!doctype html><title>Staff</title>
+<body style="margin:0;background:rgb(230,20,140);min-height:100vh"><h1>Welcome, staff</h1><p>Signed in as ada</p></body>"#,
+                ),
+            ),
+            (
+                "/vault".to_string(),
+                page(
+                    "Archive",
+                    "<!doctype html><title>Archive</title><p>Signed in as ada</p>",
+                ),
+            ),
+            (
+                "/other".to_string(),
+                page(
+                    "Other area",
+                    "<!doctype html><title>Other</title><p>Other side</p>",
+                ),
+            ),
+        ]),
+        ..Spec::default()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_is_told_of_a_sign_in_and_answers_it() {
+    let server = staff_server();
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+
+    // The navigation is answered as soon as the server asks, not at a load timeout.
+    let started = std::time::Instant::now();
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/staff")}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(t.contains("asks for a sign-in (HTTP authentication)"), "{t}");
+    assert!(t.contains("Staff area"), "the realm is named: {t}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // It holds the tab: reads and inputs are refused with the same words, nothing sent.
+    let (err, t) = tool(&c, "browser_snapshot", json!({})).await;
+    assert!(err && t.contains("asks for a sign-in"), "{t}");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "key", "key": "Enter"})).await;
+    assert!(err && t.contains("asks for a sign-in"), "{t}");
+
+    // Accepting needs the login; half of one is refused before anything is sent.
+    let (err, t) = tool(&c, "browser_act", json!({"action": "dialog", "accept": true})).await;
+    assert!(err && t.contains("needs a username and a password"), "{t}");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada"}),
+    )
+    .await;
+    assert!(err && t.contains("both `username` and `password`"), "{t}");
+
+    // A wrong password is sent, refused by the server, and asked for again.
+    let (_, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": "nope"}),
+    )
+    .await;
+    assert!(
+        t.contains("signed in: the username and password were sent"),
+        "{t}"
+    );
+    aperture_testkit::eventually(Duration::from_secs(20), "the sign-in asked again", async || {
+        let (err, t) = tool(&c, "browser_snapshot", json!({})).await;
+        (err && t.contains("asks for a sign-in"), t)
+    })
+    .await;
+
+    // The right one loads the page.
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": PASSWORD}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the staff page", async || {
+        let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (t.contains("Welcome, staff"), t)
+    })
+    .await;
+
+    // Cancelled, the server's refusal page loads and can be read. (Another server: Chromium
+    // would offer the login just given to every page beside /staff on this one.)
+    let other = staff_server();
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": other.url("/other")}),
+    )
+    .await;
+    assert!(err && t.contains("Other area"), "{t}");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "dialog", "accept": false})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("cancelled the sign-in"), "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the refusal page", async || {
+        let (err, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (!err && t.contains("Unauthorized"), t)
+    })
+    .await;
+    // Going elsewhere while a sign-in is open withdraws it: the new page reads at once.
+    let third = staff_server();
+    let plain = Server::page("<!doctype html><title>Plain</title><p>No login here</p>");
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": third.url("/staff")}),
+    )
+    .await;
+    assert!(err && t.contains("asks for a sign-in"), "{t}");
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": plain.url("/")}),
+    )
+    .await;
+    assert!(!err && t.contains("No login here"), "{t}");
+    let (err, t) = tool(&c, "browser_snapshot", json!({})).await;
+    assert!(!err, "a withdrawn sign-in still holds the tab: {t}");
+
+    // The wrong login and the right one each reached the server after the first challenge.
+    let asked = server.requests().iter().filter(|p| *p == "/staff").count();
+    assert!(asked >= 3, "{:?}", server.requests());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_vault_answers_a_sign_in_for_its_own_site_only() {
+    let server = staff_server();
+    let decoy = staff_server();
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    let entry = vault_cli::with_login(&profile, &pass, &server.base, "Staff", "ada", PASSWORD);
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .arg("--vault-passphrase-file")
+        .arg(&pass)
+        .args([
+            "--vault-allow-fill",
+            &server.base,
+            "--vault-allow-fill",
+            &decoy.base,
+        ])
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+
+    // Another site (another port) asking: the entry is not its, and nothing is sent.
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": decoy.url("/vault")}),
+    )
+    .await;
+    assert!(err && t.contains("Archive"), "{t}");
+    let (_, t) = tool(&c, "vault_entries_for_origin", json!({})).await;
+    assert!(!t.contains(&entry), "the decoy is offered the entry: {t}");
+    let (err, t) = tool(&c, "vault_request_fill", json!({"entry": entry})).await;
+    assert!(err && t.contains("nothing was filled"), "{t}");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "dialog", "accept": false})).await;
+    assert!(!err, "{t}");
+
+    // Its own site: the entries are the asking site's, and the entry signs in.
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/vault")}),
+    )
+    .await;
+    assert!(err && t.contains("Archive"), "{t}");
+    let (_, t) = tool(&c, "vault_entries_for_origin", json!({})).await;
+    assert!(t.contains(&entry), "{t}");
+    let (err, t) = tool(&c, "vault_request_fill", json!({"entry": entry})).await;
+    assert!(!err, "{t}");
+    assert!(t.contains("signed in from the vault"), "{t}");
+    assert!(!t.contains(PASSWORD), "{t}");
+    let t = aperture_testkit::eventually(Duration::from_secs(20), "the archive page", async || {
+        let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (t.contains("Signed in as"), t)
+    })
+    .await;
+    // The username the vault sent reads back redacted, like a form fill's.
+    assert!(t.contains("Signed in as [redacted:vault]"), "{t}");
+    assert!(!t.contains(PASSWORD), "{t}");
+
+    // With no sign-in open, no fields is a usage error.
+    let (err, t) = tool(&c, "vault_request_fill", json!({"entry": entry})).await;
+    assert!(err && t.contains("no sign-in"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_human_signs_in_on_the_sheet() {
+    if !window::can_run("http_auth") {
+        return;
+    }
+    let server = staff_server();
+    let url = server.url("/staff");
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .windowed()
+        .args(["--size", "1000x700"])
+        .arg(&url)
+        .start()
+        .await;
+    let w = window::window_of(|| b.pids(), Duration::from_secs(60));
+    // Where the sheet's username field is drawn, from the same chrome run at the window's size.
+    let mut model = window::Layout::one_tab(&url);
+    model.dialog = Some(aperture_ui::DialogView {
+        tab: aperture_ui::TabId(1),
+        id: 1,
+        kind: aperture_ui::model::DialogKind::SignIn { proxy: false },
+        origin: server.base.clone(),
+        message: "Staff area".into(),
+        default_text: String::new(),
+        offer_suppress: false,
+    });
+    let user = window::Layout::new(window::size_of(&w), model)
+        .chrome
+        .control_rect(aperture_ui::chrome::controls::DIALOG_USER)
+        .expect("the sheet's username field");
+    let w2 = w.clone();
+    tokio::task::spawn_blocking(move || {
+        window::xdo(&["windowfocus", "--sync", &w2]);
+        // The sheet is up when the field's box is drawn there (the page behind is blank).
+        let field = |img: &image::RgbImage| {
+            let (x0, y0) = (user.min.x as u32, user.min.y as u32);
+            let first = *img.get_pixel(x0 + 2, y0 + 2);
+            (x0..user.max.x as u32)
+                .flat_map(|x| (y0..user.max.y as u32).map(move |y| (x, y)))
+                .any(|(x, y)| *img.get_pixel(x, y) != first)
+        };
+        aperture_testkit::eventually_blocking(Duration::from_secs(30), "the sign-in sheet", || {
+            let img = window::capture(&w2);
+            window::keep(&img, "http-auth-sheet");
+            (field(&img), ())
+        });
+        // The username field has the focus: the login is typed as a person types it.
+        window::xdo(&["type", "--delay", "40", "ada"]);
+        window::xdo(&["key", "Tab"]);
+        window::xdo(&["type", "--delay", "40", PASSWORD]);
+        window::xdo(&["key", "Return"]);
+        aperture_testkit::eventually_blocking(Duration::from_secs(30), "the page signed in", || {
+            let img = window::capture(&w2);
+            window::keep(&img, "http-auth-signed-in");
+            (window::block(&img, MAGENTA).is_some(), ())
+        });
+    })
+    .await
+    .unwrap();
+}
