@@ -85,7 +85,10 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                 tab: id,
                 id: p.id,
                 origin: display_origin(&p.req.origin),
-                kinds: p.req.kinds.iter().map(|k| k.to_string()).collect(),
+                kinds: match &p.external {
+                    Some(url) => page::external_kinds(url),
+                    None => p.req.kinds.iter().map(|k| k.to_string()).collect(),
+                },
             })
         });
         m.file_chooser = t.and_then(|(id, t)| {
@@ -303,7 +306,11 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
                 desktop_open(&p);
             }
         }
-        UiCommand::AnswerPermission { id, allow } => page::answer_permission(a, *id, *allow),
+        UiCommand::AnswerPermission { id, allow } => {
+            if let Some(link) = page::answer_permission(a, *id, *allow) {
+                desktop_open(link);
+            }
+        }
         UiCommand::FileChooserDone { id, paths } => page::answer_file_dialog(a, *id, paths),
         UiCommand::ToggleFullscreen => mx.window_fullscreen = !mx.window_fullscreen,
         UiCommand::ExitFullscreen => {
@@ -375,8 +382,9 @@ pub(crate) fn open_next_to(
 }
 
 /// Hands `path` to the desktop's opener (`xdg-open`): the file manager for a folder, the
-/// application for a file. Nothing happens where there is none.
-fn desktop_open(path: &std::path::Path) {
+/// application for a file or a link (`mailto:` to the mail client). Nothing happens where
+/// there is none.
+fn desktop_open(path: impl AsRef<std::ffi::OsStr>) {
     let _ = std::process::Command::new("xdg-open")
         .arg(path)
         .stdin(std::process::Stdio::null())

@@ -9,7 +9,6 @@ use aperture_testkit::{Attachment, Server, Spec};
 use aperture_ui::chrome::{controls, download_control};
 use aperture_ui::egui::pos2;
 use std::collections::HashMap;
-use std::os::unix::fs::PermissionsExt;
 use std::time::Duration;
 use window::Layout;
 
@@ -40,17 +39,7 @@ async fn open_hands_the_finished_download_to_the_desktop() {
     let dir = tempfile::tempdir().unwrap();
     let downloads = dir.path().join("Downloads");
     // The desktop's opener, as far as the browser can tell: it writes down its argument.
-    let bin = dir.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    let opened = dir.path().join("opened");
-    let opener = bin.join("xdg-open");
-    std::fs::write(
-        &opener,
-        format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let (path, opened) = window::stand_in_opener(dir.path());
     let url = server.url("/");
     let (_browser, _c, w, size) = window::start_showing_env(
         &url,

@@ -208,10 +208,10 @@ impl cef::ClientHandler for Handler {
         // before any request leaves. Cancelling by returning true is what CEF allows inside
         // this callback; nothing here calls back into the browser.
         let id = tab_id(id);
-        // The tab goes elsewhere: a sign-in still open belongs to a request of the page before
-        // (the challenged request's own navigation started before it was asked).
+        // The tab goes elsewhere: a sign-in or an external link still open belongs to the page
+        // before (the challenged request's own navigation started before it was asked).
         if nav.main_frame {
-            super::page::void_sign_in(&self.0, id);
+            super::page::void_page_asks(&self.0, id);
         }
         let Some((throwaway, rehosting)) = self.0.with(|st| {
             st.tabs
@@ -219,6 +219,15 @@ impl cef::ClientHandler for Handler {
                 .filter(|t| t.meta.gated())
                 .map(|t| (t.meta.throwaway, t.rehosting))
         }) else {
+            // The human's tab. A link for another application (`mailto:`, `tel:`, an app's
+            // scheme) is not Chromium's to load: it would replace the page with an "unknown
+            // scheme" error. The navigation is dropped, the page stays, and the human is asked
+            // whether to hand the link to the desktop.
+            if nav.main_frame && super::page::external_scheme(&nav.url).is_some() {
+                let url = nav.url.clone();
+                self.0.defer(move |a| super::page::external_protocol(a, id, url));
+                return true;
+            }
             return false;
         };
         // The empty document a page is moved to a new renderer through fetches nothing.

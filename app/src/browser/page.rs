@@ -56,6 +56,9 @@ pub struct OpenPermission {
     pub id: u64,
     pub req: cef::PermissionRequest,
     cb: Option<cef::PermissionCallback>,
+    /// Not Chromium's prompt but ours: the page wants this link (`mailto:`, `tel:`, an app's
+    /// scheme) opened by another application. Asked every time, never remembered.
+    pub external: Option<String>,
 }
 
 /// A popup widget (`<select>` list, date picker) CEF draws separately from the view.
@@ -375,7 +378,7 @@ pub fn answer_dialog(
 
 pub(super) fn reset_dialogs(a: &Actor, id: TabId) {
     // CEF's JavaScript dialogs only: a sign-in is Chromium's network stack's, voided by
-    // [`void_sign_in`] when the tab navigates elsewhere.
+    // [`void_page_asks`] when the tab navigates elsewhere.
     let dropped = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
         st.events.push(Event::Refresh);
@@ -386,16 +389,17 @@ pub(super) fn reset_dialogs(a: &Actor, id: TabId) {
 }
 
 /// The tab's main frame is navigating elsewhere: a sign-in still open was asked by a request
-/// of the page before (Chromium drops that request), so it goes.
-pub(super) fn void_sign_in(a: &Actor, id: TabId) {
+/// of the page before (Chromium drops that request), and an external link it asked to open
+/// was that page's; both go.
+pub(super) fn void_page_asks(a: &Actor, id: TabId) {
     let dropped = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
-        let d = t
-            .asks
-            .dialog
-            .take_if(|d| matches!(d.kind, Asked::SignIn { .. }))?;
-        st.events.push(Event::Refresh);
-        Some(d)
+        let d = t.asks.dialog.take_if(|d| matches!(d.kind, Asked::SignIn { .. }));
+        let p = t.asks.permission.take_if(|p| p.external.is_some());
+        if d.is_some() || p.is_some() {
+            st.events.push(Event::Refresh);
+        }
+        Some((d, p))
     });
     drop(dropped);
 }
@@ -548,6 +552,7 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
             id: prompt_id,
             req: req.clone(),
             cb: None,
+            external: None,
         });
         st.events.push(Event::Refresh);
         Some(None)
@@ -578,8 +583,102 @@ fn kinds_key(kinds: &[&'static str]) -> Vec<String> {
     kinds.iter().map(|k| k.to_string()).collect()
 }
 
-/// Answers a permission prompt (the human), remembering it for the site and container.
-pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
+/// The longest external link a prompt shows whole.
+const EXTERNAL_SHOWN: usize = 120;
+
+/// The scheme of `url` when it is one for another application: anything Chromium does not
+/// load itself.
+pub fn external_scheme(url: &str) -> Option<String> {
+    const CHROMIUM: &[&str] = &[
+        "http",
+        "https",
+        "file",
+        "data",
+        "blob",
+        "about",
+        "javascript",
+        "filesystem",
+        "view-source",
+        "ws",
+        "wss",
+        "chrome",
+        "chrome-error",
+        "chrome-extension",
+        "chrome-untrusted",
+        "devtools",
+    ];
+    let scheme = url::Url::parse(url).ok()?.scheme().to_string();
+    (!CHROMIUM.contains(&scheme.as_str())).then_some(scheme)
+}
+
+/// A page in the human's tab (in an agent's, the agent-navigation gate refuses such a scheme
+/// first) navigated to a link for another application, and the navigation was dropped.
+/// Chromium launches nothing; the human is asked on the permission bubble, every time, and an
+/// allowed link goes to the desktop's opener. Headless, nobody can allow it.
+pub(super) fn external_protocol(a: &Actor, id: TabId, url: String) {
+    let scheme = external_scheme(&url).unwrap_or_default();
+    if a.services().page.headless {
+        console(
+            a,
+            id,
+            "warning",
+            format!(
+                "the page asked to open a {scheme}: link in another application; blocked (headless: nobody can allow it)"
+            ),
+        );
+        return;
+    }
+    let prompt_id = a.next_id();
+    let asked = a.with(|st| {
+        let t = st.tabs.get_mut(&id)?;
+        // One prompt at a time per tab: a page cannot stack them.
+        if t.asks.permission.is_some() {
+            return Some(false);
+        }
+        t.asks.permission = Some(OpenPermission {
+            id: prompt_id,
+            req: cef::PermissionRequest {
+                id: 0,
+                origin: t.url.clone(),
+                kinds: Vec::new(),
+            },
+            cb: None,
+            external: Some(url),
+        });
+        st.events.push(Event::Refresh);
+        Some(true)
+    });
+    if asked == Some(false) {
+        console(
+            a,
+            id,
+            "warning",
+            format!(
+                "the page asked to open a {scheme}: link in another application while another prompt was open; blocked"
+            ),
+        );
+    }
+}
+
+/// How the permission bubble words an external link's request.
+pub fn external_kinds(url: &str) -> Vec<String> {
+    let scheme = external_scheme(url).unwrap_or_default();
+    let shown: String = if url.chars().count() > EXTERNAL_SHOWN {
+        url.chars()
+            .take(EXTERNAL_SHOWN)
+            .chain(std::iter::once('…'))
+            .collect()
+    } else {
+        url.to_string()
+    };
+    vec![format!(
+        "open this {scheme}: link in another application: {shown}"
+    )]
+}
+
+/// Answers a permission prompt (the human), remembering it for the site and container; for an
+/// external link, the link to hand to the desktop when allowed (never remembered).
+pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) -> Option<String> {
     let open = a.with(|st| {
         st.events.push(Event::Refresh);
         let (container, open) = st.tabs.values_mut().find_map(|t| {
@@ -589,6 +688,9 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
                 None
             }
         })?;
+        if open.external.is_some() {
+            return Some(open);
+        }
         st.permission_memory.insert(
             (container, open.req.origin.clone(), kinds_key(&open.req.kinds)),
             allow,
@@ -598,11 +700,11 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) {
         }
         Some(open)
     });
-    if let Some(mut o) = open
-        && let Some(cb) = o.cb.take()
-    {
+    let mut o = open?;
+    if let Some(cb) = o.cb.take() {
         cb.answer(allow);
     }
+    o.external.filter(|_| allow)
 }
 
 /// The remembered permission answers as (container, origin, what was asked, allowed),
@@ -647,7 +749,11 @@ pub fn set_remembered_permission(
 pub(super) fn permission_dismissed(a: &Actor, id: TabId, prompt: u64) {
     let dropped = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;
-        if t.asks.permission.as_ref().is_some_and(|p| p.req.id == prompt) {
+        if t.asks
+            .permission
+            .as_ref()
+            .is_some_and(|p| p.req.id == prompt && p.external.is_none())
+        {
             st.events.push(Event::Refresh);
             t.asks.permission.take()
         } else {
@@ -1049,5 +1155,33 @@ mod tests {
             std::fs::read(path.with_extension("json.damaged")).unwrap(),
             b"{not json"
         );
+    }
+}
+
+#[cfg(test)]
+mod external_link_tests {
+    use super::{external_kinds, external_scheme};
+
+    #[test]
+    fn links_for_other_applications_are_told_from_chromiums_own() {
+        for (url, want) in [
+            ("mailto:ada@example.org", Some("mailto")),
+            ("tel:+15551234", Some("tel")),
+            ("MAGNET:?xt=urn:btih:abc", Some("magnet")),
+            ("zoommtg://zoom.us/join?confno=1", Some("zoommtg")),
+            ("https://example.org/", None),
+            ("http://127.0.0.1:8080/x", None),
+            ("about:blank", None),
+            ("data:text/html,hi", None),
+            ("chrome-error://chromewebdata/", None),
+            ("file:///tmp/x.html", None),
+            ("not a url", None),
+        ] {
+            assert_eq!(external_scheme(url).as_deref(), want, "{url}");
+        }
+        let long = format!("mailto:{}@example.org", "a".repeat(300));
+        let k = external_kinds(&long);
+        assert!(k[0].starts_with("open this mailto: link in another application: mailto:aaa"));
+        assert!(k[0].ends_with('…') && k[0].chars().count() < 200, "{}", k[0]);
     }
 }

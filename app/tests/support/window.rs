@@ -632,3 +632,21 @@ pub fn first_tab_id(list: &str) -> u64 {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no tab id in {list}"))
 }
+
+/// A stand-in for the desktop's opener (`xdg-open`) in `dir/bin`, which writes each argument it
+/// is given as a line of `dir/opened`: the `PATH` to launch the browser with, and that file.
+pub fn stand_in_opener(dir: &Path) -> (String, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let opened = dir.join("opened");
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$1\" >> '{}'\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    (path, opened)
+}
