@@ -35,9 +35,25 @@ pub trait ClientHandler: 'static {
     /// A browser exists. `devtools` keeps its DevTools observer registered.
     fn on_after_created(&self, browser: Browser, host: BrowserHost, devtools: Option<DevToolsRegistration>);
     fn on_before_close(&self, id: BrowserId);
-    /// A page opened a popup or a link targets a new window or tab (`how`); CEF's own
-    /// window is always refused. `user_gesture`: a click or key caused it.
-    fn on_popup(&self, opener: BrowserId, url: String, how: Disposition, user_gesture: bool);
+    /// A page opened a popup or a link targets a new window or tab (`how`); `user_gesture`: a
+    /// click or key caused it. Return true to let CEF create it, as a windowless browser of
+    /// this client whose page keeps its opener (`window.open` returns it, the popup can
+    /// `postMessage` back: OAuth and payment windows rely on both); its `on_after_created`
+    /// follows, with [`BrowserHost::opener_id`] naming `opener`, or `on_popup_aborted`.
+    /// False cancels it (`window.open` returns null).
+    fn on_popup(
+        &self,
+        opener: BrowserId,
+        popup_id: i32,
+        url: String,
+        how: Disposition,
+        user_gesture: bool,
+    ) -> bool;
+    /// A popup `on_popup` allowed could not be created.
+    fn on_popup_aborted(&self, opener: BrowserId, popup_id: i32);
+    /// The human asked for a link elsewhere (middle-click, Ctrl+click, Shift+click; `how`):
+    /// CEF would navigate the tab itself, so it is cancelled and the handler opens the tab.
+    fn on_open_elsewhere(&self, opener: BrowserId, url: String, how: Disposition, user_gesture: bool);
     fn on_loading_state_change(&self, id: BrowserId, loading: bool, can_back: bool, can_forward: bool);
     fn on_main_load_end(&self, id: BrowserId, status: i32, url: String);
     fn on_main_load_error(&self, id: BrowserId, code: i32, text: String, url: String);
@@ -194,6 +210,7 @@ impl Client {
                     h.on_after_created = Some(on_after_created);
                     h.on_before_close = Some(on_before_close);
                     h.on_before_popup = Some(on_before_popup);
+                    h.on_before_popup_aborted = Some(on_before_popup_aborted);
                 },
                 sh,
             )
@@ -439,13 +456,13 @@ extern "C" fn on_before_popup(
     this: *mut cef_life_span_handler_t,
     b: *mut cef_browser_t,
     f: *mut cef_frame_t,
-    _popup_id: c_int,
+    popup_id: c_int,
     target_url: *const cef_string_t,
     _target_frame_name: *const cef_string_t,
     disposition: cef_window_open_disposition_t,
     user_gesture: c_int,
     _features: *const cef_popup_features_t,
-    _window_info: *mut cef_window_info_t,
+    window_info: *mut cef_window_info_t,
     _client: *mut *mut cef_client_t,
     _settings: *mut cef_browser_settings_t,
     _extra: *mut *mut cef_dictionary_value_t,
@@ -455,14 +472,31 @@ extern "C" fn on_before_popup(
     let _f = adopt!(Frame, f);
     // SAFETY: a string argument valid for the call.
     let url = unsafe { from_cef(target_url) };
-    if let Some(b) = b {
-        let how = crate::page::disposition(disposition);
-        shared(this)
-            .ui
-            .get()
-            .on_popup(b.id(), url, how, user_gesture != 0);
+    let Some(b) = b else { return 1 };
+    let how = crate::page::disposition(disposition);
+    let open = shared(this)
+        .ui
+        .get()
+        .on_popup(b.id(), popup_id, url, how, user_gesture != 0);
+    match std::ptr::NonNull::new(window_info) {
+        Some(wi) if open => {
+            // Drawn off-screen like every tab, never a native window of CEF's; the client and
+            // the settings are the opener's (CEF's defaults).
+            // SAFETY: CEF's in/out parameter, valid for the call.
+            unsafe { (*wi.as_ptr()).windowless_rendering_enabled = 1 };
+            0
+        }
+        _ => 1,
     }
-    1 // Cancel CEF's own popup window; the handler opens a tab instead.
+}
+
+extern "C" fn on_before_popup_aborted(
+    this: *mut cef_life_span_handler_t,
+    b: *mut cef_browser_t,
+    popup_id: c_int,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this).ui.get().on_popup_aborted(b.id(), popup_id);
 }
 
 /// A link the human asked to open elsewhere (middle-click, Ctrl+click, Shift+click): CEF
@@ -486,7 +520,7 @@ extern "C" fn on_open_url_from_tab(
     shared(this)
         .ui
         .get()
-        .on_popup(b.id(), url, how, user_gesture != 0);
+        .on_open_elsewhere(b.id(), url, how, user_gesture != 0);
     1
 }
 

@@ -328,6 +328,12 @@ impl BrowserHost {
         // callback's reference goes to CEF.
         unsafe { call!(self.print_to_pdf(p.as_ptr(), &settings, cb)) }
     }
+    /// The browser whose page opened this one (a popup CEF created), if any.
+    pub fn opener_id(&self) -> Option<BrowserId> {
+        // SAFETY: a live host; a plain getter (0 when there is no opener).
+        let id = unsafe { call!(self.get_opener_identifier()) };
+        (id != 0).then_some(id)
+    }
     pub fn request_context(&self) -> Option<RequestContext> {
         // SAFETY: returns a new reference or NULL.
         unsafe { RequestContext::adopt(call!(self.get_request_context())) }

@@ -8,6 +8,59 @@ use cef::BrowserId;
 
 pub(super) struct Handler(pub(super) Actor);
 
+/// What a tab a page opens inherits from its opener: its view size and scale, and its
+/// provenance. A popup of a gated tab is gated too.
+fn popup_meta(
+    st: &super::state::State,
+    opener: aperture_mcp::backend::TabId,
+) -> Option<((i32, i32), f32, super::state::TabMeta)> {
+    let t = st.tabs.get(&opener)?;
+    let gated = t.meta.gated();
+    let meta = super::state::TabMeta {
+        human_driving: false,
+        agent_touched: false,
+        agent_attached: gated,
+        network_enabled: false,
+        ..t.meta.clone()
+    };
+    Some((t.size, t.scale, meta))
+}
+
+impl Handler {
+    /// Whether a page may open `url` in a new tab or window: a popup no click or key asked
+    /// for is blocked, as browsers do (the window says so), and a gated tab's new tab meets
+    /// the agent-navigation gate here (window.open is a navigation path like any other).
+    fn popup_allowed(
+        &self,
+        opener: aperture_mcp::backend::TabId,
+        url: &str,
+        how: cef::Disposition,
+        gesture: bool,
+    ) -> bool {
+        if !gesture && how == cef::Disposition::Popup {
+            self.0.with(|st| {
+                st.notices.push("Popup blocked".into());
+                st.events.push(Event::Refresh);
+            });
+            super::page::console_note(
+                &self.0,
+                opener,
+                format!("a popup without a user gesture was blocked: {url}"),
+            );
+            return false;
+        }
+        let gated = self
+            .0
+            .with(|st| st.tabs.get(&opener).is_some_and(|t| t.meta.gated()));
+        if gated && let Err(rule) = gate_url(&self.0.services().nav_policy, url, true) {
+            self.0
+                .with(|st| st.refuse_navigation(opener, format!("window.open {rule}")));
+            return false;
+        }
+        true
+    }
+}
+
 impl cef::ClientHandler for Handler {
     fn on_after_created(
         &self,
@@ -24,69 +77,71 @@ impl cef::ClientHandler for Handler {
         drop(removed); // Release CEF references outside the state borrow.
     }
 
-    fn on_popup(&self, opener: BrowserId, url: String, how: cef::Disposition, user_gesture: bool) {
-        // Popups and new windows become ordinary tabs in the opener's container, with the
-        // opener's provenance, created after this callback returns (CEF forbids creating a
-        // browser from inside it). A popup of a gated tab is gated too, and its first URL
-        // meets the gate here (window.open is a navigation path like any other).
+    fn on_popup(
+        &self,
+        opener: BrowserId,
+        popup_id: i32,
+        url: String,
+        how: cef::Disposition,
+        user_gesture: bool,
+    ) -> bool {
+        // CEF creates the popup (so the page keeps its opener: `window.open` returns it, and an
+        // OAuth or payment window can post back and close), as an ordinary tab in the opener's
+        // container with the opener's provenance; `browser_created` finds it by its opener.
         let opener = tab_id(opener);
-        // A popup no click or key asked for is blocked, as browsers do; the window says so.
-        if !user_gesture && how == cef::Disposition::Popup {
-            self.0.with(|st| {
-                st.notices.push("Popup blocked".into());
-                st.events.push(Event::Refresh);
-            });
-            super::page::console_note(
-                &self.0,
-                opener,
-                format!("a popup without a user gesture was blocked: {url}"),
-            );
-            return;
+        if !self.popup_allowed(opener, &url, how, user_gesture) {
+            return false;
         }
-        let gated = self
-            .0
-            .with(|st| st.tabs.get(&opener).is_some_and(|t| t.meta.gated()));
-        if gated && let Err(rule) = gate_url(&self.0.services().nav_policy, &url, true) {
-            self.0
-                .with(|st| st.refuse_navigation(opener, format!("window.open {rule}")));
+        let pending = self.0.with(|st| {
+            let (size, scale, meta) = popup_meta(st, opener)?;
+            st.pending_popups.push(super::state::PendingPopup {
+                opener,
+                popup_id,
+                url,
+                background: how == cef::Disposition::BackgroundTab,
+                size,
+                scale,
+                meta,
+            });
+            Some(())
+        });
+        pending.is_some()
+    }
+
+    fn on_popup_aborted(&self, opener: BrowserId, popup_id: i32) {
+        let opener = tab_id(opener);
+        tracing::warn!(tab = opener.0, popup_id, "a popup could not be created");
+        self.0.with(|st| {
+            st.pending_popups
+                .retain(|p| !(p.opener == opener && p.popup_id == popup_id))
+        });
+    }
+
+    fn on_open_elsewhere(&self, opener: BrowserId, url: String, how: cef::Disposition, user_gesture: bool) {
+        // A link the human sent to a new tab: a tab of ours, created after this callback
+        // returns (CEF forbids creating a browser from inside it), with no opener to script.
+        let opener = tab_id(opener);
+        if !self.popup_allowed(opener, &url, how, user_gesture) {
             return;
         }
         self.0.defer(move |a| {
-            let Some((host, meta, size, scale)) = a.with(|st| {
-                st.tabs
-                    .get(&opener)
-                    .map(|t| (t.host.clone(), t.meta.clone(), t.size, t.scale))
+            let Some((host, (size, scale, meta))) = a.with(|st| {
+                let host = st.tabs.get(&opener)?.host.clone();
+                Some((host, popup_meta(st, opener)?))
             }) else {
                 return;
             };
             let opts = TabOptions {
                 size,
                 scale,
-                meta: super::state::TabMeta {
-                    human_driving: false,
-                    agent_touched: false,
-                    agent_attached: gated,
-                    network_enabled: false,
-                    ..meta
-                },
+                meta,
                 context: host.request_context(),
             };
             match a.create_browser(&url, opts) {
-                Ok(id) => a.with(|st| {
-                    st.set_opener(id, opener);
-                    // Next to its opener, as browsers place them.
-                    if let Some(at) = st.order.iter().position(|t| *t == opener) {
-                        st.order.retain(|t| *t != id);
-                        st.order.insert(at + 1, id);
-                    }
-                    st.events.push(Event::TabOpened {
-                        id,
-                        opener,
-                        url,
-                        background: how == cef::Disposition::BackgroundTab,
-                    })
-                }),
-                Err(e) => tracing::warn!("could not open the popup {url}: {e}"),
+                Ok(id) => {
+                    a.with(|st| st.popup_opened(id, opener, url, how == cef::Disposition::BackgroundTab))
+                }
+                Err(e) => tracing::warn!("could not open the tab {url}: {e}"),
             }
         });
     }

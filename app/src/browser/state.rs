@@ -205,6 +205,20 @@ pub struct State {
     /// Tabs a page opened → the tab that opened them, while the front tab has stayed among
     /// the two: closing such a tab in front returns to its opener, as Chrome does.
     openers: HashMap<TabId, TabId>,
+    /// Popups CEF is creating for a page, oldest first, until their `on_after_created`.
+    pub pending_popups: Vec<PendingPopup>,
+}
+
+/// A popup allowed in `on_popup` whose browser CEF has not created yet.
+pub struct PendingPopup {
+    pub opener: TabId,
+    /// CEF's id for it within the opener.
+    pub popup_id: i32,
+    pub url: String,
+    pub background: bool,
+    pub size: (i32, i32),
+    pub scale: f32,
+    pub meta: TabMeta,
 }
 
 impl State {
@@ -220,9 +234,26 @@ impl State {
         reg: Option<cef::DevToolsRegistration>,
     ) {
         tracing::debug!(tab = id.0, "browser created");
+        // Ours (made inside `create_browser`), or a popup CEF made for a page: the oldest
+        // pending one of its opener (CEF names the opener even for a `noopener` popup; were it
+        // not to, the oldest pending popup, so a gated tab's popup is never taken for the
+        // human's).
+        let popup = match self.next_create {
+            Some(_) => None,
+            None => {
+                let opener = host.opener_id().map(super::tab_id);
+                let at = self
+                    .pending_popups
+                    .iter()
+                    .position(|p| Some(p.opener) == opener)
+                    .or((!self.pending_popups.is_empty()).then_some(0));
+                at.map(|at| self.pending_popups.remove(at))
+            }
+        };
         let (size, scale, meta) = self
             .next_create
             .take()
+            .or_else(|| popup.as_ref().map(|p| (p.size, p.scale, p.meta.clone())))
             .unwrap_or(((1280, 800), 1.0, TabMeta::default()));
         // A logged-out read's tab is nobody's: outside the tab order, no window, tab list or
         // session shows it, and it is never the tab in front.
@@ -276,6 +307,26 @@ impl State {
                 tooltip: String::new(),
             },
         );
+        if let Some(p) = popup {
+            self.popup_opened(id, p.opener, p.url, p.background);
+        }
+    }
+
+    /// Tab `id` was opened by the page of `opener` (a popup, a link to a new tab): it is
+    /// placed next to its opener, remembered as opened by it, and announced.
+    pub fn popup_opened(&mut self, id: TabId, opener: TabId, url: String, background: bool) {
+        self.set_opener(id, opener);
+        // Next to its opener, as browsers place them.
+        if let Some(at) = self.order.iter().position(|t| *t == opener) {
+            self.order.retain(|t| *t != id);
+            self.order.insert(at + 1, id);
+        }
+        self.events.push(super::Event::TabOpened {
+            id,
+            opener,
+            url,
+            background,
+        });
     }
 
     /// `opener` opened `id` (a link to a new tab, a popup, a middle-click).
@@ -492,9 +543,11 @@ impl State {
     pub fn view_size(&self, id: TabId) -> (i32, i32, f32) {
         match self.tabs.get(&id) {
             Some(t) => (t.size.0, t.size.1, t.scale),
-            None => match self.next_create.as_ref() {
-                Some((s, sc, _)) => (s.0, s.1, *sc),
-                None => (1280, 800, 1.0),
+            // A browser being made: ours, or a popup CEF is making (its opener's size).
+            None => match (self.next_create.as_ref(), self.pending_popups.first()) {
+                (Some((s, sc, _)), _) => (s.0, s.1, *sc),
+                (None, Some(p)) => (p.size.0, p.size.1, p.scale),
+                (None, None) => (1280, 800, 1.0),
             },
         }
     }

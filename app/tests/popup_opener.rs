@@ -1,0 +1,100 @@
+//! A page's popup keeps its opener, as in every browser: `window.open` returns the new window,
+//! and the popup can `postMessage` back and close itself. "Sign in with …" and payment windows
+//! work this way. Before, every popup was cancelled and a fresh tab opened in its place: the
+//! page got `null` from `window.open` (and said "popups are blocked"), and the popup had no
+//! `window.opener` to answer. The real browser, driven by the agent through MCP.
+
+#![forbid(unsafe_code)]
+
+use aperture_testkit::mcp::{role_ref, tool};
+use aperture_testkit::{Launch, Server};
+use serde_json::json;
+use std::collections::HashMap;
+use std::time::Duration;
+
+const APP: &str = r#"<!doctype html><html><head><title>App</title></head><body>
+<button id="go" onclick="
+  const w = window.open('/provider', 'auth', 'width=420,height=520');
+  document.getElementById('state').textContent = w ? 'popup open' : 'popup refused';
+">Sign in with Provider</button>
+<p id="state">signed out</p>
+<script>
+window.addEventListener('message', (e) => {
+  if (e.origin === location.origin) document.getElementById('state').textContent = 'signed in with token ' + e.data;
+});
+</script>
+</body></html>"#;
+
+const PROVIDER: &str = r#"<!doctype html><html><head><title>Provider</title></head><body>
+<p id="who"></p>
+<button onclick="window.opener.postMessage('tok-42', location.origin); window.close();">Authorize</button>
+<script>document.getElementById('who').textContent = window.opener ? 'asked by your app' : 'no opener';</script>
+</body></html>"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_popup_answers_its_opener_and_closes() {
+    let server = Server::start(
+        HashMap::from([
+            ("/".to_string(), APP.to_string()),
+            ("/provider".to_string(), PROVIDER.to_string()),
+        ]),
+        None,
+    );
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let go = role_ref(&t, "button", "Sign in with Provider");
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": go})).await;
+    assert!(!err, "{t}");
+    // window.open returned the popup, and the new tab is named.
+    assert!(t.contains("popup open"), "{t}");
+    assert!(t.contains("a new tab opened meanwhile"), "{t}");
+
+    let popup = aperture_testkit::eventually(Duration::from_secs(20), "the popup's tab", async || {
+        let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
+        (list.contains("Provider"), list)
+    })
+    .await;
+    let id: u64 = popup
+        .lines()
+        .filter(|l| l.starts_with("tab "))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .max()
+        .expect("a second tab");
+    let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
+    assert!(!err, "{t}");
+    let (_, snap) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    assert!(
+        snap.contains("asked by your app"),
+        "the popup has no opener: {snap}"
+    );
+
+    // It answers its opener and closes itself.
+    let authorize = role_ref(&snap, "button", "Authorize");
+    let _ = tool(&c, "browser_act", json!({"action": "click", "ref": authorize})).await;
+    aperture_testkit::eventually(Duration::from_secs(20), "the popup to close", async || {
+        let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
+        (!list.contains("Provider"), list)
+    })
+    .await;
+    let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
+    let first: u64 = list
+        .lines()
+        .filter(|l| l.starts_with("tab "))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .min()
+        .expect("the app's tab");
+    let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": first})).await;
+    assert!(!err, "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the app signed in", async || {
+        let (_, snap) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (snap.contains("signed in with token tok-42"), snap)
+    })
+    .await;
+}
