@@ -25,6 +25,9 @@ pub struct Mirror {
     removed: Vec<u32>,
     /// The window is fullscreen (F11), apart from the page's own fullscreen.
     pub window_fullscreen: bool,
+    /// The vault's logins for the site the front tab's sign-in asks for (set by the window,
+    /// which holds the vault, before each mirror).
+    pub sign_in_logins: Vec<aperture_ui::LoginOffer>,
 }
 
 /// Copies the actor's page requests into the model; true when anything visible changed.
@@ -63,6 +66,10 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                 message: d.message.clone(),
                 default_text: d.default_text.clone(),
                 offer_suppress: d.offer_suppress,
+                logins: match d.kind {
+                    Asked::SignIn { proxy: false } => mx.sign_in_logins.clone(),
+                    _ => Vec::new(),
+                },
             })
         });
         m.context_menu = t.and_then(|(id, t)| {

@@ -32,9 +32,35 @@ const FRESH: Duration = Duration::from_secs(2);
 pub struct Autofill {
     wiring: Arc<VaultWiring>,
     cache: Option<(TabId, String, Instant, Vec<LoginOffer>)>,
+    /// The same for the site a sign-in sheet (HTTP authentication) asks for.
+    sign_in_cache: Option<(TabId, String, Instant, Vec<LoginOffer>)>,
     /// The login offered for saving, filled in by a probe task.
     offer: Arc<Mutex<Option<SaveOffer>>>,
     next: Arc<AtomicU64>,
+}
+
+/// The vault's offers for `url` in tab `id`, from `cache` while fresh (the window asks every
+/// frame; the vault is another process).
+fn offers_cached(
+    wiring: &VaultWiring,
+    cache: &mut Option<(TabId, String, Instant, Vec<LoginOffer>)>,
+    id: TabId,
+    url: &str,
+    private: bool,
+) -> Vec<LoginOffer> {
+    if private {
+        return Vec::new();
+    }
+    if let Some((t, u, at, offers)) = cache.as_ref()
+        && *t == id
+        && u == url
+        && at.elapsed() < FRESH
+    {
+        return offers.clone();
+    }
+    let offers = wiring.human_offers(url);
+    *cache = Some((id, url.to_owned(), Instant::now(), offers.clone()));
+    offers
 }
 
 /// A submitted login the vault does not hold yet.
@@ -52,6 +78,7 @@ impl Autofill {
         Autofill {
             wiring,
             cache: None,
+            sign_in_cache: None,
             offer: Arc::default(),
             next: Arc::new(AtomicU64::new(1)),
         }
@@ -59,19 +86,25 @@ impl Autofill {
 
     /// The logins to offer for tab `id` showing `url`; none in a private tab.
     pub fn offers(&mut self, id: TabId, url: &str, private: bool) -> Vec<LoginOffer> {
-        if private {
-            return Vec::new();
-        }
-        if let Some((t, u, at, offers)) = &self.cache
-            && *t == id
-            && u == url
-            && at.elapsed() < FRESH
-        {
-            return offers.clone();
-        }
-        let offers = self.wiring.human_offers(url);
-        self.cache = Some((id, url.to_owned(), Instant::now(), offers.clone()));
-        offers
+        offers_cached(&self.wiring, &mut self.cache, id, url, private)
+    }
+
+    /// The logins to offer on tab `id`'s sign-in sheet for the site at `url` (the request the
+    /// server challenged); none in a private tab.
+    pub fn sign_in_offers(&mut self, id: TabId, url: &str, private: bool) -> Vec<LoginOffer> {
+        offers_cached(&self.wiring, &mut self.sign_in_cache, id, url, private)
+    }
+
+    /// The human picked saved login `entry` on sign-in sheet `dialog` of tab `id`.
+    pub fn sign_in(&self, rt: &tokio::runtime::Handle, h: Handle, id: TabId, dialog: u64, entry: String) {
+        let wiring = self.wiring.clone();
+        rt.spawn(async move {
+            if let Err(e) = wiring.sign_in_for_human(&h, id, dialog, &entry).await {
+                let n = format!("Could not sign in with the saved login: {e}");
+                tracing::warn!("{n}");
+                let _ = h.on_ui(move |a| a.with(|st| st.notices.push(n))).await;
+            }
+        });
     }
 
     /// The human pressed Enter or clicked in tab `id` (showing `url`): if the page holds a

@@ -620,6 +620,21 @@ impl Headed {
             self.shown = None;
             changed = true;
         }
+        // A sign-in sheet offers the vault's logins for the site asking (not the page shown).
+        self.asks.sign_in_logins = match (self.autofill.as_mut(), self.active) {
+            (Some(af), Some(active)) => {
+                let asking = self.actor.with(|st| {
+                    let t = st.tabs.get(&active)?;
+                    let d = t.asks.dialog.as_ref()?;
+                    (d.kind == crate::browser::page::Asked::SignIn { proxy: false })
+                        .then(|| (d.origin.clone(), t.meta.private()))
+                });
+                asking
+                    .map(|(url, private)| af.sign_in_offers(active, &url, private))
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
         changed |= crate::asks::mirror(&self.actor, self.active, &mut m, &mut self.asks);
         let consent = self.consent.as_ref().and_then(|c| c.current());
         if m.vault_consent != consent {
@@ -1067,6 +1082,11 @@ impl Host for Headed {
             UiCommand::SaveLogin { id, save } => {
                 if let Some(n) = self.autofill.as_ref().and_then(|af| af.answer(id, save)) {
                     self.actor.with(|st| st.notices.push(n));
+                }
+            }
+            UiCommand::SignInWithSaved { tab, id, entry } => {
+                if let Some(af) = &self.autofill {
+                    af.sign_in(&self.rt, self.actor.handle(), tab, id, entry);
                 }
             }
             UiCommand::FillSavedLogin { tab, entry } => {

@@ -907,7 +907,33 @@ impl VaultWiring {
     /// human must have allowed fills there, as for a form. The values go from the vault
     /// process to the network stack, recorded for redaction, and never to the agent.
     pub async fn sign_in(&self, h: &Handle, id: TabId, entry: &str) -> BackendResult<()> {
-        let Some((dialog, url)) = open_sign_in(h, id).await? else {
+        self.sign_in_inner(h, id, entry, None).await
+    }
+
+    /// The human picked `entry` on sign-in sheet `dialog`: answered as [`VaultWiring::sign_in`]
+    /// without the consent sheet (the human asked), and only while that very sheet is open.
+    pub async fn sign_in_for_human(
+        &self,
+        h: &Handle,
+        id: TabId,
+        dialog: u64,
+        entry: &str,
+    ) -> BackendResult<()> {
+        self.sign_in_inner(h, id, entry, Some(dialog)).await
+    }
+
+    /// `human`: the sheet the human answered (no consent asked); `None`: the agent's.
+    async fn sign_in_inner(
+        &self,
+        h: &Handle,
+        id: TabId,
+        entry: &str,
+        human: Option<u64>,
+    ) -> BackendResult<()> {
+        let Some((dialog, url)) = open_sign_in(h, id)
+            .await?
+            .filter(|(d, _)| human.is_none_or(|want| *d == want))
+        else {
             return Err(BackendError::InvalidInput(
                 "no sign-in (HTTP authentication) is open in this tab: name the fields to fill \
                  (`username`, `password` or `one_time_code`)"
@@ -926,7 +952,7 @@ impl VaultWiring {
                  real one: the vault fills nothing here",
             ));
         }
-        if !self.allow_fill.contains(&origin) {
+        if human.is_none() && !self.allow_fill.contains(&origin) {
             let fields = vec!["username".to_string(), "password".to_string()];
             self.consent_to(h, id, &origin, fields).await?;
         }

@@ -25,6 +25,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 const PASSWORD: &str = "c0rrect horse: battery";
+
+/// The window tests take turns: two windows at the same place would take each other's clicks
+/// and captures.
+static WINDOWED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 const MAGENTA: [u8; 3] = [230, 20, 140];
 
 fn staff_server() -> Server {
@@ -61,6 +65,41 @@ fn staff_server() -> Server {
         ]),
         ..Spec::default()
     })
+}
+
+/// Where the chrome draws control `name` on a sign-in sheet for `base` offering `logins`, at
+/// the size of window `w` (the same chrome, run here).
+fn sheet_control(
+    w: &str,
+    url: &str,
+    base: &str,
+    logins: Vec<aperture_ui::LoginOffer>,
+    name: &str,
+) -> aperture_ui::egui::Rect {
+    let mut model = window::Layout::one_tab(url);
+    model.dialog = Some(aperture_ui::DialogView {
+        tab: aperture_ui::TabId(1),
+        id: 1,
+        kind: aperture_ui::model::DialogKind::SignIn { proxy: false },
+        origin: base.to_string(),
+        message: "Staff area".into(),
+        default_text: String::new(),
+        offer_suppress: false,
+        logins,
+    });
+    window::Layout::new(window::size_of(w), model)
+        .chrome
+        .control_rect(name)
+        .unwrap_or_else(|| panic!("the sheet has no {name}"))
+}
+
+/// Whether anything is drawn in `r` of `img` (it is not one flat colour).
+fn drawn_in(img: &image::RgbImage, r: aperture_ui::egui::Rect) -> bool {
+    let (x0, y0) = (r.min.x as u32, r.min.y as u32);
+    let first = *img.get_pixel(x0 + 1, y0 + 1);
+    (x0..r.max.x as u32)
+        .flat_map(|x| (y0..r.max.y as u32).map(move |y| (x, y)))
+        .any(|(x, y)| *img.get_pixel(x, y) != first)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,6 +285,7 @@ async fn the_human_signs_in_on_the_sheet() {
     if !window::can_run("http_auth") {
         return;
     }
+    let _turn = WINDOWED.lock().await;
     let server = staff_server();
     let url = server.url("/staff");
     let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
@@ -256,37 +296,25 @@ async fn the_human_signs_in_on_the_sheet() {
         .await;
     let w = window::window_of(|| b.pids(), Duration::from_secs(60));
     // Where the sheet's username field is drawn, from the same chrome run at the window's size.
-    let mut model = window::Layout::one_tab(&url);
-    model.dialog = Some(aperture_ui::DialogView {
-        tab: aperture_ui::TabId(1),
-        id: 1,
-        kind: aperture_ui::model::DialogKind::SignIn { proxy: false },
-        origin: server.base.clone(),
-        message: "Staff area".into(),
-        default_text: String::new(),
-        offer_suppress: false,
-    });
-    let user = window::Layout::new(window::size_of(&w), model)
-        .chrome
-        .control_rect(aperture_ui::chrome::controls::DIALOG_USER)
-        .expect("the sheet's username field");
+    let user = sheet_control(
+        &w,
+        &url,
+        &server.base,
+        Vec::new(),
+        aperture_ui::chrome::controls::DIALOG_USER,
+    );
     let w2 = w.clone();
     tokio::task::spawn_blocking(move || {
         window::xdo(&["windowfocus", "--sync", &w2]);
         // The sheet is up when the field's box is drawn there (the page behind is blank).
-        let field = |img: &image::RgbImage| {
-            let (x0, y0) = (user.min.x as u32, user.min.y as u32);
-            let first = *img.get_pixel(x0 + 2, y0 + 2);
-            (x0..user.max.x as u32)
-                .flat_map(|x| (y0..user.max.y as u32).map(move |y| (x, y)))
-                .any(|(x, y)| *img.get_pixel(x, y) != first)
-        };
         aperture_testkit::eventually_blocking(Duration::from_secs(30), "the sign-in sheet", || {
             let img = window::capture(&w2);
             window::keep(&img, "http-auth-sheet");
-            (field(&img), ())
+            (drawn_in(&img, user), ())
         });
-        // The username field has the focus: the login is typed as a person types it.
+        // Into the username field (the harness test covers its focus on arrival), then the
+        // login as a person types it.
+        window::click(&w2, user.center(), 1);
         window::xdo(&["type", "--delay", "40", "ada"]);
         window::xdo(&["key", "Tab"]);
         window::xdo(&["type", "--delay", "40", PASSWORD]);
@@ -296,6 +324,72 @@ async fn the_human_signs_in_on_the_sheet() {
             window::keep(&img, "http-auth-signed-in");
             (window::block(&img, MAGENTA).is_some(), ())
         });
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sheet_offers_the_vaults_login_for_the_site_asking() {
+    if !window::can_run("http_auth") {
+        return;
+    }
+    let _turn = WINDOWED.lock().await;
+    let server = staff_server();
+    let url = server.url("/staff");
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    let entry = vault_cli::with_login(&profile, &pass, &server.base, "Staff", "ada", PASSWORD);
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .windowed()
+        .args(["--size", "1000x700"])
+        .arg("--vault-passphrase-file")
+        .arg(&pass)
+        .arg(&url)
+        .profile(&profile)
+        .start()
+        .await;
+    let w = window::window_of(|| b.pids(), Duration::from_secs(60));
+    let saved = sheet_control(
+        &w,
+        &url,
+        &server.base,
+        vec![aperture_ui::LoginOffer {
+            entry,
+            label: "Staff".into(),
+            username: "ada".into(),
+        }],
+        &format!("{}:0", aperture_ui::chrome::controls::DIALOG_SAVED),
+    );
+    let w2 = w.clone();
+    tokio::task::spawn_blocking(move || {
+        window::xdo(&["windowfocus", "--sync", &w2]);
+        // The button is drawn once the vault's offer reached the sheet.
+        let drawn = |img: &image::RgbImage| {
+            let (x0, y0) = (saved.min.x as u32, saved.min.y as u32);
+            let first = *img.get_pixel(x0 + 1, y0 + 1);
+            (x0..saved.max.x as u32)
+                .flat_map(|x| (y0..saved.max.y as u32).map(move |y| (x, y)))
+                .any(|(x, y)| *img.get_pixel(x, y) != first)
+        };
+        aperture_testkit::eventually_blocking(
+            Duration::from_secs(30),
+            "the saved login on the sheet",
+            || {
+                let img = window::capture(&w2);
+                window::keep(&img, "http-auth-saved");
+                (drawn(&img), ())
+            },
+        );
+        window::click(&w2, saved.center(), 1);
+        aperture_testkit::eventually_blocking(
+            Duration::from_secs(30),
+            "the page signed in from the vault",
+            || {
+                let img = window::capture(&w2);
+                (window::block(&img, MAGENTA).is_some(), ())
+            },
+        );
     })
     .await
     .unwrap();

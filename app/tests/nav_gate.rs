@@ -150,6 +150,14 @@ async fn every_navigation_path_of_an_agent_tab_meets_the_policy() {
             let (tab, first) = open(&c, &a.url(path)).await;
             assert!(first.contains("allowed page"), "{label} {path}: {first}");
             let clicked = click(&c, tab, role, name).await;
+            // The click's own answer says the page went nowhere, and why (a javascript: URL
+            // navigates a moment after the click, so only the console is sure to have it).
+            if path != "/jslink" {
+                assert!(
+                    clicked.contains("the page stayed where it was:") && clicked.contains("refused by rule"),
+                    "{label} {path}: the click's answer names the refusal: {clicked}"
+                );
+            }
             refused.assert_untouched(&format!("{label} {path}"));
             let after = snapshot(&c, tab).await;
             assert!(

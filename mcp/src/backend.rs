@@ -848,6 +848,13 @@ pub trait Backend: Send + Sync + 'static {
     /// Console errors, warnings and failed requests recorded since the previous call for
     /// this tab (the buffer is drained).
     async fn console(&self, id: TabId) -> BackendResult<Vec<ConsoleEntry>>;
+    /// How many main-frame navigations (and page-opened tabs) of this tab the agent-navigation
+    /// policy has refused so far, and the rules of the latest few, oldest first (each may end
+    /// with a fenced address). Not drained: a caller compares counts before and after.
+    async fn refused_navigations(&self, id: TabId) -> BackendResult<(u64, Vec<String>)> {
+        let _ = id;
+        Ok((0, Vec::new()))
+    }
     /// Reads, and when `set` is given first changes, the dark-mode policy of a site.
     async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState>;
     /// The identity containers the human has set up.

@@ -223,6 +223,8 @@ pub mod controls {
     pub const DIALOG_USER: &str = "dialog:user";
     /// A sign-in's password field.
     pub const DIALOG_PASSWORD: &str = "dialog:password";
+    /// A sign-in's "Use …" button for its `i`th saved login: `dialog:saved:i`.
+    pub const DIALOG_SAVED: &str = "dialog:saved";
     /// "Don't let this page open more dialogs".
     pub const DIALOG_SUPPRESS: &str = "dialog:suppress";
     /// The context menu (while open).

@@ -150,6 +150,15 @@ pub enum UiCommand {
         /// "Don't let this page open more dialogs" was ticked.
         suppress: bool,
     },
+    /// The human chose a saved login on a sign-in sheet: the vault answers that sign-in.
+    SignInWithSaved {
+        /// The dialog's tab.
+        tab: TabId,
+        /// The dialog's id ([`crate::model::DialogView::id`]).
+        id: u64,
+        /// [`crate::model::LoginOffer::entry`].
+        entry: String,
+    },
     /// The context menu was dismissed, or an item was chosen (then this
     /// follows the item's command). Clear [`crate::ChromeModel::context_menu`].
     CloseContextMenu,

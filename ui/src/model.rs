@@ -419,6 +419,9 @@ pub struct DialogView {
     /// Offer "Don't let this page open more dialogs" (the page has opened
     /// dialogs before).
     pub offer_suppress: bool,
+    /// A sign-in: the vault's saved logins for the site asking, each offered as "Use …"
+    /// ([`crate::UiCommand::SignInWithSaved`]).
+    pub logins: Vec<LoginOffer>,
 }
 
 /// The page's context menu: where, and what was under the pointer.

@@ -725,6 +725,7 @@ fn dialog(kind: DialogKind, message: &str) -> DialogView {
         message: message.into(),
         default_text: String::new(),
         offer_suppress: false,
+        logins: Vec::new(),
     }
 }
 
@@ -870,6 +871,35 @@ fn a_sign_in_takes_a_username_then_a_password_and_sends_the_login() {
         ),
         "{cmds:?}"
     );
+}
+
+#[test]
+fn a_sign_in_offers_saved_logins_and_one_click_answers_with_it() {
+    let mut h = Harness::new();
+    h.model.dialog = Some(DialogView {
+        logins: vec![aperture_ui::LoginOffer {
+            entry: "e-1".into(),
+            label: "Intranet".into(),
+            username: "ada".into(),
+        }],
+        ..dialog(DialogKind::SignIn { proxy: false }, "Staff area")
+    });
+    h.frame(vec![]);
+    h.frame(vec![]);
+    let saved = format!("{}:0", controls::DIALOG_SAVED);
+    assert!(h.has(&saved));
+    let cmds = without_noise(h.click(&saved));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::SignInWithSaved {
+            tab: TabId(1),
+            id: 7,
+            entry: "e-1".into()
+        }]
+    );
+    // Answered: the sheet is gone until the app shows another.
+    h.frame(vec![]);
+    assert!(!h.has(controls::DIALOG_USER));
 }
 
 #[test]

@@ -132,6 +132,7 @@ impl Host for Probe {
                     message: "Leave this page? Your changes will be lost.".into(),
                     default_text: String::new(),
                     offer_suppress: true,
+                    logins: Vec::new(),
                 });
                 drop(m);
                 self.stage = Stage::Dialog;

@@ -125,7 +125,14 @@ pub struct TabRec {
     /// The tooltip the page gives for the element under the pointer (its `title`), for the
     /// window to draw: off-screen rendering draws none itself.
     pub tooltip: String,
+    /// Main-frame navigations (and page-opened tabs) the agent-navigation policy refused, and
+    /// the latest rules: what an agent's action set off and the page never showed.
+    pub refused_navs: u64,
+    pub refusals: Vec<String>,
 }
+
+/// The latest refusal rules a tab keeps.
+const REFUSALS_KEPT: usize = 4;
 
 impl TabRec {
     /// The pending navigation has produced its document, or changed the URL in place.
@@ -305,6 +312,8 @@ impl State {
                 pointer_at: None,
                 status_text: String::new(),
                 tooltip: String::new(),
+                refused_navs: 0,
+                refusals: Vec::new(),
             },
         );
         if let Some(p) = popup {
@@ -484,6 +493,11 @@ impl State {
     pub fn refuse_navigation(&mut self, id: TabId, rule: String) {
         self.refuse_subframe(id, rule.clone());
         if let Some(t) = self.tabs.get_mut(&id) {
+            t.refused_navs += 1;
+            t.refusals.push(rule.clone());
+            if t.refusals.len() > REFUSALS_KEPT {
+                t.refusals.remove(0);
+            }
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::Policy(rule.clone())));
             }

@@ -1410,6 +1410,16 @@ impl Aperture {
                 .map(|t| t.into_iter().map(|t| t.id).collect::<Vec<_>>()),
             _ => None,
         };
+        // Navigations the policy refuses while the batch runs (a link clicked, a form sent, a
+        // script's redirect) change nothing on the page: without a word the agent would take
+        // its click for a dud.
+        let refused_before = match &held {
+            Some(h) => call(self.backend().refused_navigations(h.id), CALL_TIMEOUT)
+                .await
+                .ok()
+                .map(|(n, _)| (h.id, n)),
+            None => None,
+        };
         let total = steps.len();
         let mut r = Reply::new();
         let mut failed = false;
@@ -1524,6 +1534,9 @@ impl Aperture {
                 break;
             }
         }
+        if let Some((id, before)) = refused_before {
+            r = self.say_refused(r, id, before).await;
+        }
         // Always answer with where the page is now: after a refusal too, since the agent's
         // next move depends on what replaced the element it aimed at.
         if let Some(mut h) = held {
@@ -1538,6 +1551,25 @@ impl Aperture {
             r = self.say_new_tabs(r, &before).await;
         }
         if failed { r.mark_error() } else { r }
+    }
+
+    /// Says which navigations of tab `id` the policy refused after its count was `before`.
+    async fn say_refused(&self, mut r: Reply, id: TabId, before: u64) -> Reply {
+        let Ok((now, rules)) = call(self.backend().refused_navigations(id), CALL_TIMEOUT).await else {
+            return r;
+        };
+        let new = now.saturating_sub(before) as usize;
+        if new == 0 {
+            return r;
+        }
+        let shown = &rules[rules.len().saturating_sub(new)..];
+        for rule in shown {
+            r = r.say(format!("the page stayed where it was: {rule}"));
+        }
+        if new > shown.len() {
+            r = r.say(format!("({} more refused)", new - shown.len()));
+        }
+        r
     }
 
     /// Names the tabs that appeared while a batch ran (opened by the page, e.g. a

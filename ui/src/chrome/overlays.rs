@@ -797,6 +797,7 @@ impl Chrome {
         // belongs to, never over the chrome.
         let pos = pos2(page.center().x - width / 2.0, page.min.y);
         let mut answer = None;
+        let mut saved: Option<String> = None;
         let area = egui::Area::new(Id::unique("aperture_dialog"))
             .order(Order::Foreground)
             .fixed_pos(pos)
@@ -815,6 +816,21 @@ impl Chrome {
                         if let DialogKind::SignIn { proxy } = d.kind {
                             if let Some(state) = self.dialog.as_mut().filter(|s| s.key == (d.tab, d.id)) {
                                 sign_in_fields(ui, d, proxy, state, &mut self.rects);
+                            }
+                            // The vault's logins for the site asking: one click signs in.
+                            if !d.logins.is_empty() {
+                                ui.add_space(8.0);
+                                ui.label(RichText::new("Saved in your vault").weak());
+                                for (i, l) in d.logins.iter().enumerate() {
+                                    let b = ui
+                                        .add(egui::Button::new(format!("Use {}", l.username)))
+                                        .on_hover_text(&l.label);
+                                    self.rects
+                                        .insert(format!("{}:{i}", controls::DIALOG_SAVED), b.rect);
+                                    if b.clicked() {
+                                        saved = Some(l.entry.clone());
+                                    }
+                                }
                             }
                             ui.add_space(10.0);
                             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
@@ -911,7 +927,16 @@ impl Chrome {
             });
         self.rects
             .insert(controls::DIALOG.to_string(), area.response.rect);
-        if let Some(accept) = answer {
+        if let Some(entry) = saved {
+            self.emit(UiCommand::SignInWithSaved {
+                tab: d.tab,
+                id: d.id,
+                entry,
+            });
+            self.answered_dialog = Some((d.tab, d.id));
+            self.dialog = None;
+            self.return_focus_to_page(ctx);
+        } else if let Some(accept) = answer {
             self.answer_dialog(ctx, d, accept);
         }
     }
