@@ -211,6 +211,17 @@ async fn the_agent_is_told_of_a_sign_in_and_answers_it() {
     let (err, t) = tool(&c, "browser_snapshot", json!({})).await;
     assert!(!err, "a withdrawn sign-in still holds the tab: {t}");
 
+    // A logged-out read signs in nowhere: the server's refusal is its answer, at once.
+    let fourth = staff_server();
+    let started = std::time::Instant::now();
+    let (_, t) = tool(&c, "browser_read", json!({"url": fourth.url("/staff")})).await;
+    assert!(t.contains("blocked") && t.contains("401"), "{t}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+
     // The wrong login and the right one each reached the server after the first challenge.
     let asked = server.requests().iter().filter(|p| *p == "/staff").count();
     assert!(asked >= 3, "{:?}", server.requests());

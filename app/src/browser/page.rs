@@ -279,10 +279,14 @@ pub(super) fn sign_in(a: &Actor, id: TabId, c: cef::AuthChallenge, cb: cef::Auth
     let dialog_id = a.next_id();
     let refused = a.with(|st| {
         let Some(t) = st.tabs.get_mut(&id) else {
-            return Some(cb);
+            return Some((cb, "the tab is gone"));
         };
+        // A logged-out read signs in nowhere: the server's refusal is its answer.
+        if t.meta.throwaway {
+            return Some((cb, "a logged-out read signs in nowhere"));
+        }
         if t.asks.dialog.is_some() {
-            return Some(cb);
+            return Some((cb, "another dialog was open in this tab"));
         }
         let origin = if c.proxy {
             format!("{}:{}", c.host, c.port)
@@ -311,13 +315,13 @@ pub(super) fn sign_in(a: &Actor, id: TabId, c: cef::AuthChallenge, cb: cef::Auth
         st.events.push(Event::Refresh);
         None
     });
-    if let Some(cb) = refused {
+    if let Some((cb, why)) = refused {
         cb.cancel();
         console(
             a,
             id,
             "warning",
-            "a sign-in (HTTP authentication) was refused: another dialog was open in this tab".into(),
+            format!("a sign-in (HTTP authentication) was cancelled: {why}"),
         );
     }
 }
