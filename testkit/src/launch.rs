@@ -179,73 +179,82 @@ impl Launch {
         let stdout = scratch.path().join("stdout.log");
         let stderr = scratch.path().join("stderr.log");
         let tag = unique_tag("aperture-testkit");
-        // The browser binds the port itself; one that was free a moment ago almost always
-        // still is, and the real address is read back from mcp.json anyway.
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let mut cmd = crate::sandbox::browser_command(&self.bin);
-        if !self.windowed {
-            cmd.arg("--headless")
-                // Headless must not need (or touch) a display, even when the test has one.
-                .env_remove("DISPLAY")
-                .env_remove("WAYLAND_DISPLAY");
-        }
-        cmd.args(["--mcp-port", &port.to_string()]);
-        for h in &self.allow_hosts {
-            cmd.args(["--allow-host", h]);
-        }
-        cmd.arg("--profile")
-            .arg(&profile)
-            .args(&self.args)
-            .env("XDG_CONFIG_HOME", &config_home)
-            .env("APERTURE_TEST_TAG", &tag)
-            .env(cef_sys_build::ENV_DIR, cef_dir())
-            .stdin(Stdio::null())
-            .stdout(std::fs::File::create(&stdout).expect("stdout log"))
-            .stderr(std::fs::File::create(&stderr).expect("stderr log"));
-        for (k, v) in &self.envs {
-            cmd.env(k, v);
-        }
-        let child = cmd
-            .spawn()
-            .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
-        let mut b = McpBrowser {
+        let mut attempt = 0;
+        let (child, endpoint) = loop {
+            attempt += 1;
+            // The browser binds the port itself; one that was free a moment ago almost always
+            // still is, and the real address is read back from mcp.json anyway. When another
+            // process took it meanwhile (the parallel tests' browsers open connections from
+            // ephemeral ports), the browser says so and exits, and another port is tried.
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free loopback port")
+                .port();
+            let mut cmd = crate::sandbox::browser_command(&self.bin);
+            if !self.windowed {
+                cmd.arg("--headless")
+                    // Headless must not need (or touch) a display, even when the test has one.
+                    .env_remove("DISPLAY")
+                    .env_remove("WAYLAND_DISPLAY");
+            }
+            cmd.args(["--mcp-port", &port.to_string()]);
+            for h in &self.allow_hosts {
+                cmd.args(["--allow-host", h]);
+            }
+            cmd.arg("--profile")
+                .arg(&profile)
+                .args(&self.args)
+                .env("XDG_CONFIG_HOME", &config_home)
+                .env("APERTURE_TEST_TAG", &tag)
+                .env(cef_sys_build::ENV_DIR, cef_dir())
+                .stdin(Stdio::null())
+                .stdout(std::fs::File::create(&stdout).expect("stdout log"))
+                .stderr(std::fs::File::create(&stderr).expect("stderr log"));
+            for (k, v) in &self.envs {
+                cmd.env(k, v);
+            }
+            let mut child = cmd
+                .spawn()
+                .unwrap_or_else(|e| panic!("spawn {}: {e}", self.bin.display()));
+            let said = || std::fs::read_to_string(&stderr).unwrap_or_default();
+            let t = Instant::now();
+            let found = loop {
+                if let Some(e) = read_endpoint(&config_home) {
+                    break Some(e);
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    let text = said();
+                    if attempt < 3 && text.contains("is not available (Address already in use") {
+                        break None;
+                    }
+                    panic!(
+                        "{} exited ({status}) before writing mcp.json; stderr:\n{text}",
+                        self.bin.display()
+                    );
+                }
+                if t.elapsed() > self.timeout {
+                    panic!(
+                        "no mcp.json at {} within {:?}; stderr:\n{}",
+                        mcp_json_path(&config_home).display(),
+                        self.timeout,
+                        said()
+                    );
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            };
+            if let Some(e) = found {
+                break (child, e);
+            }
+        };
+        McpBrowser {
             child,
-            endpoint: Endpoint {
-                url: String::new(),
-                token: String::new(),
-            },
+            endpoint,
             profile,
             config_home,
             stderr,
             tag,
             _scratch: scratch,
-        };
-        let t = Instant::now();
-        b.endpoint = loop {
-            if let Some(e) = read_endpoint(&b.config_home) {
-                break e;
-            }
-            if let Ok(Some(status)) = b.child.try_wait() {
-                panic!(
-                    "{} exited ({status}) before writing mcp.json; stderr:\n{}",
-                    self.bin.display(),
-                    b.stderr()
-                );
-            }
-            if t.elapsed() > self.timeout {
-                panic!(
-                    "no mcp.json at {} within {:?}; stderr:\n{}",
-                    mcp_json_path(&b.config_home).display(),
-                    self.timeout,
-                    b.stderr()
-                );
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        };
-        b
+        }
     }
 }
 
