@@ -320,6 +320,17 @@ impl AppBackend {
     /// Refuses input in a tab the human took over or on a refused page; otherwise marks the
     /// tab as one the agent acts on (the window shows the mark and offers Take over), in both
     /// modes.
+    /// Refused while the human drives the tab: for answers to what the tab holds (a dialog, a
+    /// sign-in), which `agent_acts` would refuse for the dialog itself.
+    async fn not_human_driven(&self, id: TabId) -> BackendResult<()> {
+        if self.meta(id).await?.human_driving {
+            return Err(BackendError::HumanDriving {
+                reason: "the human took over this tab".into(),
+            });
+        }
+        Ok(())
+    }
+
     async fn agent_acts(&self, id: TabId) -> BackendResult<()> {
         self.attach(id, Attach::Act).await
     }
@@ -850,12 +861,7 @@ impl Backend for AppBackend {
         login: Option<(String, String)>,
     ) -> BackendResult<String> {
         // Answering is acting on the tab: refused while the human drives it.
-        let human = self.meta(id).await?.human_driving;
-        if human {
-            return Err(BackendError::HumanDriving {
-                reason: "the human took over this tab".into(),
-            });
-        }
+        self.not_human_driven(id).await?;
         self.h
             .on_ui(move |a| {
                 let kind = a.with(|st| {
@@ -951,11 +957,7 @@ impl Backend for AppBackend {
     async fn vault_sign_in(&self, id: TabId, entry: &str) -> BackendResult<()> {
         let v = self.vault()?;
         // Not `agent_acts`: the open sign-in is what it refuses acts for. Its other checks hold.
-        if self.meta(id).await?.human_driving {
-            return Err(BackendError::HumanDriving {
-                reason: "the human took over this tab".into(),
-            });
-        }
+        self.not_human_driven(id).await?;
         v.sign_in(&self.h, id, entry).await
     }
 

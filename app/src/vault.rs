@@ -852,6 +852,16 @@ fn origin_of(url: &str) -> Option<Origin> {
     Origin::parse(url).ok()
 }
 
+/// Whether the page the tab shows was reached past a certificate warning (Chromium's SSL
+/// status of its navigation entry): the vault fills nothing there.
+async fn past_cert_warning(h: &Handle, id: TabId) -> BackendResult<bool> {
+    let security = h
+        .on_ui(move |a| a.host(id).and_then(|h| h.page_security()))
+        .await
+        .map_err(|e| BackendError::Other(e.to_string()))?;
+    Ok(security == Some(cef::PageSecurity::CertificateError))
+}
+
 /// The site a sign-in (HTTP authentication) open in the tab asks for: the open dialog's id and
 /// the challenged request's URL. A proxy's sign-in is for no site, so it is not one.
 async fn open_sign_in(h: &Handle, id: TabId) -> BackendResult<Option<(u64, String)>> {
@@ -941,12 +951,7 @@ impl VaultWiring {
             ));
         };
         let origin = origin_of(&url).ok_or_else(|| remote_err(RemoteError::UnsupportedOrigin))?;
-        let cert_warned = h
-            .on_ui(move |a| a.host(id).and_then(|h| h.page_security()))
-            .await
-            .map_err(|e| BackendError::Other(e.to_string()))?
-            == Some(cef::PageSecurity::CertificateError);
-        if cert_warned {
+        if past_cert_warning(h, id).await? {
             return Err(refused(
                 "this tab was taken past a certificate warning, so the site asking may not be the \
                  real one: the vault fills nothing here",
@@ -1030,11 +1035,7 @@ impl VaultWiring {
         // A page reached past a certificate warning may be an impostor of the site an entry is
         // bound to: its origin proves nothing there, so nothing is filled, for the agent or the
         // human (Chrome's password manager refuses too).
-        let security = h
-            .on_ui(move |a| a.host(id).and_then(|h| h.page_security()))
-            .await
-            .map_err(|e| BackendError::Other(e.to_string()))?;
-        if security == Some(cef::PageSecurity::CertificateError) {
+        if past_cert_warning(h, id).await? {
             return Err(refused(
                 "this page was reached past a certificate warning, so it may not be the real site: \
                  the vault fills nothing here",

@@ -832,71 +832,55 @@ impl Chrome {
                                     }
                                 }
                             }
-                            ui.add_space(10.0);
-                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                                let okb = ui.add(
-                                    egui::Button::new(RichText::new("Sign in").strong())
-                                        .min_size(vec2(72.0, 26.0))
-                                        .fill(ui.visuals().selection.bg_fill),
-                                );
-                                self.rects.insert(controls::DIALOG_OK.to_string(), okb.rect);
-                                if okb.clicked() {
-                                    answer = Some(true);
-                                }
-                                let c = ui.add(egui::Button::new("Cancel").min_size(vec2(72.0, 26.0)));
-                                self.rects.insert(controls::DIALOG_CANCEL.to_string(), c.rect);
-                                if c.clicked() {
-                                    answer = Some(false);
-                                }
-                            });
-                            return;
-                        }
-                        let who = if d.origin.is_empty() {
-                            "This page says".to_string()
                         } else {
-                            format!("{} says", d.origin)
-                        };
-                        ui.label(RichText::new(who).strong().size(15.0));
-                        ui.add_space(6.0);
-                        // The message is the page's; a long one scrolls
-                        // instead of pushing the buttons off-screen.
-                        egui::ScrollArea::vertical()
-                            .max_height((page.height() * 0.5).max(60.0))
-                            .show(ui, |ui| {
-                                ui.add(egui::Label::new(&d.message).wrap());
-                            });
-                        let state = self.dialog.as_mut().filter(|s| s.key == (d.tab, d.id));
-                        let Some(state) = state else { return };
-                        if d.kind == DialogKind::Prompt {
+                            let who = if d.origin.is_empty() {
+                                "This page says".to_string()
+                            } else {
+                                format!("{} says", d.origin)
+                            };
+                            ui.label(RichText::new(who).strong().size(15.0));
                             ui.add_space(6.0);
-                            let id = Id::unique("aperture_dialog_text");
-                            let resp = ui.add(
-                                egui::TextEdit::singleline(&mut state.text)
-                                    .id(id)
-                                    .desired_width(f32::INFINITY),
-                            );
-                            self.rects.insert(controls::DIALOG_TEXT.to_string(), resp.rect);
-                            if state.focus_text {
-                                state.focus_text = false;
-                                if !ui.ctx().memory(|m| m.has_focus(omnibox_id())) {
-                                    resp.request_focus();
-                                    // Pre-filled and selected, so typing replaces it.
-                                    let mut ts = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
-                                    let n = state.text.chars().count();
-                                    ts.cursor.set_char_range(Some(egui::text::CCursorRange::two(
-                                        egui::text::CCursor::new(0),
-                                        egui::text::CCursor::new(n),
-                                    )));
-                                    egui::TextEdit::store_state(ui.ctx(), id, ts);
+                            // The message is the page's; a long one scrolls
+                            // instead of pushing the buttons off-screen.
+                            egui::ScrollArea::vertical()
+                                .max_height((page.height() * 0.5).max(60.0))
+                                .show(ui, |ui| {
+                                    ui.add(egui::Label::new(&d.message).wrap());
+                                });
+                            let state = self.dialog.as_mut().filter(|s| s.key == (d.tab, d.id));
+                            let Some(state) = state else { return };
+                            if d.kind == DialogKind::Prompt {
+                                ui.add_space(6.0);
+                                let id = Id::unique("aperture_dialog_text");
+                                let resp = ui.add(
+                                    egui::TextEdit::singleline(&mut state.text)
+                                        .id(id)
+                                        .desired_width(f32::INFINITY),
+                                );
+                                self.rects.insert(controls::DIALOG_TEXT.to_string(), resp.rect);
+                                if state.focus_text {
+                                    state.focus_text = false;
+                                    if !ui.ctx().memory(|m| m.has_focus(omnibox_id())) {
+                                        resp.request_focus();
+                                        // Pre-filled and selected, so typing replaces it.
+                                        let mut ts =
+                                            egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
+                                        let n = state.text.chars().count();
+                                        ts.cursor.set_char_range(Some(egui::text::CCursorRange::two(
+                                            egui::text::CCursor::new(0),
+                                            egui::text::CCursor::new(n),
+                                        )));
+                                        egui::TextEdit::store_state(ui.ctx(), id, ts);
+                                    }
                                 }
                             }
-                        }
-                        if d.offer_suppress {
-                            ui.add_space(6.0);
-                            let resp =
-                                ui.checkbox(&mut state.suppress, "Don't let this page open more dialogs");
-                            self.rects
-                                .insert(controls::DIALOG_SUPPRESS.to_string(), resp.rect);
+                            if d.offer_suppress {
+                                ui.add_space(6.0);
+                                let resp =
+                                    ui.checkbox(&mut state.suppress, "Don't let this page open more dialogs");
+                                self.rects
+                                    .insert(controls::DIALOG_SUPPRESS.to_string(), resp.rect);
+                            }
                         }
                         ui.add_space(10.0);
                         let (ok, cancel) = match d.kind {
