@@ -213,6 +213,8 @@ pub struct Ctx<'a> {
     pub active: Option<TabId>,
     pub page: (i32, i32, f32),
     pub download_dir: Option<PathBuf>,
+    /// For the work a command starts that finishes later (a page's snapshot to save).
+    pub rt: &'a tokio::runtime::Handle,
 }
 
 /// Applies one of the chrome's answers; false when `cmd` is not about page requests.
@@ -274,7 +276,7 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
                 h.start_download(url);
             }
         }
-        UiCommand::SavePage { tab } => save_page(a, *tab),
+        UiCommand::SavePage { tab } => save_page(cx, *tab),
         // Opened, or raised when open. Not closed from here: under X, CEF's CloseDevTools ends
         // the DevTools browser but leaves its window standing; F12 in DevTools closes them
         // (their own key) and so does the window's close button.
@@ -400,13 +402,16 @@ fn desktop_open(path: impl AsRef<std::ffi::OsStr>) {
         .spawn();
 }
 
-/// Ctrl+S: the page's HTML, fetched again by the tab (its cookies, its cache) as a download
-/// named after its title. Chrome's "Webpage, HTML only"; the page's images and styles are not
-/// saved with it.
-fn save_page(a: &Actor, tab: TabId) {
-    let Some((url, title, host)) = a.with(|st| {
+/// Ctrl+S: the page as the human sees it now (its current DOM, with its images, styles and
+/// frames) in one MHTML file in the download directory, named after its title: Chrome's
+/// "Webpage, Single File", which any Chromium opens offline. A document that is not a web page
+/// (an image, a text file, a PDF) is saved as itself instead, fetched again by the tab (its
+/// cookies, its cache) as a download.
+fn save_page(cx: &Ctx, tab: TabId) {
+    let a = cx.actor;
+    let Some((url, title)) = a.with(|st| {
         let t = st.tabs.get(&tab)?;
-        Some((t.url.clone(), t.title.clone(), t.host.clone()))
+        Some((t.url.clone(), t.title.clone()))
     }) else {
         return;
     };
@@ -420,12 +425,76 @@ fn save_page(a: &Actor, tab: TabId) {
             .unwrap_or_else(|| "page".into()),
         t => t.to_string(),
     };
-    a.with(|st| {
-        // One pending save per tab: a second Ctrl+S before the first started replaces it.
-        st.page_saves.retain(|(t, _, _)| *t != tab);
-        st.page_saves.push((tab, url.clone(), format!("{stem}.html")));
+    let Some(dir) = cx.download_dir.clone() else {
+        a.with(|st| {
+            st.notices
+                .push("Cannot save the page: there is no download directory".into())
+        });
+        return;
+    };
+    let h = a.handle();
+    let page = crate::tab::Tab::new(&h, tab);
+    cx.rt.spawn(async move {
+        let kind = page
+            .devtools(
+                "Runtime.evaluate",
+                serde_json::json!({"expression": "document.contentType", "returnByValue": true, "silent": true}),
+            )
+            .await;
+        let web_page = matches!(
+            kind.as_ref().ok().and_then(|v| v["result"]["value"].as_str()),
+            Some("text/html" | "application/xhtml+xml")
+        );
+        if !web_page {
+            let _ = h
+                .on_ui(move |a| {
+                    // Named as the server names it (`photo.png`), as a browser saves a file.
+                    if let Some(host) = a.host(tab) {
+                        host.start_download(&url);
+                    }
+                })
+                .await;
+            return;
+        }
+        let Ok(Some((dl, path, part))) = h
+            .on_ui(move |a| {
+                std::fs::create_dir_all(&dir).ok()?;
+                let name = aperture_common::fs::safe_file_name(&format!("{stem}.mhtml"));
+                let path = aperture_common::fs::unique_path(&dir, &name);
+                let part = aperture_common::fs::part_path(&path);
+                let dl = page::local_file_started(a, tab, &path, &part, "multipart/related");
+                Some((dl, path, part))
+            })
+            .await
+        else {
+            return;
+        };
+        let r = match page
+            .devtools("Page.captureSnapshot", serde_json::json!({"format": "mhtml"}))
+            .await
+        {
+            Ok(v) => match v["data"].as_str() {
+                Some(data) => {
+                    let data = data.to_string();
+                    tokio::task::spawn_blocking(move || {
+                        aperture_common::fs::create_atomic(&part, data.as_bytes())
+                            .and_then(|()| aperture_common::fs::publish_download(&part, &path))
+                            .map_err(|e| {
+                                let _ = std::fs::remove_file(&part);
+                                e.to_string()
+                            })
+                    })
+                    .await
+                    .unwrap_or_else(|e| Err(e.to_string()))
+                }
+                None => Err("Chromium gave no snapshot of the page".into()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        let _ = h
+            .on_ui(move |a| page::local_file_done(a, dl, &r, "Saved the page", "Saving the page failed"))
+            .await;
     });
-    host.start_download(&url);
 }
 
 /// Ctrl+P: a PDF of the page in the download directory (the same path as a page's

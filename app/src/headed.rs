@@ -985,6 +985,7 @@ impl Host for Headed {
             active: self.active,
             page: self.page,
             download_dir: self.actor.services().page.download_dir.borrow().clone(),
+            rt: &self.rt,
         };
         if crate::asks::apply(&cx, &mut self.asks, &cmd)
             || self.memory.apply(&self.actor, &cmd)

@@ -17,7 +17,10 @@ use std::time::Duration;
 use window::Layout;
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
+const CYAN: [u8; 3] = [20, 160, 230];
 const LINK: &str = "mailto:ada@example.org?subject=Hello";
+/// A link inside a frame: a frame's navigation asks too, and the frame stays.
+const FRAME_LINK: &str = "tel:+15550100";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mailto_link_asks_the_human_and_goes_to_the_desktop() {
@@ -28,6 +31,8 @@ async fn a_mailto_link_asks_the_human_and_goes_to_the_desktop() {
         r#"<!doctype html><html><head><title>Contact</title></head>
 <body style="margin:0;background:#fff">
 <a href="{LINK}" style="position:absolute;left:40px;top:40px;width:300px;height:200px;display:block;background:rgb(230,20,140)">write</a>
+<iframe style="position:absolute;left:400px;top:40px;width:300px;height:200px;border:0"
+ srcdoc="<body style='margin:0'><a href='{FRAME_LINK}' style='display:block;height:200px;background:rgb(20,160,230)'>call</a></body>"></iframe>
 </body></html>"#
     ));
     let dir = tempfile::tempdir().unwrap();
@@ -87,11 +92,36 @@ async fn a_mailto_link_asks_the_human_and_goes_to_the_desktop() {
     let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
     assert!(list.contains("Contact") && !list.contains("mailto"), "{list}");
 
+    // A link in a frame asks the same way, and the frame keeps its page (left to Chromium, it
+    // showed the "unknown scheme" error in the frame).
+    let in_frame = pos2(page.min.x + 550.0, page.min.y + 140.0);
+    window::click(&w, in_frame, 1);
+    std::thread::sleep(Duration::from_secs(1));
+    window::keep(&window::capture(&w), "external-link-frame-asked");
+    window::click(&w, allow, 1);
+    let got = aperture_testkit::eventually(
+        Duration::from_secs(20),
+        "xdg-open to be run for the frame's link",
+        async || {
+            let got = std::fs::read_to_string(&opened).unwrap_or_default();
+            (got.lines().count() == 2, got)
+        },
+    )
+    .await;
+    assert_eq!(got.lines().collect::<Vec<_>>(), [LINK, FRAME_LINK]);
+    std::thread::sleep(Duration::from_secs(1));
+    let img = window::capture(&w);
+    window::keep(&img, "external-link-frame-after");
+    assert!(
+        window::block(&img, CYAN).is_some(),
+        "the frame was replaced by the link's navigation"
+    );
+
     // The agent's navigation there is refused by its policy, and nothing is opened.
     let (err, t) = tool(&c, "browser_tabs", json!({"action": "open"})).await;
     assert!(!err, "{t}");
     let (err, t) = tool(&c, "browser_navigate", json!({"action": "goto", "url": LINK})).await;
     assert!(err, "{t}");
     std::thread::sleep(Duration::from_secs(1));
-    assert_eq!(std::fs::read_to_string(&opened).unwrap().trim(), LINK);
+    assert_eq!(std::fs::read_to_string(&opened).unwrap().lines().count(), 2);
 }

@@ -275,12 +275,18 @@ impl cef::ClientHandler for Handler {
                 .map(|t| (t.meta.throwaway, t.rehosting))
         }) else {
             // The human's tab. A link for another application (`mailto:`, `tel:`, an app's
-            // scheme) is not Chromium's to load: it would replace the page with an "unknown
-            // scheme" error. The navigation is dropped, the page stays, and the human is asked
-            // whether to hand the link to the desktop.
-            if nav.main_frame && super::page::external_scheme(&nav.url).is_some() {
+            // scheme) is not Chromium's to load: it would replace the page (or the frame) with
+            // an "unknown scheme" error. The navigation is dropped, the page stays, and the
+            // human is asked whether to hand the link to the desktop. A frame asks only with a
+            // click or key behind it, as Chrome: an advert's frame cannot raise the prompt on
+            // its own.
+            if super::page::external_scheme(&nav.url).is_some() {
                 let url = nav.url.clone();
-                self.0.defer(move |a| super::page::external_protocol(a, id, url));
+                if nav.main_frame || nav.user_gesture {
+                    self.0.defer(move |a| super::page::external_protocol(a, id, url));
+                } else {
+                    self.0.defer(move |a| super::page::external_unasked(a, id, &url));
+                }
                 return true;
             }
             return false;

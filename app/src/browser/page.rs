@@ -9,7 +9,7 @@ use super::state::{ConsoleEntry, Frame};
 use super::{Actor, Event};
 use aperture_mcp::backend::TabId;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What a dialog asks.
@@ -664,6 +664,18 @@ pub(super) fn external_protocol(a: &Actor, id: TabId, url: String) {
     }
 }
 
+/// A frame navigated to a link for another application with no click or key behind it: the
+/// navigation was dropped, and the page's console says so.
+pub(super) fn external_unasked(a: &Actor, id: TabId, url: &str) {
+    let scheme = external_scheme(url).unwrap_or_default();
+    console(
+        a,
+        id,
+        "warning",
+        format!("a frame asked to open a {scheme}: link in another application without a click; blocked"),
+    );
+}
+
 /// How the permission bubble words an external link's request.
 pub fn external_kinds(url: &str) -> Vec<String> {
     let scheme = external_scheme(url).unwrap_or_default();
@@ -832,16 +844,7 @@ pub(super) fn before_download(
         );
         return;
     }
-    // A page the human saved is named after its title, as browsers do; anything else by what
-    // the server or page suggested.
-    let saved_as = a.with(|st| {
-        let i = st
-            .page_saves
-            .iter()
-            .position(|(tab, url, _)| *tab == id && *url == item.url)?;
-        Some(st.page_saves.remove(i).2)
-    });
-    let name = aperture_common::fs::safe_file_name(saved_as.as_deref().unwrap_or(&item.suggested_name));
+    let name = aperture_common::fs::safe_file_name(&item.suggested_name);
     let path = aperture_common::fs::unique_path(&dir, &name);
     let part = aperture_common::fs::part_path(&path);
     tracing::info!(tab = id.0, "download {} to {}", item.id, part.display());
@@ -948,9 +951,58 @@ pub(super) fn print_event(a: &Actor, id: TabId, ev: cef::PrintEvent) {
     }
 }
 
-/// Ids of printed PDFs in the downloads list, apart from CEF's download ids (which count
-/// up from 1).
-const PDF_IDS: u32 = 0x8000_0000;
+/// Ids of the files the browser writes itself (printed PDFs, saved pages) in the downloads
+/// list, apart from CEF's download ids (which count up from 1).
+const LOCAL_IDS: u32 = 0x8000_0000;
+
+/// Lists a file the browser is about to write itself at `path` (its `.part` name meanwhile)
+/// with the downloads, in progress; answers its id for [`local_file_done`].
+pub fn local_file_started(a: &Actor, id: TabId, path: &Path, part: &Path, mime: &str) -> u32 {
+    let dl = LOCAL_IDS | (a.next_id() as u32 & !LOCAL_IDS);
+    a.with(|st| {
+        st.downloads.push(Download {
+            id: dl,
+            tab: id,
+            path: path.to_path_buf(),
+            part: part.to_path_buf(),
+            mime: mime.into(),
+            received: 0,
+            total: None,
+            state: DownloadState::InProgress,
+            ctl: None,
+        });
+        st.events.push(Event::Refresh);
+    });
+    dl
+}
+
+/// The file listed as `dl` was written to the path answered (or not, and why): the list says
+/// so, and the window's notice says where (`saved`: "Saved PDF", …) or what failed.
+pub fn local_file_done(a: &Actor, dl: u32, r: &Result<PathBuf, String>, saved: &str, failed: &str) {
+    let size = r
+        .as_ref()
+        .ok()
+        .and_then(|p| std::fs::metadata(p).ok())
+        .map_or(0, |m| m.len());
+    a.with(|st| {
+        if let Some(d) = st.downloads.iter_mut().find(|d| d.id == dl) {
+            match r {
+                Ok(p) => {
+                    d.path = p.clone();
+                    d.received = size;
+                    d.total = Some(size);
+                    d.state = DownloadState::Complete;
+                }
+                Err(e) => d.state = DownloadState::Failed(e.clone()),
+            }
+        }
+        st.notices.push(match r {
+            Ok(p) => format!("{saved} to {}", p.display()),
+            Err(e) => format!("{failed}: {e}"),
+        });
+        st.events.push(Event::Refresh);
+    });
+}
 
 /// Saves a PDF of the tab's page in the download directory under a unique name (a `.part`
 /// name while it is written), lists it with the downloads and says where in the window's
@@ -1012,21 +1064,7 @@ pub fn print_page(a: &Actor, id: TabId, by_page: bool) {
     ));
     let path = aperture_common::fs::unique_path(&dir, &name);
     let part = aperture_common::fs::part_path(&path);
-    let dl = PDF_IDS | (a.next_id() as u32 & !PDF_IDS);
-    a.with(|st| {
-        st.downloads.push(Download {
-            id: dl,
-            tab: id,
-            path: path.clone(),
-            part: part.clone(),
-            mime: "application/pdf".into(),
-            received: 0,
-            total: None,
-            state: DownloadState::InProgress,
-            ctl: None,
-        });
-        st.events.push(Event::Refresh);
-    });
+    let dl = local_file_started(a, id, &path, &part, "application/pdf");
     tracing::info!(tab = id.0, "printing to {}", part.display());
     let a2 = a.clone();
     let target = part.clone();
@@ -1041,32 +1079,12 @@ pub fn print_page(a: &Actor, id: TabId, by_page: bool) {
             if r.is_err() {
                 let _ = std::fs::remove_file(&part);
             }
-            let size = r
-                .as_ref()
-                .ok()
-                .and_then(|p| std::fs::metadata(p).ok())
-                .map_or(0, |m| m.len());
             a2.with(|st| {
                 if let Some(t) = st.tabs.get_mut(&id) {
                     t.asks.printing = false;
                 }
-                if let Some(d) = st.downloads.iter_mut().find(|d| d.id == dl) {
-                    match &r {
-                        Ok(p) => {
-                            d.path = p.clone();
-                            d.received = size;
-                            d.total = Some(size);
-                            d.state = DownloadState::Complete;
-                        }
-                        Err(e) => d.state = DownloadState::Failed(e.clone()),
-                    }
-                }
-                st.notices.push(match &r {
-                    Ok(p) => format!("Saved PDF to {}", p.display()),
-                    Err(e) => format!("Printing to PDF failed: {e}"),
-                });
-                st.events.push(Event::Refresh);
             });
+            local_file_done(&a2, dl, &r, "Saved PDF", "Printing to PDF failed");
             if by_page {
                 match &r {
                     Ok(p) => console_note(

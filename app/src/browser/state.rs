@@ -201,8 +201,6 @@ pub struct State {
     pub(crate) events: Vec<super::Event>,
     /// Downloads of this run, oldest first.
     pub downloads: Vec<super::page::Download>,
-    /// Pages the human asked to save (tab, URL, file name), until their download starts.
-    pub page_saves: Vec<(TabId, String, String)>,
     /// Permission answers the human gave, by (container, origin, what): asked again only
     /// after a restart.
     /// The human's permission answers: (container, origin, what was asked) → allowed.
