@@ -404,6 +404,7 @@ impl Backend for AppBackend {
                 human_driving: t.meta.human_driving,
                 active: t.active,
                 muted: t.muted,
+                audible: t.audible,
                 pinned: t.pinned,
             })
             .collect();

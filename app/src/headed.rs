@@ -534,6 +534,7 @@ impl Headed {
                         tooltip: t.tooltip.clone(),
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
+                        audible: !t.audible_frames.is_empty(),
                         renderer_gone: t.renderer_dead.is_some(),
                         pinned: t.pinned,
                         // Of the page shown, and only for the front tab (the omnibox shows no

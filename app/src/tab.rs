@@ -361,6 +361,7 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                     loading: t.loading,
                     active: st.active == Some(*id),
                     muted: t.host.is_audio_muted(),
+                    audible: !t.audible_frames.is_empty(),
                     pinned: t.pinned,
                     meta: t.meta.clone(),
                 })
@@ -381,6 +382,8 @@ pub struct TabInfo {
     pub active: bool,
     /// Chromium has the tab's sound muted.
     pub muted: bool,
+    /// Media in the page is playing with sound (heard unless `muted`).
+    pub audible: bool,
     /// The human pinned it.
     pub pinned: bool,
     pub meta: TabMeta,

@@ -321,6 +321,51 @@
     }
     opts.passive = false;
     for (let i = 0; i < STOPPED.length; i++) apply(listen, win, [STOPPED[i], onInput, opts]);
+    // A same-origin frame's media is its own walker's to report.
+    if (win === G) for (let i = 0; i < MEDIA_EVENTS.length; i++) apply(listen, win, [MEDIA_EVENTS[i], onMedia, opts]);
+  }
+
+  // Media that sounds, told to the browser as it starts and stops (the tab's speaker mark, and
+  // "playing sound" in the agent's tab list) through the app's `notify` (see op 'hook'). Media
+  // events do not bubble but pass the window in the capture phase. An element the page removes
+  // while it plays is paused with no event that reaches the window, so while anything sounds
+  // the elements are looked at again every two seconds.
+  const MEDIA_EVENTS = ['play', 'playing', 'pause', 'ended', 'volumechange', 'emptied'];
+  const MediaP = G.HTMLMediaElement.prototype;
+  const med = {
+    paused: getter(MediaP, 'paused'), ended: getter(MediaP, 'ended'),
+    muted: getter(MediaP, 'muted'), volume: getter(MediaP, 'volume'),
+  };
+  const SetCtor = G.Set, setAdd = G.Set.prototype.add, setDel = G.Set.prototype.delete;
+  const setForEach = G.Set.prototype.forEach;
+  const every = G.setInterval, unevery = G.clearInterval;
+  const sounding = new SetCtor();
+  let notify = null, audible = false, recheck = null;
+  function onMedia(e) {
+    if (!trusted(e)) return;
+    const path = apply(evPath, e, []);
+    const el = path && path.length ? path[0] : null;
+    // Only a media element has these getters: anything else throws, and is not ours.
+    try { apply(med.paused, el, []); } catch (x) { return; }
+    apply(setAdd, sounding, [el]);
+    mediaState();
+  }
+  function mediaState() {
+    let now = false;
+    apply(setForEach, sounding, [function (el) {
+      if (safe(med.paused, el, true) || safe(med.ended, el, true)) apply(setDel, sounding, [el]);
+      else if (!safe(med.muted, el, true) && safe(med.volume, el, 0) > 0) now = true;
+    }]);
+    if (now && recheck === null) recheck = apply(every, G, [mediaState, 2000]);
+    if (!now && recheck !== null) { apply(unevery, G, [recheck]); recheck = null; }
+    if (now === audible) return;
+    audible = now;
+    if (notify !== null) {
+      const o = obj0();
+      o.ev = 'media';
+      o.audible = now;
+      try { notify(stringify(o)); } catch (x) { /* the browser is going away */ }
+    }
   }
   instrument(G);
 
@@ -2357,7 +2402,7 @@
   //   "walker exception"   the walker threw (detail: the message)
   // Every code but "walker exception" is a refusal made before anything changed; after an
   // exception, an element op may have been partly done.
-  return function handle(reqJson) {
+  return function handle(reqJson, extra) {
     let req;
     try { req = parse(reqJson); } catch (e) { return stringify(failure('bad request', 'not JSON')); }
     if (req === null || typeof req !== 'object' || isArray(req)) {
@@ -2369,7 +2414,12 @@
     const op = req.op;
     let out;
     try {
-      if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0, req.sub === true);
+      if (op === 'hook') {
+        // The app's native notify, handed over once as the walker is installed.
+        if (notify === null && typeof extra === 'function') notify = extra;
+        out = obj0();
+        out.ok = true;
+      } else if (op === 'walk') out = walk(typeof req.cap === 'number' ? req.cap : 0, req.sub === true);
       else if (op === 'el') out = elementOp(req);
       else if (op === 'inputs') out = inputState();
       else if (op === 'void') {

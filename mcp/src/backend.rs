@@ -48,6 +48,10 @@ pub struct TabInfo {
     /// The human muted the tab's sound (the window's Ctrl+M or tab menu).
     #[serde(default)]
     pub muted: bool,
+    /// Media in the tab's page is playing with sound (an `<audio>` or `<video>`; heard unless
+    /// `muted`).
+    #[serde(default)]
+    pub audible: bool,
     /// The human pinned the tab in the window's strip.
     #[serde(default)]
     pub pinned: bool,

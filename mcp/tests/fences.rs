@@ -261,6 +261,7 @@ impl Backend for Hostile {
             human_driving: false,
             active: human,
             muted: false,
+            audible: false,
             pinned: false,
         };
         Ok(vec![tab(1, true), tab(2, false)])

@@ -477,7 +477,8 @@ pub fn tab_control(tab: TabId) -> String {
     format!("tab:{}", tab.0)
 }
 
-/// Id of a muted tab's speaker mark (a click unmutes) for [`Chrome::control_rect`].
+/// Id of a tab's speaker mark (shown while it plays sound or is muted; a click mutes or
+/// unmutes) for [`Chrome::control_rect`].
 pub fn tab_mute_control(tab: TabId) -> String {
     format!("mute:{}", tab.0)
 }
@@ -1584,11 +1585,11 @@ impl Chrome {
                 egui::Spinner::new().size(12.0).paint_at(ui, r);
                 ui.ctx()
                     .request_repaint_after(std::time::Duration::from_millis(120));
-            } else if tab.muted {
+            } else if tab.muted || tab.audible {
                 painter.text(
                     c,
                     Align2::CENTER_CENTER,
-                    "🔇",
+                    if tab.muted { "🔇" } else { "🔊" },
                     FontId::proportional(13.0),
                     text_colour(private, active, &visuals),
                 );
@@ -1680,21 +1681,27 @@ impl Chrome {
             );
             x = pill.max.x + 5.0;
         }
-        if tab.muted {
-            // Chrome's speaker mark: the muted tab at a glance, and a click unmutes it.
+        if tab.muted || tab.audible {
+            // Chrome's speaker mark: the tab making sound (or silenced) at a glance, and a
+            // click mutes or unmutes it.
             let r = Rect::from_min_size(pos2(x - 2.0, mid - 10.0), vec2(20.0, 20.0));
             self.rects.insert(tab_mute_control(tab.id), r);
-            let label = RichText::new("🔇")
+            let (mark, hint) = if tab.muted {
+                ("🔇", "Unmute tab (Ctrl+M)")
+            } else {
+                ("🔊", "This tab is playing sound: mute it (Ctrl+M)")
+            };
+            let label = RichText::new(mark)
                 .size(13.0)
                 .color(text_colour(private, active, &visuals));
             if ui
                 .put(r, egui::Button::new(label).frame(false))
-                .on_hover_text("Unmute tab (Ctrl+M)")
+                .on_hover_text(hint)
                 .clicked()
             {
                 self.emit(UiCommand::SetMuted {
                     tab: tab.id,
-                    muted: false,
+                    muted: !tab.muted,
                 });
             }
             x += 20.0;

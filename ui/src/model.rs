@@ -75,6 +75,8 @@ pub struct TabView {
     pub tooltip: String,
     /// Chromium has the tab's sound muted: the tab shows a speaker mark that unmutes it.
     pub muted: bool,
+    /// Media in the page is playing with sound: the tab shows a speaker mark that mutes it.
+    pub audible: bool,
     /// How the page was delivered: the omnibox says "Not secure" for plain HTTP and for a page
     /// reached past a certificate warning.
     pub security: Security,
@@ -109,6 +111,7 @@ impl Default for TabView {
             status: String::new(),
             tooltip: String::new(),
             muted: false,
+            audible: false,
             security: Security::Unknown,
             renderer_gone: false,
             pinned: false,

@@ -80,6 +80,9 @@ pub trait ClientHandler: 'static {
     fn on_document_available(&self, id: BrowserId);
     /// The renderer answered request `rid` sent with [`Frame::send_script_request`].
     fn on_script_reply(&self, id: BrowserId, rid: u64, reply: Result<String, String>);
+    /// The script in frame `frame` (the main frame: `main`) told of something as it happened
+    /// (`body`, its own small JSON); `{"ev":"gone"}` when that frame's document is gone.
+    fn on_page_event(&self, id: BrowserId, frame: String, main: bool, body: String);
     /// A DevTools protocol message (a method reply or an event), UTF-8 JSON.
     fn on_devtools_message(&self, id: BrowserId, json: &[u8]);
     /// A page opened a JavaScript dialog. Return false to suppress it (the page's call
@@ -1019,11 +1022,20 @@ extern "C" fn on_process_message_received(
     _src: cef_process_id_t,
     msg: *mut cef_process_message_t,
 ) -> c_int {
-    let (b, _f) = (adopt!(Browser, b), adopt!(Frame, f));
+    let (b, f) = (adopt!(Browser, b), adopt!(Frame, f));
     // SAFETY: the message reference is ours to release.
     let Some(msg) = (unsafe { Ref::adopt(msg) }) else {
         return 0;
     };
+    if let Some(body) = crate::script::read_event(&msg) {
+        if let (Some(b), Some(f)) = (b, f) {
+            shared(this)
+                .ui
+                .get()
+                .on_page_event(b.id(), f.id(), f.is_main(), body);
+        }
+        return 1;
+    }
     let Some((rid, reply)) = crate::script::read_reply(&msg) else {
         return 0;
     };

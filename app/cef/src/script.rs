@@ -6,7 +6,10 @@
 //! site (in its own renderer, out of reach of the main frame's script) answers for itself.
 //!
 //! Messages: `aperture.req` [id_lo, id_hi, request] and `aperture.rep` [id_lo, id_hi, reply,
-//! error]. The request named by [`crate::AppConfig::pid_request`] is answered natively with the
+//! error]. The script may also tell the browser of something as it happens (media starting to
+//! sound): at install it is handed a native `notify(string)` function, kept in its closure like
+//! itself, and each call is an `aperture.evt` [event] message from its frame. When a context
+//! that sent events goes away, its frame sends `aperture.evt` [`{"ev":"gone"}`]. The request named by [`crate::AppConfig::pid_request`] is answered natively with the
 //! renderer's process id (tests and crash reports find the renderer with it).
 
 use crate::api::api;
@@ -14,12 +17,18 @@ use crate::rc::{RcBox, Ref, call};
 use crate::strings::{CefStr, from_userfree};
 use crate::sys::*;
 use crate::types::Frame;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_int;
+use std::rc::Rc;
 
 const REQUEST: &str = "aperture.req";
 const REPLY: &str = "aperture.rep";
+const EVENT: &str = "aperture.evt";
+/// The longest event a frame may send: events are small facts, not page content.
+const EVENT_MAX: usize = 512;
+/// What a context that had sent events says when it goes away.
+const GONE: &str = r#"{"ev":"gone"}"#;
 
 fn new_message(name: &str) -> Option<Ref<cef_process_message_t>> {
     let name = CefStr::new(name);
@@ -60,12 +69,107 @@ pub(crate) fn read_reply(msg: &Ref<cef_process_message_t>) -> Option<(u64, Resul
     }
 }
 
+/// Browser side: an event message's body, or `None` for other messages.
+pub(crate) fn read_event(msg: &Ref<cef_process_message_t>) -> Option<String> {
+    // SAFETY: getters on a live message; userfree strings freed once; the list is a new ref.
+    unsafe {
+        if from_userfree(call!(msg.get_name())) != EVENT {
+            return None;
+        }
+        let args = Ref::adopt(call!(msg.get_argument_list()))?;
+        let body = from_userfree(call!(args.get_string(0)));
+        (body.len() <= EVENT_MAX).then_some(body)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Render process side.
 
 struct Installed {
     context: Ref<cef_v8context_t>,
     function: Ref<cef_v8value_t>,
+    /// The context's script has sent an event (so its frame says when the context goes).
+    sent: Rc<Cell<bool>>,
+}
+
+/// Sends `body` as an event from frame `f` to the browser.
+fn send_event(f: &Frame, body: &str) {
+    let Some(msg) = new_message(EVENT) else { return };
+    // SAFETY: a fresh message; CEF copies the string; the message reference is transferred.
+    unsafe {
+        if let Some(args) = Ref::adopt(call!(msg.get_argument_list())) {
+            let b = CefStr::new(body);
+            call!(args.set_string(0, b.as_ptr()));
+        }
+        call!(f.send_process_message(cef_process_id_t::PID_BROWSER, msg.into_cef()));
+    }
+}
+
+/// The native `notify` handed to a context's script. Its data is only touched on the
+/// renderer's main thread, where V8 calls it.
+type Notifier = RcBox<cef_v8handler_t, Rc<Cell<bool>>>;
+
+extern "C" fn notify_execute(
+    this: *mut cef_v8handler_t,
+    _name: *const cef_string_t,
+    _object: *mut cef_v8value_t,
+    argc: usize,
+    argv: *const *mut cef_v8value_t,
+    _retval: *mut *mut cef_v8value_t,
+    _exception: *mut cef_string_t,
+) -> c_int {
+    if argc < 1 || argv.is_null() {
+        return 1;
+    }
+    // SAFETY: V8 passes `argc` live values (borrowed for the call, so not adopted); the current
+    // context and its frame are new references we adopt; the handler data is ours.
+    unsafe {
+        let v = *argv;
+        if v.is_null() || call!((v).is_string()) == 0 {
+            return 1;
+        }
+        let body = from_userfree(call!((v).get_string_value()));
+        if body.len() > EVENT_MAX {
+            return 1;
+        }
+        let Some(ctx) = Ref::adopt((api().cef_v8context_get_current_context)()) else {
+            return 1;
+        };
+        let Some(f) = Frame::adopt(call!(ctx.get_frame())) else {
+            return 1;
+        };
+        Notifier::data(this).set(true);
+        send_event(&f, &body);
+    }
+    1
+}
+
+/// Hands the freshly installed script its `notify` function (request `{"op":"hook"}` with the
+/// function as a second argument).
+///
+/// # Safety
+/// On the renderer thread, with `ctx` the live context `function` was made in.
+unsafe fn hook(ctx: &Ref<cef_v8context_t>, function: &Ref<cef_v8value_t>, sent: &Rc<Cell<bool>>) {
+    unsafe {
+        if call!(ctx.enter()) == 0 {
+            return;
+        }
+        let name = CefStr::new("notify");
+        let handler = Notifier::new(|h| h.execute = Some(notify_execute), sent.clone());
+        let notify = (api().cef_v8value_create_function)(name.as_ptr(), handler);
+        let req = CefStr::new(r#"{"op":"hook"}"#);
+        let argv = [(api().cef_v8value_create_string)(req.as_ptr()), notify];
+        let out = Ref::adopt(call!(function.execute_function(
+            std::ptr::null_mut(),
+            2,
+            argv.as_ptr()
+        )));
+        drop(out);
+        if call!(function.has_exception()) != 0 {
+            call!(function.clear_exception());
+        }
+        call!(ctx.exit());
+    }
 }
 
 /// The render-process handler's data. CEF calls the handler only on the renderer's main
@@ -126,11 +230,14 @@ extern "C" fn on_context_created(
         let exc = Ref::adopt(exc);
         match (ok, Ref::adopt(ret)) {
             (1, Some(function)) if call!(function.is_function()) != 0 => {
+                let sent = Rc::new(Cell::new(false));
+                hook(&ctx, &function, &sent);
                 host.installed.borrow_mut().insert(
                     id,
                     Installed {
                         context: ctx,
                         function,
+                        sent,
                     },
                 );
             }
@@ -166,6 +273,9 @@ extern "C" fn on_context_released(
             .is_some_and(|i| unsafe { call!(ctx.is_same(i.context.clone().into_cef())) } != 0);
         if same { m.remove(&id) } else { None }
     };
+    if removed.as_ref().is_some_and(|i| i.sent.get()) {
+        send_event(&f, GONE);
+    }
     drop(removed); // Released outside the borrow.
 }
 

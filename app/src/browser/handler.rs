@@ -331,6 +331,10 @@ impl cef::ClientHandler for Handler {
         self.0.with(|st| st.rpc_reply(rid, reply));
     }
 
+    fn on_page_event(&self, id: BrowserId, frame: String, _main: bool, body: String) {
+        self.0.with(|st| st.page_event(tab_id(id), frame, &body));
+    }
+
     fn on_devtools_message(&self, id: BrowserId, json: &[u8]) {
         let id = tab_id(id);
         let Ok(v) = serde_json::from_slice::<serde_json::Value>(json) else {

@@ -129,6 +129,9 @@ pub struct TabRec {
     /// the latest rules: what an agent's action set off and the page never showed.
     pub refused_navs: u64,
     pub refusals: Vec<String>,
+    /// The frames whose media is sounding now, as their script reports it (an `<audio>` or
+    /// `<video>` playing, not muted, volume above zero): the tab's speaker mark.
+    pub audible_frames: std::collections::HashSet<String>,
 }
 
 /// The latest refusal rules a tab keeps.
@@ -312,6 +315,7 @@ impl State {
                 tooltip: String::new(),
                 refused_navs: 0,
                 refusals: Vec::new(),
+                audible_frames: Default::default(),
             },
         );
         if let Some(p) = popup {
@@ -616,11 +620,35 @@ impl State {
         }
     }
 
+    /// What frame `frame`'s script told of as it happened (see `ClientHandler::on_page_event`).
+    pub fn page_event(&mut self, id: TabId, frame: String, body: &str) {
+        let Some(t) = self.tabs.get_mut(&id) else { return };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
+            return;
+        };
+        let was = t.audible_frames.is_empty();
+        match v["ev"].as_str() {
+            Some("media") if v["audible"] == true => {
+                t.audible_frames.insert(frame);
+            }
+            Some("media" | "gone") => {
+                t.audible_frames.remove(&frame);
+            }
+            _ => return,
+        }
+        // Only a change of the tab's mark is worth a redraw.
+        if was != t.audible_frames.is_empty() {
+            self.events.push(super::Event::Refresh);
+        }
+    }
+
     pub fn renderer_gone(&mut self, id: TabId, why: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
             t.renderer_generation += 1;
             t.renderer_dead = Some(why.clone());
             t.net.renderer_gone();
+            // A dead renderer sounds no more (its frames cannot say so themselves).
+            t.audible_frames.clear();
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::RendererGone(why.clone())));
             }

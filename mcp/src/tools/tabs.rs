@@ -205,6 +205,9 @@ impl Aperture {
             if t.human_driving {
                 flags.push("human is using it");
             }
+            if t.audible {
+                flags.push("playing sound");
+            }
             if t.muted {
                 flags.push("muted");
             }

@@ -156,6 +156,7 @@ impl Fake {
                 human_driving: false,
                 active,
                 muted: false,
+                audible: false,
                 pinned: false,
             },
             page,

@@ -1,0 +1,115 @@
+//! A tab playing sound, in the real window under X with real clicks: the page's `<audio>`
+//! starts on a click, and the agent's tab list says "playing sound" while the tab strip shows
+//! the speaker mark; clicking the mark mutes the tab (Chromium's own mute) and clicking it again
+//! unmutes it. Pausing clears the mark, and so does the page removing the element while it
+//! plays (no media event reaches the page's window then).
+
+#[path = "support/window.rs"]
+mod window;
+
+use aperture_testkit::Server;
+use aperture_ui::TabId;
+use aperture_ui::chrome::tab_mute_control;
+use aperture_ui::egui::pos2;
+use std::collections::HashMap;
+use window::{Layout, tab_lines, tabs_until};
+
+const MAGENTA: [u8; 3] = [230, 20, 140];
+
+const PAGE: &str = r#"<!doctype html><html><head><title>Radio</title></head>
+<body style="margin:0;background:#fff">
+<audio id="a" src="/tone.wav" loop></audio>
+<button onclick="document.getElementById('a').play()" style="position:absolute;left:40px;top:40px;width:300px;height:200px;border:0;background:rgb(230,20,140)">play</button>
+<button onclick="document.getElementById('a').pause()" style="position:absolute;left:400px;top:40px;width:200px;height:200px;border:0;background:rgb(20,160,230)">pause</button>
+<button onclick="document.getElementById('a').remove()" style="position:absolute;left:650px;top:40px;width:200px;height:200px;border:0;background:rgb(40,200,60)">remove</button>
+</body></html>"#;
+
+/// Two seconds of a 440 Hz tone: 16-bit mono PCM at 8 kHz.
+fn tone() -> Vec<u8> {
+    let rate = 8000u32;
+    let samples: Vec<i16> = (0..rate * 2)
+        .map(|i| ((i as f32 * 440.0 * std::f32::consts::TAU / rate as f32).sin() * 12000.0) as i16)
+        .collect();
+    let data = samples.len() as u32 * 2;
+    let mut w = Vec::new();
+    w.extend_from_slice(b"RIFF");
+    w.extend_from_slice(&(36 + data).to_le_bytes());
+    w.extend_from_slice(b"WAVEfmt ");
+    w.extend_from_slice(&16u32.to_le_bytes());
+    w.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    w.extend_from_slice(&1u16.to_le_bytes()); // mono
+    w.extend_from_slice(&rate.to_le_bytes());
+    w.extend_from_slice(&(rate * 2).to_le_bytes());
+    w.extend_from_slice(&2u16.to_le_bytes());
+    w.extend_from_slice(&16u16.to_le_bytes());
+    w.extend_from_slice(b"data");
+    w.extend_from_slice(&data.to_le_bytes());
+    for s in samples {
+        w.extend_from_slice(&s.to_le_bytes());
+    }
+    w
+}
+
+fn line_has(list: &str, flag: &str) -> bool {
+    tab_lines(list).first().is_some_and(|l| l.contains(flag))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_playing_sound_shows_a_speaker_that_mutes_it() {
+    if !window::can_run("audible") {
+        return;
+    }
+    let server = Server::spawn(aperture_testkit::Spec {
+        routes: HashMap::from([("/".to_string(), PAGE.to_string())]),
+        typed: HashMap::from([("/tone.wav".to_string(), ("audio/wav".to_string(), tone()))]),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/");
+    let (_browser, c, w, size) = window::start_showing(&url, dir.path(), MAGENTA).await;
+    let list = tabs_until(&c, "one tab", |t| tab_lines(t).len() == 1).await;
+    assert!(!list.contains("playing sound"), "silent before the click: {list}");
+    let page = Layout::new(size, Layout::one_tab(&url))
+        .chrome
+        .page_rect()
+        .expect("a page area");
+    let at = |x: f32| pos2(page.min.x + x, page.min.y + 140.0);
+    let mut sounding = Layout::one_tab(&url);
+    sounding.tabs[0].audible = true;
+    let mark = Layout::new(size, sounding)
+        .chrome
+        .control_rect(&tab_mute_control(TabId(1)))
+        .expect("a speaker mark on the tab playing sound")
+        .center();
+
+    // A real click plays the tone: the tab says so, and shows its speaker.
+    window::xdo(&["windowfocus", "--sync", &w]);
+    window::click(&w, at(150.0), 1);
+    tabs_until(&c, "the tab to play sound", |t| line_has(t, "playing sound")).await;
+    window::keep(&window::capture(&w), "audible-playing");
+
+    // The speaker mutes it (Chromium's mute: the tone plays on, unheard) and then unmutes it.
+    window::click(&w, mark, 1);
+    let list = tabs_until(&c, "the tab to be muted", |t| line_has(t, "muted")).await;
+    assert!(line_has(&list, "playing sound"), "{list}");
+    window::keep(&window::capture(&w), "audible-muted");
+    window::click(&w, mark, 1);
+    tabs_until(&c, "the tab to be unmuted", |t| {
+        !line_has(t, "muted") && line_has(t, "playing sound")
+    })
+    .await;
+
+    // Pausing silences it.
+    window::click(&w, at(500.0), 1);
+    tabs_until(&c, "the mark to go on pause", |t| !line_has(t, "playing sound")).await;
+
+    // Playing again, then the page removes the element: Chromium pauses it, with no event the
+    // page's window sees, and the mark goes all the same.
+    window::click(&w, at(150.0), 1);
+    tabs_until(&c, "the tab to play again", |t| line_has(t, "playing sound")).await;
+    window::click(&w, at(750.0), 1);
+    tabs_until(&c, "the mark to go with the element", |t| {
+        !line_has(t, "playing sound")
+    })
+    .await;
+}
