@@ -357,6 +357,9 @@ impl Headed {
                 };
                 h.on_ui(move |a| {
                     let id = a.create_browser(&url, opts)?;
+                    if url == "about:blank" && after.is_none() {
+                        mark_new_tab_page(a, id);
+                    }
                     match after {
                         Some((of, background)) => crate::asks::place_after(a, of, id, background),
                         // The human's new tab comes to the front.
@@ -535,6 +538,10 @@ impl Headed {
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
                         audible: !t.audible_frames.is_empty(),
+                        // Until it shows a page; never for a private tab (no history to show).
+                        new_tab_page: t.new_tab_page
+                            && (t.url.is_empty() || t.url == "about:blank")
+                            && !t.meta.private(),
                         renderer_gone: t.renderer_dead.is_some(),
                         pinned: t.pinned,
                         // Of the page shown, and only for the front tab (the omnibox shows no
@@ -1014,6 +1021,7 @@ impl Host for Headed {
                         };
                         match self.actor.create_browser("about:blank", opts) {
                             Ok(id) => {
+                                mark_new_tab_page(&self.actor, id);
                                 self.created.insert(id, "about:blank".into());
                                 self.select(id);
                             }
@@ -1405,4 +1413,13 @@ fn cursor_shape(c: cef::Cursor) -> CursorShape {
         C::Grab => S::Grab,
         C::Grabbing => S::Grabbing,
     }
+}
+
+/// Tab `id` is the human's new, empty tab: the window shows the new-tab page over it.
+fn mark_new_tab_page(a: &Actor, id: TabId) {
+    a.with(|st| {
+        if let Some(t) = st.tabs.get_mut(&id) {
+            t.new_tab_page = true;
+        }
+    });
 }

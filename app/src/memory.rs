@@ -134,6 +134,8 @@ pub struct Memory {
     waiting: Vec<Waiting>,
     /// Messages for the chrome's notice line.
     notices: Vec<String>,
+    /// The new-tab page's sites, for the container they were read for and when.
+    top_sites: Option<(String, std::time::Instant, Vec<aperture_ui::SiteTile>)>,
 }
 
 impl Memory {
@@ -155,6 +157,7 @@ impl Memory {
             icon_memo: Rc::default(),
             waiting: Vec::new(),
             notices: Vec::new(),
+            top_sites: None,
         };
         let (due, icons, memo, places) = (
             m.zoom_due.clone(),
@@ -485,6 +488,11 @@ impl Memory {
             m.favicons = hosts;
             changed = true;
         }
+        let sites = self.new_tab_sites(m);
+        if m.new_tab_sites != sites {
+            m.new_tab_sites = sites;
+            changed = true;
+        }
         if m.suggestions != self.suggestions || m.inline_completion != self.inline {
             m.suggestions = self.suggestions.clone();
             m.inline_completion = self.inline.clone();
@@ -545,6 +553,48 @@ impl Memory {
             return None;
         }
         self.memo(format!("p:{url}"), |p| p.favicon_for(url))
+    }
+
+    /// The sites for the new-tab page when the front tab shows it: its container's most
+    /// visited, read again every few seconds while it shows (a visit in another tab moves them).
+    fn new_tab_sites(&mut self, m: &ChromeModel) -> Vec<aperture_ui::SiteTile> {
+        const SITES: usize = 8;
+        const FRESH: std::time::Duration = std::time::Duration::from_secs(5);
+        let Some(container) = m
+            .active_tab()
+            .filter(|t| t.new_tab_page)
+            .map(|t| t.container.name.clone())
+        else {
+            return Vec::new();
+        };
+        let fresh = self
+            .top_sites
+            .as_ref()
+            .is_some_and(|(c, at, _)| *c == container && at.elapsed() < FRESH);
+        if !fresh {
+            let read = self.places.as_ref().map(|p| p.top_sites(&container, SITES));
+            let sites = match read {
+                Some(Ok(s)) => s,
+                Some(Err(e)) => {
+                    tracing::warn!("the new-tab page's sites: {e}");
+                    Vec::new()
+                }
+                None => Vec::new(),
+            };
+            let tiles = sites
+                .into_iter()
+                .map(|s| aperture_ui::SiteTile {
+                    favicon: self.host_icon(&aperture_places::host_key(&s.url)),
+                    url: s.url,
+                    title: s.title,
+                })
+                .collect();
+            self.top_sites = Some((container, std::time::Instant::now(), tiles));
+        }
+        self.top_sites
+            .as_ref()
+            .map(|(_, _, t)| t.clone())
+            .unwrap_or_default()
     }
 
     fn host_icon(&self, host: &str) -> Option<Favicon> {

@@ -211,6 +211,42 @@ pub(crate) fn clear_all(conn: &Connection, container: Option<&str>) -> Result<us
 /// Substrings cannot use an index. Matches of a common term are among the latest visits, so
 /// the newest `RECENT` visits are tried first; a rarer term reads every page once instead
 /// (pages, not visits: fewer rows) and sorts the visits of those that match.
+/// A site the human goes to most, for the new-tab page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TopSite {
+    /// The site's most frecent page.
+    pub url: String,
+    /// That page's latest title (may be empty).
+    pub title: String,
+}
+
+/// The `limit` sites of `container` with the most frecent pages, best first, one page per
+/// site (`host[:port]`), web pages only. Walks the frecency index from the top and stops once
+/// enough sites are found (or after a few hundred pages: a history of one site's pages).
+pub(crate) fn top_sites(conn: &Connection, container: &str, limit: usize) -> Result<Vec<TopSite>, Error> {
+    const SCAN: i64 = 400;
+    let mut stmt = conn.prepare_cached(
+        "SELECT url, title FROM places WHERE container = ?1 AND visit_count > 0
+         ORDER BY frecency DESC LIMIT ?2",
+    )?;
+    let mut rows = stmt.query(params![container, SCAN])?;
+    let mut out: Vec<TopSite> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(r) = rows.next()? {
+        let (url, title): (String, String) = (r.get(0)?, r.get(1)?);
+        if !(url.starts_with("https://") || url.starts_with("http://")) {
+            continue;
+        }
+        if seen.insert(crate::favicons::host_key(&url)) {
+            out.push(TopSite { url, title });
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
 pub(crate) fn search(
     conn: &Connection,
     query: &str,

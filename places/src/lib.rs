@@ -44,7 +44,7 @@ pub use bookmarks::{BookmarkId, BookmarkNode, NodeKind};
 pub use db::{FILE_NAME, Recovery};
 pub use error::Error;
 pub use favicons::{Favicon, host_key};
-pub use history::{HistoryEntry, VisitId};
+pub use history::{HistoryEntry, TopSite, VisitId};
 pub use import::{ImportReport, SkipReason, Skipped};
 pub use prefs::{MAX_ZOOM, MIN_ZOOM};
 pub use reply::Reply;
@@ -168,6 +168,12 @@ impl Places {
         offset: usize,
     ) -> Result<Vec<HistoryEntry>, Error> {
         self.read(|c| history::search(c, query, container, limit, offset))
+    }
+
+    /// The sites `container`'s history goes to most, best first, one page each (see
+    /// [`TopSite`]): the new-tab page's tiles. An index walk; well under a millisecond.
+    pub fn top_sites(&self, container: &str, limit: usize) -> Result<Vec<TopSite>, Error> {
+        self.read(|c| history::top_sites(c, container, limit))
     }
 
     /// Deletes one visit. `true` if it existed.

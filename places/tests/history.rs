@@ -328,3 +328,49 @@ fn search_finds_old_rare_matches_behind_many_newer_visits_and_pages_through_them
         ["https://filler.example/0", "https://rare.example/needle"]
     );
 }
+
+#[test]
+fn top_sites_are_the_most_frecent_sites_one_page_each_of_one_container() {
+    let dir = profile();
+    let p = open(&dir);
+    let t = now_ms();
+    // docs.rs: two pages, visited most; news: typed once (a typed visit counts four); an old
+    // site: many visits long ago; a file and another container's site: never tiles.
+    for i in 0..5 {
+        p.record_visit("personal", "https://docs.rs/serde", false, t - 1000 - i);
+        p.record_visit("personal", "https://docs.rs/tokio", false, t - 2000 - i);
+    }
+    p.set_title("personal", "https://docs.rs/serde", "serde - Rust");
+    p.record_visit("personal", "https://news.example/", true, t - 3000);
+    for i in 0..6 {
+        p.record_visit("personal", "http://old.example:8080/", false, t - 200 * DAY - i);
+    }
+    for _ in 0..9 {
+        p.record_visit("personal", "file:///home/me/notes.html", false, t - 500);
+        p.record_visit("work", "https://intranet.example/", false, t - 500);
+    }
+    p.flush().unwrap();
+
+    let top = p.top_sites("personal", 8).unwrap();
+    let urls: Vec<&str> = top.iter().map(|s| s.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://docs.rs/serde",
+            "https://news.example/",
+            "http://old.example:8080/"
+        ]
+    );
+    assert_eq!(top[0].title, "serde - Rust");
+    assert_eq!(p.top_sites("personal", 1).unwrap().len(), 1);
+    assert_eq!(
+        p.top_sites("work", 8).unwrap()[0].url,
+        "https://intranet.example/"
+    );
+    assert!(p.top_sites("nobody", 8).unwrap().is_empty());
+
+    // Forgetting a site's history takes its tile away.
+    p.delete_url("https://news.example/").wait().unwrap();
+    let top = p.top_sites("personal", 8).unwrap();
+    assert!(top.iter().all(|s| !s.url.contains("news")), "{top:?}");
+}

@@ -31,6 +31,7 @@ mod file_picker;
 mod find;
 mod history;
 mod logins;
+mod new_tab;
 mod overlays;
 mod restore;
 mod settings_view;
@@ -471,6 +472,8 @@ pub mod controls {
     /// Agent: the MCP port's "Save".
     pub const SETTINGS_MCP_SAVE: &str = "settings:mcp_port:save";
 }
+
+pub use new_tab::site_tile;
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
 pub fn tab_control(tab: TabId) -> String {
@@ -2305,7 +2308,8 @@ impl Chrome {
         if let Some(t) = gone {
             self.gone_page(&ctx, &painter, rect, t.id, ui.visuals().panel_fill);
         }
-        let blocked = gone.is_some() || self.page_modal(model) || self.menu_open(model);
+        let tiles = gone.is_none() && !self.page_modal(model) && self.new_tab_page(&ctx, rect, model);
+        let blocked = gone.is_some() || tiles || self.page_modal(model) || self.menu_open(model);
         if self.page_modal(model) {
             // Dim the page under a tab-modal sheet, as browsers do, so it
             // reads as "answer this first".

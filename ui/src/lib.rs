@@ -221,7 +221,7 @@ pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
     DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, KeyNotTaken,
     LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, Security, SettingsView,
-    SitePermission, SuggestionView, TabId, TabView, VaultConsentView,
+    SitePermission, SiteTile, SuggestionView, TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

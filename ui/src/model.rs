@@ -77,6 +77,9 @@ pub struct TabView {
     pub muted: bool,
     /// Media in the page is playing with sound: the tab shows a speaker mark that mutes it.
     pub audible: bool,
+    /// The human's new, empty tab: the page area shows the sites they go to most
+    /// ([`ChromeModel::new_tab_sites`]) until it shows a page.
+    pub new_tab_page: bool,
     /// How the page was delivered: the omnibox says "Not secure" for plain HTTP and for a page
     /// reached past a certificate warning.
     pub security: Security,
@@ -112,6 +115,7 @@ impl Default for TabView {
             tooltip: String::new(),
             muted: false,
             audible: false,
+            new_tab_page: false,
             security: Security::Unknown,
             renderer_gone: false,
             pinned: false,
@@ -326,10 +330,24 @@ pub struct ChromeModel {
     pub restore_offer: Option<usize>,
     /// Icons by host, for the history panel's and the bookmarks' rows.
     pub favicons: std::collections::BTreeMap<String, Favicon>,
+    /// The sites the front tab's container goes to most, best first, for the new-tab page
+    /// (empty unless the front tab shows it).
+    pub new_tab_sites: Vec<SiteTile>,
     /// The latest key-downs pages did not take (CEF `OnKeyEvent`), oldest first. A shortcut a
     /// page may override goes to the page first and runs only once it shows up here; the app
     /// keeps the last few.
     pub keys_not_taken: Vec<KeyNotTaken>,
+}
+
+/// One site on the new-tab page: its most visited page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SiteTile {
+    /// The page the tile opens.
+    pub url: String,
+    /// The page's title (may be empty: the tile shows the host).
+    pub title: String,
+    /// The site's icon, when one was kept.
+    pub favicon: Option<Favicon>,
 }
 
 /// A key-down that reached a page which did not take it (`preventDefault`, an editing

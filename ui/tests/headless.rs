@@ -1995,3 +1995,53 @@ fn switching_tabs_under_an_open_menu_closes_it() {
     assert!(without_noise(h.frame(vec![])).is_empty(), "once");
     assert!(!h.has(controls::CONTEXT_MENU));
 }
+
+#[test]
+fn a_new_tab_shows_the_most_visited_sites_and_a_tile_opens_its_page_there() {
+    let mut h = Harness::new();
+    let site = |url: &str, title: &str| aperture_ui::SiteTile {
+        url: url.into(),
+        title: title.into(),
+        favicon: None,
+    };
+    h.model.new_tab_sites = vec![
+        site("https://docs.rs/serde", "serde - Rust"),
+        site("https://news.example/", ""),
+    ];
+    // Not on a page: the tiles are the new, empty tab's alone.
+    h.frame(vec![]);
+    assert!(!h.has(&aperture_ui::chrome::site_tile(0)));
+    h.model.tabs[0].url = "about:blank".into();
+    h.model.tabs[0].new_tab_page = true;
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(
+        h.shows("serde - Rust") && h.shows("news.example"),
+        "{:?}",
+        h.texts
+    );
+    assert!(!h.has(&aperture_ui::chrome::site_tile(2)));
+    let page = h.rect(controls::PAGE);
+    let tile = h.rect(&aperture_ui::chrome::site_tile(1));
+    assert!(page.contains_rect(tile), "{tile:?} in {page:?}");
+    let cmds = h.click(&aperture_ui::chrome::site_tile(1));
+    assert!(
+        cmds.contains(&UiCommand::Navigate {
+            tab: TabId(1),
+            input: "https://news.example/".into(),
+            url: "https://news.example/".into(),
+        }),
+        "{cmds:?}"
+    );
+    // The empty page under the tiles gets none of the click.
+    assert!(
+        !cmds.iter().any(|c| matches!(
+            c,
+            UiCommand::Page {
+                input: PageInput::MouseDown { .. } | PageInput::MouseUp { .. },
+                ..
+            }
+        )),
+        "{cmds:?}"
+    );
+}

@@ -132,6 +132,9 @@ pub struct TabRec {
     /// The frames whose media is sounding now, as their script reports it (an `<audio>` or
     /// `<video>` playing, not muted, volume above zero): the tab's speaker mark.
     pub audible_frames: std::collections::HashSet<String>,
+    /// The human opened this tab empty (Ctrl+T, +): while it still shows nothing, the window
+    /// draws the new-tab page over it.
+    pub new_tab_page: bool,
 }
 
 /// The latest refusal rules a tab keeps.
@@ -316,6 +319,7 @@ impl State {
                 refused_navs: 0,
                 refusals: Vec::new(),
                 audible_frames: Default::default(),
+                new_tab_page: false,
             },
         );
         if let Some(p) = popup {

@@ -1,0 +1,79 @@
+//! The new-tab page in the real window under X, with real keys and clicks: after a site was
+//! visited, Ctrl+T shows it as a tile over the empty tab (read from the profile's history), and
+//! a click on the tile opens the site in that tab.
+
+#[path = "support/window.rs"]
+mod window;
+
+use aperture_testkit::Server;
+use aperture_ui::chrome::site_tile;
+use aperture_ui::{SiteTile, TabId, TabView};
+use std::time::Duration;
+use window::{Layout, tab_lines, tabs_until};
+
+const MAGENTA: [u8; 3] = [230, 20, 140];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_t_shows_the_most_visited_sites_and_a_tile_opens_one() {
+    if !window::can_run("new_tab_page") {
+        return;
+    }
+    let server = Server::page(
+        r#"<!doctype html><html><head><title>Alpha Site</title></head>
+<body style="margin:0;background:#fff">
+<div style="position:absolute;left:40px;top:40px;width:300px;height:200px;background:rgb(230,20,140)"></div>
+</body></html>"#,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let url = server.url("/");
+    let (_browser, c, w, size) = window::start_showing(&url, dir.path(), MAGENTA).await;
+
+    // Where the one tile is, from the same chrome at the window's size: a second, empty tab in
+    // front showing the new-tab page with one site.
+    let mut model = Layout::one_tab(&url);
+    model.tabs.push(TabView {
+        id: TabId(2),
+        url: "about:blank".into(),
+        new_tab_page: true,
+        ..model.tabs[0].clone()
+    });
+    model.active = Some(TabId(2));
+    model.new_tab_sites = vec![SiteTile {
+        url: url.clone(),
+        title: "Alpha Site".into(),
+        favicon: None,
+    }];
+    let tile = Layout::new(size, model)
+        .chrome
+        .control_rect(&site_tile(0))
+        .expect("a tile");
+
+    window::xdo(&["windowfocus", "--sync", &w]);
+    window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
+    tabs_until(&c, "the new tab", |t| tab_lines(t).len() == 2).await;
+    // The tile is drawn where the chrome lays it out: the page area there is no longer the
+    // empty page's white.
+    aperture_testkit::eventually(Duration::from_secs(20), "the tile to be drawn", async || {
+        let img = window::capture(&w);
+        let p = img.get_pixel(tile.center().x as u32, (tile.min.y + 8.0) as u32).0;
+        let drawn = p != [255, 255, 255];
+        if drawn {
+            window::keep(&img, "new-tab-page");
+        }
+        (drawn, p)
+    })
+    .await;
+
+    // A click opens the site in the new tab, which then shows it (the tiles go with the page).
+    window::click(&w, tile.center(), 1);
+    tabs_until(&c, "the new tab to show the site", |t| {
+        tab_lines(t).len() == 2 && t.matches(url.as_str()).count() == 2
+    })
+    .await;
+    aperture_testkit::eventually(
+        Duration::from_secs(20),
+        "the site drawn in the new tab",
+        async || (window::block(&window::capture(&w), MAGENTA).is_some(), ()),
+    )
+    .await;
+}
