@@ -10,7 +10,6 @@ mod window;
 
 use aperture_testkit::Server;
 use aperture_testkit::mcp::tool;
-use aperture_ui::chrome::controls;
 use aperture_ui::egui::pos2;
 use serde_json::json;
 use std::time::Duration;
@@ -45,22 +44,9 @@ async fn a_mailto_link_asks_the_human_and_goes_to_the_desktop() {
         .page_rect()
         .expect("a page area");
     // Where the bubble's buttons are, from the same chrome at the window's size.
-    let mut model = Layout::one_tab(&url);
-    model.permission = Some(aperture_ui::PermissionView {
-        tab: aperture_ui::TabId(1),
-        id: 1,
-        origin: server.base.trim_start_matches("http://").to_string(),
-        kinds: vec![format!("open this mailto: link in another application: {LINK}")],
-    });
-    let layout = Layout::new(size, model);
-    let rect = |name: &str| {
-        layout
-            .chrome
-            .control_rect(name)
-            .unwrap_or_else(|| panic!("no {name}"))
-            .center()
-    };
-    let (allow, block) = (rect(controls::PERMISSION_ALLOW), rect(controls::PERMISSION_BLOCK));
+    let kind = format!("open this mailto: link in another application: {LINK}");
+    let origin = server.base.trim_start_matches("http://");
+    let (allow, block) = window::permission_buttons(size, &url, origin, &[kind.as_str()]);
     let on_link = pos2(page.min.x + 150.0, page.min.y + 120.0);
 
     // Block: the page stays, and nothing is handed over.

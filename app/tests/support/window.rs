@@ -650,3 +650,29 @@ pub fn stand_in_opener(dir: &Path) -> (String, PathBuf) {
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     (path, opened)
 }
+
+/// Where the permission bubble's Allow and Block buttons are in a one-tab window of `url` at
+/// `size`, while the page's site (`origin`, `host:port`) asks for `kinds` (worded as the bubble
+/// words them).
+#[allow(dead_code)] // not every test that includes this module asks for a permission
+pub fn permission_buttons(size: (f32, f32), url: &str, origin: &str, kinds: &[&str]) -> (Pos2, Pos2) {
+    let mut model = Layout::one_tab(url);
+    model.permission = Some(aperture_ui::PermissionView {
+        tab: TabId(1),
+        id: 1,
+        origin: origin.to_string(),
+        kinds: kinds.iter().map(|k| k.to_string()).collect(),
+    });
+    let layout = Layout::new(size, model);
+    let at = |name: &str| {
+        layout
+            .chrome
+            .control_rect(name)
+            .unwrap_or_else(|| panic!("no {name}"))
+            .center()
+    };
+    (
+        at(aperture_ui::chrome::controls::PERMISSION_ALLOW),
+        at(aperture_ui::chrome::controls::PERMISSION_BLOCK),
+    )
+}
