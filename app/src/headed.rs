@@ -1192,6 +1192,24 @@ impl Host for Headed {
                     h.set_audio_muted(muted);
                 }
             }
+            UiCommand::FileDrag { tab, phase, x, y } => {
+                // Files from the desktop: the page is the drop target, as for its own drags.
+                let Some(h) = self.actor.host(tab) else { return };
+                let e = cef::MouseEvent {
+                    x: x.round() as i32,
+                    y: y.round() as i32,
+                    modifiers: cef::EventFlags::NONE,
+                };
+                match phase {
+                    aperture_ui::FileDrag::Enter(paths) => match cef::DragData::files(&paths) {
+                        Some(data) => h.drag_target_enter(&data, &e, cef::DragOps::COPY),
+                        None => tracing::warn!("the dragged files could not be handed to the page"),
+                    },
+                    aperture_ui::FileDrag::Over => h.drag_target_over(&e, cef::DragOps::COPY),
+                    aperture_ui::FileDrag::Drop => h.drag_target_drop(&e),
+                    aperture_ui::FileDrag::Leave => h.drag_target_leave(),
+                }
+            }
             UiCommand::DuplicateTab { tab } => {
                 let url = self.actor.with(|st| {
                     st.tabs

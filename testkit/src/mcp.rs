@@ -26,15 +26,26 @@ pub async fn connect(url: &str, token: &str) -> Client {
         .unwrap_or_else(|e| panic!("MCP initialize at {url}: {e}"))
 }
 
-/// Calls `tool` with a JSON object of arguments; panics on a transport failure (a tool error
-/// is a normal answer, with `is_error` set).
+/// The longest any tool call may take in a test. Tools bound their own waits well below
+/// this; a call that outlives it is talking to a browser that died (the client would otherwise
+/// try to reconnect to it for ever, and the suite would hang instead of failing).
+pub const CALL_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Calls `tool` with a JSON object of arguments; panics on a transport failure, or when no
+/// answer came within [`CALL_LIMIT`] (a tool error is a normal answer, with `is_error` set).
 pub async fn call(client: &Client, tool: &str, args: serde_json::Value) -> CallToolResult {
     let serde_json::Value::Object(args) = args else {
         panic!("{tool}: arguments must be a JSON object, got {args}")
     };
-    client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+    let call = client.call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args));
+    tokio::time::timeout(CALL_LIMIT, call)
         .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "{tool}: no answer within {} s (did the browser exit?)",
+                CALL_LIMIT.as_secs()
+            )
+        })
         .unwrap_or_else(|e| panic!("{tool} call failed: {e}"))
 }
 

@@ -640,6 +640,9 @@ pub struct Chrome {
     external: Option<ExternalPageTexture>,
     last_resize: Option<(u32, u32, f32)>,
     pointer_in_page: bool,
+    /// Files from another application are being dragged over the page (it was told they
+    /// entered), and where it was last told they are.
+    file_drag: Option<Pos2>,
     /// Buttons pressed inside the page; their moves and releases keep going
     /// to the page even outside it, so drags and selections work.
     captured: Vec<MouseButton>,
@@ -754,6 +757,7 @@ impl Chrome {
             external: None,
             last_resize: None,
             pointer_in_page: false,
+            file_drag: None,
             captured: Vec::new(),
             last_click: None,
             swallowed_keys: Vec::new(),
@@ -2309,7 +2313,9 @@ impl Chrome {
             self.gone_page(&ctx, &painter, rect, t.id, ui.visuals().panel_fill);
         }
         let tiles = gone.is_none() && !self.page_modal(model) && self.new_tab_page(&ctx, rect, model);
-        let blocked = gone.is_some() || tiles || self.page_modal(model) || self.menu_open(model);
+        // While files are dragged in, the page sees the drag, not the pointer.
+        let files = gone.is_none() && !self.page_modal(model) && self.forward_file_drag(&ctx, rect, model);
+        let blocked = gone.is_some() || tiles || files || self.page_modal(model) || self.menu_open(model);
         if self.page_modal(model) {
             // Dim the page under a tab-modal sheet, as browsers do, so it
             // reads as "answer this first".
@@ -2407,6 +2413,73 @@ impl Chrome {
     /// Forward pointer input to the page. While `blocked` (a sheet or menu is
     /// over it) nothing new reaches the page; only releases of buttons
     /// pressed before still go, so the page never sees a button stuck down.
+    /// Files dragged in from another application (a file manager) over the page `rect`: the
+    /// page is told they entered, moved, were dropped or left ([`UiCommand::FileDrag`]), as a
+    /// drop zone expects. True while such a drag is over the window.
+    fn forward_file_drag(&mut self, ctx: &Context, rect: Rect, model: &ChromeModel) -> bool {
+        let Some(tab) = model.active else { return false };
+        let paths =
+            |files: &[egui::HoveredFile]| files.iter().filter_map(|f| f.path.clone()).collect::<Vec<_>>();
+        let (hovered, dropped, pos) = ctx.input(|i| {
+            (
+                paths(&i.raw.hovered_files),
+                i.raw
+                    .dropped_files
+                    .iter()
+                    .map(|f| f.path().to_path_buf())
+                    .filter(|p| !p.as_os_str().is_empty())
+                    .collect::<Vec<_>>(),
+                i.pointer.latest_pos(),
+            )
+        });
+        let at = pos.filter(|p| rect.contains(*p));
+        let local = |p: Pos2| (p.x - rect.min.x, p.y - rect.min.y);
+        let send = |this: &mut Self, phase: crate::command::FileDrag, p: Pos2| {
+            let (x, y) = local(p);
+            this.emit(UiCommand::FileDrag { tab, phase, x, y });
+        };
+        if !dropped.is_empty() {
+            match at {
+                Some(p) => {
+                    if self.file_drag.is_none() {
+                        send(self, crate::command::FileDrag::Enter(dropped), p);
+                    }
+                    send(self, crate::command::FileDrag::Drop, p);
+                }
+                None => {
+                    if let Some(last) = self.file_drag {
+                        send(self, crate::command::FileDrag::Leave, last);
+                    }
+                }
+            }
+            self.file_drag = None;
+            return true;
+        }
+        if hovered.is_empty() {
+            // Called off (Escape in the source, or it left the window).
+            if let Some(last) = self.file_drag.take() {
+                send(self, crate::command::FileDrag::Leave, last);
+            }
+            return false;
+        }
+        match (at, self.file_drag) {
+            (Some(p), None) => {
+                send(self, crate::command::FileDrag::Enter(hovered), p);
+                self.file_drag = Some(p);
+            }
+            (Some(p), Some(last)) if p != last => {
+                send(self, crate::command::FileDrag::Over, p);
+                self.file_drag = Some(p);
+            }
+            (None, Some(last)) => {
+                send(self, crate::command::FileDrag::Leave, last);
+                self.file_drag = None;
+            }
+            _ => {}
+        }
+        true
+    }
+
     fn forward_pointer(&mut self, ui: &mut Ui, rect: Rect, model: &ChromeModel, blocked: bool) {
         let ctx = ui.ctx().clone();
         let layer = ui.layer_id();

@@ -105,6 +105,19 @@ pub enum UiCommand {
         /// The input.
         input: PageInput,
     },
+    /// Files from another application (a file manager) dragged over the page and dropped
+    /// there, as a page sees a drag: entering with the files, moving, dropped or gone. `x`, `y`
+    /// in DIP from the page's top-left, as [`PageInput`].
+    FileDrag {
+        /// The tab under the drag.
+        tab: TabId,
+        /// Where the drag is in its course.
+        phase: FileDrag,
+        /// X in DIP.
+        x: f32,
+        /// Y in DIP.
+        y: f32,
+    },
     /// The page area changed size or scale. Sent once at start and on every
     /// change; the app answers CEF's `GetViewRect` / `GetScreenInfo` from it
     /// and calls `WasResized`.
@@ -638,4 +651,18 @@ pub enum ConsentAnswer {
     Always,
     /// Refuse; nothing is typed.
     Deny,
+}
+
+/// The course of a drag of files from another application over the page
+/// ([`UiCommand::FileDrag`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileDrag {
+    /// The drag came over the page, carrying these files.
+    Enter(Vec<std::path::PathBuf>),
+    /// It moved over the page.
+    Over,
+    /// It was dropped on the page.
+    Drop,
+    /// It left the page, or was called off.
+    Leave,
 }

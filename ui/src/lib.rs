@@ -212,10 +212,13 @@ mod runner;
 pub mod selection;
 pub mod settings;
 pub mod vault_window;
+#[cfg(target_os = "linux")]
+mod xpointer;
 
 pub use chrome::{Chrome, TIP_FILL};
 pub use command::{
-    ClearData, ConsentAnswer, EditOp, KeyInput, Modifiers, MouseButton, PageInput, UiCommand, ZoomStep,
+    ClearData, ConsentAnswer, EditOp, FileDrag, KeyInput, Modifiers, MouseButton, PageInput, UiCommand,
+    ZoomStep,
 };
 pub use model::{
     BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,

@@ -240,6 +240,8 @@ pub fn run(
         title: String::new(),
         clipboard: arboard::Clipboard::new().ok(),
         secondaries: std::collections::HashMap::new(),
+        #[cfg(target_os = "linux")]
+        x_pointer: None,
     };
     event_loop.set_control_flow(ControlFlow::Wait);
     event_loop.run_app(&mut app)?;
@@ -296,6 +298,9 @@ struct App<H: Host> {
     title: String,
     clipboard: Option<arboard::Clipboard>,
     secondaries: std::collections::HashMap<WindowId, Secondary>,
+    /// Asks X where the pointer is while files are dragged over the window (made on first use).
+    #[cfg(target_os = "linux")]
+    x_pointer: Option<crate::xpointer::XPointer>,
 }
 
 impl<H: Host> App<H> {
@@ -395,6 +400,24 @@ impl<H: Host> App<H> {
         }
         let mut raw = gfx.egui_winit.take_egui_input(gfx.main.window());
         translate_clipboard(&mut raw, self.clipboard.as_mut(), self.chrome.page_focused());
+        #[cfg(target_os = "linux")]
+        if !raw.hovered_files.is_empty() || !raw.dropped_files.is_empty() {
+            // Files from another application are over the window: winit says where nowhere,
+            // so X is asked, and asked again soon while the drag goes on.
+            if self.x_pointer.is_none() {
+                self.x_pointer = crate::xpointer::XPointer::connect();
+            }
+            let window = gfx.main.window();
+            if let Some((x, y)) = self.x_pointer.as_ref().and_then(|x| x.position(window)) {
+                let ppp = window.scale_factor() as f32;
+                raw.events
+                    .push(egui::Event::PointerMoved(egui::pos2(x / ppp, y / ppp)));
+            }
+            if !raw.hovered_files.is_empty() {
+                let at = Instant::now() + Duration::from_millis(50);
+                self.next_repaint = Some(self.next_repaint.map_or(at, |t| t.min(at)));
+            }
+        }
         let (output, commands, title) = {
             let model = self.model.lock().unwrap_or_else(|p| p.into_inner());
             if gfx.bgra_upload {

@@ -282,3 +282,23 @@ impl DragOps {
 /// browser as the drop target. Windowless rendering leaves the drag to the embedder: Chromium
 /// only starts one and waits to be told where it goes and where it ends.
 pub struct DragData(pub(crate) crate::rc::Ref<cef_drag_data_t>);
+
+impl DragData {
+    /// Files dragged in from the desktop (a file manager), to hand to a browser as the drop
+    /// target. `None` when CEF could not make the object.
+    pub fn files(paths: &[std::path::PathBuf]) -> Option<DragData> {
+        // SAFETY: creating drag data has no preconditions and returns a new reference.
+        let data = unsafe { crate::rc::Ref::adopt((crate::api::api().cef_drag_data_create)()) }?;
+        for p in paths {
+            let path = crate::strings::CefStr::new(&p.to_string_lossy());
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let name = crate::strings::CefStr::new(&name);
+            // SAFETY: a live, writable drag data object; CEF copies the strings.
+            unsafe { crate::rc::call!(data.add_file(path.as_ptr(), name.as_ptr())) };
+        }
+        Some(DragData(data))
+    }
+}
