@@ -1169,6 +1169,11 @@ impl Host for Headed {
             UiCommand::NewPrivateTab => {
                 self.spawn_human_tab("about:blank".into(), crate::privacy::PRIVATE.into(), false);
             }
+            UiCommand::OpenInPrivateTab { url } => {
+                // Next to the tab the link is in, and in front, as browsers open a private window.
+                let after = self.active.map(|a| (a, false));
+                self.spawn_tab_in(url, crate::privacy::PRIVATE.into(), false, after);
+            }
             UiCommand::OpenUrl { url, new_tab } => {
                 let container = self
                     .active

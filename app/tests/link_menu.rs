@@ -132,4 +132,29 @@ async fn open_link_in_container_tab_uses_the_container_picked() {
         (n >= 1, n)
     })
     .await;
+
+    // "Open link in private tab": a private tab of the link, in front.
+    let mut layout = Layout::new(size, layout.model.clone());
+    let private = layout
+        .chrome
+        .control_rect(controls::CTX_OPEN_LINK_PRIVATE)
+        .expect("an Open link in private tab item")
+        .center();
+    layout.frames(vec![], 1);
+    window::click(&w, at, 3);
+    std::thread::sleep(Duration::from_millis(600));
+    window::hover(&w, private);
+    std::thread::sleep(Duration::from_millis(300));
+    window::click(&w, private, 1);
+    let list = tabs_until(&c, "the link's private tab", |t| tab_lines(t).len() == 3).await;
+    let lines = tab_lines(&list);
+    assert!(
+        lines[1].contains(r#"container "Private""#) && lines[1].contains("foreground"),
+        "the private tab opens next to the first, in front: {list}"
+    );
+    aperture_testkit::eventually(Duration::from_secs(20), "the private tab's request", async || {
+        let n = server.requests().iter().filter(|p| *p == "/target").count();
+        (n >= 2, n)
+    })
+    .await;
 }

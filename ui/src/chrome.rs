@@ -257,6 +257,10 @@ pub mod controls {
     pub const CTX_OPEN_LINK_IN: &str = "ctx:open_link_in";
     /// Context menu: Copy link address.
     pub const CTX_COPY_LINK: &str = "ctx:copy_link";
+    /// Context menu: Open link in private tab.
+    pub const CTX_OPEN_LINK_PRIVATE: &str = "ctx:open_link_private";
+    /// Context menu: Save link as… (the linked file, as a download).
+    pub const CTX_SAVE_LINK: &str = "ctx:save_link";
     /// Context menu: Open image in new tab.
     pub const CTX_OPEN_IMAGE: &str = "ctx:open_image";
     /// Context menu: Save image as….

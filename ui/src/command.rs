@@ -355,6 +355,11 @@ pub enum UiCommand {
     },
     /// Ctrl+Shift+N or "New private tab": a tab in a private container.
     NewPrivateTab,
+    /// The context menu's "Open link in private tab": `url` in a new private tab, in front.
+    OpenInPrivateTab {
+        /// The link.
+        url: String,
+    },
     /// Ctrl+D or the omnibox star: bookmark the tab's page, or remove its bookmark when it
     /// has one ([`crate::model::TabView::bookmarked`]).
     ToggleBookmark {

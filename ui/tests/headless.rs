@@ -1232,6 +1232,31 @@ fn link_context_menu_opens_in_new_and_container_tabs_and_copies() {
     assert_eq!(h.copied.last().map(String::as_str), Some("https://example.com/a"));
     h.model.context_menu = None;
     h.frame(vec![]);
+    open_menu(&mut h, link.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_SAVE_LINK)),
+        vec![
+            UiCommand::SaveUrl {
+                url: "https://example.com/a".into()
+            },
+            UiCommand::CloseContextMenu
+        ],
+        "Save link as… downloads what the link points at"
+    );
+    h.model.context_menu = None;
+    h.frame(vec![]);
+    open_menu(&mut h, link.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_OPEN_LINK_PRIVATE)),
+        vec![
+            UiCommand::OpenInPrivateTab {
+                url: "https://example.com/a".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    h.model.context_menu = None;
+    h.frame(vec![]);
     open_menu(&mut h, link);
     // The submenu lists the model's containers.
     assert!(without_noise(h.click(controls::CTX_OPEN_LINK_IN)).is_empty());

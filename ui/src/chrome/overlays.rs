@@ -598,6 +598,20 @@ impl Chrome {
                 }
                 sink.item(
                     ui,
+                    controls::CTX_OPEN_LINK_PRIVATE,
+                    true,
+                    "Open link in private tab",
+                    UiCommand::OpenInPrivateTab { url: url.clone() },
+                );
+                sink.item(
+                    ui,
+                    controls::CTX_SAVE_LINK,
+                    true,
+                    "Save link as…",
+                    UiCommand::SaveUrl { url: url.clone() },
+                );
+                sink.item(
+                    ui,
                     controls::CTX_COPY_LINK,
                     true,
                     "Copy link address",
