@@ -136,6 +136,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                     DownloadState::Failed(w) => UiDownloadState::Failed(w.clone()),
                 },
                 path: (d.state == DownloadState::Complete).then(|| d.path.display().to_string()),
+                paused: d.paused && d.state == DownloadState::InProgress,
             })
             .collect();
         m.notice = st.notices.last().cloned();
@@ -297,6 +298,7 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::CancelDownload { id } => page::cancel_download(a, *id),
+        UiCommand::PauseDownload { id, pause } => page::pause_download(a, *id, *pause),
         UiCommand::RemoveDownload { id } => mx.removed.push(*id),
         UiCommand::OpenDownloadsFolder => {
             if let Some(d) = &cx.download_dir {

@@ -71,6 +71,7 @@ async fn open_hands_the_finished_download_to_the_desktop() {
         total: Some(2000),
         state: aperture_ui::DownloadState::Complete,
         path: Some(file.display().to_string()),
+        paused: false,
     }];
     let mut layout = Layout::new(size, model);
     let button = layout.click(controls::DOWNLOADS);

@@ -938,6 +938,7 @@ fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
         total: None,
         state: aperture_ui::DownloadState::InProgress,
         path: None,
+        paused: false,
     }];
     layout.frames(vec![], 2);
     let before = capture(&app);

@@ -229,6 +229,13 @@ pub enum UiCommand {
         /// The tab.
         tab: TabId,
     },
+    /// Pause or resume an in-progress download.
+    PauseDownload {
+        /// The download's id.
+        id: u32,
+        /// Pause (true) or resume (false).
+        pause: bool,
+    },
     /// Cancel an in-progress download.
     CancelDownload {
         /// [`crate::model::DownloadView::id`].

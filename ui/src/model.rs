@@ -496,6 +496,8 @@ pub struct DownloadView {
     pub state: DownloadState,
     /// Where it was saved (once known).
     pub path: Option<String>,
+    /// The human paused it (while in progress).
+    pub paused: bool,
 }
 
 impl DownloadView {

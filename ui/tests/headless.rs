@@ -1468,6 +1468,7 @@ fn download(id: u32, name: &str, received: u64, total: Option<u64>, state: Downl
         total,
         state,
         path: None,
+        paused: false,
     }
 }
 
@@ -1545,6 +1546,23 @@ fn downloads_panel_lists_progress_and_offers_cancel_show_remove() {
         without_noise(h.click(&download_control("cancel", 2))),
         vec![UiCommand::CancelDownload { id: 2 }]
     );
+    // A running download pauses; a paused one says so and resumes.
+    assert!(!h.has(&download_control("pause", 1)) && !h.has(&download_control("resume", 2)));
+    assert_eq!(
+        without_noise(h.click(&download_control("pause", 2))),
+        vec![UiCommand::PauseDownload { id: 2, pause: true }]
+    );
+    let i = h.model.downloads.iter().position(|d| d.id == 2).unwrap();
+    h.model.downloads[i].paused = true;
+    h.frame(vec![]);
+    assert!(h.shows("Paused · 256 KB of 1.0 MB"), "{:?}", h.texts);
+    assert!(!h.has(&download_control("pause", 2)));
+    assert_eq!(
+        without_noise(h.click(&download_control("resume", 2))),
+        vec![UiCommand::PauseDownload { id: 2, pause: false }]
+    );
+    h.model.downloads[i].paused = false;
+    h.frame(vec![]);
     assert_eq!(
         without_noise(h.click(&download_control("show", 1))),
         vec![UiCommand::OpenDownloadsFolder]

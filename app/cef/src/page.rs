@@ -131,6 +131,22 @@ impl DownloadControl {
         // SAFETY: a live callback.
         unsafe { call!(cb.cancel()) };
     }
+
+    /// Stops reading the download until [`DownloadControl::resume`] (Chromium keeps the
+    /// connection and the partial file).
+    pub fn pause(&self) {
+        debug_assert_ui();
+        let cb = &self.0;
+        // SAFETY: a live callback.
+        unsafe { call!(cb.pause()) };
+    }
+
+    pub fn resume(&self) {
+        debug_assert_ui();
+        let cb = &self.0;
+        // SAFETY: a live callback.
+        unsafe { call!(cb.resume()) };
+    }
 }
 
 /// What was right-clicked, in view coordinates (DIP).

@@ -117,6 +117,8 @@ pub struct Download {
     pub received: u64,
     pub total: Option<u64>,
     pub state: DownloadState,
+    /// The human paused it (CEF says nothing of that itself).
+    pub paused: bool,
     ctl: Option<cef::DownloadControl>,
 }
 
@@ -859,6 +861,7 @@ pub(super) fn before_download(
             received: item.received.max(0) as u64,
             total: (item.total > 0).then_some(item.total as u64),
             state: DownloadState::InProgress,
+            paused: false,
             ctl: None,
         });
         st.events.push(Event::Refresh);
@@ -922,6 +925,24 @@ pub(super) fn download_updated(a: &Actor, item: cef::DownloadItem, ctl: cef::Dow
 }
 
 /// Cancels a running download (the human, from the downloads panel).
+/// Pauses (or resumes) download `id` while it is in progress.
+pub fn pause_download(a: &Actor, id: u32, pause: bool) {
+    let ctl = a.with(|st| {
+        let d = st
+            .downloads
+            .iter_mut()
+            .find(|d| d.id == id && d.state == DownloadState::InProgress)?;
+        d.paused = pause;
+        st.events.push(Event::Refresh);
+        d.ctl.clone()
+    });
+    match (ctl, pause) {
+        (Some(c), true) => c.pause(),
+        (Some(c), false) => c.resume(),
+        (None, _) => {}
+    }
+}
+
 pub fn cancel_download(a: &Actor, id: u32) {
     let ctl = a.with(|st| {
         st.downloads
@@ -969,6 +990,7 @@ pub fn local_file_started(a: &Actor, id: TabId, path: &Path, part: &Path, mime: 
             received: 0,
             total: None,
             state: DownloadState::InProgress,
+            paused: false,
             ctl: None,
         });
         st.events.push(Event::Refresh);

@@ -500,10 +500,13 @@ impl Chrome {
     fn download_row(&mut self, ui: &mut Ui, d: &DownloadView, cmds: &mut Vec<UiCommand>) {
         ui.add(egui::Label::new(RichText::new(&d.name).strong()).truncate());
         let status = match &d.state {
-            DownloadState::InProgress => match d.total {
-                Some(t) => format!("{} of {}", human_bytes(d.received), human_bytes(t)),
-                None => human_bytes(d.received),
-            },
+            DownloadState::InProgress => {
+                let got = match d.total {
+                    Some(t) => format!("{} of {}", human_bytes(d.received), human_bytes(t)),
+                    None => human_bytes(d.received),
+                };
+                if d.paused { format!("Paused · {got}") } else { got }
+            }
             DownloadState::Complete => format!("Done · {}", human_bytes(d.total.unwrap_or(d.received))),
             DownloadState::Cancelled => "Cancelled".to_string(),
             DownloadState::Failed(why) => format!("Failed — {why}"),
@@ -528,6 +531,27 @@ impl Chrome {
             };
             match d.state {
                 DownloadState::InProgress => {
+                    if d.paused {
+                        button(
+                            ui,
+                            "resume",
+                            "Resume",
+                            UiCommand::PauseDownload {
+                                id: d.id,
+                                pause: false,
+                            },
+                        );
+                    } else {
+                        button(
+                            ui,
+                            "pause",
+                            "Pause",
+                            UiCommand::PauseDownload {
+                                id: d.id,
+                                pause: true,
+                            },
+                        );
+                    }
                     button(ui, "cancel", "Cancel", UiCommand::CancelDownload { id: d.id });
                 }
                 DownloadState::Complete => {
