@@ -405,6 +405,8 @@ impl Backend for AppBackend {
                 active: t.active,
                 muted: t.muted,
                 audible: t.audible,
+                camera: t.capturing.0,
+                microphone: t.capturing.1,
                 pinned: t.pinned,
             })
             .collect();

@@ -538,6 +538,7 @@ impl Headed {
                         // Chromium's own state, so the mark never disagrees with the sound.
                         muted: t.host.is_audio_muted(),
                         audible: !t.audible_frames.is_empty(),
+                        capturing: t.capturing,
                         // Until it shows a page; never for a private tab (no history to show).
                         new_tab_page: t.new_tab_page
                             && (t.url.is_empty() || t.url == "about:blank")

@@ -362,6 +362,7 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                     active: st.active == Some(*id),
                     muted: t.host.is_audio_muted(),
                     audible: !t.audible_frames.is_empty(),
+                    capturing: t.capturing,
                     pinned: t.pinned,
                     meta: t.meta.clone(),
                 })
@@ -384,6 +385,8 @@ pub struct TabInfo {
     pub muted: bool,
     /// Media in the page is playing with sound (heard unless `muted`).
     pub audible: bool,
+    /// The page is using the camera and the microphone now.
+    pub capturing: (bool, bool),
     /// The human pinned it.
     pub pinned: bool,
     pub meta: TabMeta,

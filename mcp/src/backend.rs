@@ -52,6 +52,12 @@ pub struct TabInfo {
     /// `muted`).
     #[serde(default)]
     pub audible: bool,
+    /// The tab's page is using the camera now (a call, a video meeting).
+    #[serde(default)]
+    pub camera: bool,
+    /// The tab's page is using the microphone now.
+    #[serde(default)]
+    pub microphone: bool,
     /// The human pinned the tab in the window's strip.
     #[serde(default)]
     pub pinned: bool,

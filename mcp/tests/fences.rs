@@ -262,6 +262,8 @@ impl Backend for Hostile {
             active: human,
             muted: false,
             audible: false,
+            camera: false,
+            microphone: false,
             pinned: false,
         };
         Ok(vec![tab(1, true), tab(2, false)])

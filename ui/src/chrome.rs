@@ -484,6 +484,22 @@ pub fn tab_control(tab: TabId) -> String {
     format!("tab:{}", tab.0)
 }
 
+/// Id of a tab's recording mark (shown while its page uses the camera or microphone) for
+/// [`Chrome::control_rect`].
+pub fn tab_capture_control(tab: TabId) -> String {
+    format!("capture:{}", tab.0)
+}
+
+/// What a page capturing `(camera, microphone)` uses, in words; `None` when neither.
+fn capture_words(capturing: (bool, bool)) -> Option<&'static str> {
+    match capturing {
+        (true, true) => Some("camera and microphone"),
+        (true, false) => Some("camera"),
+        (false, true) => Some("microphone"),
+        (false, false) => None,
+    }
+}
+
 /// Id of a tab's speaker mark (shown while it plays sound or is muted; a click mutes or
 /// unmutes) for [`Chrome::control_rect`].
 pub fn tab_mute_control(tab: TabId) -> String {
@@ -1691,6 +1707,16 @@ impl Chrome {
                 Color32::WHITE,
             );
             x = pill.max.x + 5.0;
+        }
+        if let Some(what) = capture_words(tab.capturing) {
+            // Chrome's recording mark: a page using the camera or microphone shows it in its
+            // tab, wherever the human is looking.
+            let r = Rect::from_min_size(pos2(x - 2.0, mid - 10.0), vec2(16.0, 20.0));
+            self.rects.insert(tab_capture_control(tab.id), r);
+            painter.circle_filled(r.center(), 4.5, Color32::from_rgb(217, 48, 37));
+            ui.interact(r, Id::unique(("aperture_tab_capture", tab.id.0)), Sense::hover())
+                .on_hover_text(format!("This tab is using your {what}"));
+            x += 16.0;
         }
         if tab.muted || tab.audible {
             // Chrome's speaker mark: the tab making sound (or silenced) at a glance, and a

@@ -77,6 +77,9 @@ pub struct TabView {
     pub muted: bool,
     /// Media in the page is playing with sound: the tab shows a speaker mark that mutes it.
     pub audible: bool,
+    /// The page is using the camera and the microphone now: the tab shows a red recording
+    /// mark.
+    pub capturing: (bool, bool),
     /// The human's new, empty tab: the page area shows the sites they go to most
     /// ([`ChromeModel::new_tab_sites`]) until it shows a page.
     pub new_tab_page: bool,
@@ -116,6 +119,7 @@ impl Default for TabView {
             muted: false,
             audible: false,
             new_tab_page: false,
+            capturing: (false, false),
             security: Security::Unknown,
             renderer_gone: false,
             pinned: false,

@@ -2088,3 +2088,18 @@ fn a_new_tab_shows_the_most_visited_sites_and_a_tile_opens_its_page_there() {
         "{cmds:?}"
     );
 }
+
+#[test]
+fn a_tab_using_the_camera_or_microphone_shows_the_recording_mark() {
+    let mut h = Harness::new();
+    let mark = aperture_ui::chrome::tab_capture_control(TabId(1));
+    assert!(!h.has(&mark));
+    h.model.tabs[0].capturing = (false, true);
+    h.frame(vec![]);
+    assert!(h.has(&mark));
+    let tab = h.rect(&tab_control(TabId(1)));
+    assert!(tab.contains_rect(h.rect(&mark)), "the mark is in its tab");
+    h.model.tabs[0].capturing = (false, false);
+    h.frame(vec![]);
+    assert!(!h.has(&mark), "the mark goes when the page stops");
+}

@@ -68,6 +68,8 @@ pub trait ClientHandler: 'static {
     /// The text the page's element under the pointer gives as its tooltip (its `title`), or
     /// empty when there is none. Off-screen rendering draws no tooltip itself: the embedder does.
     fn on_tooltip(&self, id: BrowserId, text: String);
+    /// The page started or stopped using the camera (`video`) or the microphone (`audio`).
+    fn on_media_access_change(&self, id: BrowserId, video: bool, audio: bool);
     /// A server or proxy asks for HTTP authentication for a request of this browser. CEF asks
     /// on its IO thread; this is called on the UI thread a moment later. Answer (or drop) `cb`.
     fn on_auth_request(&self, id: BrowserId, challenge: AuthChallenge, cb: AuthCallback);
@@ -250,6 +252,7 @@ impl Client {
                     h.on_title_change = Some(on_title_change);
                     h.on_status_message = Some(on_status_message);
                     h.on_tooltip = Some(on_tooltip);
+                    h.on_media_access_change = Some(on_media_access_change);
                     h.on_console_message = Some(on_console_message);
                     h.on_cursor_change = Some(on_cursor_change);
                     h.on_fullscreen_mode_change = Some(on_fullscreen_mode_change);
@@ -689,6 +692,19 @@ extern "C" fn on_tooltip(
     // Handled: the embedder draws it (CEF would otherwise leave it to a native tooltip that
     // off-screen rendering does not have).
     1
+}
+
+extern "C" fn on_media_access_change(
+    this: *mut cef_display_handler_t,
+    b: *mut cef_browser_t,
+    video: c_int,
+    audio: c_int,
+) {
+    let Some(b) = adopt!(Browser, b) else { return };
+    shared(this)
+        .ui
+        .get()
+        .on_media_access_change(b.id(), video != 0, audio != 0);
 }
 
 /// The handler as the IO thread may carry it to the UI thread: only `ui` is touched there, and

@@ -331,6 +331,15 @@ impl cef::ClientHandler for Handler {
         self.0.with(|st| st.rpc_reply(rid, reply));
     }
 
+    fn on_media_access_change(&self, id: BrowserId, video: bool, audio: bool) {
+        self.0.with(|st| {
+            if let Some(t) = st.tabs.get_mut(&tab_id(id)) {
+                t.capturing = (video, audio);
+                st.events.push(Event::Refresh);
+            }
+        });
+    }
+
     fn on_page_event(&self, id: BrowserId, frame: String, _main: bool, body: String) {
         self.0.with(|st| st.page_event(tab_id(id), frame, &body));
     }

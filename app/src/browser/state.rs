@@ -135,6 +135,9 @@ pub struct TabRec {
     /// The human opened this tab empty (Ctrl+T, +): while it still shows nothing, the window
     /// draws the new-tab page over it.
     pub new_tab_page: bool,
+    /// The page is using the camera and the microphone now (CEF's media-access report): the
+    /// tab's recording mark.
+    pub capturing: (bool, bool),
 }
 
 /// The latest refusal rules a tab keeps.
@@ -320,6 +323,7 @@ impl State {
                 refusals: Vec::new(),
                 audible_frames: Default::default(),
                 new_tab_page: false,
+                capturing: (false, false),
             },
         );
         if let Some(p) = popup {

@@ -208,6 +208,12 @@ impl Aperture {
             if t.audible {
                 flags.push("playing sound");
             }
+            if t.camera {
+                flags.push("using the camera");
+            }
+            if t.microphone {
+                flags.push("using the microphone");
+            }
             if t.muted {
                 flags.push("muted");
             }

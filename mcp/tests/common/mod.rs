@@ -157,6 +157,8 @@ impl Fake {
                 active,
                 muted: false,
                 audible: false,
+                camera: false,
+                microphone: false,
                 pinned: false,
             },
             page,
