@@ -205,6 +205,7 @@
 pub mod chrome;
 pub mod command;
 pub mod dark;
+mod icon;
 pub mod keys;
 pub mod model;
 pub mod omnibox;

@@ -712,7 +712,9 @@ fn open_secondary(
     let attrs = WindowAttributes::default()
         .with_title(spec.title)
         .with_inner_size(winit::dpi::LogicalSize::new(spec.width, spec.height))
+        .with_window_icon(crate::icon::window_icon())
         .with_visible(false);
+    let attrs = with_class(attrs);
     let win = cef::gl::create_window(event_loop, &gfx.gl, attrs)?;
     gfx.gl
         .context()
@@ -785,12 +787,27 @@ fn translate_clipboard(
     }
 }
 
+/// The X11 class every window of the app carries (`WM_CLASS` "aperture", "Aperture"): desktops
+/// group its windows under it and find its launcher by it.
+fn with_class(attrs: WindowAttributes) -> WindowAttributes {
+    #[cfg(target_os = "linux")]
+    {
+        use winit::platform::x11::WindowAttributesExtX11;
+        // winit takes (class, instance); X stores the instance first.
+        attrs.with_name("Aperture", "aperture")
+    }
+    #[cfg(not(target_os = "linux"))]
+    attrs
+}
+
 fn create_gfx(event_loop: &ActiveEventLoop, options: &RunOptions) -> Result<Gfx, UiError> {
     let attrs = WindowAttributes::default()
         .with_title(options.title.clone())
         .with_inner_size(winit::dpi::LogicalSize::new(options.width, options.height))
         .with_min_inner_size(winit::dpi::LogicalSize::new(400, 300))
+        .with_window_icon(crate::icon::window_icon())
         .with_visible(false);
+    let attrs = with_class(attrs);
     let (main, gl) = cef::gl::create_main_window(event_loop, attrs)?;
     // Vsync where available; not fatal where it isn't (some Xvfb setups).
     let _ = main
