@@ -460,7 +460,14 @@ fn save_page(cx: &Ctx, tab: TabId) {
         }
         let Ok(Some((dl, path, part))) = h
             .on_ui(move |a| {
-                std::fs::create_dir_all(&dir).ok()?;
+                if let Err(e) = std::fs::create_dir_all(&dir) {
+                    let why = format!("Saving the page failed: cannot create {}: {e}", dir.display());
+                    a.with(|st| {
+                        st.notices.push(why);
+                        st.events.push(crate::browser::Event::Refresh);
+                    });
+                    return None;
+                }
                 let name = aperture_common::fs::safe_file_name(&format!("{stem}.mhtml"));
                 let path = aperture_common::fs::unique_path(&dir, &name);
                 let part = aperture_common::fs::part_path(&path);

@@ -121,8 +121,10 @@ extern "C" fn notify_execute(
     if argc < 1 || argv.is_null() {
         return 1;
     }
-    // SAFETY: V8 passes `argc` live values (borrowed for the call, so not adopted); the current
-    // context and its frame are new references we adopt; the handler data is ours.
+    // SAFETY: V8 passes `argc` live values. They are read, not adopted: should CEF hand each
+    // with a reference for us, one small wrapper leaks per media change, where releasing one we
+    // did not own would free a live value. The current context and its frame are new
+    // references we adopt; the handler data is ours.
     unsafe {
         let v = *argv;
         if v.is_null() || call!((v).is_string()) == 0 {
