@@ -355,7 +355,6 @@ impl Memory {
             UiCommand::OmniboxInput { tab, text } => {
                 self.suggestions.clear();
                 self.inline = None;
-                let Some(p) = &self.places else { return true };
                 let (container, private) = actor
                     .with(|st| {
                         st.tabs
@@ -368,7 +367,10 @@ impl Memory {
                 }
                 // A private tab's omnibox still suggests from history (as Chrome's does);
                 // it never adds to it.
-                let _ = private;
+                let Some(p) = &self.places else {
+                    self.suggest_tabs(actor, *tab, text, private);
+                    return true;
+                };
                 match p.suggest(
                     text,
                     Some(&container).filter(|c| !c.is_empty()).map(String::as_str),
@@ -382,15 +384,58 @@ impl Memory {
                                 bookmark: s.kind == aperture_places::SuggestionKind::Bookmark,
                                 url: s.url,
                                 title: s.title,
+                                tab: None,
                             })
                             .collect();
                     }
                     Err(e) => tracing::warn!("suggestions: {e}"),
                 }
+                self.suggest_tabs(actor, *tab, text, private);
             }
             _ => return false,
         }
         true
+    }
+
+    /// The human's other open tabs in the suggestions, as Chrome's omnibox offers them: a
+    /// suggested page another tab shows becomes a switch to it, and tabs whose title or
+    /// address holds every typed word (ignoring case) come first, a few of them. Only tabs of
+    /// the same kind (private or not) as the one typed in.
+    fn suggest_tabs(&mut self, actor: &Actor, typing: TabId, text: &str, private: bool) {
+        const TABS: usize = 3;
+        let words: Vec<String> = text.split_whitespace().map(str::to_lowercase).collect();
+        let open: Vec<(TabId, String, String)> = actor.with(|st| {
+            st.order
+                .iter()
+                .filter(|id| **id != typing)
+                .filter_map(|id| {
+                    let t = st.tabs.get(id)?;
+                    let shown = !t.meta.throwaway && !t.url.is_empty() && t.url != "about:blank";
+                    (shown && t.meta.private() == private).then(|| (*id, t.url.clone(), t.title.clone()))
+                })
+                .collect()
+        });
+        for s in &mut self.suggestions {
+            s.tab = open.iter().find(|(_, url, _)| *url == s.url).map(|(id, ..)| *id);
+        }
+        let mut tabs: Vec<SuggestionView> = open
+            .iter()
+            .filter(|(id, ..)| !self.suggestions.iter().any(|s| s.tab == Some(*id)))
+            .filter(|(_, url, title)| {
+                let (url, title) = (url.to_lowercase(), title.to_lowercase());
+                words.iter().all(|w| url.contains(w) || title.contains(w))
+            })
+            .take(TABS)
+            .map(|(id, url, title)| SuggestionView {
+                url: url.clone(),
+                title: title.clone(),
+                bookmark: false,
+                tab: Some(*id),
+            })
+            .collect();
+        tabs.append(&mut self.suggestions);
+        tabs.truncate(SUGGESTIONS);
+        self.suggestions = tabs;
     }
 
     fn refresh_history(&mut self) {

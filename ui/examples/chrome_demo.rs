@@ -297,6 +297,7 @@ impl Host for Demo {
                         url: t.url.clone(),
                         title: t.title.clone(),
                         bookmark: t.bookmarked,
+                        tab: None,
                     })
                     .collect();
                 m.inline_completion = m.tabs.iter().find_map(|t| {

@@ -2102,7 +2102,25 @@ impl Chrome {
         } else {
             None
         };
-        if let (Some(tab), Some(s)) = (tab, picked) {
+        // A suggestion for a page another tab shows: the human goes to that tab, by a click on
+        // the row or Enter on it, and this tab keeps its address.
+        let switch_to = match &picked {
+            Some(s) => s.tab,
+            None if resp.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) => self
+                .suggestion
+                .and_then(|i| model.suggestions.get(i))
+                .filter(|s| s.url == self.omnibox_text)
+                .and_then(|s| s.tab),
+            None => None,
+        };
+        if let Some(other) = switch_to {
+            if let Some((_, url)) = &self.omnibox_source {
+                self.omnibox_text = url.clone();
+            }
+            ctx.memory_mut(|m| m.surrender_focus(id));
+            self.end_omnibox_edit();
+            self.emit(UiCommand::SelectTab { tab: other });
+        } else if let (Some(tab), Some(s)) = (tab, picked) {
             // A click on a suggestion: it is where the human is going.
             let url = resolve_input_with(&s.url, &model.settings.values.search_template())
                 .unwrap_or_else(|| s.url.clone());

@@ -200,6 +200,9 @@ pub struct SuggestionView {
     pub title: String,
     /// It is a bookmark (drawn with a star).
     pub bookmark: bool,
+    /// Another tab shows it: the row offers to switch to that tab instead of loading it
+    /// again, as Chrome's omnibox does.
+    pub tab: Option<TabId>,
 }
 
 /// The active tab's last painted frame, exactly as CEF's `OnPaint` hands it

@@ -1081,11 +1081,13 @@ fn suggestions() -> Vec<SuggestionView> {
             url: "https://github.com/".into(),
             title: "GitHub".into(),
             bookmark: true,
+            tab: None,
         },
         SuggestionView {
             url: "https://gitlab.com/explore".into(),
             title: "Explore · GitLab".into(),
             bookmark: false,
+            tab: None,
         },
     ]
 }
@@ -1253,4 +1255,46 @@ fn switching_tabs_ends_the_edit_and_its_suggestions() {
     settle(&mut h);
     assert!(!h.has(controls::SUGGESTIONS));
     assert!(omnibox_shows(&h, "https://bank.example.com/"), "{:?}", h.texts);
+}
+
+#[test]
+fn a_suggestion_another_tab_shows_switches_to_that_tab() {
+    let mut h = Harness::new();
+    h.model.tabs.push(TabView {
+        id: TabId(2),
+        title: "Inbox".into(),
+        url: "https://mail.example/inbox".into(),
+        ..h.model.tabs[0].clone()
+    });
+    h.frame(press(Key::L, Modifiers::COMMAND));
+    h.frame(vec![]);
+    assert_eq!(without_noise(h.type_text("inb")), vec![input("inb")]);
+    h.model.suggestions = vec![SuggestionView {
+        url: "https://mail.example/inbox".into(),
+        title: "Inbox".into(),
+        bookmark: false,
+        tab: Some(TabId(2)),
+    }];
+    settle(&mut h);
+    assert!(
+        h.shows("Switch to this tab · https://mail.example/inbox"),
+        "{:?}",
+        h.texts
+    );
+    // Down onto the row, Enter: the other tab comes to the front, nothing is loaded here.
+    h.frame(press(Key::ArrowDown, Modifiers::NONE));
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(cmds, vec![UiCommand::SelectTab { tab: TabId(2) }]);
+
+    // A click on the row does the same.
+    h.frame(press(Key::L, Modifiers::COMMAND));
+    h.frame(vec![]);
+    h.type_text("inb");
+    settle(&mut h);
+    let cmds = without_noise(h.click(&suggestion_control(0)));
+    assert!(cmds.contains(&UiCommand::SelectTab { tab: TabId(2) }), "{cmds:?}");
+    assert!(
+        !cmds.iter().any(|c| matches!(c, UiCommand::Navigate { .. })),
+        "{cmds:?}"
+    );
 }

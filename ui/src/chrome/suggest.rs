@@ -200,7 +200,9 @@ impl Chrome {
                 .rect_filled(rect, 0.0, visuals.widgets.hovered.weak_bg_fill);
         }
         let painter = ui.painter_at(rect.shrink2(vec2(10.0, 0.0)));
-        let (icon, icon_colour) = if s.bookmark {
+        let (icon, icon_colour) = if s.tab.is_some() {
+            ("🗗", visuals.hyperlink_color)
+        } else if s.bookmark {
             ("★", STAR_COLOUR)
         } else {
             ("🕘", visuals.weak_text_color())
@@ -221,10 +223,15 @@ impl Chrome {
             FontId::proportional(13.5),
             visuals.strong_text_color(),
         );
+        let below = if s.tab.is_some() {
+            format!("Switch to this tab · {}", s.url)
+        } else {
+            s.url.clone()
+        };
         painter.text(
             pos2(x, rect.center().y + 1.0),
             Align2::LEFT_TOP,
-            &s.url,
+            below,
             FontId::proportional(11.5),
             visuals.hyperlink_color,
         );
