@@ -113,7 +113,8 @@ async fn a_point_of_a_canvas_is_seen_and_clicked() {
 }
 
 /// A canvas wider than the view: the capture shows its visible part, scaled down, and the
-/// answer's mapping from image pixels to the element's CSS pixels is the one a click lands by.
+/// answer's mapping from image pixels to the element's CSS pixels is the one a click lands by;
+/// a point past the view's edge is scrolled into view and clicked there.
 #[tokio::test]
 async fn a_scaled_capture_says_how_its_pixels_map_to_the_element() {
     let browser = local_browser(env!("CARGO_BIN_EXE_aperture")).await;
@@ -156,12 +157,23 @@ document.getElementById('c').addEventListener('click', e => {
     )
     .await;
     assert!(!err && ans.contains(&format!("hit at {x},{y}")), "{said}\n{ans}");
-    // Past the view's right edge: refused, nothing sent.
+    // Past the view's right edge: the page scrolls that part of the strip into view, and the
+    // click lands on that very point.
     let (err, ans) = tool(
         &c,
         "browser_act",
         json!({"action": "click", "ref": strip, "x": 2900, "y": 10}),
     )
     .await;
-    assert!(err && ans.contains("off screen"), "{ans}");
+    assert!(!err && ans.contains("hit at 2900,10"), "{ans}");
+    // Outside the element: refused, nothing sent.
+    let (err, ans) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "click", "ref": strip, "x": 3100, "y": 10}),
+    )
+    .await;
+    assert!(err && ans.contains("outside"), "{ans}");
+    let (_, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(read.contains("hit at 2900,10"), "no click since: {read}");
 }

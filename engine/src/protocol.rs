@@ -124,6 +124,17 @@ pub enum ElementOp {
     Rect,
     /// Scroll the element to the centre of the view.
     Scroll,
+    /// Scroll so that the point `(x, y)` of the element is in the middle of the view, as far
+    /// as the boxes around it scroll: for a point of an element larger than the view. The
+    /// element is centred first; then each box that scrolls between it and the view, innermost
+    /// first, and last the document, moves by what is left.
+    #[serde(rename = "scrollto")]
+    ScrollTo {
+        /// CSS pixels from the element's left edge.
+        x: f32,
+        /// CSS pixels from the element's top edge.
+        y: f32,
+    },
     /// Focus the element.
     Focus,
     /// Empty a field a user could type into (an enabled, writable text-like input or
@@ -728,6 +739,10 @@ mod tests {
             (
                 Request::element(7, 3, ElementOp::Hit { x: 10.5, y: 20.0 }),
                 r#"{"op":"el","walk_id":7,"idx":3,"do":"hit","x":10.5,"y":20.0}"#,
+            ),
+            (
+                Request::element(7, 3, ElementOp::ScrollTo { x: 2900.0, y: 10.0 }),
+                r#"{"op":"el","walk_id":7,"idx":3,"do":"scrollto","x":2900.0,"y":10.0}"#,
             ),
             (
                 Request::element(7, 3, ElementOp::Over { x: 1.0, y: 2.5 }),

@@ -107,12 +107,14 @@
     textareaValue: setter(G.HTMLTextAreaElement.prototype, 'value'),
     optionSelected: setter(G.HTMLOptionElement.prototype, 'selected'),
     textContent: setter(NodeP, 'textContent'),
+    scrollLeft: setter(ElP, 'scrollLeft'), scrollTop: setter(ElP, 'scrollTop'),
   };
   const m = {
     getAttribute: method(ElP, 'getAttribute'), hasAttribute: method(ElP, 'hasAttribute'),
     getBoundingClientRect: method(ElP, 'getBoundingClientRect'),
     getClientRects: method(ElP, 'getClientRects'), matches: method(ElP, 'matches'),
     scrollIntoView: method(ElP, 'scrollIntoView'), focus: method(HElP, 'focus'),
+    scrollBy: method(G.Window.prototype, 'scrollBy') || G.scrollBy,
     // SVG and MathML elements have their own focus(); HTMLElement's throws on them.
     focusSvg: method(G.SVGElement.prototype, 'focus'),
     focusMath: G.MathMLElement ? method(G.MathMLElement.prototype, 'focus') : undefined,
@@ -377,6 +379,7 @@
   function obj() { return create(null); }
   // HTMLElement getters throw "Illegal invocation" on SVG/MathML elements.
   function safe(fn, el, dflt) { try { return fn ? apply(fn, el, []) : dflt; } catch (e) { return dflt; } }
+  function safeSet(fn, el, v) { try { if (fn) apply(fn, el, [v]); } catch (e) { /* not a scroller after all */ } }
   function arr() { const a = []; setProto(a, null); return a; }
   function attr(el, n) { return apply(m.getAttribute, el, [n]); }
   function lower(x) { return apply(strToLower, x, []); }
@@ -2002,6 +2005,40 @@
 
   // Every check comes before the first change, so a refusal (an `error` reply other than
   // "walker exception") means the page saw nothing: no focus moved, no option was touched.
+  // Brings the point (x, y) of `el` (CSS px from its top-left) to the middle of its view: the
+  // element is centred first (which also scrolls outer frames), then what is left moves each
+  // box that scrolls between it and the view, innermost first, and last the document. A point
+  // no box can bring into view stays where it is.
+  function scrollPointToMiddle(el, x, y) {
+    const opts = obj(); opts.block = 'center'; opts.inline = 'center'; opts.behavior = 'instant';
+    apply(m.scrollIntoView, el, [opts]);
+    const doc = apply(g.ownerDocument, el, []);
+    const view = (doc && apply(g.defaultView, doc, [])) || G;
+    const r = rectOf(el);
+    let dx = r.x + x - apply(g.innerWidth, view, []) / 2;
+    let dy = r.y + y - apply(g.innerHeight, view, []) / 2;
+    for (let n = flatParent(el), i = 0; n && i < 256 && (dx !== 0 || dy !== 0); n = flatParent(n), i++) {
+      if (apply(g.nodeType, n, []) !== 1) break;
+      const ln = apply(g.localName, n, []);
+      if (ln === 'body' || ln === 'html') break;
+      const cs = styleOf(n);
+      const ox = apply(m.getPropertyValue, cs, ['overflow-x']), oy = apply(m.getPropertyValue, cs, ['overflow-y']);
+      if ((ox === 'auto' || ox === 'scroll') && dx !== 0) {
+        const before = safe(g.scrollLeft, n, 0);
+        safeSet(s.scrollLeft, n, before + dx);
+        dx -= safe(g.scrollLeft, n, 0) - before;
+      }
+      if ((oy === 'auto' || oy === 'scroll') && dy !== 0) {
+        const before = safe(g.scrollTop, n, 0);
+        safeSet(s.scrollTop, n, before + dy);
+        dy -= safe(g.scrollTop, n, 0) - before;
+      }
+    }
+    if (dx !== 0 || dy !== 0) {
+      try { apply(m.scrollBy, view, [dx, dy]); } catch (e) { /* a view that does not scroll */ }
+    }
+  }
+
   function elementOp(req) {
     const res = obj();
     if (typeof req.walk_id !== 'number' || typeof req.idx !== 'number' || typeof req.do !== 'string') {
@@ -2022,6 +2059,13 @@
     if (what === 'scroll') {
       const opts = obj(); opts.block = 'center'; opts.inline = 'center'; opts.behavior = 'instant';
       apply(m.scrollIntoView, el, [opts]);
+    } else if (what === 'scrollto') {
+      if (typeof req.x !== 'number' || typeof req.y !== 'number') {
+        res.error = 'bad request';
+        res.detail = 'scrollto needs numeric x and y';
+        return res;
+      }
+      scrollPointToMiddle(el, req.x, req.y);
     } else if (what === 'focus') {
       focusEl(el);
       lastFocused = el;

@@ -96,6 +96,14 @@ pub struct LoadOutcome {
 pub enum ElementOp {
     /// Scroll the element into view (centred where possible) and report its fresh bounds.
     ScrollIntoView,
+    /// Scroll the point `(x, y)` of the element (CSS px from its top-left) to the middle of
+    /// the view as far as the page scrolls, and report the element's fresh bounds.
+    ScrollToPoint {
+        /// CSS pixels from the element's left edge.
+        x: f32,
+        /// CSS pixels from the element's top edge.
+        y: f32,
+    },
     /// Focus the element and report its bounds.
     Focus,
     /// Empty an editable element the way a user would (select-all + delete), firing input
@@ -707,6 +715,7 @@ impl From<&ElementOp> for protocol::ElementOp {
     fn from(op: &ElementOp) -> protocol::ElementOp {
         match op {
             ElementOp::ScrollIntoView => protocol::ElementOp::Scroll,
+            ElementOp::ScrollToPoint { x, y } => protocol::ElementOp::ScrollTo { x: *x, y: *y },
             ElementOp::Focus => protocol::ElementOp::Focus,
             ElementOp::Clear => protocol::ElementOp::Clear,
             ElementOp::SelectOptions(values) => protocol::ElementOp::Select {
@@ -1052,6 +1061,10 @@ mod tests {
         use aperture_engine::protocol::{ElementOp as W, Request};
         let cases = [
             (ElementOp::ScrollIntoView, W::Scroll),
+            (
+                ElementOp::ScrollToPoint { x: 3.0, y: 4.5 },
+                W::ScrollTo { x: 3.0, y: 4.5 },
+            ),
             (ElementOp::Focus, W::Focus),
             (ElementOp::Clear, W::Clear),
             (

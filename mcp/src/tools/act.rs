@@ -514,8 +514,9 @@ impl Aperture {
 
     /// Aims a click at the point `(ox, oy)` (CSS px from the element's top-left corner) of
     /// `r`: brought into view, the pointer rests there, and the point is checked as a person
-    /// would see it, twice (the page may react to hover). Unlike [`Aperture::aim_click`] it
-    /// never picks another point: a point outside the box, off screen or covered is refused.
+    /// would see it, twice (the page may react to hover). A point of an element larger than
+    /// the view is scrolled to the middle of the view first. Unlike [`Aperture::aim_click`] it
+    /// never picks another point: a point outside the box, out of reach or covered is refused.
     async fn aim_point(
         &self,
         id: TabId,
@@ -523,7 +524,25 @@ impl Aperture {
         r: &str,
         (ox, oy): (f32, f32),
     ) -> Result<(f32, f32), StepFail> {
-        let (walk_id, idx, b) = self.locate(id, st, r).await?;
+        let (walk_id, idx, mut b) = self.locate(id, st, r).await?;
+        let off_screen = |b: &Rect| {
+            let p = ((b.x + ox).floor(), (b.y + oy).floor());
+            p.0 < 0.0 || p.1 < 0.0 || p.0 >= st.viewport.w || p.1 >= st.viewport.h
+        };
+        if (0.0..b.w).contains(&ox) && (0.0..b.h).contains(&oy) && off_screen(&b) {
+            // Part of an element larger than the view (a long strip, a map, a canvas): the
+            // page is scrolled so that the point itself shows.
+            let reply = call(
+                self.backend()
+                    .element(id, walk_id, idx, ElementOp::ScrollToPoint { x: ox, y: oy }),
+                CALL_TIMEOUT,
+            )
+            .await
+            .map_err(before_send)?;
+            if let Some(fresh) = reply.bounds {
+                b = fresh;
+            }
+        }
         let point = |b: &Rect| -> Result<(f32, f32), StepFail> {
             if !(0.0..b.w).contains(&ox) || !(0.0..b.h).contains(&oy) {
                 return Err(StepFail::Refused(format!(
@@ -535,8 +554,8 @@ impl Aperture {
             let p = ((b.x + ox).floor(), (b.y + oy).floor());
             if p.0 < 0.0 || p.1 < 0.0 || p.0 >= st.viewport.w || p.1 >= st.viewport.h {
                 return Err(StepFail::Refused(format!(
-                    "x {ox}, y {oy} of {r} is off screen (the element is larger than the view); \
-                     scroll so that part shows first"
+                    "x {ox}, y {oy} of {r} is off screen, and the page does not scroll that far \
+                     (the element is larger than the view)"
                 )));
             }
             Ok(p)

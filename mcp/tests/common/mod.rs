@@ -377,7 +377,7 @@ impl Backend for Fake {
                 h: 24.0,
             };
             match &op {
-                ElementOp::ScrollIntoView => {}
+                ElementOp::ScrollIntoView | ElementOp::ScrollToPoint { .. } => {}
                 ElementOp::Focus => t.focused = Some(idx),
                 ElementOp::Clear => {
                     t.page.email.clear();
