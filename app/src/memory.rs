@@ -352,6 +352,22 @@ impl Memory {
                     });
                 }
             }
+            UiCommand::HideSite { url } => {
+                let container = actor.with(|st| {
+                    st.active
+                        .and_then(|a| st.tabs.get(&a))
+                        .map(|t| t.meta.container.clone())
+                });
+                if let (Some(p), Some(c)) = (&self.places, container) {
+                    // Not waited for (the writer logs a failure); the tile goes from the page
+                    // at once, and later reads of the page have the write.
+                    drop(p.hide_site(&c, url));
+                }
+                if let Some((_, _, tiles)) = &mut self.top_sites {
+                    let host = aperture_places::host_key(url);
+                    tiles.retain(|t| aperture_places::host_key(&t.url) != host);
+                }
+            }
             UiCommand::OmniboxInput { tab, text } => {
                 self.suggestions.clear();
                 self.inline = None;

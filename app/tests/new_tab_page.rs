@@ -1,12 +1,13 @@
 //! The new-tab page in the real window under X, with real keys and clicks: after a site was
 //! visited, Ctrl+T shows it as a tile over the empty tab (read from the profile's history), and
-//! a click on the tile opens the site in that tab.
+//! a click on the tile opens the site in that tab; the tile's remove mark takes the site off the
+//! page.
 
 #[path = "support/window.rs"]
 mod window;
 
 use aperture_testkit::Server;
-use aperture_ui::chrome::site_tile;
+use aperture_ui::chrome::{site_tile, site_tile_remove};
 use aperture_ui::{SiteTile, TabId, TabView};
 use std::time::Duration;
 use window::{Layout, tab_lines, tabs_until};
@@ -43,10 +44,14 @@ async fn ctrl_t_shows_the_most_visited_sites_and_a_tile_opens_one() {
         title: "Alpha Site".into(),
         favicon: None,
     }];
-    let tile = Layout::new(size, model)
+    let mut layout = Layout::new(size, model);
+    let tile = layout.chrome.control_rect(&site_tile(0)).expect("a tile");
+    // Its remove mark shows while the pointer is over it.
+    layout.frames(vec![aperture_ui::egui::Event::PointerMoved(tile.center())], 2);
+    let remove = layout
         .chrome
-        .control_rect(&site_tile(0))
-        .expect("a tile");
+        .control_rect(&site_tile_remove(0))
+        .expect("a remove mark over the hovered tile");
 
     window::xdo(&["windowfocus", "--sync", &w]);
     window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
@@ -76,4 +81,26 @@ async fn ctrl_t_shows_the_most_visited_sites_and_a_tile_opens_one() {
         async || (window::block(&window::capture(&w), MAGENTA).is_some(), ()),
     )
     .await;
+
+    // Another new tab shows the tile again; its remove mark takes the site off the page.
+    window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
+    tabs_until(&c, "a third tab", |t| tab_lines(t).len() == 3).await;
+    let shows_tile = || {
+        let img = window::capture(&w);
+        img.get_pixel(tile.center().x as u32, (tile.min.y + 8.0) as u32).0 != [255, 255, 255]
+    };
+    aperture_testkit::eventually(Duration::from_secs(20), "the tile on the third tab", async || {
+        (shows_tile(), ())
+    })
+    .await;
+    window::hover(&w, tile.center());
+    std::thread::sleep(Duration::from_millis(400));
+    window::click(&w, remove.center(), 1);
+    aperture_testkit::eventually(Duration::from_secs(20), "the tile to go", async || {
+        (!shows_tile(), ())
+    })
+    .await;
+    let (_, list) =
+        aperture_testkit::mcp::tool(&c, "browser_tabs", serde_json::json!({"action": "list"})).await;
+    assert_eq!(tab_lines(&list).len(), 3, "the mark opened nothing: {list}");
 }

@@ -225,13 +225,17 @@ pub struct TopSite {
 /// enough sites are found (or after a few hundred pages: a history of one site's pages).
 pub(crate) fn top_sites(conn: &Connection, container: &str, limit: usize) -> Result<Vec<TopSite>, Error> {
     const SCAN: i64 = 400;
+    // The sites the human took off the page count as seen already.
+    let mut seen: std::collections::HashSet<String> = conn
+        .prepare_cached("SELECT host FROM hidden_sites WHERE container = ?1")?
+        .query_map([container], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
     let mut stmt = conn.prepare_cached(
         "SELECT url, title FROM places WHERE container = ?1 AND visit_count > 0
          ORDER BY frecency DESC LIMIT ?2",
     )?;
     let mut rows = stmt.query(params![container, SCAN])?;
     let mut out: Vec<TopSite> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     while let Some(r) = rows.next()? {
         let (url, title): (String, String) = (r.get(0)?, r.get(1)?);
         if !(url.starts_with("https://") || url.starts_with("http://")) {
@@ -245,6 +249,13 @@ pub(crate) fn top_sites(conn: &Connection, container: &str, limit: usize) -> Res
         }
     }
     Ok(out)
+}
+
+/// Takes `url`'s site off `container`'s new-tab page for good (its history stays).
+pub(crate) fn hide_site(conn: &Connection, container: &str, url: &str) -> Result<(), Error> {
+    conn.prepare_cached("INSERT OR IGNORE INTO hidden_sites (container, host) VALUES (?1, ?2)")?
+        .execute(params![container, crate::favicons::host_key(url)])?;
+    Ok(())
 }
 
 pub(crate) fn search(

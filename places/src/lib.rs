@@ -176,6 +176,12 @@ impl Places {
         self.read(|c| history::top_sites(c, container, limit))
     }
 
+    /// Takes `url`'s site off `container`'s new-tab page for good; its history stays.
+    pub fn hide_site(&self, container: &str, url: &str) -> Reply<()> {
+        let (container, url) = (container.to_owned(), url.to_owned());
+        self.write("hide_site", move |c| history::hide_site(c, &container, &url))
+    }
+
     /// Deletes one visit. `true` if it existed.
     pub fn delete_visit(&self, id: VisitId) -> Reply<bool> {
         self.write("delete_visit", move |c| history::delete_visit(c, id))

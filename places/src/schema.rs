@@ -6,7 +6,7 @@ use rusqlite::Connection;
 use crate::Error;
 
 /// Migration `i` takes a database from version `i` to `i + 1`.
-pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5];
+pub(crate) const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, V5, V6];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
@@ -122,6 +122,15 @@ CREATE TABLE favicons (
     updated_at INTEGER NOT NULL
 );
 CREATE INDEX favicons_host ON favicons (host, updated_at);
+"#;
+
+/// Version 6: sites the human took off the new-tab page, per container (by `host[:port]`).
+const V6: &str = r#"
+CREATE TABLE hidden_sites (
+    container TEXT NOT NULL,
+    host      TEXT NOT NULL,
+    PRIMARY KEY (container, host)
+) WITHOUT ROWID;
 "#;
 
 /// Work a migration needs beyond SQL, run in the same transaction after it.

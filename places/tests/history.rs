@@ -373,4 +373,18 @@ fn top_sites_are_the_most_frecent_sites_one_page_each_of_one_container() {
     p.delete_url("https://news.example/").wait().unwrap();
     let top = p.top_sites("personal", 8).unwrap();
     assert!(top.iter().all(|s| !s.url.contains("news")), "{top:?}");
+
+    // A site taken off the page stays off, every page of it, in that container only, across
+    // a restart; its history stays.
+    p.hide_site("personal", "https://docs.rs/tokio").wait().unwrap();
+    let urls = |p: &aperture_places::Places, c: &str| -> Vec<String> {
+        p.top_sites(c, 8).unwrap().into_iter().map(|s| s.url).collect()
+    };
+    assert_eq!(urls(&p, "personal"), ["http://old.example:8080/"]);
+    p.hide_site("work", "https://docs.rs/").wait().unwrap();
+    assert_eq!(urls(&p, "work"), ["https://intranet.example/"]);
+    drop(p);
+    let p = open(&dir);
+    assert_eq!(urls(&p, "personal"), ["http://old.example:8080/"]);
+    assert_eq!(p.search("serde", None, 10, 0).unwrap().len(), 5, "history stays");
 }

@@ -362,6 +362,12 @@ pub enum UiCommand {
     },
     /// Ctrl+Shift+N or "New private tab": a tab in a private container.
     NewPrivateTab,
+    /// Take the site of `url` (a new-tab page tile) off the new-tab page of the front tab's
+    /// container, for good.
+    HideSite {
+        /// The tile's page.
+        url: String,
+    },
     /// The context menu's "Open link in private tab": `url` in a new private tab, in front.
     OpenInPrivateTab {
         /// The link.

@@ -2103,3 +2103,32 @@ fn a_tab_using_the_camera_or_microphone_shows_the_recording_mark() {
     h.frame(vec![]);
     assert!(!h.has(&mark), "the mark goes when the page stops");
 }
+
+#[test]
+fn a_new_tab_tile_can_be_taken_off_the_page() {
+    let mut h = Harness::new();
+    h.model.tabs[0].url = "about:blank".into();
+    h.model.tabs[0].new_tab_page = true;
+    h.model.new_tab_sites = vec![aperture_ui::SiteTile {
+        url: "https://news.example/".into(),
+        title: "News".into(),
+        favicon: None,
+    }];
+    h.frame(vec![]);
+    h.frame(vec![]);
+    let tile = aperture_ui::chrome::site_tile(0);
+    let remove = aperture_ui::chrome::site_tile_remove(0);
+    assert!(!h.has(&remove), "the mark shows only over the tile");
+    let over = h.rect(&tile).center();
+    h.frame(vec![Event::PointerMoved(over)]);
+    h.frame(vec![]);
+    assert!(h.has(&remove));
+    let cmds = without_noise(h.click(&remove));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::HideSite {
+            url: "https://news.example/".into()
+        }],
+        "the mark takes the site off, and does not open it"
+    );
+}

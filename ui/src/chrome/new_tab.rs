@@ -20,6 +20,11 @@ pub fn site_tile(i: usize) -> String {
     format!("site:{i}")
 }
 
+/// Id of the remove mark of tile `i`, shown while the tile is hovered.
+pub fn site_tile_remove(i: usize) -> String {
+    format!("site:{i}:remove")
+}
+
 /// What a tile says under its icon: the page's title, else its host.
 fn tile_name(s: &SiteTile) -> String {
     if !s.title.trim().is_empty() {
@@ -50,7 +55,7 @@ impl Chrome {
         // A third of the way down, as browsers place theirs, never above the page's top.
         let top = (page.min.y + page.height() * 0.35 - size.y / 2.0).max(page.min.y + 24.0);
         let origin = pos2(page.center().x - size.x / 2.0, top);
-        let mut open = None;
+        let (mut open, mut hide) = (None, None);
         egui::Area::new(Id::unique("aperture_new_tab_page"))
             .order(egui::Order::Middle)
             .fixed_pos(origin)
@@ -109,12 +114,39 @@ impl Chrome {
                     job.halign = egui::Align::Center;
                     let galley = painter.layout_job(job);
                     painter.galley(pos2(r.center().x, r.min.y + 62.0), galley, Color32::PLACEHOLDER);
-                    if resp.clicked() {
+                    // Over the tile, a mark that takes its site off the page (checked first: a
+                    // click on it is not a click on the tile).
+                    let mark = Rect::from_min_size(pos2(r.max.x - 22.0, r.min.y + 4.0), vec2(18.0, 18.0));
+                    let mut on_mark = false;
+                    if resp.hovered() || resp.contains_pointer() {
+                        let m = ui
+                            .interact(mark, Id::unique(("aperture_site_tile_remove", i)), Sense::click())
+                            .on_hover_text("Remove from this page");
+                        self.rects.insert(site_tile_remove(i), mark);
+                        painter.text(
+                            mark.center(),
+                            Align2::CENTER_CENTER,
+                            "×",
+                            FontId::proportional(14.0),
+                            if m.hovered() {
+                                visuals.strong_text_color()
+                            } else {
+                                visuals.weak_text_color()
+                            },
+                        );
+                        on_mark = m.contains_pointer();
+                        if m.clicked() {
+                            hide = Some(s.url.clone());
+                        }
+                    }
+                    if resp.clicked() && !on_mark {
                         open = Some(s.url.clone());
                     }
                 }
             });
-        if let Some(url) = open {
+        if let Some(url) = hide {
+            self.emit(UiCommand::HideSite { url });
+        } else if let Some(url) = open {
             self.emit(UiCommand::Navigate {
                 tab: tab.id,
                 input: url.clone(),
