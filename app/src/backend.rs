@@ -317,9 +317,6 @@ impl AppBackend {
             .ok_or(BackendError::NoSuchTab(id))
     }
 
-    /// Refuses input in a tab the human took over or on a refused page; otherwise marks the
-    /// tab as one the agent acts on (the window shows the mark and offers Take over), in both
-    /// modes.
     /// Refused while the human drives the tab: for answers to what the tab holds (a dialog, a
     /// sign-in), which `agent_acts` would refuse for the dialog itself.
     async fn not_human_driven(&self, id: TabId) -> BackendResult<()> {
@@ -331,6 +328,9 @@ impl AppBackend {
         Ok(())
     }
 
+    /// Refuses input in a tab the human took over or on a refused page; otherwise marks the
+    /// tab as one the agent acts on (the window shows the mark and offers Take over), in both
+    /// modes.
     async fn agent_acts(&self, id: TabId) -> BackendResult<()> {
         self.attach(id, Attach::Act).await
     }

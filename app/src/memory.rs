@@ -549,9 +549,10 @@ impl Memory {
             m.favicons = hosts;
             changed = true;
         }
+        // Compared before copied: this runs every frame while the page shows.
         let sites = self.new_tab_sites(m);
         if m.new_tab_sites != sites {
-            m.new_tab_sites = sites;
+            m.new_tab_sites = sites.to_vec();
             changed = true;
         }
         if m.suggestions != self.suggestions || m.inline_completion != self.inline {
@@ -618,7 +619,7 @@ impl Memory {
 
     /// The sites for the new-tab page when the front tab shows it: its container's most
     /// visited, read again every few seconds while it shows (a visit in another tab moves them).
-    fn new_tab_sites(&mut self, m: &ChromeModel) -> Vec<aperture_ui::SiteTile> {
+    fn new_tab_sites(&mut self, m: &ChromeModel) -> &[aperture_ui::SiteTile] {
         const SITES: usize = 8;
         const FRESH: std::time::Duration = std::time::Duration::from_secs(5);
         let Some(container) = m
@@ -626,7 +627,7 @@ impl Memory {
             .filter(|t| t.new_tab_page)
             .map(|t| t.container.name.clone())
         else {
-            return Vec::new();
+            return &[];
         };
         let fresh = self
             .top_sites
@@ -652,10 +653,7 @@ impl Memory {
                 .collect();
             self.top_sites = Some((container, std::time::Instant::now(), tiles));
         }
-        self.top_sites
-            .as_ref()
-            .map(|(_, _, t)| t.clone())
-            .unwrap_or_default()
+        self.top_sites.as_ref().map_or(&[], |(_, _, t)| t.as_slice())
     }
 
     fn host_icon(&self, host: &str) -> Option<Favicon> {

@@ -196,29 +196,19 @@ impl Aperture {
             if Some(t.id) == current {
                 flags.push("current");
             }
-            if t.active {
-                flags.push("foreground");
-            }
-            if t.loading {
-                flags.push("loading");
-            }
-            if t.human_driving {
-                flags.push("human is using it");
-            }
-            if t.audible {
-                flags.push("playing sound");
-            }
-            if t.camera {
-                flags.push("using the camera");
-            }
-            if t.microphone {
-                flags.push("using the microphone");
-            }
-            if t.muted {
-                flags.push("muted");
-            }
-            if t.pinned {
-                flags.push("pinned");
+            for (on, flag) in [
+                (t.active, "foreground"),
+                (t.loading, "loading"),
+                (t.human_driving, "human is using it"),
+                (t.audible, "playing sound"),
+                (t.camera, "using the camera"),
+                (t.microphone, "using the microphone"),
+                (t.muted, "muted"),
+                (t.pinned, "pinned"),
+            ] {
+                if on {
+                    flags.push(flag);
+                }
             }
             let container = t
                 .container
