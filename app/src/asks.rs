@@ -82,6 +82,8 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                 image_url: (c.has_image && !c.source_url.is_empty()).then(|| c.source_url.clone()),
                 selection: (!c.selection.is_empty()).then(|| c.selection.clone()),
                 editable: c.editable,
+                misspelled: (c.editable && !c.misspelled.is_empty()).then(|| c.misspelled.clone()),
+                suggestions: c.suggestions.clone(),
                 can_back: t.can_back,
                 can_forward: t.can_forward,
             })
@@ -270,6 +272,16 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
                     aperture_ui::EditOp::Undo => cef::EditOp::Undo,
                     aperture_ui::EditOp::Redo => cef::EditOp::Redo,
                 });
+            }
+        }
+        UiCommand::ReplaceMisspelling { tab, word } => {
+            if let Some(h) = a.host(*tab) {
+                h.replace_misspelling(word);
+            }
+        }
+        UiCommand::AddToDictionary { tab, word } => {
+            if let Some(h) = a.host(*tab) {
+                h.add_word_to_dictionary(word);
             }
         }
         UiCommand::SaveUrl { url } => {

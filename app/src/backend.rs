@@ -178,10 +178,12 @@ impl AppBackend {
     /// once its tab and this handle are.
     async fn throwaway_context(&self) -> BackendResult<cef::RequestContext> {
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let spelling = self.containers.spelling();
         let ctx = self
             .h
             .on_ui(move |_| {
-                let done = Box::new(move || {
+                let done = Box::new(move |ctx: &cef::RequestContext| {
+                    crate::privacy::apply_preferences(ctx, &spelling);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(std::path::Path::new(""), false, done)

@@ -22,6 +22,7 @@ mod runtime;
 mod script;
 mod session;
 mod settings_glue;
+mod spelling;
 mod tab;
 mod theme;
 mod vault;
@@ -353,8 +354,23 @@ fn run(cli: Cli) -> Result<i32> {
             None
         }
     };
+    // Chromium reads its dictionaries once a context starts, so they are made first.
+    let spelling = spelling::install_for_user(&profile);
+    // `default` is the profile's own context; `Default` the one Chromium opens at start
+    // before any context is asked for.
+    for dir in ["default", "Default"] {
+        if let Err(e) = spelling::seed_preferences(&profile.join(dir), &spelling) {
+            tracing::warn!(error = %e, "spelling languages not seeded");
+        }
+    }
     // The CEF runtime is loaded (and checked) before anything else starts.
     let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
+    // The profile's own context (tabs of the default container) gets the same preferences as
+    // every container's.
+    match cef::RequestContext::global() {
+        Some(g) => privacy::apply_preferences(&g, &spelling),
+        None => tracing::warn!("no global request context to set preferences in"),
+    }
     let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);
     // The human's settings view choices that apply in both modes (the window reports a
     // damaged file when it loads it).
@@ -386,7 +402,7 @@ fn run(cli: Cli) -> Result<i32> {
         actor.with(|st| st.permission_memory = saved);
     }
     let h = actor.handle();
-    let containers = privacy::Containers::new(registry, h.clone());
+    let containers = privacy::Containers::new(registry, h.clone(), spelling);
     // History and bookmarks: every navigation of a non-private tab, the agent's included.
     let places = if one_shot {
         None

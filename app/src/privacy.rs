@@ -182,15 +182,51 @@ pub struct Containers {
     pub registry: Arc<Mutex<ContainerRegistry>>,
     ready: Arc<Mutex<HashMap<String, cef::RequestContext>>>,
     h: Handle,
+    /// The spelling languages with a dictionary on disk (see `crate::spelling`).
+    spelling: Arc<Vec<String>>,
+}
+
+/// Sets the privacy preferences (`aperture_privacy::request_context_preferences`) and the
+/// spelling languages in a request context, before any tab uses it. Spellcheck lists only
+/// languages whose dictionary is on disk: for any other, Chromium would download one from
+/// Google. A preference Chromium refuses is logged, and the rest still apply. UI thread.
+pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String]) {
+    use aperture_privacy::PrefValue;
+    let set = |name: &str, v: cef::Pref<'_>| {
+        if let Err(e) = ctx.set_preference(name, v) {
+            tracing::warn!(name, error = %e, "Chromium refused a preference");
+        }
+    };
+    for (name, v, _) in aperture_privacy::request_context_preferences() {
+        set(
+            name,
+            match *v {
+                PrefValue::Bool(b) => cef::Pref::Bool(b),
+                PrefValue::Int(i) => cef::Pref::Int(i),
+                PrefValue::Str(t) => cef::Pref::Str(t),
+            },
+        );
+    }
+    set("spellcheck.dictionaries", cef::Pref::List(spelling));
+    set(
+        "browser.enable_spellchecking",
+        cef::Pref::Bool(!spelling.is_empty()),
+    );
 }
 
 impl Containers {
-    pub fn new(registry: Arc<Mutex<ContainerRegistry>>, h: Handle) -> Containers {
+    pub fn new(registry: Arc<Mutex<ContainerRegistry>>, h: Handle, spelling: Vec<String>) -> Containers {
         Containers {
             registry,
             ready: Arc::default(),
             h,
+            spelling: Arc::new(spelling),
         }
+    }
+
+    /// The spelling languages every context is given.
+    pub fn spelling(&self) -> Arc<Vec<String>> {
+        self.spelling.clone()
     }
 
     /// The request context of a container (created on first use, with its own cache path, and
@@ -207,15 +243,20 @@ impl Containers {
             return Ok(c);
         }
         let (tx, rx) = oneshot::channel::<()>();
+        let spelling = self.spelling();
         let ctx = self
             .h
             .on_ui(move |_| -> Result<cef::RequestContext, String> {
                 if let Some(p) = &cache_path {
                     aperture_common::fs::create_private_dir_all(p)
                         .map_err(|e| format!("creating {}: {e}", p.display()))?;
+                    if let Err(e) = crate::spelling::seed_preferences(p, &spelling) {
+                        tracing::warn!(error = %e, "spelling languages not seeded");
+                    }
                 }
                 let cache_path = cache_path.unwrap_or_default();
-                let done = Box::new(move || {
+                let done = Box::new(move |ctx: &cef::RequestContext| {
+                    apply_preferences(ctx, &spelling);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(&cache_path, true, done)

@@ -95,6 +95,8 @@ async fn inspect_and_f12_open_the_pages_devtools_for_the_human_only() {
             image_url: None,
             selection: None,
             editable: false,
+            misspelled: None,
+            suggestions: Vec::new(),
             can_back: false,
             can_forward: false,
         });

@@ -84,6 +84,8 @@ async fn open_link_in_container_tab_uses_the_container_picked() {
         image_url: None,
         selection: None,
         editable: false,
+        misspelled: None,
+        suggestions: Vec::new(),
         can_back: false,
         can_forward: false,
     });

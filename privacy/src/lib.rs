@@ -33,4 +33,4 @@ pub use containers::{
 };
 pub use lists::{FilterList, ListError, ListSet, ProvisionOptions};
 pub use policy::{AddressRule, AllowHostError, CheckedUrl, NameRule, NavigationPolicy, PolicyError};
-pub use switches::{chromium_switches, request_context_preferences};
+pub use switches::{PrefValue, chromium_switches, request_context_preferences};

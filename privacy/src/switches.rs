@@ -16,7 +16,7 @@
 
 /// `--disable-features` value: one switch, because Chromium keeps only the last
 /// `--disable-features` it sees; a second occurrence elsewhere would silently re-enable these.
-pub const DISABLED_FEATURES: &str = "AutofillServerCommunication,NetworkTimeServiceQuerying,OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,Translate,DialMediaRouteProvider,PreconnectToSearch,PrivacySandboxSettings4,BrowsingTopics";
+pub const DISABLED_FEATURES: &str = "AutofillServerCommunication,NetworkTimeServiceQuerying,OptimizationHints,OptimizationHintsFetching,OptimizationGuideModelDownloading,Translate,DialMediaRouteProvider,PreconnectToSearch,PrivacySandboxSettings4,BrowsingTopics,TranslateRankerQuery,TranslateRankerEnforcement";
 
 /// Each feature in [`DISABLED_FEATURES`] with why it is off.
 pub fn disabled_features() -> &'static [(&'static str, &'static str)] {
@@ -58,6 +58,14 @@ pub fn disabled_features() -> &'static [(&'static str, &'static str)] {
             "BrowsingTopics",
             "no Topics API computing interest categories from history",
         ),
+        (
+            "TranslateRankerQuery",
+            "no translate-ranker model download from www.gstatic.com (it runs with Translate off)",
+        ),
+        (
+            "TranslateRankerEnforcement",
+            "the ranker's other switch; either one alone starts the model download",
+        ),
     ]
 }
 
@@ -71,9 +79,9 @@ pub const FORBIDDEN_SWITCHES: &[&str] = &[
 
 /// `(switch name without dashes, value, one-line reason)` for the launch command line.
 ///
-/// Append as `--name` or `--name=value`. The same WebRTC policy should also be set as the
-/// `webrtc.ip_handling_policy` preference on every container's request context, so a future
-/// CEF that stops mapping the switch to the pref still does the right thing.
+/// Append as `--name` or `--name=value`. Chromium maps the WebRTC switch to the
+/// `webrtc.ip_handling_policy` preference at command-line rank, which outranks every request
+/// context's own setting (CEF refuses to set it there: "not user modifiable").
 pub fn chromium_switches() -> &'static [(&'static str, Option<&'static str>, &'static str)] {
     &[
         (
@@ -125,6 +133,17 @@ pub fn chromium_switches() -> &'static [(&'static str, Option<&'static str>, &'s
         ),
         ("no-default-browser-check", None, "no default-browser probe"),
         (
+            // Every disk profile asks accounts.google.com/ListAccounts for the Google accounts
+            // in its cookie jar once its network is up, carrying the user's google.com cookies,
+            // and neither a switch nor a preference stops it (chromiumembedded/cef#4276). Port 9
+            // is on Chromium's restricted list, so the request fails without leaving the
+            // machine. Pages on accounts.google.com are web content and are unaffected: only
+            // the browser's own account service reads this URL, and CEF never signs in.
+            "gaia-url",
+            Some("http://127.0.0.1:9/"),
+            "the browser's own Google-account lookups (ListAccounts) never leave the machine",
+        ),
+        (
             "webrtc-ip-handling-policy",
             Some("disable_non_proxied_udp"),
             "WebRTC uses only proxied TCP, so no host/LAN/public-STUN address reaches a page",
@@ -169,15 +188,11 @@ pub enum PrefValue {
 /// on every container's request context, right after creating it.
 ///
 /// Some phone-home paths have no command-line switch in this build (Safe Browsing lookups,
-/// spelling service, search suggestions); their preference is the only off switch. The WebRTC
-/// policy repeats the launch switch so a context never depends on the switch→pref mapping.
+/// spelling service, search suggestions); their preference is the only off switch. Each is
+/// set on the profile's own context at start and on every container's as it is made; the app
+/// logs any Chromium refuses.
 pub fn request_context_preferences() -> &'static [(&'static str, PrefValue, &'static str)] {
     &[
-        (
-            "webrtc.ip_handling_policy",
-            PrefValue::Str("disable_non_proxied_udp"),
-            "WebRTC uses only proxied TCP, so no local or public address leaks to a page",
-        ),
         (
             "safebrowsing.enabled",
             PrefValue::Bool(false),

@@ -281,6 +281,10 @@ pub mod controls {
     pub const CTX_PASTE: &str = "ctx:paste";
     /// Context menu in an editable field: Select all.
     pub const CTX_SELECT_ALL: &str = "ctx:select_all";
+    /// "Add to dictionary" for the misspelled word under the pointer.
+    pub const CTX_ADD_WORD: &str = "ctx:add_word";
+    /// The first spelling suggestion; the others are `ctx:spell:N` ([`spelling_control`]).
+    pub const CTX_SPELL_FIRST: &str = "ctx:spell:0";
     /// The toolbar's downloads button (only while there are downloads).
     pub const DOWNLOADS: &str = "downloads";
     /// The downloads panel (while open).
@@ -525,6 +529,11 @@ pub fn container_control(container: &str) -> String {
 /// [`Chrome::control_rect`]; `action` is "cancel", "show" or "remove".
 pub fn download_control(action: &str, id: u32) -> String {
     format!("download:{action}:{id}")
+}
+
+/// Id of the `i`th spelling suggestion in the context menu for [`Chrome::control_rect`].
+pub fn spelling_control(i: usize) -> String {
+    format!("ctx:spell:{i}")
 }
 
 /// Id of a container row in the context menu's "Open link in container

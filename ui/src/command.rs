@@ -197,6 +197,21 @@ pub enum UiCommand {
         /// Which one.
         op: EditOp,
     },
+    /// Replace the misspelled word the context menu was opened on (CEF
+    /// `ReplaceMisspelling`).
+    ReplaceMisspelling {
+        /// The tab.
+        tab: TabId,
+        /// The replacement.
+        word: String,
+    },
+    /// Add a word to the profile's dictionary, so spellcheck no longer marks it.
+    AddToDictionary {
+        /// The tab.
+        tab: TabId,
+        /// The word.
+        word: String,
+    },
     /// Download a URL into the download directory ("Save image as…"; the
     /// app picks the name).
     SaveUrl {

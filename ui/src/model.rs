@@ -469,6 +469,10 @@ pub struct ContextMenuView {
     pub selection: Option<String>,
     /// The pointer is over an editable field.
     pub editable: bool,
+    /// The word under the pointer that spellcheck marked.
+    pub misspelled: Option<String>,
+    /// Spellcheck's replacements for it, best first.
+    pub suggestions: Vec<String>,
     /// History back is possible.
     pub can_back: bool,
     /// History forward is possible.

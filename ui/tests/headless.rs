@@ -1101,6 +1101,8 @@ fn menu_at(x: f32, y: f32) -> ContextMenuView {
         image_url: None,
         selection: None,
         editable: false,
+        misspelled: None,
+        suggestions: Vec::new(),
         can_back: true,
         can_forward: false,
     }
@@ -1375,6 +1377,88 @@ fn image_selection_and_editable_menus() {
         without_noise(h.click(controls::CTX_CUT)),
         vec![edit(EditOp::Cut), UiCommand::CloseContextMenu]
     );
+}
+
+/// A marked word's menu leads with spellcheck's suggestions (at most five) and "Add to
+/// dictionary"; with none, it says so; an unmarked field has neither.
+#[test]
+fn a_misspelled_words_menu_offers_its_replacements_and_the_dictionary() {
+    let mut h = Harness::new();
+    let reopen = |h: &mut Harness, m: ContextMenuView| {
+        h.model.context_menu = None;
+        h.frame(vec![]);
+        open_menu(h, m);
+    };
+    let field = ContextMenuView {
+        editable: true,
+        misspelled: Some("mispeled".into()),
+        suggestions: [
+            "misspelled",
+            "dispelled",
+            "spelled",
+            "misspell",
+            "misled",
+            "mislead",
+        ]
+        .map(String::from)
+        .to_vec(),
+        ..menu_at(10.0, 10.0)
+    };
+    open_menu(&mut h, field.clone());
+    assert!(h.shows("misspelled") && h.shows("misled"));
+    assert!(!h.shows("mislead"), "a sixth suggestion is not shown");
+    // The suggestions come first: above the editing items.
+    assert!(h.rect(controls::CTX_SPELL_FIRST).max.y <= h.rect(controls::CTX_UNDO).min.y);
+    assert_eq!(
+        without_noise(h.click(controls::CTX_SPELL_FIRST)),
+        vec![
+            UiCommand::ReplaceMisspelling {
+                tab: TabId(1),
+                word: "misspelled".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    reopen(&mut h, field.clone());
+    assert_eq!(
+        without_noise(h.click(&aperture_ui::chrome::spelling_control(2))),
+        vec![
+            UiCommand::ReplaceMisspelling {
+                tab: TabId(1),
+                word: "spelled".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    reopen(&mut h, field.clone());
+    assert_eq!(
+        without_noise(h.click(controls::CTX_ADD_WORD)),
+        vec![
+            UiCommand::AddToDictionary {
+                tab: TabId(1),
+                word: "mispeled".into()
+            },
+            UiCommand::CloseContextMenu
+        ]
+    );
+    reopen(
+        &mut h,
+        ContextMenuView {
+            suggestions: Vec::new(),
+            ..field.clone()
+        },
+    );
+    assert!(h.shows("No spelling suggestions"));
+    assert!(h.has(controls::CTX_ADD_WORD));
+    reopen(
+        &mut h,
+        ContextMenuView {
+            misspelled: None,
+            suggestions: Vec::new(),
+            ..field
+        },
+    );
+    assert!(!h.has(controls::CTX_ADD_WORD) && !h.has(controls::CTX_SPELL_FIRST));
 }
 
 #[test]

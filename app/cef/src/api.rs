@@ -68,6 +68,8 @@ cef_api! {
     cef_v8value_create_function: fn(*const cef_string_t, *mut cef_v8handler_t) -> *mut cef_v8value_t;
     cef_v8context_get_current_context: fn() -> *mut cef_v8context_t;
     cef_drag_data_create: fn() -> *mut cef_drag_data_t;
+    cef_value_create: fn() -> *mut cef_value_t;
+    cef_list_value_create: fn() -> *mut cef_list_value_t;
     cef_request_context_create_context: fn(*const cef_request_context_settings_t, *mut cef_request_context_handler_t) -> *mut cef_request_context_t;
     cef_currently_on: fn(cef_thread_id_t) -> c_int;
     cef_string_utf16_clear: fn(*mut cef_string_utf16_t);

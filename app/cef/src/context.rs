@@ -8,29 +8,33 @@ use crate::types::RequestContext;
 use std::path::Path;
 use std::sync::Mutex;
 
-type Handler = RcBox<cef_request_context_handler_t, Mutex<Option<Box<dyn FnOnce() + Send>>>>;
+/// What runs once a context is initialized, given the context (to set its preferences).
+pub type ContextReady = Box<dyn FnOnce(&RequestContext) + Send>;
+
+type Handler = RcBox<cef_request_context_handler_t, Mutex<Option<ContextReady>>>;
 
 extern "C" fn on_initialized(this: *mut cef_request_context_handler_t, ctx: *mut cef_request_context_t) {
     // SAFETY: the argument carries a reference for us to release.
-    let _ctx = unsafe { RequestContext::adopt(ctx) };
+    let ctx = unsafe { RequestContext::adopt(ctx) };
     // SAFETY: the handler object is a Handler.
     let done = unsafe { Handler::data(this) }
         .lock()
         .ok()
         .and_then(|mut d| d.take());
-    if let Some(done) = done {
-        done();
+    if let (Some(done), Some(ctx)) = (done, ctx) {
+        done(&ctx);
     }
 }
 
 impl RequestContext {
     /// Creates a context storing its data at `cache_path` (which CEF requires to be directly
-    /// under the root cache path). `done` runs once CEF has set it up; a browser
+    /// under the root cache path). `done` runs once CEF has set it up (on the UI thread, before
+    /// any browser can use it: the place to set its preferences); a browser
     /// created in it before then comes back NULL.
     pub fn create(
         cache_path: &Path,
         persist_session_cookies: bool,
-        done: Box<dyn FnOnce() + Send>,
+        done: ContextReady,
     ) -> Option<RequestContext> {
         crate::api::debug_assert_ui();
         // SAFETY: a plain C struct; zero is the default of every field we do not set.
@@ -95,5 +99,62 @@ impl RequestContext {
                 ))
             };
         }
+    }
+}
+
+/// A value for [`RequestContext::set_preference`].
+#[derive(Debug, Clone, Copy)]
+pub enum Pref<'a> {
+    Bool(bool),
+    Int(i32),
+    Str(&'a str),
+    List(&'a [String]),
+}
+
+impl RequestContext {
+    /// Sets a Chromium preference (`safebrowsing.enabled`, `spellcheck.dictionaries`…) in this
+    /// context; the error is Chromium's own sentence (an unknown name, a wrong type, a
+    /// preference policy holds). UI thread.
+    pub fn set_preference(&self, name: &str, value: Pref<'_>) -> Result<(), String> {
+        crate::api::debug_assert_ui();
+        // SAFETY: cef_value_create gives us a new reference (NULL only when out of memory).
+        let v = unsafe { crate::rc::Ref::adopt((api().cef_value_create)()) }
+            .ok_or_else(|| "could not allocate a value".to_string())?;
+        // SAFETY: `v` is a live value we own; CEF copies strings; `set_list` takes over the
+        // list's reference, which `into_cef` hands it.
+        unsafe {
+            match value {
+                Pref::Bool(b) => call!(v.set_bool(b as i32)),
+                Pref::Int(i) => call!(v.set_int(i)),
+                Pref::Str(t) => {
+                    let t = strings::CefStr::new(t);
+                    call!(v.set_string(t.as_ptr()))
+                }
+                Pref::List(items) => {
+                    let l = crate::rc::Ref::adopt((api().cef_list_value_create)())
+                        .ok_or_else(|| "could not allocate a list".to_string())?;
+                    call!(l.set_size(items.len()));
+                    for (i, t) in items.iter().enumerate() {
+                        let t = strings::CefStr::new(t);
+                        call!(l.set_string(i, t.as_ptr()));
+                    }
+                    call!(v.set_list(l.into_cef()))
+                }
+            }
+        };
+        let n = strings::CefStr::new(name);
+        // SAFETY: an all-zero cef_string_t is the empty string.
+        let mut err: cef_string_t = unsafe { std::mem::zeroed() };
+        let ctx = self.as_ptr() as *mut cef_preference_manager_t;
+        // SAFETY: a live context on the UI thread (its first member is the preference
+        // manager); the value's reference is handed over; `err` is ours to clear.
+        let ok = unsafe { call!((ctx).set_preference(n.as_ptr(), v.into_cef(), &mut err)) };
+        // SAFETY: `err` is a CEF string CEF may have filled; cleared once, after reading.
+        let why = unsafe {
+            let w = strings::from_cef(&err);
+            (api().cef_string_utf16_clear)(&mut err);
+            w
+        };
+        if ok == 1 { Ok(()) } else { Err(why) }
     }
 }

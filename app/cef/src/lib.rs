@@ -38,6 +38,7 @@ use cef_dll_sys as sys;
 pub use api::{RuntimeError, on_ui_thread};
 pub use capture::{Captured, DOCUMENT_CAP, Documents};
 pub use client::{Client, ClientHandler, Navigation, ResourceFilter};
+pub use context::{ContextReady, Pref};
 pub use cookies::ClearDone;
 pub use history::{NavEntries, NavEntry, PageSecurity};
 pub use icons::Bitmap;

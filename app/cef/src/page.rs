@@ -161,6 +161,10 @@ pub struct ContextMenu {
     pub selection: String,
     pub editable: bool,
     pub page_url: String,
+    /// The word under the pointer that spellcheck marked, if any, and Chromium's suggestions
+    /// for it (best first).
+    pub misspelled: String,
+    pub suggestions: Vec<String>,
 }
 
 /// What a file chooser wants.
@@ -352,6 +356,15 @@ pub(crate) fn read_context_menu(p: &Ref<cef_context_menu_params_t>) -> ContextMe
             selection: from_userfree(call!(p.get_selection_text())),
             editable: call!(p.is_editable()) != 0,
             page_url: from_userfree(call!(p.get_page_url())),
+            misspelled: from_userfree(call!(p.get_misspelled_word())),
+            suggestions: {
+                let a = api();
+                let list = (a.cef_string_list_alloc)();
+                call!(p.get_dictionary_suggestions(list));
+                let out = read_list(list);
+                (a.cef_string_list_free)(list);
+                out
+            },
         }
     }
 }

@@ -272,6 +272,18 @@ impl BrowserHost {
         // SAFETY: a live host; CEF copies the string.
         unsafe { call!(self.start_download(u.as_ptr())) }
     }
+    /// Replaces the misspelled word the last context menu was opened on with `word`.
+    pub fn replace_misspelling(&self, word: &str) {
+        let w = CefStr::new(word);
+        // SAFETY: a live host; CEF copies the string.
+        unsafe { call!(self.replace_misspelling(w.as_ptr())) }
+    }
+    /// Adds `word` to the profile's own dictionary, so it is no longer marked.
+    pub fn add_word_to_dictionary(&self, word: &str) {
+        let w = CefStr::new(word);
+        // SAFETY: a live host; CEF copies the string.
+        unsafe { call!(self.add_word_to_dictionary(w.as_ptr())) }
+    }
     /// Finds `text` in the page (`find_next`: continue the current search), highlighting
     /// matches; results arrive through `ClientHandler::on_find_result`.
     pub fn find(&self, text: &str, forward: bool, match_case: bool, find_next: bool) {

@@ -9,7 +9,10 @@
 use egui::{Align, Context, Id, Key, Layout, Order, RichText, Ui, pos2, vec2};
 
 use super::file_picker::{FilePicker, Outcome};
-use super::{Chrome, DownloadBadge, context_container_control, controls, download_control, omnibox_id};
+use super::{
+    Chrome, DownloadBadge, context_container_control, controls, download_control, omnibox_id,
+    spelling_control,
+};
 use crate::command::{EditOp, UiCommand};
 use crate::model::{
     ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, FileChooserView,
@@ -671,6 +674,32 @@ impl Chrome {
                 );
             }
             let selected = m.selection.as_ref().filter(|s| !s.is_empty());
+            if let Some(word) = &m.misspelled {
+                // First, as in every browser: what the human right-clicked a marked word for.
+                section(ui);
+                if m.suggestions.is_empty() {
+                    ui.add_enabled(false, egui::Button::new("No spelling suggestions"));
+                }
+                for (i, s) in m.suggestions.iter().take(5).enumerate() {
+                    sink.item(
+                        ui,
+                        &spelling_control(i),
+                        true,
+                        s,
+                        UiCommand::ReplaceMisspelling { tab, word: s.clone() },
+                    );
+                }
+                sink.item(
+                    ui,
+                    controls::CTX_ADD_WORD,
+                    true,
+                    "Add to dictionary",
+                    UiCommand::AddToDictionary {
+                        tab,
+                        word: word.clone(),
+                    },
+                );
+            }
             if m.editable {
                 section(ui);
                 let edit = |op| UiCommand::Edit { tab, op };
