@@ -179,11 +179,12 @@ impl AppBackend {
     async fn throwaway_context(&self) -> BackendResult<cef::RequestContext> {
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
         let spelling = self.containers.spelling();
+        let spell_on = self.containers.spell_on();
         let ctx = self
             .h
             .on_ui(move |_| {
                 let done = Box::new(move |ctx: &cef::RequestContext| {
-                    crate::privacy::apply_preferences(ctx, &spelling);
+                    crate::privacy::apply_preferences(ctx, &spelling, spell_on);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(std::path::Path::new(""), false, done)

@@ -354,12 +354,16 @@ fn run(cli: Cli) -> Result<i32> {
             None
         }
     };
+    // The human's settings view choices that apply in both modes (the window reports a
+    // damaged file when it loads it).
+    let saved = settings_glue::peek();
+    let spell_on = saved.as_ref().is_none_or(|s| s.spellcheck);
     // Chromium reads its dictionaries once a context starts, so they are made first.
     let spelling = spelling::install_for_user(&profile);
     // `default` is the profile's own context; `Default` the one Chromium opens at start
     // before any context is asked for.
     for dir in ["default", "Default"] {
-        if let Err(e) = spelling::seed_preferences(&profile.join(dir), &spelling) {
+        if let Err(e) = spelling::seed_preferences(&profile.join(dir), &spelling, spell_on) {
             tracing::warn!(error = %e, "spelling languages not seeded");
         }
     }
@@ -368,13 +372,10 @@ fn run(cli: Cli) -> Result<i32> {
     // The profile's own context (tabs of the default container) gets the same preferences as
     // every container's.
     match cef::RequestContext::global() {
-        Some(g) => privacy::apply_preferences(&g, &spelling),
+        Some(g) => privacy::apply_preferences(&g, &spelling, spell_on),
         None => tracing::warn!("no global request context to set preferences in"),
     }
     let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);
-    // The human's settings view choices that apply in both modes (the window reports a
-    // damaged file when it loads it).
-    let saved = settings_glue::peek();
     let actor = browser::Actor::new(
         pump.clone(),
         browser::Services {
@@ -402,7 +403,7 @@ fn run(cli: Cli) -> Result<i32> {
         actor.with(|st| st.permission_memory = saved);
     }
     let h = actor.handle();
-    let containers = privacy::Containers::new(registry, h.clone(), spelling);
+    let containers = privacy::Containers::new(registry, h.clone(), spelling, spell_on);
     // History and bookmarks: every navigation of a non-private tab, the agent's included.
     let places = if one_shot {
         None

@@ -184,13 +184,15 @@ pub struct Containers {
     h: Handle,
     /// The spelling languages with a dictionary on disk (see `crate::spelling`).
     spelling: Arc<Vec<String>>,
+    /// The human's "Check spelling as you type" (settings view), as contexts are made.
+    spell_on: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Sets the privacy preferences (`aperture_privacy::request_context_preferences`) and the
 /// spelling languages in a request context, before any tab uses it. Spellcheck lists only
 /// languages whose dictionary is on disk: for any other, Chromium would download one from
 /// Google. A preference Chromium refuses is logged, and the rest still apply. UI thread.
-pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String]) {
+pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String], spell_on: bool) {
     use aperture_privacy::PrefValue;
     let set = |name: &str, v: cef::Pref<'_>| {
         if let Err(e) = ctx.set_preference(name, v) {
@@ -210,23 +212,45 @@ pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String]) {
     set("spellcheck.dictionaries", cef::Pref::List(spelling));
     set(
         "browser.enable_spellchecking",
-        cef::Pref::Bool(!spelling.is_empty()),
+        cef::Pref::Bool(spell_on && !spelling.is_empty()),
     );
 }
 
 impl Containers {
-    pub fn new(registry: Arc<Mutex<ContainerRegistry>>, h: Handle, spelling: Vec<String>) -> Containers {
+    pub fn new(
+        registry: Arc<Mutex<ContainerRegistry>>,
+        h: Handle,
+        spelling: Vec<String>,
+        spell_on: bool,
+    ) -> Containers {
         Containers {
             registry,
             ready: Arc::default(),
             h,
             spelling: Arc::new(spelling),
+            spell_on: Arc::new(spell_on.into()),
         }
     }
 
     /// The spelling languages every context is given.
     pub fn spelling(&self) -> Arc<Vec<String>> {
         self.spelling.clone()
+    }
+
+    /// Whether spelling is checked in contexts made from now on.
+    pub fn spell_on(&self) -> bool {
+        self.spell_on.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Turns spellcheck on or off for contexts made from now on (the caller turns the
+    /// existing ones).
+    pub fn set_spell_on(&self, on: bool) {
+        self.spell_on.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Every container context made so far.
+    pub fn all_ready(&self) -> Vec<cef::RequestContext> {
+        self.ready.lock().expect("ctx").values().cloned().collect()
     }
 
     /// The request context of a container (created on first use, with its own cache path, and
@@ -244,19 +268,20 @@ impl Containers {
         }
         let (tx, rx) = oneshot::channel::<()>();
         let spelling = self.spelling();
+        let spell_on = self.spell_on();
         let ctx = self
             .h
             .on_ui(move |_| -> Result<cef::RequestContext, String> {
                 if let Some(p) = &cache_path {
                     aperture_common::fs::create_private_dir_all(p)
                         .map_err(|e| format!("creating {}: {e}", p.display()))?;
-                    if let Err(e) = crate::spelling::seed_preferences(p, &spelling) {
+                    if let Err(e) = crate::spelling::seed_preferences(p, &spelling, spell_on) {
                         tracing::warn!(error = %e, "spelling languages not seeded");
                     }
                 }
                 let cache_path = cache_path.unwrap_or_default();
                 let done = Box::new(move |ctx: &cef::RequestContext| {
-                    apply_preferences(ctx, &spelling);
+                    apply_preferences(ctx, &spelling, spell_on);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(&cache_path, true, done)

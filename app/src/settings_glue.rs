@@ -112,6 +112,7 @@ impl Glue {
                 };
                 notice(actor, msg);
             }
+            UiCommand::SetSpellcheck(on) => self.set_spellcheck(actor, *on),
             UiCommand::SetBlocking(_) | UiCommand::SetSiteBlocking { .. } => {
                 if let Some(b) = &self.blocker {
                     b.set_rules(&settings.blocking);
@@ -153,6 +154,26 @@ impl Glue {
             _ => return false,
         }
         true
+    }
+
+    /// Turns spellcheck on or off in every context now (the profile's own, each container's
+    /// and each open tab's, so fields already open follow at once) and in those made later.
+    fn set_spellcheck(&self, actor: &Actor, on: bool) {
+        self.containers.set_spell_on(on);
+        let enable = on && !self.containers.spelling().is_empty();
+        let mut contexts: Vec<cef::RequestContext> = actor.with(|st| {
+            st.tabs
+                .values()
+                .filter_map(|t| t.host.request_context())
+                .collect()
+        });
+        contexts.extend(cef::RequestContext::global());
+        contexts.extend(self.containers.all_ready());
+        for c in contexts {
+            if let Err(e) = c.set_preference("browser.enable_spellchecking", cef::Pref::Bool(enable)) {
+                tracing::warn!(error = %e, "spellcheck not switched in a context");
+            }
+        }
     }
 
     /// Chromium keeps the answer a prompt was given and stops asking; forgetting it in the
@@ -219,6 +240,7 @@ impl Glue {
             mcp_port: self.endpoint.0,
             mcp_url: self.endpoint.1.clone(),
             permissions,
+            spelling_languages: self.containers.spelling().to_vec(),
         };
         true
     }

@@ -165,7 +165,7 @@ mod tests {
 /// dictionary from Google, as the profile loads: before `SetPreference` can reach the new
 /// context. Only the two spelling keys change; a file Chromium could not read either is left
 /// for Chromium (which starts such a profile afresh).
-pub fn seed_preferences(profile_dir: &Path, spelling: &[String]) -> Result<(), String> {
+pub fn seed_preferences(profile_dir: &Path, spelling: &[String], on: bool) -> Result<(), String> {
     let path = profile_dir.join("Preferences");
     let mut prefs: serde_json::Value = match std::fs::read(&path) {
         Ok(b) => match serde_json::from_slice(&b) {
@@ -197,7 +197,7 @@ pub fn seed_preferences(profile_dir: &Path, spelling: &[String]) -> Result<(), S
     let mut browser = section(obj, "browser");
     browser.insert(
         "enable_spellchecking".into(),
-        serde_json::json!(!spelling.is_empty()),
+        serde_json::json!(on && !spelling.is_empty()),
     );
     obj.insert("browser".into(), browser.into());
     aperture_common::fs::create_private_dir_all(profile_dir)
@@ -216,7 +216,7 @@ mod seed_tests {
     fn seeding_sets_the_spelling_keys_and_keeps_the_rest() {
         let t = tempfile::tempdir().unwrap();
         let dir = t.path().join("default");
-        seed_preferences(&dir, &[]).unwrap();
+        seed_preferences(&dir, &[], true).unwrap();
         let read = || -> serde_json::Value {
             serde_json::from_slice(&std::fs::read(dir.join("Preferences")).unwrap()).unwrap()
         };
@@ -228,7 +228,7 @@ mod seed_tests {
             r#"{"browser":{"window_placement":{"x":3}},"spellcheck":{"use_spelling_service":false},"zoom":1}"#,
         )
         .unwrap();
-        seed_preferences(&dir, &["en-US".to_string()]).unwrap();
+        seed_preferences(&dir, &["en-US".to_string()], true).unwrap();
         let v = read();
         assert_eq!(v["spellcheck"]["dictionaries"], serde_json::json!(["en-US"]));
         assert_eq!(v["spellcheck"]["use_spelling_service"], false);
@@ -236,7 +236,7 @@ mod seed_tests {
         assert_eq!(v["browser"]["window_placement"]["x"], 3);
         assert_eq!(v["zoom"], 1);
         std::fs::write(dir.join("Preferences"), b"{not json").unwrap();
-        assert!(seed_preferences(&dir, &[]).is_err());
+        assert!(seed_preferences(&dir, &[], true).is_err());
         assert_eq!(std::fs::read(dir.join("Preferences")).unwrap(), b"{not json");
     }
 }

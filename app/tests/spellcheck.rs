@@ -2,8 +2,9 @@
 //! system's hunspell dictionary (converted at start into the `.bdic` Chromium reads) are
 //! underlined in red in a focused field; a right-click on one offers Chromium's replacements
 //! and "Add to dictionary"; a replacement edits the field, and an added word stays unmarked
-//! after a restart. Where the menu's items are drawn is asked of the same chrome run headless
-//! with the menu CEF reports.
+//! after a restart; the settings view's switch takes the marks away and brings them back.
+//! Where the menu's items are drawn is asked of the same chrome run headless with the menu CEF
+//! reports.
 
 #[path = "support/window.rs"]
 mod window;
@@ -193,5 +194,28 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
     assert_eq!(text, "Ths mispeled wurd", "{list}");
     window::xdo(&["windowfocus", "--sync", &w]);
     window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
-    wait_marks(&w, page, words, vec![true, true, false], "after restart").await;
+    wait_marks(&w, page, words.clone(), vec![true, true, false], "after restart").await;
+
+    // The settings view's "Check spelling as you type" takes the marks off the open field at
+    // once, and puts them back.
+    for (on, want) in [
+        (false, vec![false, false, false]),
+        (true, vec![true, true, false]),
+    ] {
+        let mut layout = Layout::new(size, Layout::one_tab(&url));
+        window::xdo(&["key", "--window", &w, "ctrl+comma"]);
+        layout.ctrl(aperture_ui::egui::Key::Comma);
+        std::thread::sleep(Duration::from_millis(800));
+        let switch = layout.click(controls::SETTINGS_SPELLCHECK);
+        window::click(&w, switch, 1);
+        std::thread::sleep(Duration::from_millis(300));
+        window::xdo(&["key", "--window", &w, "ctrl+comma"]);
+        std::thread::sleep(Duration::from_millis(500));
+        // Out of the field and back: Chromium checks a field again as it gains focus.
+        window::click(&w, pos2(page.x + 600.0, page.y + 250.0), 1);
+        std::thread::sleep(Duration::from_millis(300));
+        window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
+        let what = if on { "switched on" } else { "switched off" };
+        wait_marks(&w, page, words.clone(), want, what).await;
+    }
 }

@@ -283,6 +283,8 @@ pub mod controls {
     pub const CTX_SELECT_ALL: &str = "ctx:select_all";
     /// "Add to dictionary" for the misspelled word under the pointer.
     pub const CTX_ADD_WORD: &str = "ctx:add_word";
+    /// Settings: "Check spelling as you type".
+    pub const SETTINGS_SPELLCHECK: &str = "settings:spellcheck";
     /// The first spelling suggestion; the others are `ctx:spell:N` ([`spelling_control`]).
     pub const CTX_SPELL_FIRST: &str = "ctx:spell:0";
     /// The toolbar's downloads button (only while there are downloads).

@@ -463,6 +463,9 @@ pub enum UiCommand {
     SetDarkDefault(ThemeMode),
     /// The settings view: block trackers on every site without an exception, or on none.
     SetBlocking(bool),
+    /// Check spelling as you type, or not (`settings.spellcheck`, by
+    /// [`crate::settings::Settings::apply`]).
+    SetSpellcheck(bool),
     /// The settings view: block trackers on one site or not (choosing the default removes the
     /// exception). Takes effect for the site's next requests (a reload shows it).
     SetSiteBlocking {

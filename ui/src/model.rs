@@ -392,6 +392,9 @@ pub struct SettingsView {
     /// The permission answers the human gave sites, remembered per container (sorted by
     /// container, then origin).
     pub permissions: Vec<SitePermission>,
+    /// The languages spellcheck has a dictionary for on this machine (`en-US`…); none means
+    /// it cannot check spelling at all.
+    pub spelling_languages: Vec<String>,
 }
 
 /// One remembered permission answer: what `origin` asked for in `container`, and whether it

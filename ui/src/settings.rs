@@ -49,6 +49,8 @@ pub struct Settings {
     pub download_dir: Option<PathBuf>,
     /// Tracker blocking, on or off, with per-site exceptions.
     pub blocking: BlockingSettings,
+    /// Mark misspelled words in text fields (with the dictionaries this machine has).
+    pub spellcheck: bool,
 }
 
 impl Default for Settings {
@@ -63,6 +65,7 @@ impl Default for Settings {
             search_engine: None,
             download_dir: None,
             blocking: BlockingSettings::default(),
+            spellcheck: true,
         }
     }
 }
@@ -93,6 +96,7 @@ impl Settings {
             UiCommand::SetColorScheme(prefer) => self.theme.prefer = *prefer,
             UiCommand::SetDarkDefault(mode) => self.theme.policies.default = *mode,
             UiCommand::SetBlocking(on) => self.blocking.enabled = *on,
+            UiCommand::SetSpellcheck(on) => self.spellcheck = *on,
             UiCommand::SetSiteBlocking { site, block } => self.blocking.set(site, *block),
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
                 self.window = WindowSettings {
@@ -409,6 +413,23 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    /// Spellcheck is on unless the human turned it off, also for files from before the
+    /// setting existed.
+    #[test]
+    fn spellcheck_is_on_by_default_and_follows_the_switch() {
+        let old: Settings = serde_json::from_str(r#"{"version":1,"show_bookmarks_bar":true}"#).unwrap();
+        assert!(old.spellcheck && old.show_bookmarks_bar);
+        let mut s = Settings::default();
+        assert!(s.apply(&UiCommand::SetSpellcheck(false)));
+        assert!(!s.spellcheck);
+        assert!(
+            !s.apply(&UiCommand::SetSpellcheck(false)),
+            "no change, nothing to save"
+        );
+        let back: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert!(!back.spellcheck);
     }
 
     #[test]

@@ -433,6 +433,31 @@ fn tracker_blocking_on_off_and_per_site() {
     assert!(without_noise(h.click(controls::SETTINGS_BLOCKING)).is_empty());
 }
 
+/// "Check spelling as you type" sends its new state; without a dictionary it does nothing and
+/// says what to install.
+#[test]
+fn the_spelling_switch_is_offered_when_there_is_a_dictionary() {
+    let mut h = Harness::new();
+    h.model.settings.spelling_languages = vec!["en-US".into()];
+    h.model.settings.values.spellcheck = true;
+    open(&mut h);
+    assert!(h.shows("en-US"), "{:?}", h.texts);
+    assert_eq!(
+        without_noise(h.click(controls::SETTINGS_SPELLCHECK)),
+        vec![UiCommand::SetSpellcheck(false)]
+    );
+    h.model.settings.values.spellcheck = false;
+    settle(&mut h);
+    assert_eq!(
+        without_noise(h.click(controls::SETTINGS_SPELLCHECK)),
+        vec![UiCommand::SetSpellcheck(true)]
+    );
+    h.model.settings.spelling_languages = Vec::new();
+    settle(&mut h);
+    assert!(h.shows("hunspell-en-us"), "{:?}", h.texts);
+    assert!(without_noise(h.click(controls::SETTINGS_SPELLCHECK)).is_empty());
+}
+
 #[test]
 fn the_mcp_port_is_checked_and_saved() {
     let mut h = Harness::new();

@@ -36,7 +36,7 @@ pub const MIN_MCP_PORT: u16 = 1024;
 /// A section of the settings view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingsSection {
-    /// Search engine, default container, downloads.
+    /// Search engine, default container, downloads, spelling.
     General,
     /// Dark-mode defaults.
     Appearance,
@@ -498,6 +498,34 @@ impl Chrome {
                 }
             }
         }
+        self.settings_spelling(ui, model, cmds);
+    }
+
+    fn settings_spelling(&mut self, ui: &mut Ui, model: &ChromeModel, cmds: &mut Vec<UiCommand>) {
+        Self::heading(ui, "Spelling");
+        let view = &model.settings;
+        let langs = &view.spelling_languages;
+        ui.add_enabled_ui(!langs.is_empty(), |ui| {
+            let mut on = view.values.spellcheck;
+            let r = ui.checkbox(&mut on, "Check spelling as you type");
+            self.rects
+                .insert(controls::SETTINGS_SPELLCHECK.to_string(), r.rect);
+            if r.clicked() {
+                cmds.push(UiCommand::SetSpellcheck(on));
+            }
+        });
+        let note = if langs.is_empty() {
+            "No dictionary on this machine: install your language's hunspell package \
+             (hunspell-en-us for American English) and restart."
+                .to_string()
+        } else {
+            format!(
+                "Dictionaries: {}. Made from this machine's hunspell dictionaries; nothing is \
+                 downloaded and no text leaves the browser.",
+                langs.join(", ")
+            )
+        };
+        ui.label(RichText::new(note).small().weak());
     }
 
     fn settings_appearance(&mut self, ui: &mut Ui, model: &ChromeModel, cmds: &mut Vec<UiCommand>) {
