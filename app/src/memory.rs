@@ -100,6 +100,7 @@ struct TabIcon {
 enum After {
     Bookmarks,
     History,
+    TopSites,
 }
 
 /// A write whose answer is polled each sync: its notice (if any) and what to refresh.
@@ -136,6 +137,8 @@ pub struct Memory {
     notices: Vec<String>,
     /// The new-tab page's sites, for the container they were read for and when.
     top_sites: Option<(String, std::time::Instant, Vec<aperture_ui::SiteTile>)>,
+    /// The site last taken off the new-tab page, and the container's: Undo puts it back.
+    removed: Option<(String, String)>,
 }
 
 impl Memory {
@@ -158,6 +161,7 @@ impl Memory {
             waiting: Vec::new(),
             notices: Vec::new(),
             top_sites: None,
+            removed: None,
         };
         let (due, icons, memo, places) = (
             m.zoom_due.clone(),
@@ -200,6 +204,7 @@ impl Memory {
             match then {
                 After::Bookmarks => self.bookmarks_changed(),
                 After::History => self.refresh_history(),
+                After::TopSites => self.top_sites = None,
             }
         }
     }
@@ -353,19 +358,26 @@ impl Memory {
                 }
             }
             UiCommand::HideSite { url } => {
-                let container = actor.with(|st| {
-                    st.active
-                        .and_then(|a| st.tabs.get(&a))
-                        .map(|t| t.meta.container.clone())
-                });
+                let container = front_container(actor);
                 if let (Some(p), Some(c)) = (&self.places, container) {
                     // Not waited for (the writer logs a failure); the tile goes from the page
                     // at once, and later reads of the page have the write.
                     drop(p.hide_site(&c, url));
+                    self.removed = Some((c, url.clone()));
                 }
                 if let Some((_, _, tiles)) = &mut self.top_sites {
                     let host = aperture_places::host_key(url);
                     tiles.retain(|t| aperture_places::host_key(&t.url) != host);
+                }
+            }
+            UiCommand::RestoreSites { url } => {
+                self.removed = None;
+                if let (Some(p), Some(c)) = (&self.places, front_container(actor)) {
+                    // The page reads its sites again once the write is in.
+                    self.when_done(p.unhide_sites(&c, url.as_deref()), |r| match r {
+                        Ok(_) => (None, After::TopSites),
+                        Err(e) => (Some(format!("Could not restore the sites: {e}")), After::TopSites),
+                    });
                 }
             }
             UiCommand::OmniboxInput { tab, text } => {
@@ -553,6 +565,16 @@ impl Memory {
         let sites = self.new_tab_sites(m);
         if m.new_tab_sites != sites {
             m.new_tab_sites = sites.to_vec();
+            changed = true;
+        }
+        // Undo is offered on the new-tab page of the container the site was removed from.
+        let removed = self.removed.as_ref().and_then(|(c, url)| {
+            m.active_tab()
+                .filter(|t| t.new_tab_page && t.container.name == *c)
+                .map(|_| url.clone())
+        });
+        if m.new_tab_removed != removed {
+            m.new_tab_removed = removed;
             changed = true;
         }
         if m.suggestions != self.suggestions || m.inline_completion != self.inline {
@@ -803,4 +825,13 @@ fn fetch_icon(
             actor.with(|st| st.events.push(Event::Refresh));
         }),
     );
+}
+
+/// The container of the front tab (its name, as places keys it).
+fn front_container(actor: &Actor) -> Option<String> {
+    actor.with(|st| {
+        st.active
+            .and_then(|a| st.tabs.get(&a))
+            .map(|t| t.meta.container.clone())
+    })
 }

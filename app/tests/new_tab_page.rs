@@ -103,4 +103,22 @@ async fn ctrl_t_shows_the_most_visited_sites_and_a_tile_opens_one() {
     let (_, list) =
         aperture_testkit::mcp::tool(&c, "browser_tabs", serde_json::json!({"action": "list"})).await;
     assert_eq!(tab_lines(&list).len(), 3, "the mark opened nothing: {list}");
+
+    // Undo, under where the tiles were, puts the site back.
+    let mut model = layout.model.clone();
+    model.new_tab_sites.clear();
+    model.new_tab_removed = Some(url.clone());
+    let mut undo_layout = Layout::new(size, model);
+    undo_layout.frames(vec![], 2);
+    let undo = undo_layout
+        .chrome
+        .control_rect(aperture_ui::chrome::SITE_UNDO)
+        .expect("an Undo after the removal");
+    window::hover(&w, undo.center());
+    std::thread::sleep(Duration::from_millis(300));
+    window::click(&w, undo.center(), 1);
+    aperture_testkit::eventually(Duration::from_secs(20), "the tile to come back", async || {
+        (shows_tile(), ())
+    })
+    .await;
 }

@@ -251,6 +251,19 @@ pub(crate) fn top_sites(conn: &Connection, container: &str, limit: usize) -> Res
     Ok(out)
 }
 
+/// Puts sites the human took off `container`'s new-tab page back: `url`'s, or all of them.
+/// Answers how many came back.
+pub(crate) fn unhide_sites(conn: &Connection, container: &str, url: Option<&str>) -> Result<usize, Error> {
+    Ok(match url {
+        Some(u) => conn
+            .prepare_cached("DELETE FROM hidden_sites WHERE container = ?1 AND host = ?2")?
+            .execute(params![container, crate::favicons::host_key(u)])?,
+        None => conn
+            .prepare_cached("DELETE FROM hidden_sites WHERE container = ?1")?
+            .execute([container])?,
+    })
+}
+
 /// Takes `url`'s site off `container`'s new-tab page for good (its history stays).
 pub(crate) fn hide_site(conn: &Connection, container: &str, url: &str) -> Result<(), Error> {
     conn.prepare_cached("INSERT OR IGNORE INTO hidden_sites (container, host) VALUES (?1, ?2)")?

@@ -182,6 +182,15 @@ impl Places {
         self.write("hide_site", move |c| history::hide_site(c, &container, &url))
     }
 
+    /// Puts `url`'s site (`None`: every site) back on `container`'s new-tab page; answers how
+    /// many came back.
+    pub fn unhide_sites(&self, container: &str, url: Option<&str>) -> Reply<usize> {
+        let (container, url) = (container.to_owned(), url.map(str::to_owned));
+        self.write("unhide_sites", move |c| {
+            history::unhide_sites(c, &container, url.as_deref())
+        })
+    }
+
     /// Deletes one visit. `true` if it existed.
     pub fn delete_visit(&self, id: VisitId) -> Reply<bool> {
         self.write("delete_visit", move |c| history::delete_visit(c, id))

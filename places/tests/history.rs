@@ -387,4 +387,27 @@ fn top_sites_are_the_most_frecent_sites_one_page_each_of_one_container() {
     let p = open(&dir);
     assert_eq!(urls(&p, "personal"), ["http://old.example:8080/"]);
     assert_eq!(p.search("serde", None, 10, 0).unwrap().len(), 5, "history stays");
+
+    // Undo puts one site back; Restore all the rest, in that container only.
+    p.hide_site("personal", "http://old.example:8080/x")
+        .wait()
+        .unwrap();
+    assert!(urls(&p, "personal").is_empty());
+    assert_eq!(
+        p.unhide_sites("personal", Some("http://old.example:8080/"))
+            .wait()
+            .unwrap(),
+        1
+    );
+    assert_eq!(urls(&p, "personal"), ["http://old.example:8080/"]);
+    assert_eq!(p.unhide_sites("personal", None).wait().unwrap(), 1);
+    assert_eq!(
+        urls(&p, "personal"),
+        ["https://docs.rs/serde", "http://old.example:8080/"]
+    );
+    assert_eq!(
+        urls(&p, "work"),
+        ["https://intranet.example/"],
+        "work's stays off"
+    );
 }

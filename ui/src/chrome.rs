@@ -483,7 +483,7 @@ pub mod controls {
     pub const SETTINGS_MCP_SAVE: &str = "settings:mcp_port:save";
 }
 
-pub use new_tab::{site_tile, site_tile_remove};
+pub use new_tab::{SITE_RESTORE_ALL, SITE_UNDO, site_tile, site_tile_remove};
 
 /// Id of a tab's clickable area for [`Chrome::control_rect`].
 pub fn tab_control(tab: TabId) -> String {

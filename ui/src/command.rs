@@ -377,8 +377,14 @@ pub enum UiCommand {
     },
     /// Ctrl+Shift+N or "New private tab": a tab in a private container.
     NewPrivateTab,
+    /// The new-tab page: put removed sites back (Undo, Restore all).
+    RestoreSites {
+        /// The site to put back (the one just removed: Undo); `None` puts back every site
+        /// the human removed in the front tab's container.
+        url: Option<String>,
+    },
     /// Take the site of `url` (a new-tab page tile) off the new-tab page of the front tab's
-    /// container, for good.
+    /// container, for good (until restored).
     HideSite {
         /// The tile's page.
         url: String,

@@ -340,6 +340,9 @@ pub struct ChromeModel {
     /// The sites the front tab's container goes to most, best first, for the new-tab page
     /// (empty unless the front tab shows it).
     pub new_tab_sites: Vec<SiteTile>,
+    /// The site the human last took off the front tab's new-tab page (its URL), while the
+    /// page offers to undo that.
+    pub new_tab_removed: Option<String>,
     /// The latest key-downs pages did not take (CEF `OnKeyEvent`), oldest first. A shortcut a
     /// page may override goes to the page first and runs only once it shows up here; the app
     /// keeps the last few.

@@ -2215,4 +2215,24 @@ fn a_new_tab_tile_can_be_taken_off_the_page() {
         }],
         "the mark takes the site off, and does not open it"
     );
+
+    // With the last tile gone, the page still offers the removal back, or every removal.
+    h.model.new_tab_sites.clear();
+    h.model.new_tab_removed = Some("https://news.example/".into());
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.shows("Site removed."));
+    assert_eq!(
+        without_noise(h.click(aperture_ui::chrome::SITE_UNDO)),
+        vec![UiCommand::RestoreSites {
+            url: Some("https://news.example/".into())
+        }]
+    );
+    assert_eq!(
+        without_noise(h.click(aperture_ui::chrome::SITE_RESTORE_ALL)),
+        vec![UiCommand::RestoreSites { url: None }]
+    );
+    h.model.new_tab_removed = None;
+    h.frame(vec![]);
+    assert!(!h.has(aperture_ui::chrome::SITE_UNDO) && !h.has(&tile));
 }

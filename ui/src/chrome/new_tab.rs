@@ -25,6 +25,11 @@ pub fn site_tile_remove(i: usize) -> String {
     format!("site:{i}:remove")
 }
 
+/// Id of "Undo" after a tile was removed.
+pub const SITE_UNDO: &str = "site:undo";
+/// Id of "Restore all" after a tile was removed.
+pub const SITE_RESTORE_ALL: &str = "site:restore_all";
+
 /// What a tile says under its icon: the page's title, else its host.
 fn tile_name(s: &SiteTile) -> String {
     if !s.title.trim().is_empty() {
@@ -43,11 +48,13 @@ impl Chrome {
             return false;
         };
         let sites = &model.new_tab_sites;
-        if sites.is_empty() {
+        let removed = model.new_tab_removed.is_some();
+        if sites.is_empty() && !removed {
             return false;
         }
-        let cols = sites.len().min(PER_ROW);
-        let rows = sites.len().div_ceil(PER_ROW);
+        // With no tile left, the page keeps one tile's place for the Undo line under it.
+        let cols = sites.len().clamp(1, PER_ROW);
+        let rows = sites.len().div_ceil(PER_ROW).max(1);
         let size = vec2(
             cols as f32 * TILE.x + (cols - 1) as f32 * GAP,
             rows as f32 * TILE.y + (rows - 1) as f32 * GAP,
@@ -144,6 +151,32 @@ impl Chrome {
                     }
                 }
             });
+        if removed {
+            // Under the tiles, as Chrome's toast: the removal can be taken back at once, and
+            // every removed site brought back.
+            let (mut undo, mut all) = (false, false);
+            egui::Area::new(Id::unique("aperture_site_removed"))
+                .order(egui::Order::Middle)
+                .fixed_pos(pos2(origin.x, origin.y + size.y + GAP))
+                .show(ctx, |ui| {
+                    ui.horizontal(|ui| {
+                        ui.label("Site removed.");
+                        let u = ui.button("Undo");
+                        self.rects.insert(SITE_UNDO.to_string(), u.rect);
+                        let a = ui.button("Restore all");
+                        self.rects.insert(SITE_RESTORE_ALL.to_string(), a.rect);
+                        undo = u.clicked();
+                        all = a.clicked();
+                    });
+                });
+            if undo {
+                self.emit(UiCommand::RestoreSites {
+                    url: model.new_tab_removed.clone(),
+                });
+            } else if all {
+                self.emit(UiCommand::RestoreSites { url: None });
+            }
+        }
         if let Some(url) = hide {
             self.emit(UiCommand::HideSite { url });
         } else if let Some(url) = open {
