@@ -359,7 +359,11 @@ fn run(cli: Cli) -> Result<i32> {
     let saved = settings_glue::peek();
     let spell_on = saved.as_ref().is_none_or(|s| s.spellcheck);
     // Chromium reads its dictionaries once a context starts, so they are made first.
-    let spelling = spelling::install_for_user(&profile);
+    let chosen = saved
+        .as_ref()
+        .map(|s| s.spell_languages.clone())
+        .unwrap_or_default();
+    let spelling = spelling::install_for_user(&profile, &chosen);
     // `default` is the profile's own context; `Default` the one Chromium opens at start
     // before any context is asked for.
     for dir in ["default", "Default"] {

@@ -183,7 +183,7 @@ pub struct Containers {
     ready: Arc<Mutex<HashMap<String, cef::RequestContext>>>,
     h: Handle,
     /// The spelling languages with a dictionary on disk (see `crate::spelling`).
-    spelling: Arc<Vec<String>>,
+    spelling: Arc<Mutex<Vec<String>>>,
     /// The human's "Check spelling as you type" (settings view), as contexts are made.
     spell_on: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -209,6 +209,16 @@ pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String], spell_o
             },
         );
     }
+    apply_spelling(ctx, spelling, spell_on);
+}
+
+/// Sets a context's spelling languages and whether it checks spelling. UI thread.
+pub fn apply_spelling(ctx: &cef::RequestContext, spelling: &[String], spell_on: bool) {
+    let set = |name: &str, v: cef::Pref<'_>| {
+        if let Err(e) = ctx.set_preference(name, v) {
+            tracing::warn!(name, error = %e, "Chromium refused a preference");
+        }
+    };
     set("spellcheck.dictionaries", cef::Pref::List(spelling));
     set(
         "browser.enable_spellchecking",
@@ -227,14 +237,20 @@ impl Containers {
             registry,
             ready: Arc::default(),
             h,
-            spelling: Arc::new(spelling),
+            spelling: Arc::new(Mutex::new(spelling)),
             spell_on: Arc::new(spell_on.into()),
         }
     }
 
     /// The spelling languages every context is given.
-    pub fn spelling(&self) -> Arc<Vec<String>> {
-        self.spelling.clone()
+    pub fn spelling(&self) -> Vec<String> {
+        self.spelling.lock().expect("spelling").clone()
+    }
+
+    /// The spelling languages for contexts made from now on (the caller sets the existing
+    /// ones).
+    pub fn set_spelling(&self, languages: Vec<String>) {
+        *self.spelling.lock().expect("spelling") = languages;
     }
 
     /// Whether spelling is checked in contexts made from now on.

@@ -67,6 +67,8 @@ pub struct Glue {
     /// The profile's MCP endpoint as last read: (port of the next start, URL agents use now).
     endpoint: (Option<u16>, Option<String>),
     endpoint_read: Option<Instant>,
+    /// The languages this machine has hunspell dictionaries for (read at start).
+    spelling_available: Vec<String>,
 }
 
 impl Glue {
@@ -87,6 +89,7 @@ impl Glue {
             profile,
             endpoint: (None, None),
             endpoint_read: None,
+            spelling_available: crate::spelling::available(&crate::spelling::source_dirs()),
         }
     }
 
@@ -113,6 +116,7 @@ impl Glue {
                 notice(actor, msg);
             }
             UiCommand::SetSpellcheck(on) => self.set_spellcheck(actor, *on),
+            UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.set_spell_languages(langs),
             UiCommand::SetBlocking(_) | UiCommand::SetSiteBlocking { .. } => {
                 if let Some(b) = &self.blocker {
                     b.set_rules(&settings.blocking);
@@ -160,20 +164,55 @@ impl Glue {
     /// and each open tab's, so fields already open follow at once) and in those made later.
     fn set_spellcheck(&self, actor: &Actor, on: bool) {
         self.containers.set_spell_on(on);
-        let enable = on && !self.containers.spelling().is_empty();
-        let mut contexts: Vec<cef::RequestContext> = actor.with(|st| {
-            st.tabs
-                .values()
-                .filter_map(|t| t.host.request_context())
-                .collect()
+        set_spelling(actor, &self.containers);
+    }
+
+    /// Makes the chosen languages' dictionaries (converting a language's the first time, off
+    /// the UI thread), then gives every context the ones ready, and says which are not.
+    fn set_spell_languages(&self, langs: &[String]) {
+        let (h, containers, profile, langs) = (
+            self.h.clone(),
+            self.containers.clone(),
+            self.profile.clone(),
+            langs.to_vec(),
+        );
+        self.rt.spawn(async move {
+            let wanted = langs.clone();
+            let ready = tokio::task::spawn_blocking(move || {
+                crate::spelling::install(&profile, &wanted, &crate::spelling::source_dirs())
+            })
+            .await
+            .unwrap_or_default();
+            let first = containers.clone();
+            let _ = h
+                .on_ui(move |actor| {
+                    let missing: Vec<&String> = langs.iter().filter(|l| !ready.contains(l)).collect();
+                    if !missing.is_empty() {
+                        let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+                        notice(
+                            actor,
+                            format!("No spelling dictionary could be made for {}", list.join(", ")),
+                        );
+                    }
+                    first.set_spelling(ready);
+                    set_spelling(actor, &first);
+                })
+                .await;
+            // Renderers keep the marks they drew with the old dictionaries. Switching spellcheck
+            // off and on, once the new ones have loaded, clears them, and a field is checked
+            // again as it next gains focus (as after the switch in the view).
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let again = containers.clone();
+            let _ = h
+                .on_ui(move |actor| {
+                    for c in contexts_of(actor, &again) {
+                        let _ = c.set_preference("browser.enable_spellchecking", cef::Pref::Bool(false));
+                    }
+                })
+                .await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            let _ = h.on_ui(move |actor| set_spelling(actor, &containers)).await;
         });
-        contexts.extend(cef::RequestContext::global());
-        contexts.extend(self.containers.all_ready());
-        for c in contexts {
-            if let Err(e) = c.set_preference("browser.enable_spellchecking", cef::Pref::Bool(enable)) {
-                tracing::warn!(error = %e, "spellcheck not switched in a context");
-            }
-        }
     }
 
     /// Chromium keeps the answer a prompt was given and stops asking; forgetting it in the
@@ -222,7 +261,10 @@ impl Glue {
                 allow,
             })
             .collect();
+        let spelling = self.containers.spelling();
         let unchanged = m.settings.values == *settings
+            && m.settings.spelling_languages == spelling
+            && m.settings.spelling_available == self.spelling_available
             && m.settings.permissions == permissions
             && m.settings.default_container == default_container
             && m.settings.download_dir == download_dir
@@ -240,7 +282,8 @@ impl Glue {
             mcp_port: self.endpoint.0,
             mcp_url: self.endpoint.1.clone(),
             permissions,
-            spelling_languages: self.containers.spelling().to_vec(),
+            spelling_languages: spelling,
+            spelling_available: self.spelling_available.clone(),
         };
         true
     }
@@ -362,6 +405,28 @@ impl Glue {
             let _ = h.on_ui(move |a| notice(a, msg)).await;
         });
     }
+}
+
+/// Gives every context (the profile's own, each container's, each open tab's, so open fields
+/// follow at once) the spelling languages and switch `containers` holds now.
+fn set_spelling(actor: &Actor, containers: &Containers) {
+    let langs = containers.spelling();
+    for c in contexts_of(actor, containers) {
+        crate::privacy::apply_spelling(&c, &langs, containers.spell_on());
+    }
+}
+
+/// Every request context: the profile's own, each container's, each open tab's.
+fn contexts_of(actor: &Actor, containers: &Containers) -> Vec<cef::RequestContext> {
+    let mut contexts: Vec<cef::RequestContext> = actor.with(|st| {
+        st.tabs
+            .values()
+            .filter_map(|t| t.host.request_context())
+            .collect()
+    });
+    contexts.extend(cef::RequestContext::global());
+    contexts.extend(containers.all_ready());
+    contexts
 }
 
 fn notice(actor: &Actor, text: String) {

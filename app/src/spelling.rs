@@ -6,9 +6,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// Where hunspell dictionaries are installed (Debian's `hunspell-*` packages, older
-/// `myspell-*` ones, and the user's own).
-fn source_dirs() -> Vec<PathBuf> {
+/// Where hunspell dictionaries are installed: hunspell's own `DICPATH` when set (colon
+/// separated), else the user's own, Debian's `hunspell-*` packages and older `myspell-*` ones.
+pub fn source_dirs() -> Vec<PathBuf> {
+    if let Some(p) = std::env::var_os("DICPATH").filter(|p| !p.is_empty()) {
+        return std::env::split_paths(&p).collect();
+    }
     let mut dirs = Vec::new();
     if let Some(d) = aperture_common::xdg::data_home() {
         dirs.push(d.join("hunspell"));
@@ -105,9 +108,39 @@ fn build(aff: &Path, dic: &Path, dir: &Path, dest: &Path) -> Result<(), String> 
     aperture_common::fs::write_atomic(dest, &bytes).map_err(|e| format!("writing {}: {e}", dest.display()))
 }
 
-/// [`install`] with this machine's environment and dictionary directories.
-pub fn install_for_user(root: &Path) -> Vec<String> {
-    install(root, &wanted(&|k| std::env::var(k).ok()), &source_dirs())
+/// The languages the human chose in the settings view, else the automatic choice
+/// ([`wanted`]), made ready with [`install`] from this machine's dictionaries.
+pub fn install_for_user(root: &Path, chosen: &[String]) -> Vec<String> {
+    let langs = if chosen.is_empty() {
+        wanted(&|k| std::env::var(k).ok())
+    } else {
+        chosen.to_vec()
+    };
+    install(root, &langs, &source_dirs())
+}
+
+/// The spellcheck languages this machine has a hunspell dictionary for (`de-DE`, `en-US`…),
+/// sorted: what the settings view offers.
+pub fn available(sources: &[PathBuf]) -> Vec<String> {
+    let mut out: Vec<String> = sources
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".dic")?;
+            let lang = stem.replace('_', "-");
+            let aff = e.path().with_extension("aff");
+            (aperture_spell::bdic_file_name(&lang).is_some()
+                && aperture_spell::hunspell_name(&lang) == stem
+                && aff.is_file())
+            .then_some(lang)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 #[cfg(test)]
@@ -116,6 +149,29 @@ mod tests {
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
         move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+    }
+
+    /// A dictionary is offered when Chromium has a name for its language and both its files
+    /// are there.
+    #[test]
+    fn the_languages_offered_are_those_with_both_files() {
+        let t = tempfile::tempdir().unwrap();
+        for f in [
+            "en_US.aff",
+            "en_US.dic",
+            "de_DE.aff",
+            "de_DE.dic",
+            "fr_FR.dic",
+            "xx_YY.aff",
+            "xx_YY.dic",
+        ] {
+            std::fs::write(t.path().join(f), b"").unwrap();
+        }
+        let other = t.path().join("more");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("en_US.aff"), b"").unwrap();
+        std::fs::write(other.join("en_US.dic"), b"").unwrap();
+        assert_eq!(available(&[t.path().to_path_buf(), other]), ["de-DE", "en-US"]);
     }
 
     #[test]

@@ -221,7 +221,8 @@ fn recording_proxy() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
 }
 
 /// With every request but loopback sent through a recording proxy, a session that starts,
-/// loads a page with a text field (spellcheck), and opens a second disk container sends
+/// loads a page with a text field (spellcheck), and opens it in a second disk container and
+/// in a private tab sends
 /// nothing anywhere. It caught two leaks the switches missed: the translate ranker's model
 /// download from www.gstatic.com (Translate off does not stop it) and the ListAccounts POST
 /// to accounts.google.com that every disk profile sends with its google.com cookies.
@@ -239,6 +240,7 @@ fn nothing_leaves_the_machine_but_the_pages_own_requests() {
     let t = b.open(&s.url("/f"));
     assert_eq!(title(&mut b, t), "f");
     b.ok(json!({"cmd": "open", "url": s.url("/f"), "container": "Work"}));
+    b.ok(json!({"cmd": "open", "url": s.url("/f"), "container": "Private"}));
     // Startup lookups come within a second; the ranker's download when a page loads. Ten
     // seconds covers both several times over, and the retries of any that failed.
     std::thread::sleep(Duration::from_secs(10));

@@ -62,23 +62,6 @@ fn field(list: &str) -> Option<(String, Vec<Rect>)> {
     Some((text.to_string(), rects))
 }
 
-/// Whether spellcheck's red underline is drawn under `word` (a box in CSS px on the page).
-fn underlined(img: &image::RgbImage, page: Pos2, word: Rect) -> bool {
-    let (x0, x1) = ((page.x + word.min.x) as u32, (page.x + word.max.x) as u32);
-    let (y0, y1) = (
-        (page.y + word.center().y) as u32,
-        (page.y + word.max.y + 4.0) as u32,
-    );
-    let red = (y0..y1.min(img.height()))
-        .flat_map(|y| (x0..x1.min(img.width())).map(move |x| (x, y)))
-        .filter(|&(x, y)| {
-            let p = img.get_pixel(x, y).0;
-            p[0] > 180 && p[1] < 100 && p[2] < 100
-        })
-        .count();
-    red >= 6
-}
-
 fn menu(at: Pos2, word: &str, suggestions: usize) -> ContextMenuView {
     ContextMenuView {
         tab: TabId(1),
@@ -124,21 +107,6 @@ impl MenuPick<'_> {
     }
 }
 
-async fn wait_marks(w: &str, page: Pos2, words: Vec<Rect>, want: Vec<bool>, what: &str) {
-    let win = w.to_string();
-    let name = what.replace(' ', "-");
-    tokio::task::spawn_blocking(move || {
-        aperture_testkit::eventually_blocking(Duration::from_secs(20), "the red underlines", || {
-            let img = window::capture(&win);
-            let marks: Vec<bool> = words.iter().map(|r| underlined(&img, page, *r)).collect();
-            window::keep(&img, &name);
-            (marks == want, marks)
-        })
-    })
-    .await
-    .unwrap();
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
     if !window::can_run("spellcheck") {
@@ -161,7 +129,7 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
     // A click at the end of the line focuses it, and spellcheck marks all three words.
     window::xdo(&["windowfocus", "--sync", &w]);
     window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
-    wait_marks(&w, page, words.clone(), vec![true, true, true], "all marked").await;
+    window::wait_spell_marks(&w, page, &words, &[true, true, true], "all marked").await;
 
     // Right-click "mispeled": the first suggestion replaces it.
     let picked = MenuPick {
@@ -177,13 +145,13 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
     .await;
     let (text, words) = field(&list).unwrap();
     assert_eq!(text, "Ths misspelled wurd", "Chromium's first suggestion");
-    wait_marks(&w, page, words.clone(), vec![true, false, true], "replaced").await;
+    window::wait_spell_marks(&w, page, &words, &[true, false, true], "replaced").await;
 
     // Right-click "wurd" and add it to the dictionary: its mark goes, the other stays.
     picked.choose(words[2], "wurd", 5, controls::CTX_ADD_WORD);
     // A click elsewhere in the line, so no selection covers the words.
     window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
-    wait_marks(&w, page, words.clone(), vec![true, false, false], "added").await;
+    window::wait_spell_marks(&w, page, &words, &[true, false, false], "added").await;
     browser.terminate(Duration::from_secs(20));
     drop(browser);
 
@@ -194,7 +162,7 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
     assert_eq!(text, "Ths mispeled wurd", "{list}");
     window::xdo(&["windowfocus", "--sync", &w]);
     window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
-    wait_marks(&w, page, words.clone(), vec![true, true, false], "after restart").await;
+    window::wait_spell_marks(&w, page, &words, &[true, true, false], "after restart").await;
 
     // The settings view's "Check spelling as you type" takes the marks off the open field at
     // once, and puts them back.
@@ -216,6 +184,6 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
         std::thread::sleep(Duration::from_millis(300));
         window::click(&w, pos2(page.x + 600.0, page.y + words[0].center().y), 1);
         let what = if on { "switched on" } else { "switched off" };
-        wait_marks(&w, page, words.clone(), want, what).await;
+        window::wait_spell_marks(&w, page, &words, &want, what).await;
     }
 }

@@ -533,6 +533,11 @@ pub fn download_control(action: &str, id: u32) -> String {
     format!("download:{action}:{id}")
 }
 
+/// Id of a spellcheck language's box in the settings view for [`Chrome::control_rect`].
+pub fn spell_language_control(lang: &str) -> String {
+    format!("settings:spell_lang:{lang}")
+}
+
 /// Id of the `i`th spelling suggestion in the context menu for [`Chrome::control_rect`].
 pub fn spelling_control(i: usize) -> String {
     format!("ctx:spell:{i}")

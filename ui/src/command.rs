@@ -472,6 +472,8 @@ pub enum UiCommand {
     /// Check spelling as you type, or not (`settings.spellcheck`, by
     /// [`crate::settings::Settings::apply`]).
     SetSpellcheck(bool),
+    /// The languages spellcheck checks (at least one; `settings.spell_languages`).
+    SetSpellLanguages(Vec<String>),
     /// The settings view: block trackers on one site or not (choosing the default removes the
     /// exception). Takes effect for the site's next requests (a reload shows it).
     SetSiteBlocking {

@@ -398,6 +398,8 @@ pub struct SettingsView {
     /// The languages spellcheck has a dictionary for on this machine (`en-US`…); none means
     /// it cannot check spelling at all.
     pub spelling_languages: Vec<String>,
+    /// The languages this machine has a dictionary for, which the view offers.
+    pub spelling_available: Vec<String>,
 }
 
 /// One remembered permission answer: what `origin` asked for in `container`, and whether it

@@ -51,6 +51,9 @@ pub struct Settings {
     pub blocking: BlockingSettings,
     /// Mark misspelled words in text fields (with the dictionaries this machine has).
     pub spellcheck: bool,
+    /// The languages to check (`de-DE`, `en-US`); empty is the automatic choice (the user's
+    /// language and American English).
+    pub spell_languages: Vec<String>,
 }
 
 impl Default for Settings {
@@ -66,6 +69,7 @@ impl Default for Settings {
             download_dir: None,
             blocking: BlockingSettings::default(),
             spellcheck: true,
+            spell_languages: Vec::new(),
         }
     }
 }
@@ -97,6 +101,7 @@ impl Settings {
             UiCommand::SetDarkDefault(mode) => self.theme.policies.default = *mode,
             UiCommand::SetBlocking(on) => self.blocking.enabled = *on,
             UiCommand::SetSpellcheck(on) => self.spellcheck = *on,
+            UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.spell_languages = langs.clone(),
             UiCommand::SetSiteBlocking { site, block } => self.blocking.set(site, *block),
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
                 self.window = WindowSettings {
@@ -428,8 +433,12 @@ mod tests {
             !s.apply(&UiCommand::SetSpellcheck(false)),
             "no change, nothing to save"
         );
+        assert!(old.spell_languages.is_empty(), "automatic");
+        assert!(!s.apply(&UiCommand::SetSpellLanguages(Vec::new())), "never none");
+        assert!(s.apply(&UiCommand::SetSpellLanguages(vec!["de-DE".into()])));
         let back: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert!(!back.spellcheck);
+        assert_eq!(back.spell_languages, ["de-DE"]);
     }
 
     #[test]

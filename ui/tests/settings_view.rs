@@ -452,6 +452,21 @@ fn the_spelling_switch_is_offered_when_there_is_a_dictionary() {
         without_noise(h.click(controls::SETTINGS_SPELLCHECK)),
         vec![UiCommand::SetSpellcheck(true)]
     );
+    // The languages this machine has: one more is added; the last one in use stays.
+    h.model.settings.spelling_available = vec!["de-DE".into(), "en-US".into()];
+    settle(&mut h);
+    assert_eq!(
+        without_noise(h.click(&aperture_ui::chrome::spell_language_control("de-DE"))),
+        vec![UiCommand::SetSpellLanguages(vec!["de-DE".into(), "en-US".into()])]
+    );
+    assert!(without_noise(h.click(&aperture_ui::chrome::spell_language_control("en-US"))).is_empty());
+    h.model.settings.spelling_languages = vec!["de-DE".into(), "en-US".into()];
+    settle(&mut h);
+    assert_eq!(
+        without_noise(h.click(&aperture_ui::chrome::spell_language_control("en-US"))),
+        vec![UiCommand::SetSpellLanguages(vec!["de-DE".into()])]
+    );
+    h.model.settings.spelling_available = Vec::new();
     h.model.settings.spelling_languages = Vec::new();
     settle(&mut h);
     assert!(h.shows("hunspell-en-us"), "{:?}", h.texts);

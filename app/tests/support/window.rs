@@ -676,3 +676,47 @@ pub fn permission_buttons(size: (f32, f32), url: &str, origin: &str, kinds: &[&s
         at(aperture_ui::chrome::controls::PERMISSION_BLOCK),
     )
 }
+
+/// Which of `words` (boxes in CSS px on the page, whose top-left is at `page` in the window)
+/// spellcheck underlines in red in `img`.
+pub fn spell_marks(img: &image::RgbImage, page: Pos2, words: &[Rect]) -> Vec<bool> {
+    words
+        .iter()
+        .map(|word| {
+            let (x0, x1) = ((page.x + word.min.x) as u32, (page.x + word.max.x) as u32);
+            let (y0, y1) = (
+                (page.y + word.center().y) as u32,
+                (page.y + word.max.y + 4.0) as u32,
+            );
+            (y0..y1.min(img.height()))
+                .flat_map(|y| (x0..x1.min(img.width())).map(move |x| (x, y)))
+                .filter(|&(x, y)| {
+                    let p = img.get_pixel(x, y).0;
+                    p[0] > 180 && p[1] < 100 && p[2] < 100
+                })
+                .count()
+                >= 6
+        })
+        .collect()
+}
+
+/// Waits (up to 20 s) until the window's red spelling marks under `words` are `want`; keeps
+/// the last capture as `what`.
+pub async fn wait_spell_marks(w: &str, page: Pos2, words: &[Rect], want: &[bool], what: &str) {
+    let (win, words, want, name) = (
+        w.to_string(),
+        words.to_vec(),
+        want.to_vec(),
+        what.replace(' ', "-"),
+    );
+    tokio::task::spawn_blocking(move || {
+        aperture_testkit::eventually_blocking(Duration::from_secs(20), "the red underlines", || {
+            let img = capture(&win);
+            let marks = spell_marks(&img, page, &words);
+            keep(&img, &name);
+            (marks == want, marks)
+        })
+    })
+    .await
+    .unwrap();
+}

@@ -514,6 +514,26 @@ impl Chrome {
                 cmds.push(UiCommand::SetSpellcheck(on));
             }
         });
+        if !view.spelling_available.is_empty() {
+            ui.label("Languages:");
+            for lang in &view.spelling_available {
+                let mut checked = langs.contains(lang);
+                // The last language in use stays: with none, nothing would be checked.
+                let last = checked && langs.len() == 1;
+                let r = ui.add_enabled(!last, egui::Checkbox::new(&mut checked, lang.as_str()));
+                self.rects.insert(super::spell_language_control(lang), r.rect);
+                if r.clicked() {
+                    let mut next: Vec<String> = view
+                        .spelling_available
+                        .iter()
+                        .filter(|l| if *l == lang { checked } else { langs.contains(l) })
+                        .cloned()
+                        .collect();
+                    next.sort();
+                    cmds.push(UiCommand::SetSpellLanguages(next));
+                }
+            }
+        }
         let note = if langs.is_empty() {
             "No dictionary on this machine: install your language's hunspell package \
              (hunspell-en-us for American English) and restart."
