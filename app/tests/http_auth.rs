@@ -37,6 +37,7 @@ fn staff_server() -> Server {
         user: "ada".into(),
         password: PASSWORD.into(),
         body: body.into(),
+        digest: false,
     };
     Server::spawn(Spec {
         basic_auth: HashMap::from([
@@ -54,6 +55,16 @@ fn staff_server() -> Server {
                     "Archive",
                     "<!doctype html><title>Archive</title><p>Signed in as ada</p>",
                 ),
+            ),
+            (
+                "/digest".to_string(),
+                BasicAuth {
+                    digest: true,
+                    ..page(
+                        "Digest area",
+                        "<!doctype html><title>Digest</title><p>Signed in by digest</p>",
+                    )
+                },
             ),
             (
                 "/other".to_string(),
@@ -225,6 +236,150 @@ async fn the_agent_is_told_of_a_sign_in_and_answers_it() {
     // The wrong login and the right one each reached the server after the first challenge.
     let asked = server.requests().iter().filter(|p| *p == "/staff").count();
     assert!(asked >= 3, "{:?}", server.requests());
+}
+
+/// A server that asks with HTTP Digest (the password never sent, only a hash of it with the
+/// server's nonce) is answered the same way: the agent's login reaches it as a Digest
+/// response the server checks, and a wrong password is refused and asked for again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_digest_sign_in_is_answered_too() {
+    let server = staff_server();
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/digest")}),
+    )
+    .await;
+    assert!(
+        err && t.contains("asks for a sign-in") && t.contains("Digest area"),
+        "{t}"
+    );
+    let (_, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": "nope"}),
+    )
+    .await;
+    assert!(
+        t.contains("signed in: the username and password were sent"),
+        "{t}"
+    );
+    aperture_testkit::eventually(Duration::from_secs(20), "the sign-in asked again", async || {
+        let (err, t) = tool(&c, "browser_snapshot", json!({})).await;
+        (err && t.contains("asks for a sign-in"), t)
+    })
+    .await;
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": PASSWORD}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the digest page", async || {
+        let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (t.contains("Signed in by digest"), t)
+    })
+    .await;
+}
+
+/// A proxy that wants a login (`407` with `Proxy-Authenticate: Basic`) before it serves
+/// anything, and then answers every request itself with a page naming the URL asked for.
+/// Answers the logins it was given, in order.
+fn login_proxy() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::{Read, Write};
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for mut c in l.incoming().flatten() {
+            let log = log.clone();
+            std::thread::spawn(move || {
+                let mut buf = vec![0u8; 8192];
+                let n = c.read(&mut buf).unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_string();
+                let url = head.split_whitespace().nth(1).unwrap_or("").to_string();
+                let login = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("Proxy-Authorization: Basic "))
+                    .map(str::trim)
+                    .map(|b| {
+                        use base64::Engine as _;
+                        let raw = base64::engine::general_purpose::STANDARD
+                            .decode(b)
+                            .unwrap_or_default();
+                        String::from_utf8_lossy(&raw).to_string()
+                    });
+                if let Some(l) = &login {
+                    log.lock().unwrap().push(l.clone());
+                }
+                let reply = if login.as_deref() == Some(&format!("ada:{PASSWORD}")) {
+                    let body = format!("<!doctype html><title>Via proxy</title><p>Proxied {url}</p>");
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                } else {
+                    let body = "<!doctype html><title>407</title><p>Proxy login needed</p>";
+                    format!(
+                        "HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"Corporate proxy\"\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                };
+                let _ = c.write_all(reply.as_bytes());
+            });
+        }
+    });
+    (port, seen)
+}
+
+/// A proxy's sign-in is asked of the agent as the proxy's (named by its host and port, not
+/// the site's), and the login given reaches the proxy, which then serves the page.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proxys_sign_in_is_the_proxys() {
+    let (port, logins) = login_proxy();
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .args([
+            "--chromium-switch".to_string(),
+            format!("proxy-server=http://127.0.0.1:{port}"),
+        ])
+        // The proxy resolves names, not this machine (which has no DNS for it here); the
+        // agent's policy would refuse a host it cannot resolve.
+        .allow_hosts(["intranet.example"])
+        .start()
+        .await;
+    let c = b.connect().await;
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": "http://intranet.example/report"}),
+    )
+    .await;
+    assert!(err && t.contains("a proxy asks for a sign-in"), "{t}");
+    assert!(
+        t.contains(&format!("127.0.0.1:{port}")) && t.contains("Corporate proxy"),
+        "{t}"
+    );
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": PASSWORD}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the proxied page", async || {
+        let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (t.contains("Proxied http://intranet.example/report"), t)
+    })
+    .await;
+    assert!(
+        logins.lock().unwrap().contains(&format!("ada:{PASSWORD}")),
+        "{:?}",
+        logins.lock().unwrap()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

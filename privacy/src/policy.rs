@@ -463,6 +463,12 @@ impl NavigationPolicy {
     /// This narrows but does not close DNS rebinding (the browser resolves again); the
     /// authoritative check is [`NavigationPolicy::check_connected_address`] on the connected IP.
     pub fn resolve_and_check(&self, checked: &CheckedUrl) -> Result<Vec<IpAddr>, PolicyError> {
+        // A host the human allowed passes rule 4 whatever it resolves to, so it is not looked
+        // up: this machine may have no name for it (a proxy resolves it, or only the VPN's DNS
+        // knows it), and that is no reason to refuse.
+        if checked.host_allowed {
+            return Ok(Vec::new());
+        }
         let host = match checked.url.host() {
             Some(Host::Domain(d)) => d.to_string(),
             Some(Host::Ipv4(v4)) => return Ok(vec![IpAddr::V4(v4)]),
@@ -902,6 +908,20 @@ mod tests {
                 .check_connected_address(&c, "::1".parse().unwrap())
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn an_allowed_host_is_not_looked_up() {
+        let p = NavigationPolicy::with_allowed_hosts(&["intranet.invalid"]).unwrap();
+        let c = p.check_destination("http://intranet.invalid/report").unwrap();
+        assert!(p.resolve_and_check(&c).unwrap().is_empty());
+        let c = NavigationPolicy::default()
+            .check_destination("http://intranet.invalid/report")
+            .unwrap();
+        assert!(matches!(
+            NavigationPolicy::default().resolve_and_check(&c),
+            Err(PolicyError::ResolutionFailed { .. })
+        ));
     }
 
     #[test]

@@ -40,6 +40,48 @@ pub struct BasicAuth {
     pub password: String,
     /// The page shown once signed in.
     pub body: String,
+    /// Ask with an HTTP Digest challenge (RFC 7616: MD5, `qop=auth`) instead of Basic; the
+    /// password then never crosses the wire, only a hash the server checks.
+    pub digest: bool,
+}
+
+/// The nonce every Digest challenge carries (a fixture has no replay to defend against).
+const DIGEST_NONCE: &str = "aperture-fixture-nonce-5f2b";
+
+fn md5_hex(s: &str) -> String {
+    use md5::Digest as _;
+    md5::Md5::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether `header` (an `Authorization` value) answers this page's Digest challenge with its
+/// login, for a `method` request of `uri`.
+fn digest_signed_in(b: &BasicAuth, header: &str, method: &str) -> bool {
+    let Some(params) = header.strip_prefix("Digest ") else {
+        return false;
+    };
+    let mut kv = HashMap::new();
+    for part in params.split(',') {
+        if let Some((k, v)) = part.trim().split_once('=') {
+            kv.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
+        }
+    }
+    let get = |k: &str| kv.get(k).map(String::as_str).unwrap_or("");
+    let ha1 = md5_hex(&format!("{}:{}:{}", b.user, b.realm, b.password));
+    let ha2 = md5_hex(&format!("{method}:{}", get("uri")));
+    let want = md5_hex(&format!(
+        "{ha1}:{}:{}:{}:{}:{ha2}",
+        get("nonce"),
+        get("nc"),
+        get("cnonce"),
+        get("qop")
+    ));
+    get("username") == b.user
+        && get("nonce") == DIGEST_NONCE
+        && get("qop") == "auth"
+        && get("response") == want
 }
 
 /// A download the server streams: `len` bytes of `x`, produced as they are sent (a gigabyte
@@ -156,14 +198,26 @@ impl Server {
                         base64::engine::general_purpose::STANDARD
                             .encode(format!("{}:{}", b.user, b.password))
                     );
-                    let signed_in = req
-                        .headers()
-                        .iter()
-                        .any(|h| h.field.equiv("Authorization") && h.value.as_str() == want);
+                    let method = req.method().as_str().to_string();
+                    let signed_in = req.headers().iter().any(|h| {
+                        h.field.equiv("Authorization")
+                            && if b.digest {
+                                digest_signed_in(b, h.value.as_str(), &method)
+                            } else {
+                                h.value.as_str() == want
+                            }
+                    });
                     let r = if signed_in {
                         tiny_http::Response::from_string(b.body.clone()).with_header(html)
                     } else {
-                        let challenge = format!("Basic realm=\"{}\"", b.realm);
+                        let challenge = if b.digest {
+                            format!(
+                                "Digest realm=\"{}\", qop=\"auth\", algorithm=MD5, nonce=\"{DIGEST_NONCE}\", opaque=\"x\"",
+                                b.realm
+                            )
+                        } else {
+                            format!("Basic realm=\"{}\"", b.realm)
+                        };
                         tiny_http::Response::from_string(
                             "<!doctype html><title>401</title><h1>Unauthorized</h1>",
                         )
