@@ -69,6 +69,9 @@ pub struct Glue {
     endpoint_read: Option<Instant>,
     /// The languages this machine has hunspell dictionaries for (read at start).
     spelling_available: Vec<String>,
+    /// Counts language changes, so a slow conversion for an earlier choice never overrides a
+    /// later one.
+    spelling_change: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Glue {
@@ -90,6 +93,7 @@ impl Glue {
             endpoint: (None, None),
             endpoint_read: None,
             spelling_available: crate::spelling::available(&crate::spelling::source_dirs()),
+            spelling_change: Arc::default(),
         }
     }
 
@@ -176,6 +180,9 @@ impl Glue {
             self.profile.clone(),
             langs.to_vec(),
         );
+        use std::sync::atomic::Ordering;
+        let change = self.spelling_change.clone();
+        let this = change.fetch_add(1, Ordering::SeqCst) + 1;
         self.rt.spawn(async move {
             let wanted = langs.clone();
             let ready = tokio::task::spawn_blocking(move || {
@@ -184,8 +191,13 @@ impl Glue {
             .await
             .unwrap_or_default();
             let first = containers.clone();
+            let latest = change.clone();
             let _ = h
                 .on_ui(move |actor| {
+                    // Checked on the UI thread, where every change lands in order.
+                    if latest.load(Ordering::SeqCst) != this {
+                        return;
+                    }
                     let missing: Vec<&String> = langs.iter().filter(|l| !ready.contains(l)).collect();
                     if !missing.is_empty() {
                         let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
