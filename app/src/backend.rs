@@ -178,13 +178,12 @@ impl AppBackend {
     /// once its tab and this handle are.
     async fn throwaway_context(&self) -> BackendResult<cef::RequestContext> {
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let spelling = self.containers.spelling();
-        let spell_on = self.containers.spell_on();
+        let prefs = self.containers.prefs();
         let ctx = self
             .h
             .on_ui(move |_| {
                 let done = Box::new(move |ctx: &cef::RequestContext| {
-                    crate::privacy::apply_preferences(ctx, &spelling, spell_on);
+                    crate::privacy::apply_preferences(ctx, &prefs);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(std::path::Path::new(""), false, done)

@@ -358,6 +358,7 @@ fn run(cli: Cli) -> Result<i32> {
     // damaged file when it loads it).
     let saved = settings_glue::peek();
     let spell_on = saved.as_ref().is_none_or(|s| s.spellcheck);
+    let block_third_party_cookies = saved.as_ref().is_some_and(|s| s.block_third_party_cookies);
     // Chromium reads its dictionaries once a context starts, so they are made first.
     let chosen = saved
         .as_ref()
@@ -371,12 +372,17 @@ fn run(cli: Cli) -> Result<i32> {
             tracing::warn!(error = %e, "spelling languages not seeded");
         }
     }
+    let prefs = privacy::ContextPrefs {
+        spelling,
+        spell_on,
+        block_third_party_cookies,
+    };
     // The CEF runtime is loaded (and checked) before anything else starts.
     let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
     // The profile's own context (tabs of the default container) gets the same preferences as
     // every container's.
     match cef::RequestContext::global() {
-        Some(g) => privacy::apply_preferences(&g, &spelling, spell_on),
+        Some(g) => privacy::apply_preferences(&g, &prefs),
         None => tracing::warn!("no global request context to set preferences in"),
     }
     let filter = blocker.clone().map(|b| b as Arc<dyn cef::ResourceFilter>);
@@ -407,7 +413,7 @@ fn run(cli: Cli) -> Result<i32> {
         actor.with(|st| st.permission_memory = saved);
     }
     let h = actor.handle();
-    let containers = privacy::Containers::new(registry, h.clone(), spelling, spell_on);
+    let containers = privacy::Containers::new(registry, h.clone(), prefs);
     // History and bookmarks: every navigation of a non-private tab, the agent's included.
     let places = if one_shot {
         None

@@ -182,17 +182,27 @@ pub struct Containers {
     pub registry: Arc<Mutex<ContainerRegistry>>,
     ready: Arc<Mutex<HashMap<String, cef::RequestContext>>>,
     h: Handle,
+    /// The preferences every context is given as it is made (the settings view changes them).
+    prefs: Arc<Mutex<ContextPrefs>>,
+}
+
+/// The human's choices every request context carries as Chromium preferences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextPrefs {
     /// The spelling languages with a dictionary on disk (see `crate::spelling`).
-    spelling: Arc<Mutex<Vec<String>>>,
-    /// The human's "Check spelling as you type" (settings view), as contexts are made.
-    spell_on: Arc<std::sync::atomic::AtomicBool>,
+    pub spelling: Vec<String>,
+    /// "Check spelling as you type".
+    pub spell_on: bool,
+    /// "Block third-party cookies": frames of other sites keep no cookies (partitioned ones
+    /// aside).
+    pub block_third_party_cookies: bool,
 }
 
 /// Sets the privacy preferences (`aperture_privacy::request_context_preferences`) and the
 /// spelling languages in a request context, before any tab uses it. Spellcheck lists only
 /// languages whose dictionary is on disk: for any other, Chromium would download one from
 /// Google. A preference Chromium refuses is logged, and the rest still apply. UI thread.
-pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String], spell_on: bool) {
+pub fn apply_preferences(ctx: &cef::RequestContext, prefs: &ContextPrefs) {
     use aperture_privacy::PrefValue;
     let set = |name: &str, v: cef::Pref<'_>| {
         if let Err(e) = ctx.set_preference(name, v) {
@@ -209,7 +219,16 @@ pub fn apply_preferences(ctx: &cef::RequestContext, spelling: &[String], spell_o
             },
         );
     }
-    apply_spelling(ctx, spelling, spell_on);
+    apply_spelling(ctx, &prefs.spelling, prefs.spell_on);
+    apply_cookie_controls(ctx, prefs.block_third_party_cookies);
+}
+
+/// Blocks third-party cookies in a context, or allows them (`profile.cookie_controls_mode`:
+/// 1 blocks them in every tab, 0 in none). UI thread.
+pub fn apply_cookie_controls(ctx: &cef::RequestContext, block: bool) {
+    if let Err(e) = ctx.set_preference("profile.cookie_controls_mode", cef::Pref::Int(block as i32)) {
+        tracing::warn!(error = %e, "Chromium refused the third-party cookie setting");
+    }
 }
 
 /// Sets a context's spelling languages and whether it checks spelling. UI thread.
@@ -227,41 +246,24 @@ pub fn apply_spelling(ctx: &cef::RequestContext, spelling: &[String], spell_on: 
 }
 
 impl Containers {
-    pub fn new(
-        registry: Arc<Mutex<ContainerRegistry>>,
-        h: Handle,
-        spelling: Vec<String>,
-        spell_on: bool,
-    ) -> Containers {
+    pub fn new(registry: Arc<Mutex<ContainerRegistry>>, h: Handle, prefs: ContextPrefs) -> Containers {
         Containers {
             registry,
             ready: Arc::default(),
             h,
-            spelling: Arc::new(Mutex::new(spelling)),
-            spell_on: Arc::new(spell_on.into()),
+            prefs: Arc::new(Mutex::new(prefs)),
         }
     }
 
-    /// The spelling languages every context is given.
-    pub fn spelling(&self) -> Vec<String> {
-        self.spelling.lock().expect("spelling").clone()
+    /// The preferences contexts made now get.
+    pub fn prefs(&self) -> ContextPrefs {
+        self.prefs.lock().expect("prefs").clone()
     }
 
-    /// The spelling languages for contexts made from now on (the caller sets the existing
+    /// Changes the preferences for contexts made from now on (the caller sets the existing
     /// ones).
-    pub fn set_spelling(&self, languages: Vec<String>) {
-        *self.spelling.lock().expect("spelling") = languages;
-    }
-
-    /// Whether spelling is checked in contexts made from now on.
-    pub fn spell_on(&self) -> bool {
-        self.spell_on.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    /// Turns spellcheck on or off for contexts made from now on (the caller turns the
-    /// existing ones).
-    pub fn set_spell_on(&self, on: bool) {
-        self.spell_on.store(on, std::sync::atomic::Ordering::Relaxed);
+    pub fn update_prefs(&self, f: impl FnOnce(&mut ContextPrefs)) {
+        f(&mut self.prefs.lock().expect("prefs"));
     }
 
     /// Every container context made so far.
@@ -283,21 +285,20 @@ impl Containers {
             return Ok(c);
         }
         let (tx, rx) = oneshot::channel::<()>();
-        let spelling = self.spelling();
-        let spell_on = self.spell_on();
+        let prefs = self.prefs();
         let ctx = self
             .h
             .on_ui(move |_| -> Result<cef::RequestContext, String> {
                 if let Some(p) = &cache_path {
                     aperture_common::fs::create_private_dir_all(p)
                         .map_err(|e| format!("creating {}: {e}", p.display()))?;
-                    if let Err(e) = crate::spelling::seed_preferences(p, &spelling, spell_on) {
+                    if let Err(e) = crate::spelling::seed_preferences(p, &prefs.spelling, prefs.spell_on) {
                         tracing::warn!(error = %e, "spelling languages not seeded");
                     }
                 }
                 let cache_path = cache_path.unwrap_or_default();
                 let done = Box::new(move |ctx: &cef::RequestContext| {
-                    apply_preferences(ctx, &spelling, spell_on);
+                    apply_preferences(ctx, &prefs);
                     let _ = tx.send(());
                 });
                 cef::RequestContext::create(&cache_path, true, done)

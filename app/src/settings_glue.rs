@@ -120,6 +120,13 @@ impl Glue {
                 notice(actor, msg);
             }
             UiCommand::SetSpellcheck(on) => self.set_spellcheck(actor, *on),
+            UiCommand::SetThirdPartyCookies(block) => {
+                self.containers
+                    .update_prefs(|p| p.block_third_party_cookies = *block);
+                for c in contexts_of(actor, &self.containers) {
+                    crate::privacy::apply_cookie_controls(&c, *block);
+                }
+            }
             UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.set_spell_languages(langs),
             UiCommand::SetBlocking(_) | UiCommand::SetSiteBlocking { .. } => {
                 if let Some(b) = &self.blocker {
@@ -167,7 +174,7 @@ impl Glue {
     /// Turns spellcheck on or off in every context now (the profile's own, each container's
     /// and each open tab's, so fields already open follow at once) and in those made later.
     fn set_spellcheck(&self, actor: &Actor, on: bool) {
-        self.containers.set_spell_on(on);
+        self.containers.update_prefs(|p| p.spell_on = on);
         set_spelling(actor, &self.containers);
     }
 
@@ -206,7 +213,7 @@ impl Glue {
                             format!("No spelling dictionary could be made for {}", list.join(", ")),
                         );
                     }
-                    first.set_spelling(ready);
+                    first.update_prefs(|p| p.spelling = ready);
                     set_spelling(actor, &first);
                 })
                 .await;
@@ -273,7 +280,7 @@ impl Glue {
                 allow,
             })
             .collect();
-        let spelling = self.containers.spelling();
+        let spelling = self.containers.prefs().spelling;
         let unchanged = m.settings.values == *settings
             && m.settings.spelling_languages == spelling
             && m.settings.spelling_available == self.spelling_available
@@ -422,9 +429,9 @@ impl Glue {
 /// Gives every context (the profile's own, each container's, each open tab's, so open fields
 /// follow at once) the spelling languages and switch `containers` holds now.
 fn set_spelling(actor: &Actor, containers: &Containers) {
-    let langs = containers.spelling();
+    let prefs = containers.prefs();
     for c in contexts_of(actor, containers) {
-        crate::privacy::apply_spelling(&c, &langs, containers.spell_on());
+        crate::privacy::apply_spelling(&c, &prefs.spelling, prefs.spell_on);
     }
 }
 

@@ -283,6 +283,8 @@ pub mod controls {
     pub const CTX_SELECT_ALL: &str = "ctx:select_all";
     /// "Add to dictionary" for the misspelled word under the pointer.
     pub const CTX_ADD_WORD: &str = "ctx:add_word";
+    /// Settings: "Block third-party cookies".
+    pub const SETTINGS_THIRD_PARTY_COOKIES: &str = "settings:third_party_cookies";
     /// Settings: "Check spelling as you type".
     pub const SETTINGS_SPELLCHECK: &str = "settings:spellcheck";
     /// The first spelling suggestion; the others are `ctx:spell:N` ([`spelling_control`]).

@@ -472,6 +472,9 @@ pub enum UiCommand {
     /// Check spelling as you type, or not (`settings.spellcheck`, by
     /// [`crate::settings::Settings::apply`]).
     SetSpellcheck(bool),
+    /// The settings view: block third-party cookies everywhere, or not
+    /// (`settings.block_third_party_cookies`).
+    SetThirdPartyCookies(bool),
     /// The languages spellcheck checks (at least one; `settings.spell_languages`).
     SetSpellLanguages(Vec<String>),
     /// The settings view: block trackers on one site or not (choosing the default removes the

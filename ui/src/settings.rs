@@ -54,6 +54,8 @@ pub struct Settings {
     /// The languages to check (`de-DE`, `en-US`); empty is the automatic choice (the user's
     /// language and American English).
     pub spell_languages: Vec<String>,
+    /// Frames of other sites keep no cookies (Chromium's "Block third-party cookies").
+    pub block_third_party_cookies: bool,
 }
 
 impl Default for Settings {
@@ -70,6 +72,7 @@ impl Default for Settings {
             blocking: BlockingSettings::default(),
             spellcheck: true,
             spell_languages: Vec::new(),
+            block_third_party_cookies: false,
         }
     }
 }
@@ -101,6 +104,7 @@ impl Settings {
             UiCommand::SetDarkDefault(mode) => self.theme.policies.default = *mode,
             UiCommand::SetBlocking(on) => self.blocking.enabled = *on,
             UiCommand::SetSpellcheck(on) => self.spellcheck = *on,
+            UiCommand::SetThirdPartyCookies(block) => self.block_third_party_cookies = *block,
             UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.spell_languages = langs.clone(),
             UiCommand::SetSiteBlocking { site, block } => self.blocking.set(site, *block),
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
@@ -439,6 +443,12 @@ mod tests {
         let back: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
         assert!(!back.spellcheck);
         assert_eq!(back.spell_languages, ["de-DE"]);
+        assert!(
+            !back.block_third_party_cookies,
+            "allowed unless the human blocks them"
+        );
+        assert!(s.apply(&UiCommand::SetThirdPartyCookies(true)));
+        assert!(s.block_third_party_cookies);
     }
 
     #[test]

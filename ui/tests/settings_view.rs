@@ -426,6 +426,18 @@ fn tracker_blocking_on_off_and_per_site() {
         }]
     );
 
+    // Third-party cookies: off by default, and the box says what to set.
+    assert_eq!(
+        without_noise(h.click(controls::SETTINGS_THIRD_PARTY_COOKIES)),
+        vec![UiCommand::SetThirdPartyCookies(true)]
+    );
+    h.model.settings.values.block_third_party_cookies = true;
+    settle(&mut h);
+    assert_eq!(
+        without_noise(h.click(controls::SETTINGS_THIRD_PARTY_COOKIES)),
+        vec![UiCommand::SetThirdPartyCookies(false)]
+    );
+
     // Without a blocker in this session the switches do nothing and say why.
     h.model.settings.blocking_available = false;
     settle(&mut h);

@@ -40,7 +40,7 @@ pub enum SettingsSection {
     General,
     /// Dark-mode defaults.
     Appearance,
-    /// Clear browsing data, tracker blocking.
+    /// Clear browsing data, third-party cookies, tracker blocking.
     Privacy,
     /// Remembered permission answers per site and container.
     Permissions,
@@ -702,6 +702,24 @@ impl Chrome {
         if ok.clicked() {
             cmds.push(UiCommand::ClearBrowsingData(what));
         }
+
+        ui.add_space(6.0);
+        ui.separator();
+        Self::heading(ui, "Cookies");
+        let mut block = model.settings.values.block_third_party_cookies;
+        let r = ui.checkbox(&mut block, "Block third-party cookies");
+        self.rects
+            .insert(controls::SETTINGS_THIRD_PARTY_COOKIES.to_string(), r.rect);
+        if r.clicked() {
+            cmds.push(UiCommand::SetThirdPartyCookies(block));
+        }
+        ui.label(
+            RichText::new(
+                "Frames of other sites keep no cookies. Some embedded sign-ins and comment boxes stop working. A change shows on a page's next load.",
+            )
+            .small()
+            .weak(),
+        );
 
         ui.add_space(6.0);
         ui.separator();
