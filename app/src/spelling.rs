@@ -102,7 +102,12 @@ pub fn install(root: &Path, languages: &[String], sources: &[PathBuf]) -> Vec<St
 
 fn build(aff: &Path, dic: &Path, dir: &Path, dest: &Path) -> Result<(), String> {
     let read = |p: &Path| std::fs::read(p).map_err(|e| format!("reading {}: {e}", p.display()));
-    let bytes = aperture_spell::convert(&read(aff)?, &read(dic)?).map_err(|e| e.to_string())?;
+    let (aff, dic) = (read(aff)?, read(dic)?);
+    // The files are the system's, not ours: a converter bug on one must cost that language,
+    // never the browser's start.
+    let bytes = std::panic::catch_unwind(|| aperture_spell::convert(&aff, &dic))
+        .map_err(|_| "the converter failed on this dictionary (a bug; please report it)".to_string())?
+        .map_err(|e| e.to_string())?;
     aperture_common::fs::create_private_dir_all(dir)
         .map_err(|e| format!("creating {}: {e}", dir.display()))?;
     aperture_common::fs::write_atomic(dest, &bytes).map_err(|e| format!("writing {}: {e}", dest.display()))
