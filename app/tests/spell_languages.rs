@@ -100,9 +100,14 @@ async fn ticking_a_language_in_settings_checks_its_words() {
     model.settings.spelling_available = vec!["de-DE".into(), "en-US".into()];
     model.settings.spelling_languages = vec!["en-US".into()];
     let mut layout = Layout::new(size, model);
+    let before = window::capture(&w);
     window::xdo(&["key", "--window", &w, "ctrl+comma"]);
     layout.ctrl(Key::Comma);
-    std::thread::sleep(Duration::from_millis(800));
+    let rect = layout
+        .chrome
+        .control_rect(&spell_language_control("de-DE"))
+        .expect("German in the settings view");
+    window::wait_drawn(&w, rect, &before, "the settings view");
     assert!(layout.chrome.control_rect(controls::SETTINGS).is_some());
     let german = layout.click(&spell_language_control("de-DE"));
     window::click(&w, german, 1);

@@ -90,17 +90,18 @@ struct MenuPick<'a> {
 impl MenuPick<'_> {
     fn choose(&self, word_box: Rect, word: &str, suggestions: usize, control: &str) {
         let at = word_box.center();
+        let before = window::capture(self.w);
         window::click(self.w, self.page + at.to_vec2(), 3);
-        std::thread::sleep(Duration::from_millis(600));
         let mut model = Layout::one_tab(self.url);
         model.context_menu = Some(menu(at, word, suggestions));
         let mut layout = Layout::new(self.size, model);
         layout.frames(vec![], 1);
-        let item = layout
+        let rect = layout
             .chrome
             .control_rect(control)
-            .unwrap_or_else(|| panic!("{control} in the menu"))
-            .center();
+            .unwrap_or_else(|| panic!("{control} in the menu"));
+        window::wait_drawn(self.w, rect, &before, &format!("the menu for {word}"));
+        let item = rect.center();
         window::hover(self.w, item);
         std::thread::sleep(Duration::from_millis(300));
         window::click(self.w, item, 1);
@@ -171,9 +172,14 @@ async fn misspelled_words_are_marked_replaced_and_added_to_the_dictionary() {
         (true, vec![true, true, false]),
     ] {
         let mut layout = Layout::new(size, Layout::one_tab(&url));
+        let before = window::capture(&w);
         window::xdo(&["key", "--window", &w, "ctrl+comma"]);
         layout.ctrl(aperture_ui::egui::Key::Comma);
-        std::thread::sleep(Duration::from_millis(800));
+        let rect = layout
+            .chrome
+            .control_rect(controls::SETTINGS_SPELLCHECK)
+            .expect("the spelling switch");
+        window::wait_drawn(&w, rect, &before, "the settings view");
         let switch = layout.click(controls::SETTINGS_SPELLCHECK);
         window::click(&w, switch, 1);
         std::thread::sleep(Duration::from_millis(300));

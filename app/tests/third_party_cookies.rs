@@ -66,12 +66,20 @@ async fn ticking_the_box_keeps_frames_of_other_sites_from_their_cookies() {
     // Settings (Ctrl+,), Privacy: block them.
     let mut layout = Layout::new(size, Layout::one_tab(&url));
     window::xdo(&["windowfocus", "--sync", &w]);
+    let before = window::capture(&w);
     window::xdo(&["key", "--window", &w, "ctrl+comma"]);
     layout.ctrl(Key::Comma);
-    std::thread::sleep(Duration::from_millis(800));
-    let privacy = layout.click(&settings_section_control(SettingsSection::Privacy));
+    let section = settings_section_control(SettingsSection::Privacy);
+    let rect = layout.chrome.control_rect(&section).expect("the Privacy tab");
+    window::wait_drawn(&w, rect, &before, "the settings view");
+    let privacy = layout.click(&section);
+    let before = window::capture(&w);
     window::click(&w, privacy, 1);
-    std::thread::sleep(Duration::from_millis(600));
+    let rect = layout
+        .chrome
+        .control_rect(controls::SETTINGS_THIRD_PARTY_COOKIES)
+        .expect("the cookie box");
+    window::wait_drawn(&w, rect, &before, "the Privacy section");
     let tick = layout.click(controls::SETTINGS_THIRD_PARTY_COOKIES);
     window::click(&w, tick, 1);
     std::thread::sleep(Duration::from_millis(500));

@@ -246,30 +246,11 @@ impl App {
     /// Waits (up to 30 s) until the window's pixels in `r` clearly differ from `before`'s (a
     /// capture taken before the key or click that changes them).
     pub fn wait_changed(&self, r: Rect, before: &image::RgbImage, what: &str) {
-        let t = Instant::now();
-        loop {
-            let img = self.capture();
-            let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
-            let mut n = 0;
-            for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
-                for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
-                    let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
-                    if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
-                        n += 1;
-                    }
-                }
-            }
-            if n >= 20 {
-                return;
-            }
-            if t.elapsed() > Duration::from_secs(30) {
-                keep(&img, what);
-                panic!(
-                    "{what}: the window never changed there ({n} pixels); stderr:\n{}",
-                    self.stderr()
-                );
-            }
-            std::thread::sleep(Duration::from_millis(200));
+        if let Err(n) = changed_within(&self.window, r, before, what) {
+            panic!(
+                "{what}: the window never changed there ({n} pixels); stderr:\n{}",
+                self.stderr()
+            );
         }
     }
 }
@@ -719,4 +700,41 @@ pub async fn wait_spell_marks(w: &str, page: Pos2, words: &[Rect], want: &[bool]
     })
     .await
     .unwrap();
+}
+
+/// Waits (up to 30 s) until `window`'s pixels in `r` clearly differ from `before`'s (a
+/// capture taken before the key or click that changes them); `Err` with the pixels changed
+/// when they never do (the last capture kept as `what`).
+fn changed_within(window: &str, r: Rect, before: &image::RgbImage, what: &str) -> Result<(), usize> {
+    let t = Instant::now();
+    loop {
+        let img = capture(window);
+        let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
+        let mut n = 0;
+        for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
+            for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
+                let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
+                if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                    n += 1;
+                }
+            }
+        }
+        if n >= 20 {
+            return Ok(());
+        }
+        if t.elapsed() > Duration::from_secs(30) {
+            keep(&img, what);
+            return Err(n);
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// [`App::wait_changed`] for a window the test did not launch with [`App`]: waits until the
+/// chrome has drawn what changes `r` (a menu, a settings panel), so a click there lands on it
+/// even when the window lags its input.
+pub fn wait_drawn(window: &str, r: Rect, before: &image::RgbImage, what: &str) {
+    if let Err(n) = changed_within(window, r, before, what) {
+        panic!("{what}: the window never drew it ({n} pixels changed)");
+    }
 }
