@@ -221,8 +221,8 @@ fn recording_proxy() -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
 }
 
 /// With every request but loopback sent through a recording proxy, a session that starts,
-/// loads a page with a text field (spellcheck), and opens it in a second disk container and
-/// in a private tab sends
+/// loads a page with a text field (spellcheck), opens it in a second disk container and in a
+/// private tab, and shows a PDF sends
 /// nothing anywhere. It caught two leaks the switches missed: the translate ranker's model
 /// download from www.gstatic.com (Translate off does not stop it) and the ListAccounts POST
 /// to accounts.google.com that every disk profile sends with its google.com cookies.
@@ -233,7 +233,15 @@ fn nothing_leaves_the_machine_but_the_pages_own_requests() {
         "/f".to_string(),
         "<!doctype html><title>f</title><textarea autofocus>Ths is mispeled</textarea><p lang=fr>Bonjour, ceci est une page en français pour la traduction.</p>".to_string(),
     );
-    let s = Server::start(routes, None);
+    // And a PDF, which Chromium shows in its own viewer (a component extension).
+    let s = Server::spawn(aperture_testkit::Spec {
+        routes,
+        typed: HashMap::from([(
+            "/doc.pdf".to_string(),
+            ("application/pdf".to_string(), aperture_testkit::tiny_pdf("Quiet")),
+        )]),
+        ..Default::default()
+    });
     let (port, seen) = recording_proxy();
     let proxy = format!("proxy-server=http://127.0.0.1:{port}");
     let mut b = Browser::start_with(&["--chromium-switch", &proxy]);
@@ -241,6 +249,7 @@ fn nothing_leaves_the_machine_but_the_pages_own_requests() {
     assert_eq!(title(&mut b, t), "f");
     b.ok(json!({"cmd": "open", "url": s.url("/f"), "container": "Work"}));
     b.ok(json!({"cmd": "open", "url": s.url("/f"), "container": "Private"}));
+    b.ok(json!({"cmd": "open", "url": s.url("/doc.pdf")}));
     // Startup lookups come within a second; the ranker's download when a page loads. Ten
     // seconds covers both several times over, and the retries of any that failed.
     std::thread::sleep(Duration::from_secs(10));
