@@ -27,20 +27,7 @@ fn wait_drawn(app: &App, layout: &Layout, before: &image::RgbImage, name: &str) 
         .chrome
         .control_rect(name)
         .unwrap_or_else(|| panic!("the chrome drew no {name}"));
-    aperture_testkit::eventually_blocking(Duration::from_secs(30), &format!("{name} drawn"), || {
-        let img = app.capture();
-        let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
-        let mut n = 0;
-        for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
-            for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
-                let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
-                if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
-                    n += 1;
-                }
-            }
-        }
-        (n >= 20, n)
-    });
+    window::wait_drawn(&app.window, r, before, &format!("{name} drawn"));
 }
 
 const CYAN: [u8; 3] = [0, 200, 200];

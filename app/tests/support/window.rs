@@ -702,6 +702,21 @@ pub async fn wait_spell_marks(w: &str, page: Pos2, words: &[Rect], want: &[bool]
     .unwrap();
 }
 
+/// How many pixels inside `r` clearly differ between two captures of a window.
+pub fn changed_pixels(a: &image::RgbImage, b: &image::RgbImage, r: Rect) -> usize {
+    let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
+    let mut n = 0;
+    for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
+        for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
+            let (p, q) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
+            if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// Waits (up to 30 s) until `window`'s pixels in `r` clearly differ from `before`'s (a
 /// capture taken before the key or click that changes them); `Err` with the pixels changed
 /// when they never do (the last capture kept as `what`).
@@ -709,16 +724,7 @@ fn changed_within(window: &str, r: Rect, before: &image::RgbImage, what: &str) -
     let t = Instant::now();
     loop {
         let img = capture(window);
-        let (w, h) = (img.width().min(before.width()), img.height().min(before.height()));
-        let mut n = 0;
-        for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
-            for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
-                let (p, q) = (img.get_pixel(x, y).0, before.get_pixel(x, y).0);
-                if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
-                    n += 1;
-                }
-            }
-        }
+        let n = changed_pixels(&img, before, r);
         if n >= 20 {
             return Ok(());
         }
