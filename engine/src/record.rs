@@ -128,6 +128,11 @@ pub struct State {
     pub readonly: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub focused: bool,
+    /// The control is invalid as a person sees it: `""` when the page marks it so with no
+    /// message, else the message (the one `aria-errormessage` points at, or the browser's own
+    /// validation message for a native field the human edited or tried to submit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invalid: Option<String>,
     /// Current value of a form control (password values are [`MASKED_VALUE`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,

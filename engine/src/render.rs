@@ -283,6 +283,14 @@ fn push_line_parts(
             out.push_str(word);
         }
     }
+    match s.invalid.as_deref().map(str::trim) {
+        Some("") => out.push_str(" invalid"),
+        Some(why) => {
+            out.push_str(" invalid=");
+            push_quoted(out, why);
+        }
+        None => {}
+    }
     if r.tag == "input"
         && let Some(t) = r.input_type.as_deref()
         && let Some(shown) = SHOWN_INPUT_TYPES

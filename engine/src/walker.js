@@ -76,6 +76,9 @@
     inputForm: getter(G.HTMLInputElement.prototype, 'form'),
     textareaValue: getter(G.HTMLTextAreaElement.prototype, 'value'),
     selectValue: getter(G.HTMLSelectElement.prototype, 'value'),
+    inputMessage: getter(G.HTMLInputElement.prototype, 'validationMessage'),
+    textareaMessage: getter(G.HTMLTextAreaElement.prototype, 'validationMessage'),
+    selectMessage: getter(G.HTMLSelectElement.prototype, 'validationMessage'),
     selectLabels: getter(G.HTMLSelectElement.prototype, 'labels'),
     textareaLabels: getter(G.HTMLTextAreaElement.prototype, 'labels'),
     optionSelected: getter(G.HTMLOptionElement.prototype, 'selected'),
@@ -946,6 +949,27 @@
     return collapse(apply(arrJoin, parts, [' ']), NAME_CAP);
   }
 
+  // Why a control is invalid, as a person sees it: '' when the page marks it so
+  // (aria-invalid) with no message it points at, the message it points at
+  // (aria-errormessage), or, for a native field the human has edited or tried to submit
+  // (`:user-invalid`, the state Chromium outlines), the browser's own validation message
+  // ("Please fill out this field."), which the page otherwise shows only in a bubble no
+  // DOM holds. null: valid, or not yet judged.
+  function invalidity(el, tag) {
+    const ai = attr(el, 'aria-invalid');
+    if (ai !== null && ai !== '' && ai !== 'false' && ai !== 'undefined') {
+      const id = attr(el, 'aria-errormessage');
+      const t = id ? byId(el, id) : null;
+      return t ? collapse(apply(g.textContent, t, []) || '', NAME_CAP) : '';
+    }
+    if (tag !== 'input' && tag !== 'textarea' && tag !== 'select') return null;
+    let user = false;
+    try { user = apply(m.matches, el, [':user-invalid']); } catch (e) { user = false; }
+    if (!user) return null;
+    const get = tag === 'input' ? g.inputMessage : tag === 'textarea' ? g.textareaMessage : g.selectMessage;
+    return collapse(safe(get, el, '') || '', NAME_CAP);
+  }
+
   // The accessible name of `el` (whose kind is `tag` and role `role`); `doc` is unused and kept
   // for callers' sake (ids are looked up in the element's own tree).
   function nameOf(el, tag, role, doc) {
@@ -1364,7 +1388,7 @@
     const opts = obj();
     opts.childList = true; opts.subtree = true; opts.characterData = true; opts.attributes = true;
     opts.attributeFilter = ['style', 'class', 'hidden', 'open', 'src', 'disabled', 'aria-hidden', 'aria-expanded',
-      'aria-selected', 'aria-checked', 'aria-disabled'];
+      'aria-selected', 'aria-checked', 'aria-disabled', 'aria-invalid'];
     try { apply(G.MutationObserver.prototype.observe, mo, [G.document, opts]); } catch (e) { /* no document yet */ }
   }
   function changeQuietMs() { return mathRound(mathMax(0, now() - lastChange)); }
@@ -1693,6 +1717,10 @@
         if (dis || (native && disabledAbove === true)) st.disabled = true;
         if (apply(m.hasAttribute, el, ['required']) || attr(el, 'aria-required') === 'true') st.required = true;
         if (apply(m.hasAttribute, el, ['readonly']) || attr(el, 'aria-readonly') === 'true') st.readonly = true;
+        if (native || editable || (role !== null && WIDGET[role] === true)) {
+          const inv = invalidity(el, tag);
+          if (inv !== null) st.invalid = inv;
+        }
         if (el === active) st.focused = true;
         if (tag === 'input' && role !== 'checkbox' && role !== 'radio') {
           const ty = lower(apply(g.inputType, el, []) || '');

@@ -21,7 +21,11 @@ fn login(email: &str, pw: &str, remember: bool, error: Option<&str>) -> Walk {
     p.add(Some(form), heading(1, "Sign in"));
     p.add(
         Some(form),
-        textbox("Email", email).with(|r| r.name_attr = Some("email".into())),
+        textbox("Email", email).with(|r| {
+            r.name_attr = Some("email".into());
+            // Marked invalid with no message of its own (`aria-invalid` alone).
+            r.state.invalid = error.map(|_| String::new());
+        }),
     );
     p.add(
         Some(form),
@@ -33,7 +37,10 @@ fn login(email: &str, pw: &str, remember: bool, error: Option<&str>) -> Walk {
                 aperture_engine::record::MASKED_VALUE
             },
         )
-        .with(|r| r.input_type = Some("password".into())),
+        .with(|r| {
+            r.input_type = Some("password".into());
+            r.state.invalid = error.map(str::to_owned);
+        }),
     );
     p.add(Some(form), checkbox("Remember me", remember));
     if let Some(e) = error {
@@ -82,7 +89,21 @@ fn typing_with_a_mid_run_resync() {
     run.step(&login(&typed, "xy", true, None));
     let o = run.step(&login(&typed, "xy", true, Some("Wrong password")));
     assert!(o.text.contains("alert \"Wrong password\""), "{}", o.text);
-    run.step(&login(&typed, "", true, None));
+    assert!(
+        o.text.contains("type=password invalid=\"Wrong password\"")
+            || o.text.contains("invalid=\"Wrong password\" type=password"),
+        "the field says why it is invalid: {}",
+        o.text
+    );
+    assert!(
+        o.text.contains(&format!(
+            "~ e{email_ref} textbox \"Email\" value=\"{typed}\" invalid"
+        )),
+        "a bare mark is a flag: {}",
+        o.text
+    );
+    let o = run.step(&login(&typed, "", true, None));
+    assert!(!o.text.contains("invalid"), "valid again: {}", o.text);
     run.finish(12, 9);
     assert!(run.reader.stats.changes >= 9);
 }
