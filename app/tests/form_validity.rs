@@ -3,7 +3,8 @@
 //! so the agent's click was answered "no change". Now the blocked fields say
 //! `invalid="…"` with the browser's own message once they have been edited or submitted
 //! (`:user-invalid`, the state Chromium outlines in red), and a field a page marks invalid
-//! (`aria-invalid`) says so, with the message its `aria-errormessage` points at. The fixture
+//! (`aria-invalid`) says so, with the message its `aria-errormessage` points at; one it marks
+//! only by drawing its border red says `look="red border"`. The fixture
 //! server's log (which no answer of the browser can influence) says whether the form went.
 
 use aperture_testkit::mcp::{goto, role_ref, tool};
@@ -19,12 +20,19 @@ const FORM: &str = r##"<!doctype html><html><head><title>Sign up</title></head><
 <span id=taken hidden>That handle is taken</span>
 <button>Create account</button>
 </form>
+<style>.bad { border: 1px solid #dc3545 }</style>
+<label>Zip <input id=zip></label>
+<button type=button id=check>Check zip</button>
 <script>
 // The page's own check, as form libraries do it: mark the field and show the message.
 document.getElementById('handle').addEventListener('input', e => {
   const bad = e.target.value === 'admin';
   e.target.setAttribute('aria-invalid', bad ? 'true' : 'false');
   document.getElementById('taken').hidden = !bad;
+});
+// A page's check that marks a field only by its looks: a class that draws the border red.
+document.getElementById('check').addEventListener('click', () => {
+  document.getElementById('zip').classList.toggle('bad', !/^[0-9]{5}$/.test(document.getElementById('zip').value));
 });
 </script></body></html>"##;
 
@@ -136,4 +144,33 @@ async fn a_blocked_submit_says_which_fields_and_why() {
     .await;
     // The click's answer is the new page, at the address the form built.
     assert!(t.contains("/sent?email=bob%40x.io&age=30&handle=admin2"), "{t}");
+
+    // A mark drawn only in the field's border: worded once it is red, and gone with it.
+    let snap = goto(&c, &server.url("/f")).await;
+    assert!(
+        !snap.contains("look="),
+        "an ordinary border says nothing:\n{snap}"
+    );
+    let zip = role_ref(&snap, "textbox", "Zip");
+    let check = role_ref(&snap, "button", "Check zip");
+    tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": zip, "text": "12"}),
+    )
+    .await;
+    let (_, t) = tool(&c, "browser_act", json!({"action": "click", "ref": check})).await;
+    assert!(line_of(&t, &zip).contains("look=\"red border\""), "{t}");
+    tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": zip, "text": "345"}),
+    )
+    .await;
+    let (_, t) = tool(&c, "browser_act", json!({"action": "click", "ref": check})).await;
+    assert!(!t.contains("red border"), "{t}");
+    assert!(
+        line_of(&t, &zip).starts_with('~'),
+        "the mark's going is a change:\n{t}"
+    );
 }

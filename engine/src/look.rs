@@ -94,6 +94,22 @@ pub fn colour_name(rgb: [u8; 3]) -> String {
     format!("{shade}{hue}")
 }
 
+/// A red a person reads as a warning: the hue of red, strongly coloured, neither near black
+/// nor near white (`#dc3545`, `red`, `#e53935`; not a pink or a brown).
+fn alarm_red(rgb: [u8; 3]) -> bool {
+    let [r, g, b] = rgb.map(i32::from);
+    let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+    let l = (max + min) as f64 / 510.0;
+    let d = (max - min) as f64 / 255.0;
+    let s = if d == 0.0 {
+        0.0
+    } else {
+        d / (1.0 - (2.0 * l - 1.0).abs())
+    };
+    // Red leads, and green and blue stay well below it: hue within about 15° of red.
+    max == r && (g.max(b) - min) * 4 <= max - min && s >= 0.6 && (0.25..=0.75).contains(&l)
+}
+
 /// The shape's word: what a person calls it.
 fn shape_word(p: &Paint, w: f64, h: f64) -> Option<&'static str> {
     Some(match p.shape.as_str() {
@@ -122,6 +138,11 @@ pub fn look(r: &NodeRecord) -> Option<String> {
         [a, b, c, ..] => [a, b, c].map(|v| v.clamp(0.0, 255.0).round() as u8),
         _ => return None,
     };
+    if p.shape == "border" {
+        // A field's border says something only when it is drawn red: the page's mark of a
+        // wrong value. Any other colour is the page's style, and would change on every focus.
+        return alarm_red([red, green, blue]).then(|| "red border".to_owned());
+    }
     let (w, h) = (f64::from(r.bounds.w.max(0.0)), f64::from(r.bounds.h.max(0.0)));
     let mut out = colour_name([red, green, blue]);
     if let Some(s) = shape_word(p, w, h) {
@@ -146,6 +167,30 @@ mod tests {
             }),
             bounds: Rect { x: 0.0, y: 0.0, w, h },
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_a_red_border_is_worded() {
+        let border = |rgb: [f64; 3]| drawn("border", rgb, 0, 200.0, 30.0);
+        for red in [
+            [255.0, 0.0, 0.0],
+            [220.0, 53.0, 69.0],
+            [229.0, 57.0, 53.0],
+            [185.0, 28.0, 28.0],
+        ] {
+            assert_eq!(look(&border(red)).as_deref(), Some("red border"), "{red:?}");
+        }
+        // Grey and blue borders (every field's, and a focus ring), a pink, a brown, near black.
+        for other in [
+            [118.0, 118.0, 118.0],
+            [0.0, 95.0, 204.0],
+            [255.0, 192.0, 203.0],
+            [165.0, 42.0, 42.0],
+            [60.0, 10.0, 10.0],
+            [255.0, 140.0, 0.0],
+        ] {
+            assert_eq!(look(&border(other)), None, "{other:?}");
         }
     }
 

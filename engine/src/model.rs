@@ -707,7 +707,7 @@ pub(crate) fn build(
             || own_text
             || opt_visible(&r.state.value)
             || !r.options.is_empty()
-            || r.paint.is_some();
+            || (r.paint.is_some() && crate::look::look(r).is_some());
         let echo_of = match role[i] {
             None => r.text.as_deref().or(r.name.as_deref()),
             // An image inside a link or button that the control is named after.

@@ -538,6 +538,17 @@
     }
     return n >> 1;
   }
+  // The colour of a box's top border, if it has one that is drawn.
+  function borderOf(cs) {
+    const st = apply(m.getPropertyValue, cs, ['border-top-style']);
+    if (st === 'none' || st === 'hidden' || !(px(cs, 'border-top-width') > 0)) return null;
+    const rgb = rgbOf(apply(m.getPropertyValue, cs, ['border-top-color']));
+    if (rgb === null) return null;
+    const p = obj();
+    p.shape = 'border';
+    p.rgb = rgb;
+    return p;
+  }
   function paintOf(el, tag, cs, r) {
     // Smaller than this on a side, nobody can make out its colour or shape (a pie menu's
     // slices while it is still closed).
@@ -696,6 +707,9 @@
   }
   const RANGE_ROLE = obj();
   for (const r of ['slider', 'spinbutton', 'progressbar', 'meter', 'scrollbar']) RANGE_ROLE[r] = true;
+  // Roles of an input a value is typed or picked into (a field's border may mark it wrong).
+  const FIELD_ROLE = obj();
+  for (const r of ['textbox', 'searchbox', 'combobox', 'spinbutton']) FIELD_ROLE[r] = true;
   function joined(c) { return collapse(apply(arrJoin, c.parts, ['']), NAME_CAP); }
   // The embedded value of a control met inside another element's content.
   function controlValue(el, tag, role) {
@@ -1651,6 +1665,13 @@
           !nm && !editable && !apply(firstElChild, el, []) && (!n.role || n.role === 'button' || n.role === 'link') &&
             tag !== 'input' && tag !== 'select' && tag !== 'textarea')) {
           const p = paintOf(el, tag, cs, r);
+          if (p !== null) n.paint = p;
+        }
+        // A field's border drawn red is how most pages mark a wrong value (a class such as
+        // `error` or `is-invalid`, no ARIA): the border's colour goes to the engine, which
+        // words only a red one.
+        else if (editable || tag === 'select' || tag === 'textarea' || tag === 'input' && FIELD_ROLE[role] === true) {
+          const p = borderOf(cs);
           if (p !== null) n.paint = p;
         }
         if (domId) n.dom_id = domId;
