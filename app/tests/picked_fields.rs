@@ -74,7 +74,7 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
         &c,
         "browser_fill_form",
         json!({"fields": [
-            {"ref": date, "value": "2026-12-25"},
+            {"ref": date, "value": "Dec 25, 2026"},
             {"ref": month, "value": "2027-03"},
             {"ref": color, "value": "#ff8800"},
             {"ref": vol, "value": "73"},
@@ -82,7 +82,12 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
     )
     .await;
     assert!(!err, "{t}");
-    assert!(t.contains(&format!("{date} filled")), "{t}");
+    assert!(
+        t.contains(&format!(
+            "{date} set to 2026-12-25 (the field's form of \"Dec 25, 2026\")"
+        )),
+        "{t}"
+    );
     assert!(
         t.contains(&format!("{vol} set to 75 (the nearest value the slider allows)")),
         "{t}"
@@ -133,6 +138,27 @@ async fn picker_fields_are_set_as_their_picker_sets_them() {
     assert_eq!(
         events(&server, "time", 2).await,
         ["change/14%3A30", "input/14%3A30"]
+    );
+    // A time as people write it is set in the field's form, and the answer says which.
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "type", "ref": time, "text": "2:45 pm"}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains(&format!("{time} set to 14:45 (the field's form of \"2:45 pm\")")),
+        "{t}"
+    );
+    assert_eq!(
+        events(&server, "time", 4).await,
+        [
+            "change/14%3A30",
+            "change/14%3A45",
+            "input/14%3A30",
+            "input/14%3A45"
+        ]
     );
 
     // A value in another format is refused, the format is named, and the field keeps its value

@@ -586,10 +586,10 @@ pub enum WalkerError {
 /// string says.
 pub fn value_format(input_type: &str) -> &'static str {
     match input_type {
-        "date" => "a date field takes YYYY-MM-DD (e.g. 2026-12-25)",
-        "time" => "a time field takes HH:MM or HH:MM:SS, 24-hour (e.g. 14:30)",
+        "date" => "a date field takes YYYY-MM-DD (e.g. 2026-12-25) or a month by name (Dec 25, 2026)",
+        "time" => "a time field takes HH:MM or HH:MM:SS, 24-hour (e.g. 14:30), or with AM/PM (2:30 PM)",
         "datetime-local" => "a date-and-time field takes YYYY-MM-DDTHH:MM (e.g. 2026-12-25T14:30)",
-        "month" => "a month field takes YYYY-MM (e.g. 2026-12)",
+        "month" => "a month field takes YYYY-MM (e.g. 2026-12) or a month by name (December 2026)",
         "week" => "a week field takes YYYY-Www (e.g. 2026-W52)",
         "color" => "a color field takes #rrggbb (e.g. #ff8800)",
         "range" => "a slider takes a number",

@@ -854,13 +854,14 @@ impl Aperture {
                 {
                     let r = r.trim().to_string();
                     st.session.touch(&r);
+                    let value = super::fill_form::picker_value(&rec, text);
                     let reply = call(
-                        be.element(id, walk_id, rec.idx, ElementOp::SetValue(text.clone())),
+                        be.element(id, walk_id, rec.idx, ElementOp::SetValue(value.clone())),
                         CALL_TIMEOUT,
                     )
                     .await
                     .map_err(after_send)?;
-                    let done = match super::fill_form::set_to(text, reply.value.as_deref()).as_str() {
+                    let done = match super::fill_form::set_to(text, &value, reply.value.as_deref()).as_str() {
                         "filled" => format!("set {r} to the value given (as its picker would)"),
                         moved => format!("{r} {moved}"),
                     };

@@ -110,6 +110,150 @@ pub(crate) fn picked(rec: &NodeRecord) -> bool {
         )
 }
 
+/// The value to set a picked field to: what was given, or the same moment in the field's own
+/// form when it was written as people write it and can mean only one thing (`4:04 PM` for a
+/// time field is `16:04`; `Dec 25, 2026` or `2026/12/25` for a date is `2026-12-25`;
+/// `December 2026` for a month is `2026-12`). A day-month order that could be read both ways
+/// (`12/05/2026`) is left as given, and the field refuses it with its format named.
+pub(crate) fn picker_value(rec: &NodeRecord, given: &str) -> String {
+    let ty = rec.input_type.as_deref().unwrap_or("").to_ascii_lowercase();
+    let v = given.trim();
+    let out = match ty.as_str() {
+        "time" => clock(v),
+        "date" => calendar_day(v),
+        "month" => calendar_month(v),
+        "datetime-local" => v
+            .split_once([' ', 'T', 't'])
+            .and_then(|(d, t)| Some(format!("{}T{}", calendar_day(d.trim())?, clock(t.trim())?))),
+        _ => None,
+    };
+    out.unwrap_or_else(|| given.to_owned())
+}
+
+/// `4:04 PM`, `4:04pm`, `4 p.m.`, `16:04`, `4:04:30 AM` as `HH:MM[:SS]`, 24-hour.
+fn clock(v: &str) -> Option<String> {
+    let lower = v.to_ascii_lowercase().replace('.', "");
+    let (digits, half) = match lower.trim_end() {
+        t if t.ends_with("am") => (t[..t.len() - 2].trim_end(), Some(false)),
+        t if t.ends_with("pm") => (t[..t.len() - 2].trim_end(), Some(true)),
+        t => (t, None),
+    };
+    let parts: Vec<&str> = digits.split(':').collect();
+    if parts.is_empty() || parts.len() > 3 || (parts.len() == 1 && half.is_none()) {
+        return None;
+    }
+    let num = |s: &str, max: u32| {
+        (!s.is_empty() && s.len() <= 2 && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<u32>().ok())
+            .flatten()
+            .filter(|n| *n <= max)
+    };
+    let mut h = num(parts[0], 23)?;
+    let m = parts
+        .get(1)
+        .map_or(Some(0), |m| num(m, 59).filter(|_| m.len() == 2))?;
+    let sec = match parts.get(2) {
+        Some(x) => Some(num(x, 59).filter(|_| x.len() == 2)?),
+        None => None,
+    };
+    if let Some(pm) = half {
+        if !(1..=12).contains(&h) {
+            return None;
+        }
+        h = match (h, pm) {
+            (12, false) => 0,
+            (12, true) => 12,
+            (h, true) => h + 12,
+            (h, false) => h,
+        };
+    }
+    Some(match sec {
+        Some(sec) => format!("{h:02}:{m:02}:{sec:02}"),
+        None => format!("{h:02}:{m:02}"),
+    })
+}
+
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// A month by its English name or its first three letters (`Sept` too).
+fn month_named(w: &str) -> Option<u32> {
+    let w = w.trim_end_matches('.').to_ascii_lowercase();
+    if w.len() < 3 {
+        return None;
+    }
+    MONTHS
+        .iter()
+        .position(|m| m.starts_with(&w) || (w == "sept" && *m == "september"))
+        .map(|i| i as u32 + 1)
+}
+
+fn year(w: &str) -> Option<u32> {
+    (w.len() == 4 && w.bytes().all(|b| b.is_ascii_digit())).then(|| w.parse().ok())?
+}
+
+fn day_of(w: &str) -> Option<u32> {
+    let w = w.trim_end_matches(|c: char| c.is_ascii_alphabetic()); // 25th, 1st
+    (!w.is_empty() && w.len() <= 2 && w.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| w.parse().ok())?
+        .filter(|d| (1..=31).contains(d))
+}
+
+/// `2026/12/25`, `2026.12.25`, `Dec 25, 2026`, `25 December 2026`, `Friday, December 25, 2026`
+/// as `YYYY-MM-DD`.
+fn calendar_day(v: &str) -> Option<String> {
+    let words: Vec<&str> = v
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (y, m, d) = match words.as_slice() {
+        [one] => {
+            let p: Vec<&str> = one.split(['/', '.', '-']).collect();
+            match p.as_slice() {
+                [y, m, d] if y.len() == 4 => (year(y)?, day_of(m).filter(|m| *m <= 12)?, day_of(d)?),
+                _ => return None,
+            }
+        }
+        // A weekday in front says nothing the date does not.
+        [.., a, b, c] => match (month_named(a), month_named(b)) {
+            (Some(m), _) => (year(c)?, m, day_of(b)?),
+            (None, Some(m)) => (year(c)?, m, day_of(a)?),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(format!("{y:04}-{m:02}-{d:02}"))
+}
+
+/// `December 2026`, `Dec 2026`, `2026/12` as `YYYY-MM`.
+fn calendar_month(v: &str) -> Option<String> {
+    let words: Vec<&str> = v
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (y, m) = match words.as_slice() {
+        [one] => match one.split(['/', '.', '-']).collect::<Vec<_>>().as_slice() {
+            [y, m] if y.len() == 4 => (year(y)?, day_of(m).filter(|m| *m <= 12)?),
+            _ => return None,
+        },
+        [a, b] => (year(b)?, month_named(a)?),
+        _ => return None,
+    };
+    Some(format!("{y:04}-{m:02}"))
+}
+
 fn truthy(v: &str) -> Option<bool> {
     match v.trim().to_ascii_lowercase().as_str() {
         "true" | "on" | "yes" | "checked" | "1" => Some(true),
@@ -120,11 +264,14 @@ fn truthy(v: &str) -> Option<bool> {
 
 /// What setting a picked field did: `filled`, or for a slider that moved to the nearest value
 /// it allows, which (a number, so nothing of the page's own text).
-pub(crate) fn set_to(asked: &str, now: Option<&str>) -> String {
+/// `sent` is what `asked` became in the field's own form ([`picker_value`]).
+pub(crate) fn set_to(asked: &str, sent: &str, now: Option<&str>) -> String {
     match now {
-        Some(v) if v != asked && v.parse::<f64>().is_ok() => {
+        Some(v) if v != sent && v.parse::<f64>().is_ok() => {
             format!("set to {v} (the nearest value the slider allows)")
         }
+        // The agent's own words and the field's form of them, never the page's.
+        _ if sent != asked => format!("set to {sent} (the field's form of {asked:?})"),
         _ => "filled".into(),
     }
 }
@@ -216,13 +363,14 @@ impl Aperture {
             }
             Some(Kind::Picked) => {
                 st.session.touch(&f.target);
+                let value = picker_value(&rec, &f.value);
                 let r = call(
-                    be.element(id, walk_id, rec.idx, ElementOp::SetValue(f.value.clone())),
+                    be.element(id, walk_id, rec.idx, ElementOp::SetValue(value.clone())),
                     CALL_TIMEOUT,
                 )
                 .await
                 .map_err(after_send)?;
-                Ok(set_to(&f.value, r.value.as_deref()))
+                Ok(set_to(&f.value, &value, r.value.as_deref()))
             }
             Some(Kind::Text) => {
                 self.focus(id, st, &f.target).await?;
@@ -331,6 +479,57 @@ impl Aperture {
 mod tests {
     use super::*;
 
+    fn field(ty: &str) -> NodeRecord {
+        NodeRecord {
+            tag: "input".into(),
+            input_type: Some(ty.into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn picked_values_written_as_people_write_them_take_the_fields_form() {
+        let cases = [
+            ("time", "4:04 PM", "16:04"),
+            ("time", "4:04pm", "16:04"),
+            ("time", "12:30 a.m.", "00:30"),
+            ("time", "12:05 PM", "12:05"),
+            ("time", "4 PM", "16:00"),
+            ("time", "9:05", "09:05"),
+            ("time", "11:59:30 pm", "23:59:30"),
+            ("time", "14:30", "14:30"),
+            ("date", "2026/12/25", "2026-12-25"),
+            ("date", "2026.1.5", "2026-01-05"),
+            ("date", "Dec 25, 2026", "2026-12-25"),
+            ("date", "25 December 2026", "2026-12-25"),
+            ("date", "Friday, December 25th, 2026", "2026-12-25"),
+            ("date", "Sept 3 2026", "2026-09-03"),
+            ("month", "December 2026", "2026-12"),
+            ("month", "2026/3", "2026-03"),
+            ("datetime-local", "2026-12-25 4:30 pm", "2026-12-25T16:30"),
+        ];
+        for (ty, given, want) in cases {
+            assert_eq!(picker_value(&field(ty), given), want, "{ty} {given:?}");
+        }
+        // What could be read two ways, or is no moment at all, is sent as given, for the
+        // field to refuse with its format named.
+        for (ty, given) in [
+            ("date", "12/05/2026"),
+            ("date", "05.12.2026"),
+            ("date", "Dec 2026"),
+            ("time", "13:00 PM"),
+            ("time", "0:30 am"),
+            ("time", "4"),
+            ("time", "4:5"),
+            ("time", "soon"),
+            ("date", "2026-12-25"),
+            ("color", "red"),
+            ("range", " 5"),
+        ] {
+            assert_eq!(picker_value(&field(ty), given), given, "{ty} {given:?}");
+        }
+    }
+
     #[test]
     fn field_kinds() {
         let mut rec = NodeRecord {
@@ -359,12 +558,16 @@ mod tests {
             Some(Kind::Picked),
             "a slider is not editable, yet fillable"
         );
-        assert_eq!(set_to("75", Some("75")), "filled");
+        assert_eq!(set_to("75", "75", Some("75")), "filled");
         assert_eq!(
-            set_to("73", Some("75")),
+            set_to("73", "73", Some("75")),
             "set to 75 (the nearest value the slider allows)"
         );
-        assert_eq!(set_to("x", Some("<b>")), "filled");
+        assert_eq!(set_to("x", "x", Some("<b>")), "filled");
+        assert_eq!(
+            set_to("4:04 PM", "16:04", Some("16:04")),
+            "set to 16:04 (the field's form of \"4:04 PM\")"
+        );
         let sel = NodeRecord {
             tag: "select".into(),
             ..Default::default()
