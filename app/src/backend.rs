@@ -168,6 +168,54 @@ impl AppBackend {
                 .await
                 .map_err(|e| err(id, e))?;
         }
+        if how != Attach::Navigate {
+            self.load_restored(id).await?;
+        }
+        Ok(())
+    }
+
+    /// Takes a restored tab's saved page, which it has not loaded yet (it loads when first
+    /// shown): `None` for any other tab.
+    async fn take_restored(&self, id: TabId) -> BackendResult<Option<String>> {
+        self.h
+            .on_ui(move |a| a.with(|st| st.tabs.get_mut(&id).and_then(|t| t.pending_url.take())))
+            .await
+            .map_err(|e| err(id, e))
+    }
+
+    /// Loads a restored tab's saved page before the agent reads or acts on it, as showing it
+    /// to the human would (the agent would otherwise read an empty page where the human's
+    /// strip shows a site). The page meets the agent's navigation policy like any other; one
+    /// it refuses stays unloaded, for the human.
+    async fn load_restored(&self, id: TabId) -> BackendResult<()> {
+        let Some(url) = self.take_restored(id).await? else {
+            return Ok(());
+        };
+        let checked = match self.check_nav(&url).await {
+            Ok(u) => u,
+            Err(e) => {
+                let _ = self
+                    .h
+                    .on_ui(move |a| {
+                        a.with(|st| {
+                            if let Some(t) = st.tabs.get_mut(&id) {
+                                t.pending_url.get_or_insert(url);
+                            }
+                        })
+                    })
+                    .await;
+                return Err(match e {
+                    BackendError::PolicyRefused { rule } => BackendError::PolicyRefused {
+                        rule: format!(
+                            "this tab was restored from the last session and has not loaded its page; \
+                             that page is one the navigation policy refuses: {rule}"
+                        ),
+                    },
+                    e => e,
+                });
+            }
+        };
+        self.tab(id).navigate(&checked).await.map_err(|e| err(id, e))?;
         Ok(())
     }
 }
@@ -410,6 +458,7 @@ impl Backend for AppBackend {
                 camera: t.capturing.0,
                 microphone: t.capturing.1,
                 pinned: t.pinned,
+                unloaded: t.unloaded,
             })
             .collect();
         if let Some(v) = &self.vault {
@@ -502,6 +551,12 @@ impl Backend for AppBackend {
     async fn navigate(&self, id: TabId, nav: Nav) -> BackendResult<LoadOutcome> {
         self.attach(id, Attach::Navigate).await?;
         let t = self.tab(id);
+        // A restored tab not loaded yet: reloading it loads its saved page; going elsewhere
+        // replaces it.
+        let nav = match (nav, self.take_restored(id).await?) {
+            (Nav::Reload, Some(saved)) => Nav::Goto(saved),
+            (nav, _) => nav,
+        };
         let nav = match nav {
             Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u).await?),
             Nav::Back => tab::Nav::Back,

@@ -356,7 +356,10 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                 .filter_map(|id| st.tabs.get(id).map(|t| (id, t)))
                 .map(|(id, t)| TabInfo {
                     id: *id,
-                    url: t.url.clone(),
+                    // A restored tab not shown yet is about:blank to Chromium, but it is its
+                    // saved page to the human (the strip's title) and so to the agent.
+                    url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
+                    unloaded: t.pending_url.is_some(),
                     title: t.title.clone(),
                     loading: t.loading,
                     active: st.active == Some(*id),
@@ -389,6 +392,8 @@ pub struct TabInfo {
     pub capturing: (bool, bool),
     /// The human pinned it.
     pub pinned: bool,
+    /// Restored and not loaded yet (`url` is the page it will load).
+    pub unloaded: bool,
     pub meta: TabMeta,
 }
 

@@ -295,3 +295,80 @@ fn the_toolbar_back_button_goes_back_through_a_restored_tabs_history() {
         saved_as(s, &c, &[&a, &b], &[])
     });
 }
+
+/// A tab restored in the background has not loaded its page (it loads when shown), but it is
+/// that page to the human, so it is to the agent: the list gives its saved address and says
+/// it is not loaded, and reading it loads it first (not an empty about:blank). A saved page
+/// the agent's policy refuses stays unloaded, for the human, and the refusal says why.
+#[allow(clippy::await_holding_lock)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_tab_not_shown_yet_is_its_saved_page_to_the_agent() {
+    if !window::can_run("restored_unloaded_mcp") {
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let server = pages();
+    let (a, b) = (server.url("/a"), server.url("/b"));
+    let private = "http://10.31.41.59/admin";
+    let dir = tempfile::tempdir().unwrap();
+    let profile = dir.path().join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
+    // The session a clean quit leaves: A and a router page behind B, which is in front.
+    let saved = json!({"version": 1, "clean_exit": true, "active": 2, "closed": [], "tabs": [
+        {"url": a, "title": "A", "container": "Personal"},
+        {"url": private, "title": "Router", "container": "Personal"},
+        {"url": b, "title": "B", "container": "Personal"},
+    ]});
+    std::fs::write(profile.join("session.json"), saved.to_string()).unwrap();
+    let run = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .windowed()
+        .profile(&profile)
+        .start()
+        .await;
+    let client = run.connect().await;
+    human_tab(&client, &b).await;
+    let list = text(&call(&client, "browser_tabs", json!({"action": "list"})).await);
+    let id_of = |list: &str, url: &str| -> (u64, String) {
+        let lines: Vec<&str> = list.lines().collect();
+        let i = lines
+            .iter()
+            .position(|l| l.contains(url))
+            .unwrap_or_else(|| panic!("{url} in {list}"));
+        // The tab's line is above its title and URL (each fenced).
+        let head = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("tab "))
+            .expect("a tab line");
+        let id = head[4..].split(' ').next().unwrap().parse().unwrap();
+        (id, head.to_string())
+    };
+    let (ida, head) = id_of(&list, &a);
+    assert!(head.contains("restored, not loaded yet"), "{list}");
+    assert!(!list.contains("about:blank"), "{list}");
+    assert!(
+        !server.requests().iter().any(|p| p == "/a"),
+        "A loaded before it was shown"
+    );
+
+    let snap = text(&call(&client, "browser_snapshot", json!({"tab": ida})).await);
+    assert!(
+        snap.contains("Page A"),
+        "reading the tab loads its page first:\n{snap}"
+    );
+    let list = text(&call(&client, "browser_tabs", json!({"action": "list"})).await);
+    let (_, head) = id_of(&list, &a);
+    assert!(!head.contains("not loaded"), "{list}");
+
+    let (idp, _) = id_of(&list, private);
+    let r = call(&client, "browser_snapshot", json!({"tab": idp})).await;
+    let t = text(&r);
+    assert!(r.is_error == Some(true), "{t}");
+    assert!(t.contains("restored from the last session"), "{t}");
+    let list = text(&call(&client, "browser_tabs", json!({"action": "list"})).await);
+    let (_, head) = id_of(&list, private);
+    assert!(
+        head.contains("restored, not loaded yet"),
+        "kept for the human: {list}"
+    );
+}

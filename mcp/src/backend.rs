@@ -61,6 +61,10 @@ pub struct TabInfo {
     /// The human pinned the tab in the window's strip.
     #[serde(default)]
     pub pinned: bool,
+    /// Restored from the last session and not loaded yet: `url` is the page it will load the
+    /// first time anyone shows, reads or acts on it.
+    #[serde(default)]
+    pub unloaded: bool,
 }
 
 /// A main-frame navigation.

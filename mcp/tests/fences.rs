@@ -265,6 +265,7 @@ impl Backend for Hostile {
             camera: false,
             microphone: false,
             pinned: false,
+            unloaded: false,
         };
         Ok(vec![tab(1, true), tab(2, false)])
     }

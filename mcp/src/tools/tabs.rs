@@ -205,6 +205,10 @@ impl Aperture {
                 (t.microphone, "using the microphone"),
                 (t.muted, "muted"),
                 (t.pinned, "pinned"),
+                (
+                    t.unloaded,
+                    "restored, not loaded yet: reading or acting on it loads it",
+                ),
             ] {
                 if on {
                     flags.push(flag);

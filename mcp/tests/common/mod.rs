@@ -160,6 +160,7 @@ impl Fake {
                 camera: false,
                 microphone: false,
                 pinned: false,
+                unloaded: false,
             },
             page,
             console: vec![],
