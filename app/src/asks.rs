@@ -8,8 +8,8 @@ use crate::browser::page::{self, Asked, DownloadState};
 use crate::tab::TabOptions;
 use aperture_mcp::backend::TabId;
 use aperture_ui::model::{
-    ContextMenuView, DialogKind, DialogView, DownloadState as UiDownloadState, DownloadView, FileChooserMode,
-    FileChooserView, PermissionView, PopupView,
+    BlockedPopupView, ContextMenuView, DialogKind, DialogView, DownloadState as UiDownloadState,
+    DownloadView, FileChooserMode, FileChooserView, PermissionView, PopupView,
 };
 use aperture_ui::{ChromeModel, PageFrame, UiCommand};
 use std::path::PathBuf;
@@ -40,6 +40,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
         m.file_chooser.clone(),
         m.fullscreen,
         m.notice.clone(),
+        m.blocked_popup.clone(),
     );
     let mut popup_changed = false;
     actor.with(|st| {
@@ -98,6 +99,15 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                     Some(url) => page::external_kinds(url),
                     None => p.req.kinds.iter().map(|k| k.to_string()).collect(),
                 },
+            })
+        });
+        m.blocked_popup = t.and_then(|(id, t)| {
+            let (url, count) = t.asks.blocked_popup.clone()?;
+            Some(BlockedPopupView {
+                tab: id,
+                url,
+                origin: crate::browser::popup_origin(&t.url),
+                count,
             })
         });
         m.file_chooser = t.and_then(|(id, t)| {
@@ -187,6 +197,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                 m.file_chooser.clone(),
                 m.fullscreen,
                 m.notice.clone(),
+                m.blocked_popup.clone(),
             )
 }
 
@@ -290,6 +301,27 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::SavePage { tab } => save_page(cx, *tab),
+        UiCommand::OpenBlockedPopup { tab } => open_blocked_popup(cx, *tab),
+        UiCommand::DismissBlockedPopup { tab } => {
+            a.with(|st| st.tabs.get_mut(tab).map(|t| t.asks.blocked_popup = None));
+        }
+        // Allowed from the bar, the pop-up just stopped opens too. The choice itself is the
+        // settings' (`Settings::apply`) and the contexts' (`settings_glue`), which this leaves
+        // the command to.
+        UiCommand::SetPopupsAllowed { origin, allow: true } => {
+            let front = cx.active.filter(|id| {
+                a.with(|st| {
+                    st.tabs.get(id).is_some_and(|t| {
+                        t.asks.blocked_popup.is_some()
+                            && crate::browser::popup_origin(&t.url).as_deref() == Some(origin.trim())
+                    })
+                })
+            });
+            if let Some(tab) = front {
+                open_blocked_popup(cx, tab);
+            }
+            return false;
+        }
         // Opened, or raised when open. Not closed from here: under X, CEF's CloseDevTools ends
         // the DevTools browser but leaves its window standing; F12 in DevTools closes them
         // (their own key) and so does the window's close button.
@@ -350,6 +382,17 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
 }
 
 /// Opens `url` in a new tab of the active tab's container, right after it.
+/// Opens the pop-up `tab`'s page was stopped from opening, in a new tab next to it, in front
+/// (the page loses its handle on it: `window.open` had already returned null).
+fn open_blocked_popup(cx: &Ctx, tab: TabId) {
+    let url = cx
+        .actor
+        .with(|st| st.tabs.get_mut(&tab).and_then(|t| t.asks.blocked_popup.take()));
+    if let Some((url, _)) = url {
+        open_next_to(cx.actor, cx.page, tab, &url, false);
+    }
+}
+
 fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
     if let Some(active) = cx.active {
         open_next_to(cx.actor, cx.page, active, url, background);

@@ -372,10 +372,15 @@ fn run(cli: Cli) -> Result<i32> {
             tracing::warn!(error = %e, "spelling languages not seeded");
         }
     }
+    let popup_origins: Vec<String> = saved
+        .as_ref()
+        .map(|s| s.popup_origins.iter().cloned().collect())
+        .unwrap_or_default();
     let prefs = privacy::ContextPrefs {
         spelling,
         spell_on,
         block_third_party_cookies,
+        popup_origins: popup_origins.clone(),
     };
     // The CEF runtime is loaded (and checked) before anything else starts.
     let (pump, rx) = runtime::init(&dir, &opts).context("starting Chromium")?;
@@ -405,6 +410,7 @@ fn run(cli: Cli) -> Result<i32> {
         },
         filter,
     );
+    actor.with(|st| st.popup_origins = popup_origins.into_iter().collect());
     if let Some(b) = &blocker {
         settings_glue::watch_blocking(&actor, b, saved.as_ref());
     }

@@ -196,6 +196,8 @@ pub struct ContextPrefs {
     /// "Block third-party cookies": frames of other sites keep no cookies (partitioned ones
     /// aside).
     pub block_third_party_cookies: bool,
+    /// Origins whose pages may open pop-ups without a click (the human's "Always allow").
+    pub popup_origins: Vec<String>,
 }
 
 /// Sets the privacy preferences (`aperture_privacy::request_context_preferences`) and the
@@ -221,6 +223,9 @@ pub fn apply_preferences(ctx: &cef::RequestContext, prefs: &ContextPrefs) {
     }
     apply_spelling(ctx, &prefs.spelling, prefs.spell_on);
     apply_cookie_controls(ctx, prefs.block_third_party_cookies);
+    for o in &prefs.popup_origins {
+        ctx.set_popups_allowed(o, true);
+    }
 }
 
 /// Blocks third-party cookies in a context, or allows them (`profile.cookie_controls_mode`:

@@ -128,6 +128,15 @@ impl Glue {
                 }
             }
             UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.set_spell_languages(langs),
+            UiCommand::SetPopupsAllowed { origin, allow } => {
+                let origin = origin.trim().to_string();
+                let allowed: Vec<String> = settings.popup_origins.iter().cloned().collect();
+                actor.with(|st| st.popup_origins = allowed.iter().cloned().collect());
+                self.containers.update_prefs(|p| p.popup_origins = allowed);
+                for c in contexts_of(actor, &self.containers) {
+                    c.set_popups_allowed(&origin, *allow);
+                }
+            }
             UiCommand::SetBlocking(_) | UiCommand::SetSiteBlocking { .. } => {
                 if let Some(b) = &self.blocker {
                     b.set_rules(&settings.blocking);

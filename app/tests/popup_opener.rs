@@ -98,3 +98,42 @@ async fn a_popup_answers_its_opener_and_closes() {
     })
     .await;
 }
+
+/// A pop-up the page opens with no click is stopped (Chromium's blocker; the page gets null),
+/// and the agent learns it from the tab's console, with where it would have gone; the page's
+/// `window.open` stays the page's (its name and source read as the native function's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_popup_without_a_click_is_stopped_and_the_console_says_so() {
+    const AD: &str = r#"<!doctype html><html><head><title>Ad</title></head><body>
+<p id="state">waiting</p>
+<script>setTimeout(() => {
+  const w = window.open('/offer?x=1', 'ad', 'width=300,height=300');
+  document.getElementById('state').textContent = (w ? 'opened' : 'refused') + ' ' +
+    (window.open.name === 'open' && /native code/.test(Function.prototype.toString.call(window.open)));
+}, 200);</script>
+</body></html>"#;
+    let server = Server::start(HashMap::from([("/ad".to_string(), AD.to_string())]), None);
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/ad")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let console = aperture_testkit::eventually(Duration::from_secs(20), "the note", async || {
+        let (_, t) = tool(&c, "browser_console", json!({})).await;
+        (t.contains("without a click was stopped"), t)
+    })
+    .await;
+    assert!(console.contains(&server.url("/offer?x=1")), "{console}");
+    let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+    assert!(t.contains("refused true"), "{t}");
+    assert!(
+        !server.requests().iter().any(|p| p.starts_with("/offer")),
+        "nothing loaded"
+    );
+    let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
+    assert!(list.starts_with("1 tab"), "{list}");
+}

@@ -374,6 +374,37 @@
   }
   instrument(G);
 
+  // A pop-up Chromium stopped (window.open without a click) is told to the browser, whose
+  // window offers to open it: Chromium's blocker says nothing to the embedder, and the page
+  // only gets null. window.open is replaced by a Proxy of itself (calls, name, length and
+  // toString behave as the original's). A null from a `noopener` open is no block.
+  {
+    const od = gopd(G, 'open');
+    const URLCtor = G.URL, hrefOf = getter(G.URL.prototype, 'href'), baseOf = getter(NodeP, 'baseURI');
+    if (od && typeof od.value === 'function' && od.configurable) {
+      const h = obj();
+      h.apply = function (target, self, args) {
+        const w = apply(target, self, args);
+        if (w === null && notify !== null) {
+          try {
+            const feat = args.length > 2 && args[2] != null ? lower('' + args[2]) : '';
+            if (apply(strIndexOf, feat, ['noopener']) < 0 && apply(strIndexOf, feat, ['noreferrer']) < 0) {
+              const o = obj0();
+              o.ev = 'popup-blocked';
+              const u = args.length > 0 && args[0] != null ? '' + args[0] : '';
+              o.url = u === '' ? 'about:blank' : apply(hrefOf, new URLCtor(u, apply(baseOf, G.document, [])), []);
+              notify(stringify(o));
+            }
+          } catch (x) { /* an address that does not parse opens nothing either */ }
+        }
+        return w;
+      };
+      const nd = obj();
+      nd.value = new G.Proxy(od.value, h); nd.writable = od.writable; nd.enumerable = od.enumerable; nd.configurable = od.configurable;
+      O.defineProperty(G, 'open', nd);
+    }
+  }
+
   const HTML_NS = 'http://www.w3.org/1999/xhtml', SVG_NS = 'http://www.w3.org/2000/svg';
   const MATH_NS = 'http://www.w3.org/1998/Math/MathML';
   const MASK = '\u2022\u2022\u2022\u2022';

@@ -309,6 +309,14 @@ pub mod controls {
     pub const PERMISSION_ALLOW: &str = "permission:allow";
     /// The permission bubble's Block.
     pub const PERMISSION_BLOCK: &str = "permission:block";
+    /// The bar saying the front tab's page was stopped from opening a pop-up.
+    pub const BLOCKED_POPUP: &str = "blocked-popup";
+    /// Its "Open it" button.
+    pub const BLOCKED_POPUP_OPEN: &str = "blocked-popup:open";
+    /// Its "Always allow on SITE" button.
+    pub const BLOCKED_POPUP_ALLOW: &str = "blocked-popup:allow";
+    /// Its close button.
+    pub const BLOCKED_POPUP_CLOSE: &str = "blocked-popup:close";
     /// Where the page's popup widget (a `<select>` list) was drawn.
     pub const POPUP: &str = "popup";
     /// The file chooser (while shown); entries are
@@ -628,6 +636,11 @@ pub fn clear_container_control(container: Option<&str>) -> String {
 /// Id of a blocking exception's remove button in the settings view.
 pub fn blocking_exception_control(site: &str) -> String {
     format!("settings:exception:{site}")
+}
+
+/// The settings view's button that stops allowing pop-ups on `origin`.
+pub fn popup_origin_control(origin: &str) -> String {
+    format!("settings:popups:{origin}")
 }
 
 /// A page frame the renderer uploaded itself (see

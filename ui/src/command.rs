@@ -290,6 +290,25 @@ pub enum UiCommand {
         /// [`crate::model::LoginOffer::entry`].
         entry: String,
     },
+    /// Open the pop-up the page of `tab` tried to open without a click and was stopped
+    /// ([`crate::model::BlockedPopupView`]): in a new tab next to it.
+    OpenBlockedPopup {
+        /// The tab whose page tried.
+        tab: TabId,
+    },
+    /// The human closed the blocked-pop-up bar of `tab`.
+    DismissBlockedPopup {
+        /// The tab.
+        tab: TabId,
+    },
+    /// Let the pages of `origin` (`https://example.com`) open pop-ups without a click
+    /// (`allow`), or no longer. Allowing from the bar also opens the one just stopped.
+    SetPopupsAllowed {
+        /// Scheme, host and port, as `url::Url::origin` serialises it.
+        origin: String,
+        /// Allowed from now on.
+        allow: bool,
+    },
     /// The human answered a permission prompt. Escape sends `allow: false`.
     AnswerPermission {
         /// [`crate::model::PermissionView::id`].

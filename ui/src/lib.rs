@@ -222,10 +222,10 @@ pub use command::{
     ZoomStep,
 };
 pub use model::{
-    BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind, DialogView,
-    DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow, KeyNotTaken,
-    LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, Security, SettingsView,
-    SitePermission, SiteTile, SuggestionView, TabId, TabView, VaultConsentView,
+    BlockedPopupView, BookmarkNode, ChromeModel, ContainerInfo, ContextMenuView, CursorShape, DialogKind,
+    DialogView, DownloadState, DownloadView, FileChooserMode, FileChooserView, FindView, HistoryRow,
+    KeyNotTaken, LoginOffer, PageFrame, PermissionView, PopupView, Rgb, SaveLoginView, Security,
+    SettingsView, SitePermission, SiteTile, SuggestionView, TabId, TabView, VaultConsentView,
 };
 pub use runner::{
     Host, RunOptions, UiError, UiEvent, UiWaker, WindowShot, WindowSpec, WindowUi, event_loop, run,

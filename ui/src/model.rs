@@ -302,6 +302,9 @@ pub struct ChromeModel {
     /// A permission request waiting for Allow / Block (shown for the active
     /// tab only).
     pub permission: Option<PermissionView>,
+    /// The front tab's page tried to open a pop-up without a click, and it was stopped: the
+    /// bar offers to open it, or to let the site do so from now on.
+    pub blocked_popup: Option<BlockedPopupView>,
     /// The human just signed in with a login the vault does not hold: offer to save it.
     pub save_login: Option<SaveLoginView>,
     /// The agent asks to fill from the vault: the human's consent, drawn by the chrome over
@@ -556,6 +559,20 @@ pub struct PermissionView {
     pub origin: String,
     /// What, in human words: "know your location", "show notifications", …
     pub kinds: Vec<String>,
+}
+
+/// A pop-up the front tab's page tried to open without a click, which was stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedPopupView {
+    /// The tab whose page tried.
+    pub tab: TabId,
+    /// Where the pop-up would have gone (the latest, when there were several).
+    pub url: String,
+    /// The opening page's origin (`https://example.com`), which "Always allow" is for; `None`
+    /// for a page with none to remember (a `data:` page).
+    pub origin: Option<String>,
+    /// How many the page tried since the bar came up.
+    pub count: u32,
 }
 
 /// An open popup widget of the active tab (a `<select>` list): where it is

@@ -56,6 +56,9 @@ pub struct Settings {
     pub spell_languages: Vec<String>,
     /// Frames of other sites keep no cookies (Chromium's "Block third-party cookies").
     pub block_third_party_cookies: bool,
+    /// Origins (`https://example.com`) whose pages may open pop-ups without a click. A
+    /// `BTreeSet` so the file diffs stably.
+    pub popup_origins: std::collections::BTreeSet<String>,
 }
 
 impl Default for Settings {
@@ -73,6 +76,7 @@ impl Default for Settings {
             spellcheck: true,
             spell_languages: Vec::new(),
             block_third_party_cookies: false,
+            popup_origins: Default::default(),
         }
     }
 }
@@ -107,6 +111,12 @@ impl Settings {
             UiCommand::SetThirdPartyCookies(block) => self.block_third_party_cookies = *block,
             UiCommand::SetSpellLanguages(langs) if !langs.is_empty() => self.spell_languages = langs.clone(),
             UiCommand::SetSiteBlocking { site, block } => self.blocking.set(site, *block),
+            UiCommand::SetPopupsAllowed { origin, allow: true } if !origin.trim().is_empty() => {
+                self.popup_origins.insert(origin.trim().to_string());
+            }
+            UiCommand::SetPopupsAllowed { origin, allow: false } => {
+                self.popup_origins.remove(origin.trim());
+            }
             UiCommand::WindowResized { width, height } if *width > 0 && *height > 0 => {
                 self.window = WindowSettings {
                     width: *width,
@@ -449,6 +459,22 @@ mod tests {
         );
         assert!(s.apply(&UiCommand::SetThirdPartyCookies(true)));
         assert!(s.block_third_party_cookies);
+        // Pop-ups: none allowed until the human allows an origin; taken back, none again.
+        assert!(s.popup_origins.is_empty());
+        let allow = |origin: &str, allow| UiCommand::SetPopupsAllowed {
+            origin: origin.into(),
+            allow,
+        };
+        assert!(s.apply(&allow("https://bank.example", true)));
+        assert!(!s.apply(&allow("https://bank.example", true)), "once");
+        assert!(!s.apply(&allow("  ", true)), "no origin, nothing to allow");
+        let back: Settings = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(
+            back.popup_origins.iter().collect::<Vec<_>>(),
+            ["https://bank.example"]
+        );
+        assert!(s.apply(&allow("https://bank.example", false)));
+        assert!(s.popup_origins.is_empty());
     }
 
     #[test]

@@ -438,6 +438,22 @@ fn tracker_blocking_on_off_and_per_site() {
         vec![UiCommand::SetThirdPartyCookies(false)]
     );
 
+    // An origin allowed to open pop-ups is listed, and its × takes that back.
+    h.model
+        .settings
+        .values
+        .popup_origins
+        .insert("https://bank.example".into());
+    settle(&mut h);
+    assert!(h.shows("bank.example"));
+    assert_eq!(
+        without_noise(h.click(&aperture_ui::chrome::popup_origin_control("https://bank.example"))),
+        vec![UiCommand::SetPopupsAllowed {
+            origin: "https://bank.example".into(),
+            allow: false
+        }]
+    );
+
     // Without a blocker in this session the switches do nothing and say why.
     h.model.settings.blocking_available = false;
     settle(&mut h);

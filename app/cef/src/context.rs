@@ -102,6 +102,30 @@ impl RequestContext {
     }
 }
 
+impl RequestContext {
+    /// Lets pages of `origin` open pop-ups without a click in this context (Chromium's own
+    /// pop-up blocker stops them before any handler hears of them), or puts the default
+    /// (blocked) back. Chromium keeps the choice in a disk context's profile. UI thread.
+    pub fn set_popups_allowed(&self, origin: &str, allow: bool) {
+        crate::api::debug_assert_ui();
+        let o = crate::strings::CefStr::new(origin);
+        let value = if allow {
+            cef_content_setting_values_t::CEF_CONTENT_SETTING_VALUE_ALLOW
+        } else {
+            cef_content_setting_values_t::CEF_CONTENT_SETTING_VALUE_DEFAULT
+        };
+        // SAFETY: a live context on the UI thread; the strings are borrowed for the call.
+        unsafe {
+            call!((self.as_ptr()).set_content_setting(
+                o.as_ptr(),
+                o.as_ptr(),
+                cef_content_setting_types_t::CEF_CONTENT_SETTING_TYPE_POPUPS,
+                value,
+            ))
+        };
+    }
+}
+
 /// A value for [`RequestContext::set_preference`].
 #[derive(Debug, Clone, Copy)]
 pub enum Pref<'a> {

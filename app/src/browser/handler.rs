@@ -26,6 +26,13 @@ fn popup_meta(
     Some((t.size, t.scale, meta))
 }
 
+/// The origin a page's pop-ups are allowed for (`http://127.0.0.1:8080`); `None` for a page
+/// with no origin of its own (`data:`, `about:blank`).
+pub(crate) fn popup_origin(url: &str) -> Option<String> {
+    let o = url::Url::parse(url).ok()?.origin();
+    o.is_tuple().then(|| o.ascii_serialization())
+}
+
 impl Handler {
     /// Whether a page may open `url` in a new tab or window: a popup no click or key asked
     /// for is blocked, as browsers do (the window says so), and a gated tab's new tab meets
@@ -37,9 +44,20 @@ impl Handler {
         how: cef::Disposition,
         gesture: bool,
     ) -> bool {
-        if !gesture && how == cef::Disposition::Popup {
+        let site_allowed = || {
             self.0.with(|st| {
-                st.notices.push("Popup blocked".into());
+                st.tabs
+                    .get(&opener)
+                    .and_then(|t| popup_origin(&t.url))
+                    .is_some_and(|o| st.popup_origins.contains(&o))
+            })
+        };
+        if !gesture && how == cef::Disposition::Popup && !site_allowed() {
+            self.0.with(|st| {
+                if let Some(t) = st.tabs.get_mut(&opener) {
+                    let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
+                    t.asks.blocked_popup = Some((url.to_string(), n + 1));
+                }
                 st.events.push(Event::Refresh);
             });
             super::page::console_note(

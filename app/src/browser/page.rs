@@ -93,6 +93,9 @@ pub struct TabAsks {
     /// A vault library file the agent is attaching: the tab's next file chooser is answered
     /// with it by the browser, nobody picking (`crate::vault`).
     pub upload: Option<PathBuf>,
+    /// A pop-up this document tried to open without a click, which was stopped: the latest
+    /// one's address, and how many it tried (the window's bar offers to open it).
+    pub blocked_popup: Option<(String, u32)>,
 }
 
 /// Where a download stands.

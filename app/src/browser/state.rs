@@ -216,6 +216,9 @@ pub struct State {
     pub permission_memory: HashMap<(String, String, Vec<String>), bool>,
     /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
     pub notices: Vec<String>,
+    /// Origins whose pages may open pop-ups without a click: the human's choice, from the
+    /// settings (the contexts' pop-up content setting says the same to Chromium).
+    pub popup_origins: std::collections::HashSet<String>,
     /// Tabs a page opened → the tab that opened them, while the front tab has stayed among
     /// the two: closing such a tab in front returns to its opener, as Chrome does.
     openers: HashMap<TabId, TabId>,
@@ -437,6 +440,8 @@ impl State {
             // "Stop this page from opening more dialogs" lasts for one document.
             t.asks.dialogs_suppressed = false;
             t.asks.dialog_history.clear();
+            // A stopped pop-up is offered for the page that tried it only.
+            t.asks.blocked_popup = None;
         }
     }
 
@@ -634,6 +639,21 @@ impl State {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
             return;
         };
+        if v["ev"] == "popup-blocked" {
+            let url = v["url"].as_str().unwrap_or("about:blank").to_string();
+            let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
+            // The agent reads it in the tab's console (its clicks carry a gesture, so this is
+            // the page's own doing).
+            t.console.push(ConsoleEntry {
+                level: "warning".into(),
+                text: format!("a pop-up opened without a click was stopped: {url}"),
+                source: t.url.clone(),
+                line: 0,
+            });
+            t.asks.blocked_popup = Some((url, n + 1));
+            self.events.push(super::Event::Refresh);
+            return;
+        }
         let was = t.audible_frames.is_empty();
         match v["ev"].as_str() {
             Some("media") if v["audible"] == true => {

@@ -15,8 +15,8 @@ use super::{
 };
 use crate::command::{EditOp, UiCommand};
 use crate::model::{
-    ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView, FileChooserView,
-    PermissionView, TabId,
+    BlockedPopupView, ChromeModel, ContextMenuView, DialogKind, DialogView, DownloadState, DownloadView,
+    FileChooserView, PermissionView, TabId,
 };
 
 /// What the human has done so far in the dialog on screen.
@@ -279,6 +279,14 @@ impl Chrome {
         if let Some(p) = self.shown_permission(model).cloned() {
             self.permission_bubble(&ctx, &p);
         }
+        if let Some(b) = model
+            .blocked_popup
+            .as_ref()
+            .filter(|b| Some(b.tab) == model.active)
+            .cloned()
+        {
+            self.blocked_popup_bar(&ctx, &b);
+        }
         // Last, so it sits above every other overlay.
         if let Some(c) = self.shown_consent(model).cloned() {
             self.consent_sheet(&ctx, &c);
@@ -328,6 +336,68 @@ impl Chrome {
         if close {
             self.emit(UiCommand::DismissNotice);
             self.dismissed_notice = Some(text.to_string());
+        }
+    }
+
+    /// A bar along the top of the page area, over the page, as Firefox's: the page tried to
+    /// open a pop-up without a click. It stays until answered, closed, or the tab leaves the
+    /// page.
+    fn blocked_popup_bar(&mut self, ctx: &Context, b: &BlockedPopupView) {
+        let Some(page) = self.page_rect else { return };
+        let mut cmd = None;
+        let area = egui::Area::new(Id::unique("aperture_blocked_popup"))
+            .order(Order::Foreground)
+            .fixed_pos(page.left_top())
+            .show(ctx, |ui| {
+                egui::Frame::new()
+                    .fill(ui.visuals().panel_fill)
+                    .stroke(ui.visuals().window_stroke)
+                    .inner_margin(egui::Margin::symmetric(10, 6))
+                    .show(ui, |ui| {
+                        ui.set_width(page.width() - 22.0);
+                        ui.horizontal(|ui| {
+                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                                let x = ui
+                                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
+                                    .on_hover_text("Close");
+                                self.rects
+                                    .insert(controls::BLOCKED_POPUP_CLOSE.to_string(), x.rect);
+                                if x.clicked() {
+                                    cmd = Some(UiCommand::DismissBlockedPopup { tab: b.tab });
+                                }
+                                if let Some(origin) = &b.origin {
+                                    let allow = ui.button(format!("Always allow on {}", shown_origin(origin)));
+                                    self.rects
+                                        .insert(controls::BLOCKED_POPUP_ALLOW.to_string(), allow.rect);
+                                    if allow.clicked() {
+                                        cmd = Some(UiCommand::SetPopupsAllowed {
+                                            origin: origin.clone(),
+                                            allow: true,
+                                        });
+                                    }
+                                }
+                                let open = ui.button("Open it");
+                                self.rects
+                                    .insert(controls::BLOCKED_POPUP_OPEN.to_string(), open.rect);
+                                if open.clicked() {
+                                    cmd = Some(UiCommand::OpenBlockedPopup { tab: b.tab });
+                                }
+                                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                                    let what = match b.count {
+                                        1 => "This page tried to open a pop-up; it was stopped:".to_string(),
+                                        n => format!("This page tried to open {n} pop-ups; they were stopped. The last:"),
+                                    };
+                                    ui.label(what);
+                                    ui.add(egui::Label::new(RichText::new(&b.url).weak()).truncate());
+                                });
+                            });
+                        });
+                    });
+            });
+        self.rects
+            .insert(controls::BLOCKED_POPUP.to_string(), area.response.rect);
+        if let Some(c) = cmd {
+            self.emit(c);
         }
     }
 
@@ -1066,4 +1136,10 @@ pub(super) fn human_bytes(n: u64) -> String {
     } else {
         format!("{v:.0} {}", UNITS[unit])
     }
+}
+
+/// An origin as people read it: `https://example.com` is `example.com`, and a port or a
+/// plain-HTTP scheme stays, since they make it another origin.
+pub(crate) fn shown_origin(origin: &str) -> &str {
+    origin.strip_prefix("https://").unwrap_or(origin)
 }

@@ -723,6 +723,31 @@ impl Chrome {
 
         ui.add_space(6.0);
         ui.separator();
+        Self::heading(ui, "Pop-ups");
+        let origins = &model.settings.values.popup_origins;
+        ui.label(if origins.is_empty() {
+            "Pages open pop-ups only when you click. The bar that says one was stopped lets a site open them."
+        } else {
+            "Pages open pop-ups only when you click, except on:"
+        });
+        for origin in origins {
+            ui.horizontal(|ui| {
+                ui.label(super::overlays::shown_origin(origin));
+                ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                    let x = ui.small_button("×").on_hover_text("Stop allowing pop-ups here");
+                    self.rects.insert(super::popup_origin_control(origin), x.rect);
+                    if x.clicked() {
+                        cmds.push(UiCommand::SetPopupsAllowed {
+                            origin: origin.clone(),
+                            allow: false,
+                        });
+                    }
+                });
+            });
+        }
+
+        ui.add_space(6.0);
+        ui.separator();
         Self::heading(ui, "Tracker blocking");
         let view = &model.settings;
         let blocking = &view.values.blocking;
