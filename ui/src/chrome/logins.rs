@@ -2,6 +2,7 @@
 //! omnibox's end; clicking it lists them (label and username) and choosing one asks the app
 //! to fill the page's sign-in form. Chrome, never page: the agent cannot see or press it.
 
+use super::overlays::{Edge, page_bar};
 use egui::{Align2, Id, Order, Rect, RichText, Ui, pos2, vec2};
 
 use super::{Chrome, controls};
@@ -88,40 +89,27 @@ impl Chrome {
             return;
         }
         let (mut yes, mut no) = (false, false);
-        egui::Area::new(Id::unique("aperture_save_login"))
-            .order(Order::Foreground)
-            .fixed_pos(page.left_top())
-            .show(ctx, |ui| {
-                egui::Frame::new()
-                    .fill(ui.visuals().panel_fill)
-                    .stroke(ui.visuals().window_stroke)
-                    .inner_margin(egui::Margin::symmetric(10, 8))
-                    .show(ui, |ui| {
-                        ui.set_width(page.width() - 22.0);
-                        ui.horizontal(|ui| {
-                            ui.label(RichText::new("🔑").size(14.0));
-                            let who = if s.username.is_empty() {
-                                String::new()
-                            } else {
-                                format!(" ({})", s.username)
-                            };
-                            ui.label(if s.update {
-                                format!("Update the saved password for {}{who} in the vault?", s.host)
-                            } else {
-                                format!("Save the password for {}{who} in the vault?", s.host)
-                            });
-                            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-                                let n = ui.button("Not now");
-                                let y = ui
-                                    .button(RichText::new(if s.update { "Update" } else { "Save" }).strong());
-                                self.rects.insert(controls::SAVE_LOGIN_NO.to_string(), n.rect);
-                                self.rects.insert(controls::SAVE_LOGIN_YES.to_string(), y.rect);
-                                yes = y.clicked();
-                                no = n.clicked();
-                            });
-                        });
-                    });
+        page_bar(ctx, page, "aperture_save_login", Edge::Top, 8, |ui| {
+            ui.label(RichText::new("🔑").size(14.0));
+            let who = if s.username.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", s.username)
+            };
+            ui.label(if s.update {
+                format!("Update the saved password for {}{who} in the vault?", s.host)
+            } else {
+                format!("Save the password for {}{who} in the vault?", s.host)
             });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let n = ui.button("Not now");
+                let y = ui.button(RichText::new(if s.update { "Update" } else { "Save" }).strong());
+                self.rects.insert(controls::SAVE_LOGIN_NO.to_string(), n.rect);
+                self.rects.insert(controls::SAVE_LOGIN_YES.to_string(), y.rect);
+                yes = y.clicked();
+                no = n.clicked();
+            });
+        });
         if yes || no {
             self.answered_save_login = Some(s.id);
             self.emit(UiCommand::SaveLogin { id: s.id, save: yes });

@@ -305,34 +305,19 @@ impl Chrome {
     fn notice_bar(&mut self, ctx: &Context, text: &str) {
         let Some(page) = self.page_rect else { return };
         let mut close = false;
-        let area = egui::Area::new(Id::unique("aperture_notice"))
-            .order(Order::Foreground)
-            .pivot(egui::Align2::LEFT_BOTTOM)
-            .fixed_pos(page.left_bottom())
-            .show(ctx, |ui| {
-                egui::Frame::new()
-                    .fill(ui.visuals().panel_fill)
-                    .stroke(ui.visuals().window_stroke)
-                    .inner_margin(egui::Margin::symmetric(10, 6))
-                    .show(ui, |ui| {
-                        // Less the margins and the 1 pt stroke on each side.
-                        ui.set_width(page.width() - 22.0);
-                        ui.horizontal(|ui| {
-                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                                let x = ui
-                                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
-                                    .on_hover_text("Dismiss");
-                                self.rects.insert(controls::NOTICE_CLOSE.to_string(), x.rect);
-                                close = x.clicked();
-                                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
-                                    ui.add(egui::Label::new(text).truncate());
-                                });
-                            });
-                        });
-                    });
+        let area = page_bar(ctx, page, "aperture_notice", Edge::Bottom, 6, |ui| {
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let x = ui
+                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
+                    .on_hover_text("Dismiss");
+                self.rects.insert(controls::NOTICE_CLOSE.to_string(), x.rect);
+                close = x.clicked();
+                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                    ui.add(egui::Label::new(text).truncate());
+                });
             });
-        self.rects
-            .insert(controls::NOTICE.to_string(), area.response.rect);
+        });
+        self.rects.insert(controls::NOTICE.to_string(), area);
         if close {
             self.emit(UiCommand::DismissNotice);
             self.dismissed_notice = Some(text.to_string());
@@ -345,57 +330,44 @@ impl Chrome {
     fn blocked_popup_bar(&mut self, ctx: &Context, b: &BlockedPopupView) {
         let Some(page) = self.page_rect else { return };
         let mut cmd = None;
-        let area = egui::Area::new(Id::unique("aperture_blocked_popup"))
-            .order(Order::Foreground)
-            .fixed_pos(page.left_top())
-            .show(ctx, |ui| {
-                egui::Frame::new()
-                    .fill(ui.visuals().panel_fill)
-                    .stroke(ui.visuals().window_stroke)
-                    .inner_margin(egui::Margin::symmetric(10, 6))
-                    .show(ui, |ui| {
-                        ui.set_width(page.width() - 22.0);
-                        ui.horizontal(|ui| {
-                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                                let x = ui
-                                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
-                                    .on_hover_text("Close");
-                                self.rects
-                                    .insert(controls::BLOCKED_POPUP_CLOSE.to_string(), x.rect);
-                                if x.clicked() {
-                                    cmd = Some(UiCommand::DismissBlockedPopup { tab: b.tab });
-                                }
-                                if let Some(origin) = &b.origin {
-                                    let allow = ui.button(format!("Always allow on {}", shown_origin(origin)));
-                                    self.rects
-                                        .insert(controls::BLOCKED_POPUP_ALLOW.to_string(), allow.rect);
-                                    if allow.clicked() {
-                                        cmd = Some(UiCommand::SetPopupsAllowed {
-                                            origin: origin.clone(),
-                                            allow: true,
-                                        });
-                                    }
-                                }
-                                let open = ui.button("Open it");
-                                self.rects
-                                    .insert(controls::BLOCKED_POPUP_OPEN.to_string(), open.rect);
-                                if open.clicked() {
-                                    cmd = Some(UiCommand::OpenBlockedPopup { tab: b.tab });
-                                }
-                                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
-                                    let what = match b.count {
-                                        1 => "This page tried to open a pop-up; it was stopped:".to_string(),
-                                        n => format!("This page tried to open {n} pop-ups; they were stopped. The last:"),
-                                    };
-                                    ui.label(what);
-                                    ui.add(egui::Label::new(RichText::new(&b.url).weak()).truncate());
-                                });
-                            });
+        let area = page_bar(ctx, page, "aperture_blocked_popup", Edge::Top, 6, |ui| {
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let x = ui
+                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
+                    .on_hover_text("Close");
+                self.rects
+                    .insert(controls::BLOCKED_POPUP_CLOSE.to_string(), x.rect);
+                if x.clicked() {
+                    cmd = Some(UiCommand::DismissBlockedPopup { tab: b.tab });
+                }
+                if let Some(origin) = &b.origin {
+                    let allow = ui.button(format!("Always allow on {}", shown_origin(origin)));
+                    self.rects
+                        .insert(controls::BLOCKED_POPUP_ALLOW.to_string(), allow.rect);
+                    if allow.clicked() {
+                        cmd = Some(UiCommand::SetPopupsAllowed {
+                            origin: origin.clone(),
+                            allow: true,
                         });
-                    });
+                    }
+                }
+                let open = ui.button("Open it");
+                self.rects
+                    .insert(controls::BLOCKED_POPUP_OPEN.to_string(), open.rect);
+                if open.clicked() {
+                    cmd = Some(UiCommand::OpenBlockedPopup { tab: b.tab });
+                }
+                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                    let what = match b.count {
+                        1 => "This page tried to open a pop-up; it was stopped:".to_string(),
+                        n => format!("This page tried to open {n} pop-ups; they were stopped. The last:"),
+                    };
+                    ui.label(what);
+                    ui.add(egui::Label::new(RichText::new(&b.url).weak()).truncate());
+                });
             });
-        self.rects
-            .insert(controls::BLOCKED_POPUP.to_string(), area.response.rect);
+        });
+        self.rects.insert(controls::BLOCKED_POPUP.to_string(), area);
         if let Some(c) = cmd {
             self.emit(c);
         }
@@ -1142,4 +1114,45 @@ pub(super) fn human_bytes(n: u64) -> String {
 /// plain-HTTP scheme stays, since they make it another origin.
 pub(crate) fn shown_origin(origin: &str) -> &str {
     origin.strip_prefix("https://").unwrap_or(origin)
+}
+
+/// Which edge of the page area a [`page_bar`] runs along.
+#[derive(Clone, Copy)]
+pub(super) enum Edge {
+    Top,
+    Bottom,
+}
+
+/// A one-line bar across the page area, over the page (so a bar coming and going doesn't
+/// resize the page), along its top or bottom edge, holding `contents` laid out in a row.
+/// Where it was drawn.
+pub(super) fn page_bar(
+    ctx: &Context,
+    page: egui::Rect,
+    id: &str,
+    edge: Edge,
+    margin_y: i8,
+    contents: impl FnOnce(&mut Ui),
+) -> egui::Rect {
+    let (pivot, at) = match edge {
+        Edge::Top => (egui::Align2::LEFT_TOP, page.left_top()),
+        Edge::Bottom => (egui::Align2::LEFT_BOTTOM, page.left_bottom()),
+    };
+    egui::Area::new(Id::unique(id))
+        .order(Order::Foreground)
+        .pivot(pivot)
+        .fixed_pos(at)
+        .show(ctx, |ui| {
+            egui::Frame::new()
+                .fill(ui.visuals().panel_fill)
+                .stroke(ui.visuals().window_stroke)
+                .inner_margin(egui::Margin::symmetric(10, margin_y))
+                .show(ui, |ui| {
+                    // Less the margins and the 1 pt stroke on each side.
+                    ui.set_width(page.width() - 22.0);
+                    ui.horizontal(contents);
+                });
+        })
+        .response
+        .rect
 }

@@ -2,7 +2,8 @@
 //! page area, over the page (so it coming and going doesn't resize the page), until the
 //! human answers it.
 
-use egui::{Align, Context, Id, Layout, Order, RichText};
+use super::overlays::{Edge, page_bar};
+use egui::{Align, Context, Layout, RichText};
 
 use super::{Chrome, controls};
 use crate::command::UiCommand;
@@ -11,39 +12,26 @@ impl Chrome {
     pub(super) fn restore_bar(&mut self, ctx: &Context, tabs: usize) {
         let Some(page) = self.page_rect else { return };
         let (mut yes, mut no) = (false, false);
-        let area = egui::Area::new(Id::unique("aperture_restore_offer"))
-            .order(Order::Foreground)
-            .fixed_pos(page.left_top())
-            .show(ctx, |ui| {
-                egui::Frame::new()
-                    .fill(ui.visuals().panel_fill)
-                    .stroke(ui.visuals().window_stroke)
-                    .inner_margin(egui::Margin::symmetric(10, 8))
-                    .show(ui, |ui| {
-                        ui.set_width(page.width() - 22.0);
-                        ui.horizontal(|ui| {
-                            ui.label(RichText::new("⟲").size(16.0));
-                            let what = if tabs == 1 {
-                                "1 tab"
-                            } else {
-                                &format!("{tabs} tabs")
-                            };
-                            ui.label(format!(
-                                "Aperture did not quit properly. Restore {what} from your last session?"
-                            ));
-                            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                                let n = ui.button("Don't");
-                                let y = ui.button(RichText::new("Restore").strong());
-                                self.rects.insert(controls::RESTORE_NO.to_string(), n.rect);
-                                self.rects.insert(controls::RESTORE_YES.to_string(), y.rect);
-                                yes = y.clicked();
-                                no = n.clicked();
-                            });
-                        });
-                    });
+        let area = page_bar(ctx, page, "aperture_restore_offer", Edge::Top, 8, |ui| {
+            ui.label(RichText::new("⟲").size(16.0));
+            let what = if tabs == 1 {
+                "1 tab"
+            } else {
+                &format!("{tabs} tabs")
+            };
+            ui.label(format!(
+                "Aperture did not quit properly. Restore {what} from your last session?"
+            ));
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let n = ui.button("Don't");
+                let y = ui.button(RichText::new("Restore").strong());
+                self.rects.insert(controls::RESTORE_NO.to_string(), n.rect);
+                self.rects.insert(controls::RESTORE_YES.to_string(), y.rect);
+                yes = y.clicked();
+                no = n.clicked();
             });
-        self.rects
-            .insert(controls::RESTORE_BAR.to_string(), area.response.rect);
+        });
+        self.rects.insert(controls::RESTORE_BAR.to_string(), area);
         if yes {
             self.emit(UiCommand::RestoreSession);
         } else if no {
