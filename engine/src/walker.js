@@ -1120,7 +1120,9 @@
       const role = roleOf(el, tag);
       out.role = role || ln;
       let nm = nameOf(el, tag, role, apply(g.ownerDocument, el, []));
-      if (!nm) nm = collapse(safe(g.innerText, el, null) ?? apply(g.textContent, el, []), 80);
+      // Its words as the accessibility tree joins them (apart at box edges: two buttons
+      // read "Yes, delete Cancel", where innerText runs them into "deleteCancel").
+      if (!nm) nm = nameFromContent(el, null) || collapse(safe(g.innerText, el, null) ?? apply(g.textContent, el, []), 80);
       if (nm) out.name = apply(strSlice, nm, [0, 80]);
     } catch (err) { out.role = 'element'; }
     return out;
