@@ -41,6 +41,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
         m.fullscreen,
         m.notice.clone(),
         m.blocked_popup.clone(),
+        m.raise,
     );
     let mut popup_changed = false;
     actor.with(|st| {
@@ -152,6 +153,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
             })
             .collect();
         m.notice = st.notices.last().cloned();
+        m.raise = st.raise;
         let popup = t.and_then(|(_, t)| {
             let p = &t.asks.popup;
             let f = p.frame.as_ref().filter(|_| p.shown)?;
@@ -198,6 +200,7 @@ pub fn mirror(actor: &Actor, active: Option<TabId>, m: &mut ChromeModel, mx: &mu
                 m.fullscreen,
                 m.notice.clone(),
                 m.blocked_popup.clone(),
+                m.raise,
             )
 }
 

@@ -22,18 +22,27 @@ const MAGENTA: [u8; 3] = [230, 20, 140];
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Mail</title></head>
 <body style="margin:0;background:#fff">
-<button onclick="Notification.requestPermission().then(p => { if (p === 'granted') new Notification('New mail', {body: 'from Ada'}); })"
+<button onclick="Notification.requestPermission().then(p => { if (p === 'granted') { const n = new Notification('New mail', {body: 'from Ada'}); n.onclick = () => fetch('/clicked'); } })"
  style="position:absolute;left:40px;top:40px;width:300px;height:200px;border:0;background:rgb(230,20,140)">notify me</button>
 </body></html>"#;
 
 /// A stand-in notification server: owns the name, answers what Chromium asks, logs `Notify`.
 const SERVER: &str = r#"
-import sys
-from jeepney import MessageType, HeaderFields, new_method_return, new_error
+import os, sys, threading, time
+from jeepney import MessageType, HeaderFields, DBusAddress, new_method_return, new_error, new_signal
 from jeepney.bus_messages import message_bus
 from jeepney.io.blocking import open_dbus_connection
 log = open(sys.argv[1], 'a', buffering=1)
 conn = open_dbus_connection(bus='SESSION')
+# The human clicking the last notification: once the file argv[2] appears, the server says
+# its default action was invoked, as a desktop's notification server does on a click.
+def clicker():
+    while not os.path.exists(sys.argv[2]):
+        time.sleep(0.1)
+    at = DBusAddress('/org/freedesktop/Notifications', interface='org.freedesktop.Notifications')
+    conn.send(new_signal(at, 'ActionInvoked', 'us', (n, 'default')))
+    log.write('clicked %d\n' % n)
+threading.Thread(target=clicker, daemon=True).start()
 conn.send_and_get_reply(message_bus.RequestName('org.freedesktop.Notifications'))
 log.write('ready\n')
 n = 0
@@ -115,6 +124,7 @@ async fn an_allowed_site_notifies_through_the_desktop_server() {
         Command::new(&python)
             .arg(&script)
             .arg(&log)
+            .arg(dir.path().join("click"))
             .env("DBUS_SESSION_BUS_ADDRESS", &address)
             .spawn()
             .expect("the stand-in server"),
@@ -131,7 +141,7 @@ async fn an_allowed_site_notifies_through_the_desktop_server() {
 
     let server = Server::page(PAGE);
     let url = server.url("/");
-    let (_browser, _c, w, size) = window::start_showing_env(
+    let (_browser, c, w, size) = window::start_showing_env(
         &url,
         dir.path(),
         MAGENTA,
@@ -166,4 +176,39 @@ async fn an_allowed_site_notifies_through_the_desktop_server() {
         line.contains("from Ada") && line.contains("127.0.0.1"),
         "the body names the site: {line}"
     );
+
+    // The human goes to another tab, then clicks the notification on the desktop: the tab
+    // that sent it comes back to the front.
+    let sender = window::first_tab_id(
+        &window::tabs_until(&c, "the one tab", |l| window::tab_lines(l).len() == 1).await,
+    );
+    let is_sender = move |line: &str| line.starts_with(&format!("tab {sender} "));
+    window::xdo(&["windowfocus", "--sync", &w]);
+    window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
+    let front = |list: &str| {
+        window::tab_lines(list)
+            .into_iter()
+            .find(|l| l.contains("foreground"))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let list = window::tabs_until(&c, "a new tab in front", |l| {
+        window::tab_lines(l).len() == 2 && !is_sender(&front(l))
+    })
+    .await;
+    assert!(list.contains(&url), "{list}");
+    std::fs::write(dir.path().join("click"), "").unwrap();
+    // Chromium hands the click to the page (its `onclick` reports it to the server).
+    aperture_testkit::eventually(
+        Duration::from_secs(20),
+        "the page told of the click",
+        async || {
+            let r = server.requests();
+            (r.iter().any(|p| p == "/clicked"), r)
+        },
+    )
+    .await;
+    window::tabs_until(&c, "the notifying tab in front again", |l| is_sender(&front(l))).await;
+    let l = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(l.contains("clicked"), "{l}");
 }

@@ -374,6 +374,40 @@
   }
   instrument(G);
 
+  // A click on one of the page's notifications (on the desktop, where the page cannot see
+  // it) is told to the browser, which brings the tab to the front. The Notification
+  // constructor is replaced by a Proxy of itself that listens to each notification it makes.
+  // Blink adds secure-context interfaces such as Notification after the context is made, so
+  // this is tried again once the document has loaded.
+  let notificationHooked = false;
+  function hookNotification() {
+    if (notificationHooked) return;
+    const nd0 = gopd(G, 'Notification');
+    if (!nd0 || typeof nd0.value !== 'function' || !nd0.configurable) return;
+    notificationHooked = true;
+    const onClick = function (e) {
+      if (notify === null || !trusted(e)) return;
+      const o = obj0();
+      o.ev = 'notification-click';
+      try { notify(stringify(o)); } catch (x) { /* the browser is going away */ }
+    };
+    const construct = R.construct, h = obj();
+    h.construct = function (target, args, newTarget) {
+      const n = construct(target, args, newTarget);
+      try { apply(listen, n, ['click', onClick]); } catch (x) { /* not an event target */ }
+      return n;
+    };
+    const nd = obj();
+    nd.value = new G.Proxy(nd0.value, h); nd.writable = nd0.writable; nd.enumerable = nd0.enumerable; nd.configurable = nd0.configurable;
+    O.defineProperty(G, 'Notification', nd);
+  }
+  hookNotification();
+  {
+    const opts = obj();
+    opts.capture = true; opts.once = true;
+    apply(listen, G, ['DOMContentLoaded', hookNotification, opts]);
+  }
+
   // A pop-up Chromium stopped (window.open without a click) is told to the browser, whose
   // window offers to open it: Chromium's blocker says nothing to the embedder, and the page
   // only gets null. window.open is replaced by a Proxy of itself (calls, name, length and

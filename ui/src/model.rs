@@ -350,6 +350,9 @@ pub struct ChromeModel {
     /// page may override goes to the page first and runs only once it shows up here; the app
     /// keeps the last few.
     pub keys_not_taken: Vec<KeyNotTaken>,
+    /// Bumped when the window should come to the front (the human clicked one of a page's
+    /// notifications): the runner raises it once per new value.
+    pub raise: u64,
 }
 
 /// One site on the new-tab page: its most visited page.

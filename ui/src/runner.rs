@@ -238,6 +238,7 @@ pub fn run(
         next_repaint: None,
         want_screenshot: false,
         title: String::new(),
+        raised: 0,
         clipboard: arboard::Clipboard::new().ok(),
         secondaries: std::collections::HashMap::new(),
         #[cfg(target_os = "linux")]
@@ -295,6 +296,8 @@ struct App<H: Host> {
     next_work: Option<Instant>,
     next_repaint: Option<Instant>,
     want_screenshot: bool,
+    /// The model's last [`ChromeModel::raise`] acted on.
+    raised: u64,
     title: String,
     clipboard: Option<arboard::Clipboard>,
     secondaries: std::collections::HashMap<WindowId, Secondary>,
@@ -432,6 +435,11 @@ impl<H: Host> App<H> {
                     }));
             }
             let (output, commands) = self.chrome.run(&gfx.egui_ctx, raw, &model);
+            if model.raise != self.raised {
+                self.raised = model.raise;
+                // The window manager decides; under X this asks it with _NET_ACTIVE_WINDOW.
+                gfx.main.window().focus_window();
+            }
             let title = model
                 .active_tab()
                 .map(|t| t.title.trim())

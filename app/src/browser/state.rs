@@ -219,6 +219,8 @@ pub struct State {
     /// Origins whose pages may open pop-ups without a click: the human's choice, from the
     /// settings (the contexts' pop-up content setting says the same to Chromium).
     pub popup_origins: std::collections::HashSet<String>,
+    /// Bumped when the window should come to the front (`ChromeModel::raise`).
+    pub raise: u64,
     /// Tabs a page opened → the tab that opened them, while the front tab has stayed among
     /// the two: closing such a tab in front returns to its opener, as Chrome does.
     openers: HashMap<TabId, TabId>,
@@ -639,6 +641,15 @@ impl State {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
             return;
         };
+        // The human clicked one of the page's notifications on the desktop: its tab comes to
+        // the front, and the window with it, as Firefox does (Chromium leaves it to the page's
+        // `window.focus()`, which a windowless browser never hears).
+        if v["ev"] == "notification-click" {
+            self.active = Some(id);
+            self.raise += 1;
+            self.events.push(super::Event::Refresh);
+            return;
+        }
         if v["ev"] == "popup-blocked" {
             let url = v["url"].as_str().unwrap_or("about:blank").to_string();
             let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
