@@ -1554,9 +1554,6 @@ impl Aperture {
                 break;
             }
         }
-        if let Some((id, before)) = refused_before {
-            r = self.say_refused(r, id, before).await;
-        }
         // Always answer with where the page is now: after a refusal too, since the agent's
         // next move depends on what replaced the element it aimed at.
         if let Some(mut h) = held {
@@ -1566,6 +1563,12 @@ impl Aperture {
             r = self
                 .answer_with_trail_as(h.id, &mut h.st, r, h.trail, !known)
                 .await;
+        }
+        // After the page was observed, which waits for its reaction to end: a script's
+        // redirect (`location.href = …` in a click handler) is refused a moment after the
+        // click was counted, where a link's navigation already was.
+        if let Some((id, before)) = refused_before {
+            r = self.say_refused(r, id, before).await;
         }
         if let Some(before) = tabs_before {
             r = self.say_new_tabs(r, &before).await;
