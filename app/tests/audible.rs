@@ -113,3 +113,48 @@ async fn a_tab_playing_sound_shows_a_speaker_that_mutes_it() {
     })
     .await;
 }
+
+/// Web Audio sounds too: a synthesiser's context started by a click marks the tab "playing
+/// sound", suspending it clears the mark, resuming brings it back, closing clears it. The
+/// real browser, headless, through MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_web_audio_context_is_sound_too() {
+    use aperture_testkit::mcp::{role_ref, tool};
+    const SYNTH: &str = r#"<!doctype html><html><head><title>Synth</title></head><body>
+<button onclick="window.ctx = new AudioContext(); const o = ctx.createOscillator(), g = ctx.createGain(); g.gain.value = 0.01; o.connect(g).connect(ctx.destination); o.start();">Beep</button>
+<button onclick="ctx.suspend()">Hush</button>
+<button onclick="ctx.resume()">Again</button>
+<button onclick="ctx.close()">Close</button>
+</body></html>"#;
+    let server = Server::page(SYNTH);
+    let b = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .start()
+        .await;
+    let c = b.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        serde_json::json!({"action": "goto", "url": server.url("/")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    let list = tabs_until(&c, "the tab listed", |t| t.contains("tab ")).await;
+    assert!(
+        !line_has(&list, "playing sound"),
+        "silent before the click: {list}"
+    );
+    for (button, sounding) in [("Beep", true), ("Hush", false), ("Again", true), ("Close", false)] {
+        let r = role_ref(&snap, "button", button);
+        let (err, t) = tool(
+            &c,
+            "browser_act",
+            serde_json::json!({"action": "click", "ref": r}),
+        )
+        .await;
+        assert!(!err, "{t}");
+        tabs_until(&c, &format!("after {button}"), |t| {
+            line_has(t, "playing sound") == sounding
+        })
+        .await;
+    }
+}

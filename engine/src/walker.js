@@ -175,7 +175,7 @@
   const evProto = G.Event.prototype;
   const isTrusted = find(evProto, 'isTrusted');
   const evType = getter(evProto, 'type'), evStamp = getter(evProto, 'timeStamp');
-  const evPath = method(evProto, 'composedPath');
+  const evPath = method(evProto, 'composedPath'), evTarget = getter(evProto, 'target');
   const evStop = method(evProto, 'stopImmediatePropagation'), evPrevent = method(evProto, 'preventDefault');
   const listen = G.EventTarget.prototype.addEventListener;
   const wsHas = G.WeakSet.prototype.has, wsAdd = G.WeakSet.prototype.add;
@@ -346,6 +346,37 @@
   const every = G.setInterval, unevery = G.clearInterval;
   const sounding = new SetCtor();
   let notify = null, audible = false, recheck = null;
+  // Web Audio sounds while its context runs (a game, a synthesiser, a call's ringtone): the
+  // AudioContext constructor is replaced by a Proxy of itself that follows each context's
+  // state. A context runs only once the page had a click (Chromium's autoplay rule), and a
+  // running one that plays silence is counted as sounding: Chromium measures the output,
+  // which no page can read.
+  const running = new SetCtor(), setSize = getter(G.Set.prototype, 'size');
+  const ctxState = G.BaseAudioContext ? getter(G.BaseAudioContext.prototype, 'state') : undefined;
+  function onCtxState(e) {
+    const ctx = apply(evTarget, e, []);
+    if (safe(ctxState, ctx, 'closed') === 'running') apply(setAdd, running, [ctx]);
+    else apply(setDel, running, [ctx]);
+    mediaState();
+  }
+  let audioHooked = false;
+  function hookAudio() {
+    const d = gopd(G, 'AudioContext');
+    if (audioHooked || !d || typeof d.value !== 'function' || !d.configurable || !ctxState) return;
+    audioHooked = true;
+    const construct = R.construct, h = obj();
+    h.construct = function (target, args, newTarget) {
+      const ctx = construct(target, args, newTarget);
+      try {
+        apply(listen, ctx, ['statechange', onCtxState]);
+        if (safe(ctxState, ctx, 'closed') === 'running') { apply(setAdd, running, [ctx]); mediaState(); }
+      } catch (x) { /* not a context after all */ }
+      return ctx;
+    };
+    const nd = obj();
+    nd.value = new G.Proxy(d.value, h); nd.writable = d.writable; nd.enumerable = d.enumerable; nd.configurable = d.configurable;
+    O.defineProperty(G, 'AudioContext', nd);
+  }
   function onMedia(e) {
     if (!trusted(e)) return;
     const path = apply(evPath, e, []);
@@ -356,7 +387,7 @@
     mediaState();
   }
   function mediaState() {
-    let now = false;
+    let now = apply(setSize, running, []) > 0;
     apply(setForEach, sounding, [function (el) {
       if (safe(med.paused, el, true) || safe(med.ended, el, true)) apply(setDel, sounding, [el]);
       else if (!safe(med.muted, el, true) && safe(med.volume, el, 0) > 0) now = true;
@@ -402,10 +433,12 @@
     O.defineProperty(G, 'Notification', nd);
   }
   hookNotification();
+  hookAudio();
   {
     const opts = obj();
     opts.capture = true; opts.once = true;
     apply(listen, G, ['DOMContentLoaded', hookNotification, opts]);
+    apply(listen, G, ['DOMContentLoaded', hookAudio, opts]);
   }
 
   // A pop-up Chromium stopped (window.open without a click) is told to the browser, whose
