@@ -384,7 +384,6 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
     true
 }
 
-/// Opens `url` in a new tab of the active tab's container, right after it.
 /// Opens the pop-up `tab`'s page was stopped from opening, in a new tab next to it, in front
 /// (the page loses its handle on it: `window.open` had already returned null).
 fn open_blocked_popup(cx: &Ctx, tab: TabId) {
@@ -396,6 +395,7 @@ fn open_blocked_popup(cx: &Ctx, tab: TabId) {
     }
 }
 
+/// Opens `url` in a new tab of the active tab's container, right after it.
 fn open_next_to_active(cx: &Ctx, url: &str, background: bool) {
     if let Some(active) = cx.active {
         open_next_to(cx.actor, cx.page, active, url, background);

@@ -183,6 +183,20 @@ impl AppBackend {
             .map_err(|e| err(id, e))
     }
 
+    /// Puts back a restored tab's saved page that was taken but not loaded.
+    async fn keep_restored(&self, id: TabId, url: String) {
+        let _ = self
+            .h
+            .on_ui(move |a| {
+                a.with(|st| {
+                    if let Some(t) = st.tabs.get_mut(&id) {
+                        t.pending_url.get_or_insert(url);
+                    }
+                })
+            })
+            .await;
+    }
+
     /// Loads a restored tab's saved page before the agent reads or acts on it, as showing it
     /// to the human would (the agent would otherwise read an empty page where the human's
     /// strip shows a site). The page meets the agent's navigation policy like any other; one
@@ -194,16 +208,7 @@ impl AppBackend {
         let checked = match self.check_nav(&url).await {
             Ok(u) => u,
             Err(e) => {
-                let _ = self
-                    .h
-                    .on_ui(move |a| {
-                        a.with(|st| {
-                            if let Some(t) = st.tabs.get_mut(&id) {
-                                t.pending_url.get_or_insert(url);
-                            }
-                        })
-                    })
-                    .await;
+                self.keep_restored(id, url).await;
                 return Err(match e {
                     BackendError::PolicyRefused { rule } => BackendError::PolicyRefused {
                         rule: format!(
@@ -554,7 +559,13 @@ impl Backend for AppBackend {
         // A restored tab not loaded yet: reloading it loads its saved page; going elsewhere
         // replaces it.
         let nav = match (nav, self.take_restored(id).await?) {
-            (Nav::Reload, Some(saved)) => Nav::Goto(saved),
+            (Nav::Reload, Some(saved)) => {
+                if let Err(e) = self.check_nav(&saved).await {
+                    self.keep_restored(id, saved).await;
+                    return Err(e);
+                }
+                Nav::Goto(saved)
+            }
             (nav, _) => nav,
         };
         let nav = match nav {
