@@ -67,6 +67,13 @@ async fn a_blocked_submit_says_which_fields_and_why() {
         !line_of(&t, &age).contains("invalid"),
         "an empty optional field is valid:\n{t}"
     );
+    // Pressed again, nothing changes on the page: the answer names the field in the way.
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": create})).await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains(&format!("nothing changed; {email} is marked invalid")),
+        "{t}"
+    );
 
     let (_, t) = tool(
         &c,

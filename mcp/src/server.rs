@@ -67,7 +67,7 @@ pub(crate) struct TabState {
     own_acts: u64,
     /// The state this session held when its current call took the tab (after catching up
     /// with other sessions): a batch that moved it from there changed the page.
-    batch_from: Option<String>,
+    pub(crate) batch_from: Option<String>,
 }
 
 /// What every session's view of one tab shares, behind the tab's one lock: two sessions

@@ -1563,6 +1563,15 @@ impl Aperture {
             r = self
                 .answer_with_trail_as(h.id, &mut h.st, r, h.trail, !known)
                 .await;
+            // A press that changed nothing while fields are marked invalid: most likely a
+            // form the browser would not send (its bubble is no part of the page, and the
+            // marks were reported when they appeared, so this answer would say nothing).
+            let pressed = steps
+                .last()
+                .is_some_and(|s| matches!(s.action, ActAction::Click | ActAction::Key) || s.submit);
+            if !failed && pressed && h.st.seq == h.st.batch_from {
+                r = say_invalid(r, &h.st.session);
+            }
         }
         // After the page was observed, which waits for its reaction to end: a script's
         // redirect (`location.href = …` in a click handler) is refused a moment after the
@@ -1895,5 +1904,25 @@ mod tests {
     #[test]
     fn whitespace_does_not_matter_to_text_waits() {
         assert_eq!(squash("  Saved\n\t changes "), "Saved changes");
+    }
+}
+
+/// Names the fields marked invalid, by ref only: why is on their lines, which the agent holds.
+fn say_invalid(r: Reply, session: &aperture_engine::TabSession) -> Reply {
+    let refs: Vec<String> = session
+        .live_refs()
+        .into_iter()
+        .filter(|(_, rec)| rec.state.invalid.is_some())
+        .map(|(rf, _)| rf)
+        .collect();
+    match refs.as_slice() {
+        [] => r,
+        [one] => r.say(format!(
+            "nothing changed; {one} is marked invalid, which keeps a form from being sent (why is on its line)"
+        )),
+        many => r.say(format!(
+            "nothing changed; {} are marked invalid, which keeps a form from being sent (why is on their lines)",
+            many.join(", ")
+        )),
     }
 }
