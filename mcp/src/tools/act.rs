@@ -1774,6 +1774,26 @@ impl Aperture {
     }
 }
 
+/// Names the fields marked invalid, by ref only: why is on their lines, which the agent holds.
+fn say_invalid(r: Reply, session: &aperture_engine::TabSession) -> Reply {
+    let refs: Vec<String> = session
+        .live_refs()
+        .into_iter()
+        .filter(|(_, rec)| rec.state.invalid.is_some())
+        .map(|(rf, _)| rf)
+        .collect();
+    match refs.as_slice() {
+        [] => r,
+        [one] => r.say(format!(
+            "nothing changed; {one} is marked invalid, which keeps a form from being sent (why is on its line)"
+        )),
+        many => r.say(format!(
+            "nothing changed; {} are marked invalid, which keeps a form from being sent (why is on their lines)",
+            many.join(", ")
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1904,25 +1924,5 @@ mod tests {
     #[test]
     fn whitespace_does_not_matter_to_text_waits() {
         assert_eq!(squash("  Saved\n\t changes "), "Saved changes");
-    }
-}
-
-/// Names the fields marked invalid, by ref only: why is on their lines, which the agent holds.
-fn say_invalid(r: Reply, session: &aperture_engine::TabSession) -> Reply {
-    let refs: Vec<String> = session
-        .live_refs()
-        .into_iter()
-        .filter(|(_, rec)| rec.state.invalid.is_some())
-        .map(|(rf, _)| rf)
-        .collect();
-    match refs.as_slice() {
-        [] => r,
-        [one] => r.say(format!(
-            "nothing changed; {one} is marked invalid, which keeps a form from being sent (why is on its line)"
-        )),
-        many => r.say(format!(
-            "nothing changed; {} are marked invalid, which keeps a form from being sent (why is on their lines)",
-            many.join(", ")
-        )),
     }
 }
