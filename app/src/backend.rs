@@ -509,12 +509,17 @@ impl Backend for AppBackend {
         if let Some(u) = url {
             self.attach(id, Attach::Navigate).await?;
             match t.navigate(&u).await {
-                // The tab exists either way; a failed first load is the page's problem.
+                // The tab exists either way; a failed first load is the page's problem, and a
+                // sign-in or dialog holding it is said by the first look at it (the agent
+                // must have its id to answer it).
                 Ok(_)
                 | Err(TabError::LoadFailed { .. })
                 | Err(TabError::Timeout { .. })
                 | Err(TabError::NotArrived { .. }) => {}
-                Err(e) => return Err(err(id, e)),
+                Err(e) => match err(id, e) {
+                    BackendError::SignInAsked { .. } | BackendError::DialogOpen { .. } => {}
+                    e => return Err(e),
+                },
             }
         }
         Ok(id)

@@ -90,7 +90,7 @@ impl Aperture {
                             "opened tab {id} in container {container:?} (yours; now your current \
                              tab)"
                         ));
-                        self.first_look(id, r, with_url).await
+                        self.first_look(id, r, with_url, false).await
                     }
                     Err(e) => Reply::failed(&e),
                 }

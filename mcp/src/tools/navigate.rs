@@ -112,7 +112,9 @@ impl Aperture {
                         let r = Reply::new().say(format!(
                             "there was no tab, so tab {id} was opened for this (yours; it is now your current tab)"
                         ));
-                        self.first_look(id, r, true).await
+                        // The page held by a sign-in or dialog is the navigation's error, as
+                        // on a tab that already existed.
+                        self.first_look(id, r, true, true).await
                     }
                     Err(e) => Reply::failed(&e),
                 };

@@ -82,7 +82,7 @@ impl Aperture {
                         self.set_current(id);
                         let r =
                             Reply::new().say(format!("opened tab {id} (yours; it is now your current tab)"));
-                        self.first_look(id, r, with_url).await
+                        self.first_look(id, r, with_url, false).await
                     }
                     Err(e) => Reply::failed(&e),
                 }
@@ -135,8 +135,9 @@ impl Aperture {
     }
 
     /// After opening a tab at an address, answers with its first snapshot (as navigate
-    /// does) to save the agent a round trip; a blank tab has nothing to show.
-    pub(crate) async fn first_look(&self, id: TabId, r: Reply, with_url: bool) -> Reply {
+    /// does) to save the agent a round trip; a blank tab has nothing to show. `strict`: a page
+    /// that cannot be observed (a sign-in holds it) makes the answer an error.
+    pub(crate) async fn first_look(&self, id: TabId, r: Reply, with_url: bool, strict: bool) -> Reply {
         if !with_url {
             return r;
         }
@@ -144,6 +145,10 @@ impl Aperture {
         let mut st = lock.lock().await;
         match self.settle_and_observe(id, &mut st, false).await {
             Ok(obs) => r.observation(&obs),
+            Err(e) if strict => r
+                .say("it could not be observed yet:")
+                .backend_error(&e)
+                .mark_error(),
             Err(e) => r.say("it could not be observed yet:").backend_error(&e),
         }
     }
