@@ -31,6 +31,22 @@ const PROVIDER: &str = r#"<!doctype html><html><head><title>Provider</title></he
 <script>document.getElementById('who').textContent = window.opener ? 'asked by your app' : 'no opener';</script>
 </body></html>"#;
 
+/// The id of the tab titled `title` in a tab list (each tab line is followed by its fenced
+/// title and URL): by title, since a start-up tab of the browser may be listed too.
+fn tab_titled(list: &str, title: &str) -> u64 {
+    let lines: Vec<&str> = list.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.trim() == format!("{title:?}"))
+        .unwrap_or_else(|| panic!("no tab titled {title} in {list}"));
+    lines[..at]
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("tab "))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or_else(|| panic!("no tab line above {title} in {list}"))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_popup_answers_its_opener_and_closes() {
     let server = Server::start(
@@ -61,12 +77,7 @@ async fn a_popup_answers_its_opener_and_closes() {
         (list.contains("Provider"), list)
     })
     .await;
-    let id: u64 = popup
-        .lines()
-        .filter(|l| l.starts_with("tab "))
-        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .max()
-        .expect("a second tab");
+    let id = tab_titled(&popup, "Provider");
     let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
     assert!(!err, "{t}");
     let (_, snap) = tool(&c, "browser_snapshot", json!({"full": true})).await;
@@ -84,12 +95,8 @@ async fn a_popup_answers_its_opener_and_closes() {
     })
     .await;
     let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
-    let first: u64 = list
-        .lines()
-        .filter(|l| l.starts_with("tab "))
-        .filter_map(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .min()
-        .expect("the app's tab");
+    // The app's tab by its title (a start-up tab of the browser may be listed too).
+    let first = tab_titled(&list, "App");
     let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": first})).await;
     assert!(!err, "{t}");
     aperture_testkit::eventually(Duration::from_secs(20), "the app signed in", async || {
