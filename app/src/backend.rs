@@ -76,7 +76,7 @@ impl AppBackend {
     /// leaves the page.
     async fn attach(&self, id: TabId, how: Attach) -> BackendResult<()> {
         let acting = how != Attach::Read;
-        let (url, refused, human, need_network, dialog, cert_warning) = self
+        let (url, refused, human, need_network, dialog, cert_warning, restored) = self
             .h
             .on_ui(move |a| {
                 a.with(|st| {
@@ -104,6 +104,7 @@ impl AppBackend {
                             !human && !std::mem::replace(&mut r.meta.network_enabled, true),
                             dialog,
                             r.cert_warning,
+                            r.pending_url.is_some(),
                         )
                     })
                 })
@@ -168,7 +169,8 @@ impl AppBackend {
                 .await
                 .map_err(|e| err(id, e))?;
         }
-        if how != Attach::Navigate {
+        // Asked in the same visit to the UI thread, so the common case costs no second one.
+        if restored && how != Attach::Navigate {
             self.load_restored(id).await?;
         }
         Ok(())
@@ -205,11 +207,20 @@ impl AppBackend {
         let Some(url) = self.take_restored(id).await? else {
             return Ok(());
         };
-        let checked = match self.check_nav(&url).await {
-            Ok(u) => u,
+        let checked = self.check_restored(id, url).await?;
+        self.tab(id).navigate(&checked).await.map_err(|e| err(id, e))?;
+        Ok(())
+    }
+
+    /// A restored tab's saved page (taken from it) checked against the agent's navigation
+    /// policy; one the policy refuses is put back, for the human, and the refusal says why
+    /// the tab is where it is.
+    async fn check_restored(&self, id: TabId, url: String) -> BackendResult<String> {
+        match self.check_nav(&url).await {
+            Ok(u) => Ok(u),
             Err(e) => {
                 self.keep_restored(id, url).await;
-                return Err(match e {
+                Err(match e {
                     BackendError::PolicyRefused { rule } => BackendError::PolicyRefused {
                         rule: format!(
                             "this tab was restored from the last session and has not loaded its page; \
@@ -217,11 +228,9 @@ impl AppBackend {
                         ),
                     },
                     e => e,
-                });
+                })
             }
-        };
-        self.tab(id).navigate(&checked).await.map_err(|e| err(id, e))?;
-        Ok(())
+        }
     }
 }
 
@@ -564,20 +573,11 @@ impl Backend for AppBackend {
         // A restored tab not loaded yet: reloading it loads its saved page; going elsewhere
         // replaces it.
         let nav = match (nav, self.take_restored(id).await?) {
-            (Nav::Reload, Some(saved)) => {
-                if let Err(e) = self.check_nav(&saved).await {
-                    self.keep_restored(id, saved).await;
-                    return Err(e);
-                }
-                Nav::Goto(saved)
-            }
-            (nav, _) => nav,
-        };
-        let nav = match nav {
-            Nav::Goto(u) => tab::Nav::Goto(self.check_nav(&u).await?),
-            Nav::Back => tab::Nav::Back,
-            Nav::Forward => tab::Nav::Forward,
-            Nav::Reload => tab::Nav::Reload,
+            (Nav::Reload, Some(saved)) => tab::Nav::Goto(self.check_restored(id, saved).await?),
+            (Nav::Goto(u), _) => tab::Nav::Goto(self.check_nav(&u).await?),
+            (Nav::Back, _) => tab::Nav::Back,
+            (Nav::Forward, _) => tab::Nav::Forward,
+            (Nav::Reload, None) => tab::Nav::Reload,
         };
         let o = match t.nav(nav).await.map_err(|e| err(id, e)) {
             Ok(o) => o,
