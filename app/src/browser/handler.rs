@@ -53,18 +53,7 @@ impl Handler {
             })
         };
         if !gesture && how == cef::Disposition::Popup && !site_allowed() {
-            self.0.with(|st| {
-                if let Some(t) = st.tabs.get_mut(&opener) {
-                    let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
-                    t.asks.blocked_popup = Some((url.to_string(), n + 1));
-                }
-                st.events.push(Event::Refresh);
-            });
-            super::page::console_note(
-                &self.0,
-                opener,
-                format!("a popup without a user gesture was blocked: {url}"),
-            );
+            self.0.with(|st| st.popup_stopped(opener, url));
             return false;
         }
         let gated = self

@@ -636,6 +636,22 @@ impl State {
     }
 
     /// What frame `frame`'s script told of as it happened (see `ClientHandler::on_page_event`).
+    /// Tab `id`'s page was stopped from opening a pop-up at `url` without a click (by
+    /// Chromium's blocker, or by `on_popup`): the window's bar offers it, and the agent reads
+    /// it in the tab's console (its own clicks carry a gesture, so this is the page's doing).
+    pub fn popup_stopped(&mut self, id: TabId, url: &str) {
+        let Some(t) = self.tabs.get_mut(&id) else { return };
+        let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
+        t.console.push(ConsoleEntry {
+            level: "warning".into(),
+            text: format!("a pop-up opened without a click was stopped: {url}"),
+            source: t.url.clone(),
+            line: 0,
+        });
+        t.asks.blocked_popup = Some((url.to_string(), n + 1));
+        self.events.push(super::Event::Refresh);
+    }
+
     pub fn page_event(&mut self, id: TabId, frame: String, body: &str) {
         let Some(t) = self.tabs.get_mut(&id) else { return };
         let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
@@ -651,18 +667,7 @@ impl State {
             return;
         }
         if v["ev"] == "popup-blocked" {
-            let url = v["url"].as_str().unwrap_or("about:blank").to_string();
-            let n = t.asks.blocked_popup.as_ref().map_or(0, |(_, n)| *n);
-            // The agent reads it in the tab's console (its clicks carry a gesture, so this is
-            // the page's own doing).
-            t.console.push(ConsoleEntry {
-                level: "warning".into(),
-                text: format!("a pop-up opened without a click was stopped: {url}"),
-                source: t.url.clone(),
-                line: 0,
-            });
-            t.asks.blocked_popup = Some((url, n + 1));
-            self.events.push(super::Event::Refresh);
+            self.popup_stopped(id, v["url"].as_str().unwrap_or("about:blank"));
             return;
         }
         let was = t.audible_frames.is_empty();
