@@ -346,6 +346,28 @@
   const every = G.setInterval, unevery = G.clearInterval;
   const sounding = new SetCtor();
   let notify = null, audible = false, recheck = null;
+  // Replaces `holder[name]`, a function, by a Proxy of itself with `handler`'s traps (calls,
+  // `new`, name, length and toString behave as the original's). False when there is none to
+  // replace: absent, not a function, or fixed.
+  function proxyInPlace(holder, name, handler) {
+    const d = gopd(holder, name);
+    if (!d || typeof d.value !== 'function' || !d.configurable) return false;
+    const nd = obj();
+    nd.value = new G.Proxy(d.value, handler); nd.writable = d.writable; nd.enumerable = d.enumerable; nd.configurable = d.configurable;
+    O.defineProperty(holder, name, nd);
+    return true;
+  }
+  // Replaces the window's constructor `name` so that `each` is handed every object it makes.
+  function onEachMade(name, each) {
+    const construct = R.construct, h = obj();
+    h.construct = function (target, args, newTarget) {
+      const made = construct(target, args, newTarget);
+      try { each(made); } catch (x) { /* not what it claimed to be */ }
+      return made;
+    };
+    return proxyInPlace(G, name, h);
+  }
+
   // Web Audio sounds while its context runs (a game, a synthesiser, a call's ringtone): the
   // AudioContext constructor is replaced by a Proxy of itself that follows each context's
   // state. A context runs only once the page had a click (Chromium's autoplay rule), and a
@@ -361,21 +383,11 @@
   }
   let audioHooked = false;
   function hookAudio() {
-    const d = gopd(G, 'AudioContext');
-    if (audioHooked || !d || typeof d.value !== 'function' || !d.configurable || !ctxState) return;
-    audioHooked = true;
-    const construct = R.construct, h = obj();
-    h.construct = function (target, args, newTarget) {
-      const ctx = construct(target, args, newTarget);
-      try {
-        apply(listen, ctx, ['statechange', onCtxState]);
-        if (safe(ctxState, ctx, 'closed') === 'running') { apply(setAdd, running, [ctx]); mediaState(); }
-      } catch (x) { /* not a context after all */ }
-      return ctx;
-    };
-    const nd = obj();
-    nd.value = new G.Proxy(d.value, h); nd.writable = d.writable; nd.enumerable = d.enumerable; nd.configurable = d.configurable;
-    O.defineProperty(G, 'AudioContext', nd);
+    if (audioHooked || !ctxState) return;
+    audioHooked = onEachMade('AudioContext', function (ctx) {
+      apply(listen, ctx, ['statechange', onCtxState]);
+      if (safe(ctxState, ctx, 'closed') === 'running') { apply(setAdd, running, [ctx]); mediaState(); }
+    });
   }
   function onMedia(e) {
     if (!trusted(e)) return;
@@ -411,34 +423,24 @@
   // Blink adds secure-context interfaces such as Notification after the context is made, so
   // this is tried again once the document has loaded.
   let notificationHooked = false;
+  function onNotificationClick(e) {
+    if (notify === null || !trusted(e)) return;
+    const o = obj0();
+    o.ev = 'notification-click';
+    try { notify(stringify(o)); } catch (x) { /* the browser is going away */ }
+  }
   function hookNotification() {
     if (notificationHooked) return;
-    const nd0 = gopd(G, 'Notification');
-    if (!nd0 || typeof nd0.value !== 'function' || !nd0.configurable) return;
-    notificationHooked = true;
-    const onClick = function (e) {
-      if (notify === null || !trusted(e)) return;
-      const o = obj0();
-      o.ev = 'notification-click';
-      try { notify(stringify(o)); } catch (x) { /* the browser is going away */ }
-    };
-    const construct = R.construct, h = obj();
-    h.construct = function (target, args, newTarget) {
-      const n = construct(target, args, newTarget);
-      try { apply(listen, n, ['click', onClick]); } catch (x) { /* not an event target */ }
-      return n;
-    };
-    const nd = obj();
-    nd.value = new G.Proxy(nd0.value, h); nd.writable = nd0.writable; nd.enumerable = nd0.enumerable; nd.configurable = nd0.configurable;
-    O.defineProperty(G, 'Notification', nd);
+    notificationHooked = onEachMade('Notification', function (n) { apply(listen, n, ['click', onNotificationClick]); });
   }
-  hookNotification();
-  hookAudio();
+  // The constructors hooked as the context is made, and again once the document has loaded
+  // for those Blink had not added yet.
+  function hookMade() { hookNotification(); hookAudio(); }
+  hookMade();
   {
     const opts = obj();
     opts.capture = true; opts.once = true;
-    apply(listen, G, ['DOMContentLoaded', hookNotification, opts]);
-    apply(listen, G, ['DOMContentLoaded', hookAudio, opts]);
+    apply(listen, G, ['DOMContentLoaded', hookMade, opts]);
   }
 
   // A pop-up Chromium stopped (window.open without a click) is told to the browser, whose
@@ -446,30 +448,25 @@
   // only gets null. window.open is replaced by a Proxy of itself (calls, name, length and
   // toString behave as the original's). A null from a `noopener` open is no block.
   {
-    const od = gopd(G, 'open');
     const URLCtor = G.URL, hrefOf = getter(G.URL.prototype, 'href'), baseOf = getter(NodeP, 'baseURI');
-    if (od && typeof od.value === 'function' && od.configurable) {
-      const h = obj();
-      h.apply = function (target, self, args) {
-        const w = apply(target, self, args);
-        if (w === null && notify !== null) {
-          try {
-            const feat = args.length > 2 && args[2] != null ? lower('' + args[2]) : '';
-            if (apply(strIndexOf, feat, ['noopener']) < 0 && apply(strIndexOf, feat, ['noreferrer']) < 0) {
-              const o = obj0();
-              o.ev = 'popup-blocked';
-              const u = args.length > 0 && args[0] != null ? '' + args[0] : '';
-              o.url = u === '' ? 'about:blank' : apply(hrefOf, new URLCtor(u, apply(baseOf, G.document, [])), []);
-              notify(stringify(o));
-            }
-          } catch (x) { /* an address that does not parse opens nothing either */ }
-        }
-        return w;
-      };
-      const nd = obj();
-      nd.value = new G.Proxy(od.value, h); nd.writable = od.writable; nd.enumerable = od.enumerable; nd.configurable = od.configurable;
-      O.defineProperty(G, 'open', nd);
-    }
+    const h = obj();
+    h.apply = function (target, self, args) {
+      const w = apply(target, self, args);
+      if (w === null && notify !== null) {
+        try {
+          const feat = args.length > 2 && args[2] != null ? lower('' + args[2]) : '';
+          if (apply(strIndexOf, feat, ['noopener']) < 0 && apply(strIndexOf, feat, ['noreferrer']) < 0) {
+            const o = obj0();
+            o.ev = 'popup-blocked';
+            const u = args.length > 0 && args[0] != null ? '' + args[0] : '';
+            o.url = u === '' ? 'about:blank' : apply(hrefOf, new URLCtor(u, apply(baseOf, G.document, [])), []);
+            notify(stringify(o));
+          }
+        } catch (x) { /* an address that does not parse opens nothing either */ }
+      }
+      return w;
+    };
+    proxyInPlace(G, 'open', h);
   }
 
   const HTML_NS = 'http://www.w3.org/1999/xhtml', SVG_NS = 'http://www.w3.org/2000/svg';
@@ -1318,20 +1315,15 @@
   }
   {
     const ET = G.EventTarget.prototype;
-    const d = gopd(ET, 'addEventListener');
-    if (d && typeof d.value === 'function') {
-      const h = obj();
-      h.apply = function (target, self, args) {
-        if (args.length > 1 && typeof args[0] === 'string' && args[1]) {
-          if (CLICKY[args[0]] === true) noteListener(self, listened);
-          else if (KEYISH[args[0]] === true) noteListener(self, keyListened);
-        }
-        return apply(target, self, args);
-      };
-      const nd = obj();
-      nd.value = new ProxyCtor(d.value, h); nd.writable = d.writable; nd.enumerable = d.enumerable; nd.configurable = d.configurable;
-      defProp(ET, 'addEventListener', nd);
-    }
+    const h = obj();
+    h.apply = function (target, self, args) {
+      if (args.length > 1 && typeof args[0] === 'string' && args[1]) {
+        if (CLICKY[args[0]] === true) noteListener(self, listened);
+        else if (KEYISH[args[0]] === true) noteListener(self, keyListened);
+      }
+      return apply(target, self, args);
+    };
+    proxyInPlace(ET, 'addEventListener', h);
     const HE = G.HTMLElement.prototype;
     for (const p of ['onclick', 'onmousedown', 'onmouseup', 'onpointerdown', 'ondblclick', 'ondragstart', 'ondrop', 'onkeydown', 'onkeyup', 'onkeypress']) {
       const pd = gopd(HE, p);
