@@ -12,6 +12,8 @@
 //! captures.
 
 mod common;
+#[path = "support/window.rs"]
+mod window;
 
 use aperture_testkit::{Attachment, Spec};
 use aperture_ui::chrome::{SettingsSection, controls, search_engine_control, settings_section_control};
@@ -390,21 +392,6 @@ impl Layout {
     }
 }
 
-/// How many pixels inside `r` differ clearly between two captures of the window.
-fn changed(a: &image::RgbImage, b: &image::RgbImage, r: Rect) -> usize {
-    let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
-    let mut n = 0;
-    for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(h) {
-        for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(w) {
-            let (p, q) = (a.get_pixel(x, y).0, b.get_pixel(x, y).0);
-            if p.iter().zip(q).any(|(u, v)| u.abs_diff(v) > 40) {
-                n += 1;
-            }
-        }
-    }
-    n
-}
-
 /// Waits until the window has drawn what the layout shows at control `name`: its rectangle
 /// no longer looks as it did in `before`, a capture from before the key or click that brings
 /// it up. A click aimed there any earlier lands on whatever was there before (the window is
@@ -417,7 +404,7 @@ fn wait_drawn(app: &App, layout: &Layout, before: &image::RgbImage, name: &str) 
     let t = Instant::now();
     loop {
         let img = capture(app);
-        let n = changed(before, &img, r);
+        let n = window::changed_pixels(before, &img, r);
         if n >= 20 {
             return;
         }

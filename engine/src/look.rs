@@ -47,14 +47,8 @@ pub fn colour_name(rgb: [u8; 3]) -> String {
     }
     let [r, g, b] = rgb.map(|c| f64::from(c) / 255.0);
     let max = r.max(g).max(b);
-    let min = r.min(g).min(b);
-    let l = (max + min) / 2.0;
-    let d = max - min;
-    let s = if d == 0.0 {
-        0.0
-    } else {
-        d / (1.0 - (2.0 * l - 1.0).abs())
-    };
+    let d = max - r.min(g).min(b);
+    let (l, s) = lightness_saturation(rgb);
     if l < 0.1 {
         return "black".to_owned();
     }
@@ -94,18 +88,26 @@ pub fn colour_name(rgb: [u8; 3]) -> String {
     format!("{shade}{hue}")
 }
 
-/// A red a person reads as a warning: the hue of red, strongly coloured, neither near black
-/// nor near white (`#dc3545`, `red`, `#e53935`; not a pink or a brown).
-fn alarm_red(rgb: [u8; 3]) -> bool {
-    let [r, g, b] = rgb.map(i32::from);
+/// HSL lightness and saturation, each 0–1.
+fn lightness_saturation(rgb: [u8; 3]) -> (f64, f64) {
+    let [r, g, b] = rgb.map(|c| f64::from(c) / 255.0);
     let (max, min) = (r.max(g).max(b), r.min(g).min(b));
-    let l = (max + min) as f64 / 510.0;
-    let d = (max - min) as f64 / 255.0;
+    let l = (max + min) / 2.0;
+    let d = max - min;
     let s = if d == 0.0 {
         0.0
     } else {
         d / (1.0 - (2.0 * l - 1.0).abs())
     };
+    (l, s)
+}
+
+/// A red a person reads as a warning: the hue of red, strongly coloured, neither near black
+/// nor near white (`#dc3545`, `red`, `#e53935`; not a pink or a brown).
+fn alarm_red(rgb: [u8; 3]) -> bool {
+    let [r, g, b] = rgb.map(i32::from);
+    let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+    let (l, s) = lightness_saturation(rgb);
     // Red leads, and green and blue stay well below it: hue within about 15° of red.
     max == r && (g.max(b) - min) * 4 <= max - min && s >= 0.6 && (0.25..=0.75).contains(&l)
 }

@@ -211,13 +211,17 @@ fn day_of(w: &str) -> Option<u32> {
         .filter(|d| (1..=31).contains(d))
 }
 
+/// The words of a written date: apart at spaces and commas.
+fn words(v: &str) -> Vec<&str> {
+    v.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// `2026/12/25`, `2026.12.25`, `Dec 25, 2026`, `25 December 2026`, `Friday, December 25, 2026`
 /// as `YYYY-MM-DD`.
 fn calendar_day(v: &str) -> Option<String> {
-    let words: Vec<&str> = v
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(v);
     let (y, m, d) = match words.as_slice() {
         [one] => {
             let p: Vec<&str> = one.split(['/', '.', '-']).collect();
@@ -239,10 +243,7 @@ fn calendar_day(v: &str) -> Option<String> {
 
 /// `December 2026`, `Dec 2026`, `2026/12` as `YYYY-MM`.
 fn calendar_month(v: &str) -> Option<String> {
-    let words: Vec<&str> = v
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = words(v);
     let (y, m) = match words.as_slice() {
         [one] => match one.split(['/', '.', '-']).collect::<Vec<_>>().as_slice() {
             [y, m] if y.len() == 4 => (year(y)?, day_of(m).filter(|m| *m <= 12)?),

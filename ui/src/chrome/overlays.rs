@@ -307,9 +307,7 @@ impl Chrome {
         let mut close = false;
         let area = page_bar(ctx, page, "aperture_notice", Edge::Bottom, 6, |ui| {
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                let x = ui
-                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
-                    .on_hover_text("Dismiss");
+                let x = bar_close(ui, "Dismiss");
                 self.rects.insert(controls::NOTICE_CLOSE.to_string(), x.rect);
                 close = x.clicked();
                 ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
@@ -332,9 +330,7 @@ impl Chrome {
         let mut cmd = None;
         let area = page_bar(ctx, page, "aperture_blocked_popup", Edge::Top, 6, |ui| {
             ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
-                let x = ui
-                    .add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
-                    .on_hover_text("Close");
+                let x = bar_close(ui, "Close");
                 self.rects
                     .insert(controls::BLOCKED_POPUP_CLOSE.to_string(), x.rect);
                 if x.clicked() {
@@ -1114,6 +1110,12 @@ pub(super) fn human_bytes(n: u64) -> String {
 /// plain-HTTP scheme stays, since they make it another origin.
 pub(crate) fn shown_origin(origin: &str) -> &str {
     origin.strip_prefix("https://").unwrap_or(origin)
+}
+
+/// A [`page_bar`]'s close button: a frameless ×, saying `hover` under the pointer.
+fn bar_close(ui: &mut Ui, hover: &str) -> egui::Response {
+    ui.add(egui::Button::new(RichText::new("×").size(15.0)).frame(false))
+        .on_hover_text(hover)
 }
 
 /// Which edge of the page area a [`page_bar`] runs along.
