@@ -117,4 +117,12 @@ fn a_stopped_popup_is_offered_and_a_site_can_be_allowed() {
     app.key("F5");
     app.wait_for(CYAN, "popup-opens-by-itself");
     assert_eq!(popups(), 3);
+
+    // And after a restart on the same profile and settings: the opener, named at start,
+    // opens its pop-up by itself again (the other tabs come back unloaded).
+    drop(app);
+    let _app = App::launch(&dir.0, 1, &[&opener]);
+    aperture_testkit::eventually_blocking(Duration::from_secs(30), "the pop-up after a restart", || {
+        (popups() >= 4, popups())
+    });
 }
