@@ -751,6 +751,44 @@ pub(crate) fn build(
         }
     }
 
+    // A blank cell before a shown one in its row keeps its place: without it the cells after
+    // it read as the columns before (a calendar's 1st under Sunday, an empty phone number
+    // giving the email its column). Trailing blanks say nothing and stay out. In such a row
+    // every cell up to the last shown one gets a line, so that each line is one column.
+    {
+        const CONTENT_AFTER: u8 = 1;
+        const BLANK_BEFORE: u8 = 2;
+        const SEEN: u8 = 4;
+        let row = &mut sc.flag;
+        row.clear();
+        row.resize(n, 0);
+        let cell_of_row = |i: usize| {
+            let p = par[i];
+            (p != NONE && role[p as usize] == Some("row") && role[i].is_some_and(is_cell))
+                .then_some(p as usize)
+        };
+        for i in (0..n).rev() {
+            let Some(p) = cell_of_row(i) else { continue };
+            if keep[i] || kept_below[i] {
+                row[p] |= CONTENT_AFTER;
+            } else if row[p] & CONTENT_AFTER != 0 && nodes[i].visible {
+                row[p] |= BLANK_BEFORE;
+            }
+        }
+        for i in (0..n).rev() {
+            let Some(p) = cell_of_row(i) else { continue };
+            if row[p] & BLANK_BEFORE == 0 || !nodes[i].visible {
+                continue;
+            }
+            if keep[i] || kept_below[i] {
+                row[p] |= SEEN;
+                keep[i] = true;
+            } else if row[p] & SEEN != 0 {
+                keep[i] = true;
+            }
+        }
+    }
+
     // What the mode shows of what is worth rendering. Interactive: the actionable elements,
     // the landmarks that hold them, and for each the heading it comes after.
     let show = reset(&mut sc.show, n, false);
@@ -1449,6 +1487,11 @@ fn line_cost(r: &NodeRecord, urls: bool) -> usize {
         c += o.label.len().min(STRING_CAP) + 3;
     }
     c
+}
+
+/// Roles that take a column of a table row.
+fn is_cell(role: &str) -> bool {
+    matches!(role, "cell" | "gridcell" | "columnheader" | "rowheader")
 }
 
 fn is_heading(role: &str) -> bool {

@@ -761,3 +761,37 @@ fn p_board(at: &[(u32, u32)]) -> Walk {
     }
     p.done()
 }
+
+/// A blank cell keeps its column when a shown cell comes after it in its row: a month whose
+/// 1st is a Thursday starts under Th, and a missing phone number does not hand its column to
+/// the email after it. Blanks at the end of a row are left out.
+#[test]
+fn blank_cells_keep_the_columns_after_them() {
+    let mut p = Page::new("https://a.test/x", "T");
+    let table = p.add(None, container("table"));
+    let head = p.add(Some(table), container("row"));
+    for d in ["Su", "Mo", "Tu", "We", "Th"] {
+        let c = p.add(Some(head), container("columnheader"));
+        p.add(Some(c), text(d));
+    }
+    let week = p.add(Some(table), container("row"));
+    for d in ["", "", "", "", "1"] {
+        let c = p.add(Some(week), container("cell"));
+        if !d.is_empty() {
+            p.add(Some(c), text(d));
+        }
+    }
+    let last = p.add(Some(table), container("row"));
+    for d in ["30", "", ""] {
+        let c = p.add(Some(last), container("cell"));
+        if !d.is_empty() {
+            p.add(Some(c), text(d));
+        }
+    }
+    let out = body(&render_full(&p.done()));
+    assert!(
+        out.contains(" row\n  cell\n  cell\n  cell\n  cell\n  cell \"1\"\n"),
+        "{out}"
+    );
+    assert!(out.ends_with(" row\n  \"30\"\n"), "{out}");
+}
