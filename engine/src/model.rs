@@ -823,7 +823,8 @@ pub(crate) fn build(
             }
         }
     }
-    // A list item (or group) with nothing of its own to say and one shown child is that child.
+    // A list item (or group) with nothing of its own to say and one shown child is that child
+    // (a name that only repeats that child's words is nothing of its own: a pager's `1`).
     {
         let up = &mut sc.near;
         up.clear();
@@ -848,8 +849,8 @@ pub(crate) fn build(
                 && count[i] == 1
                 && matches!(role[i], Some("listitem" | "group"))
                 && !r.actionable
-                && !opt_visible(&r.name)
                 && !opt_visible(&r.text)
+                && (!opt_visible(&r.name) || name_repeats_content(nodes, par, wend, show, i))
             {
                 show[i] = false;
             }

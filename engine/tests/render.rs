@@ -621,6 +621,8 @@ fn a_heading_that_is_its_link_is_one_line() {
     assert_eq!(rd.refs()[&1].name.as_deref(), Some("Lamps are back"));
 }
 
+/// A pager's items are named after their one link: the item says nothing of its own, so the
+/// link stands for it.
 #[test]
 fn a_pager_item_named_only_by_a_symbol_is_not_repeated() {
     let mut p = Page::new("https://a.test/", "T");
@@ -640,7 +642,7 @@ fn a_pager_item_named_only_by_a_symbol_is_not_repeated() {
     p.add(Some(li), link(">", "https://a.test/q"));
     let b = body(&render_full(&p.done()));
     assert!(
-        b.contains("list\n listitem\n  e1 link \"1\"\n listitem\n  e2 link \">\"\n listitem \"»\"\n"),
+        b.contains("list\n e1 link \"1\"\n e2 link \">\"\n listitem \"»\"\n  e3 link \">\"\n"),
         "{b}"
     );
 }
