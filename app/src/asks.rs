@@ -304,6 +304,12 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::SavePage { tab } => save_page(cx, *tab),
+        UiCommand::AnswerUnresponsive { tab, wait: true } => {
+            a.with(|st| crate::browser::hang::wait_longer(st, *tab));
+        }
+        UiCommand::AnswerUnresponsive { tab, wait: false } => {
+            crate::browser::hang::stop_script(a, *tab);
+        }
         UiCommand::OpenBlockedPopup { tab } => open_blocked_popup(cx, *tab),
         UiCommand::DismissBlockedPopup { tab } => {
             a.with(|st| st.tabs.get_mut(tab).map(|t| t.asks.blocked_popup = None));

@@ -473,6 +473,7 @@ impl Backend for AppBackend {
                 microphone: t.capturing.1,
                 pinned: t.pinned,
                 unloaded: t.unloaded,
+                unresponsive: t.unresponsive,
             })
             .collect();
         if let Some(v) = &self.vault {

@@ -544,6 +544,7 @@ impl Headed {
                             && (t.url.is_empty() || t.url == "about:blank")
                             && !t.meta.private(),
                         renderer_gone: t.renderer_dead.is_some(),
+                        unresponsive: t.hang.stuck_since.is_some(),
                         pinned: t.pinned,
                         // Of the page shown, and only for the front tab (the omnibox shows no
                         // other): this runs every frame. Nothing is claimed while another page
@@ -873,6 +874,14 @@ impl Headed {
             PageInput::MouseDown { button, .. } => *button == aperture_ui::MouseButton::Left,
             _ => false,
         };
+        // A press, a key or the wheel is input a person waits to see answered: the page is
+        // watched for not answering it (`browser::hang`).
+        if matches!(
+            input,
+            PageInput::MouseDown { .. } | PageInput::KeyDown(_) | PageInput::Wheel { .. }
+        ) {
+            self.actor.with(|st| crate::browser::hang::human_input(st, id));
+        }
         if submitting && let Some(af) = &self.autofill {
             let (url, human) = self.actor.with(|st| {
                 st.tabs
@@ -1270,6 +1279,7 @@ impl Host for Headed {
         self.actor.pump().work(true);
         // Events CEF's callbacks raised during that work, and jobs they queued.
         self.actor.settle();
+        crate::browser::hang::tick(&self.actor);
         self.actor.run_jobs(&self.rx);
         self.show_opened();
         self.hand_on_copy();

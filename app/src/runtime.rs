@@ -199,6 +199,7 @@ pub fn run_loop(actor: &Actor, rx: &Receiver<Job>, mut done: impl FnMut() -> boo
         pump.work(timed_out);
         actor.settle();
         crate::browser::page::tick(actor);
+        crate::browser::hang::tick(actor);
         actor.settle();
         if shutdown_started.is_none() && done() {
             actor.begin_shutdown();

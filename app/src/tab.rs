@@ -14,7 +14,7 @@ use aperture_engine::protocol::{
 };
 use aperture_engine::record::Walk;
 use aperture_mcp::backend::TabId;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// How long a navigation may take before it is answered: with an error when nothing has
@@ -89,6 +89,14 @@ pub enum TabError {
     NotArrived { secs: u64 },
     #[error("the page's renderer crashed or was killed ({0}); reload the tab")]
     RendererGone(String),
+    /// The page has not answered for `secs` (`browser::hang`): a script that does not return.
+    /// Asking it anything would only wait out a timeout.
+    #[error(
+        "the page is not responding: it has not answered for {secs} s (a script that does not \
+         finish keeps it busy). Wait and try again, or reload the tab: a reload stops that \
+         script first"
+    )]
+    Unresponsive { secs: u64 },
     /// A server asked for a sign-in (HTTP authentication) and the load waits for it.
     #[error("a sign-in (HTTP authentication) is asked for; the address was:{}", Untrusted(.origin))]
     SignIn {
@@ -360,6 +368,7 @@ pub async fn list(h: &Handle) -> Result<Vec<TabInfo>, TabError> {
                     // saved page to the human (the strip's title) and so to the agent.
                     url: t.pending_url.clone().unwrap_or_else(|| t.url.clone()),
                     unloaded: t.pending_url.is_some(),
+                    unresponsive: t.hang.stuck_since.is_some(),
                     title: t.title.clone(),
                     loading: t.loading,
                     active: st.active == Some(*id),
@@ -394,6 +403,8 @@ pub struct TabInfo {
     pub pinned: bool,
     /// Restored and not loaded yet (`url` is the page it will load).
     pub unloaded: bool,
+    /// The renderer has not handled input for 15 s (Chromium's hang monitor).
+    pub unresponsive: bool,
     pub meta: TabMeta,
 }
 
@@ -429,6 +440,9 @@ impl Tab {
             Nav::Goto(u) => Some(parse_url(u)?.to_string()),
             _ => None,
         };
+        if matches!(nav, Nav::Reload) {
+            self.end_if_stuck().await?;
+        }
         let (tx, rx) = oneshot::channel();
         self.ui(move |a| -> Result<(), TabError> {
             let b = browser_of(a, id)?;
@@ -486,6 +500,9 @@ impl Tab {
             .ui(move |a| -> Result<u64, TabError> {
                 if let Some(why) = dead_renderer(a, id) {
                     return Err(TabError::RendererGone(why));
+                }
+                if let Some(secs) = unresponsive_for(a, id) {
+                    return Err(TabError::Unresponsive { secs });
                 }
                 let f = frames::frame_of(a, id, browser_of(a, id)?, target)?;
                 let rid = a.next_id();
@@ -749,6 +766,21 @@ impl Tab {
         })
         .await??;
         wait(rx, RPC_TIMEOUT, "the DevTools call").await
+    }
+
+    /// Stops the script holding the tab's page if it has stopped answering
+    /// (`browser::hang`): a reload would otherwise wait on a script that never returns. Waits
+    /// (briefly) for the page to answer again, so the reload meets a running page.
+    async fn end_if_stuck(&self) -> Result<(), TabError> {
+        let id = self.id;
+        if !self.ui(move |a| crate::browser::hang::stop_script(a, id)).await? {
+            return Ok(());
+        }
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline && self.ui(move |a| unresponsive_for(a, id)).await?.is_some() {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Ok(())
     }
 
     /// The next painted frame (forces a repaint).
@@ -1556,6 +1588,12 @@ fn at(x: f32, y: f32) -> cef::MouseEvent {
         y: y as i32,
         modifiers: cef::EventFlags::NONE,
     }
+}
+
+/// How long the tab's page has not answered, if it counts as not responding now.
+fn unresponsive_for(a: &crate::browser::Actor, id: TabId) -> Option<u64> {
+    a.with(|st| st.tabs.get(&id).and_then(|t| t.hang.stuck_for()))
+        .map(|d| d.as_secs())
 }
 
 /// Why the tab's renderer is dead, if it is (and no new document has replaced it).

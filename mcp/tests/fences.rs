@@ -266,6 +266,7 @@ impl Backend for Hostile {
             microphone: false,
             pinned: false,
             unloaded: false,
+            unresponsive: false,
         };
         Ok(vec![tab(1, true), tab(2, false)])
     }

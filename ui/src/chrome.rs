@@ -309,6 +309,12 @@ pub mod controls {
     pub const PERMISSION_ALLOW: &str = "permission:allow";
     /// The permission bubble's Block.
     pub const PERMISSION_BLOCK: &str = "permission:block";
+    /// The bar over a page that stopped handling input.
+    pub const UNRESPONSIVE: &str = "unresponsive";
+    /// Its "Wait" button.
+    pub const UNRESPONSIVE_WAIT: &str = "unresponsive:wait";
+    /// Its "Stop script" button.
+    pub const UNRESPONSIVE_STOP: &str = "unresponsive:stop";
     /// The bar saying the front tab's page was stopped from opening a pop-up.
     pub const BLOCKED_POPUP: &str = "blocked-popup";
     /// Its "Open it" button.

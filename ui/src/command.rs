@@ -290,6 +290,14 @@ pub enum UiCommand {
         /// [`crate::model::LoginOffer::entry`].
         entry: String,
     },
+    /// Answer the bar over a page that stopped answering: `wait` for it longer, or stop the
+    /// script that keeps it busy (the page stays).
+    AnswerUnresponsive {
+        /// The tab whose page stopped.
+        tab: TabId,
+        /// True: wait longer (the bar comes back if it stays stuck); false: stop its script.
+        wait: bool,
+    },
     /// Open the pop-up the page of `tab` tried to open without a click and was stopped
     /// ([`crate::model::BlockedPopupView`]): in a new tab next to it.
     OpenBlockedPopup {

@@ -92,6 +92,9 @@ pub struct TabView {
     /// The page's renderer process is gone (crashed, killed): it takes no keys, so the
     /// shortcuts a live page would get first (F5, Ctrl+R) are the browser's at once.
     pub renderer_gone: bool,
+    /// The page has stopped answering (a script that does not return): a bar offers to wait
+    /// for it or to stop the script.
+    pub unresponsive: bool,
 }
 
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
@@ -122,6 +125,7 @@ impl Default for TabView {
             capturing: (false, false),
             security: Security::Unknown,
             renderer_gone: false,
+            unresponsive: false,
             pinned: false,
         }
     }

@@ -10,6 +10,7 @@
 
 pub mod frames;
 mod handler;
+pub mod hang;
 pub(crate) use handler::popup_origin;
 pub mod history;
 pub mod netwatch;

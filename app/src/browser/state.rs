@@ -49,6 +49,7 @@ pub enum NavProgress {
 }
 
 type NavWaiter = oneshot::Sender<Result<LoadOutcome, TabError>>;
+type RpcWaiter = oneshot::Sender<Result<String, TabError>>;
 
 /// Per-browser record.
 pub struct TabRec {
@@ -75,6 +76,8 @@ pub struct TabRec {
     /// The renderer died (why) and no new document has replaced it: requests to it fail at
     /// once instead of waiting out a timeout.
     pub renderer_dead: Option<String>,
+    /// Whether the renderer answers (see `browser::hang`).
+    pub hang: super::hang::HangWatch,
     /// When the current main document became scriptable (before its subresources finished).
     pub document_at: Option<Instant>,
     /// The URL the tab showed when the pending navigation started (for same-document ones).
@@ -199,7 +202,10 @@ pub struct State {
     /// Size, scale and metadata for the browser being created (read by `on_after_created`,
     /// which CEF runs inside `create_browser`).
     next_create: Option<((i32, i32), f32, TabMeta)>,
-    rpcs: HashMap<u64, (TabId, oneshot::Sender<Result<String, TabError>>)>,
+    /// Script requests waiting for their renderer's answer: the tab, when sent, the waiter.
+    rpcs: HashMap<u64, (TabId, Instant, RpcWaiter)>,
+    /// Liveness probes in flight (see `browser::hang`), by request id.
+    pub(crate) probes: HashMap<u64, TabId>,
     devtools: HashMap<(TabId, i64), oneshot::Sender<Result<serde_json::Value, TabError>>>,
     pub closing: bool,
     /// Tab ids in creation order (for the UI's tab strip).
@@ -304,6 +310,7 @@ impl State {
                 console: Vec::new(),
                 renderer_generation: 0,
                 renderer_dead: None,
+                hang: Default::default(),
                 document_at: None,
                 document_seq: 0,
                 painted_document: 0,
@@ -383,19 +390,20 @@ impl State {
             let _ = w.send(Err(TabError::Closed));
         }
         self.fail_rpcs(id, || TabError::Closed);
+        self.probes.retain(|_, t| *t != id);
         self.events.push(super::Event::Refresh);
         Some(rec)
     }
 
-    fn fail_rpcs(&mut self, id: TabId, err: impl Fn() -> TabError) {
+    pub(crate) fn fail_rpcs(&mut self, id: TabId, err: impl Fn() -> TabError) {
         let ids: Vec<u64> = self
             .rpcs
             .iter()
-            .filter(|(_, (b, _))| *b == id)
+            .filter(|(_, (b, _, _))| *b == id)
             .map(|(k, _)| *k)
             .collect();
         for k in ids {
-            if let Some((_, tx)) = self.rpcs.remove(&k) {
+            if let Some((_, _, tx)) = self.rpcs.remove(&k) {
                 let _ = tx.send(Err(err()));
             }
         }
@@ -439,6 +447,9 @@ impl State {
             t.document_seq += 1;
             t.net.new_document();
             t.renderer_dead = None;
+            // A new document: its renderer is answering (and a probe sent to the one it
+            // replaced may never be).
+            t.hang = Default::default();
             // "Stop this page from opening more dialogs" lasts for one document.
             t.asks.dialogs_suppressed = false;
             t.asks.dialog_history.clear();
@@ -688,6 +699,7 @@ impl State {
 
     pub fn renderer_gone(&mut self, id: TabId, why: String) {
         if let Some(t) = self.tabs.get_mut(&id) {
+            t.hang = Default::default();
             t.renderer_generation += 1;
             t.renderer_dead = Some(why.clone());
             t.net.renderer_gone();
@@ -703,7 +715,7 @@ impl State {
     }
 
     pub fn add_rpc(&mut self, id: u64, tab: TabId, tx: oneshot::Sender<Result<String, TabError>>) {
-        self.rpcs.insert(id, (tab, tx));
+        self.rpcs.insert(id, (tab, Instant::now(), tx));
     }
 
     pub fn drop_rpc(&mut self, id: u64) {
@@ -711,9 +723,20 @@ impl State {
     }
 
     pub fn rpc_reply(&mut self, id: u64, r: Result<String, String>) {
-        if let Some((_, tx)) = self.rpcs.remove(&id) {
+        if let Some(tab) = self.probes.remove(&id) {
+            super::hang::answered(self, tab);
+        } else if let Some((_, _, tx)) = self.rpcs.remove(&id) {
             let _ = tx.send(r.map_err(TabError::Renderer));
         }
+    }
+
+    /// When the oldest script request still waiting on each tab's renderer was sent.
+    pub fn oldest_rpcs(&self) -> HashMap<TabId, Instant> {
+        let mut out: HashMap<TabId, Instant> = HashMap::new();
+        for (t, at, _) in self.rpcs.values() {
+            out.entry(*t).and_modify(|o| *o = (*o).min(*at)).or_insert(*at);
+        }
+        out
     }
 
     pub fn add_devtools(

@@ -205,6 +205,10 @@ impl Aperture {
                 (t.active, "foreground"),
                 (t.loading, "loading"),
                 (t.human_driving, "human is using it"),
+                (
+                    t.unresponsive,
+                    "not responding: a script has kept the page busy for 15 s or more",
+                ),
                 (t.audible, "playing sound"),
                 (t.camera, "using the camera"),
                 (t.microphone, "using the microphone"),

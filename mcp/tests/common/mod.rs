@@ -161,6 +161,7 @@ impl Fake {
                 microphone: false,
                 pinned: false,
                 unloaded: false,
+                unresponsive: false,
             },
             page,
             console: vec![],

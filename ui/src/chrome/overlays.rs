@@ -287,6 +287,9 @@ impl Chrome {
         {
             self.blocked_popup_bar(&ctx, &b);
         }
+        if let Some(t) = model.active_tab().filter(|t| t.unresponsive && !t.renderer_gone) {
+            self.unresponsive_bar(&ctx, t.id);
+        }
         // Last, so it sits above every other overlay.
         if let Some(c) = self.shown_consent(model).cloned() {
             self.consent_sheet(&ctx, &c);
@@ -364,6 +367,40 @@ impl Chrome {
             });
         });
         self.rects.insert(controls::BLOCKED_POPUP.to_string(), area);
+        if let Some(c) = cmd {
+            self.emit(c);
+        }
+    }
+
+    /// A bar along the top of the page area, as Firefox's slow-script bar: the page has stopped
+    /// answering (a script that does not return). Wait, or stop the script (the page stays).
+    /// It goes by itself when the page answers again.
+    fn unresponsive_bar(&mut self, ctx: &Context, tab: TabId) {
+        let Some(page) = self.page_rect else { return };
+        let mut cmd = None;
+        let area = page_bar(ctx, page, "aperture_unresponsive", Edge::Top, 6, |ui| {
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                let stop = ui.button("Stop script");
+                self.rects
+                    .insert(controls::UNRESPONSIVE_STOP.to_string(), stop.rect);
+                if stop.clicked() {
+                    cmd = Some(UiCommand::AnswerUnresponsive { tab, wait: false });
+                }
+                let wait = ui.button("Wait");
+                self.rects
+                    .insert(controls::UNRESPONSIVE_WAIT.to_string(), wait.rect);
+                if wait.clicked() {
+                    cmd = Some(UiCommand::AnswerUnresponsive { tab, wait: true });
+                }
+                ui.with_layout(Layout::left_to_right(Align::Center), |ui| {
+                    ui.add(
+                        egui::Label::new("This page isn't responding: a script on it keeps it busy.")
+                            .truncate(),
+                    );
+                });
+            });
+        });
+        self.rects.insert(controls::UNRESPONSIVE.to_string(), area);
         if let Some(c) = cmd {
             self.emit(c);
         }
