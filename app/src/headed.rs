@@ -1012,6 +1012,16 @@ impl Host for Headed {
             self.sync_model();
             return;
         }
+        // Leaving a page whose script never returns: the script is stopped first, or the new
+        // document (in the same renderer when the site is the same) would wait on it.
+        if let UiCommand::Navigate { tab, .. }
+        | UiCommand::Back { tab }
+        | UiCommand::Forward { tab }
+        | UiCommand::Reload { tab }
+        | UiCommand::HardReload { tab } = &cmd
+        {
+            crate::browser::hang::stop_script(&self.actor, *tab);
+        }
         match cmd {
             UiCommand::NewTab { container } => {
                 // A container whose context is ready gets its tab at once: a tab appearing a

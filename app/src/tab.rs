@@ -93,8 +93,8 @@ pub enum TabError {
     /// Asking it anything would only wait out a timeout.
     #[error(
         "the page is not responding: it has not answered for {secs} s (a script that does not \
-         finish keeps it busy). Wait and try again, or reload the tab: a reload stops that \
-         script first"
+         finish keeps it busy). Wait and try again, or reload the tab or go elsewhere: \
+         navigating stops that script first"
     )]
     Unresponsive { secs: u64 },
     /// A server asked for a sign-in (HTTP authentication) and the load waits for it.
@@ -440,9 +440,8 @@ impl Tab {
             Nav::Goto(u) => Some(parse_url(u)?.to_string()),
             _ => None,
         };
-        if matches!(nav, Nav::Reload) {
-            self.end_if_stuck().await?;
-        }
+        // Any way off a stuck page: a new document in the same renderer would wait on it.
+        self.end_if_stuck().await?;
         let (tx, rx) = oneshot::channel();
         self.ui(move |a| -> Result<(), TabError> {
             let b = browser_of(a, id)?;
@@ -769,8 +768,8 @@ impl Tab {
     }
 
     /// Stops the script holding the tab's page if it has stopped answering
-    /// (`browser::hang`): a reload would otherwise wait on a script that never returns. Waits
-    /// (briefly) for the page to answer again, so the reload meets a running page.
+    /// (`browser::hang`): a navigation would otherwise wait on a script that never returns.
+    /// Waits (briefly) for the page to answer again, so the navigation meets a running page.
     async fn end_if_stuck(&self) -> Result<(), TabError> {
         let id = self.id;
         if !self.ui(move |a| crate::browser::hang::stop_script(a, id)).await? {

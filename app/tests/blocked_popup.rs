@@ -37,16 +37,7 @@ fn inked(app: &App, layout: &Layout) -> usize {
         .chrome
         .control_rect(controls::BLOCKED_POPUP)
         .expect("the layout drew the bar");
-    let img = app.capture();
-    let mut n = 0;
-    for y in r.min.y as u32..(r.max.y as u32).min(img.height()) {
-        for x in r.min.x as u32..(r.max.x as u32).min(img.width()) {
-            if img.get_pixel(x, y).0.iter().all(|c| *c < 120) {
-                n += 1;
-            }
-        }
-    }
-    n
+    window::dark_pixels(&app.capture(), r)
 }
 
 fn bar_shown(app: &App, layout: &Layout, what: &str) {

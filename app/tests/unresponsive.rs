@@ -1,9 +1,10 @@
 //! A page whose script never returns. In the window, a real X click sets it off: a bar over
 //! the page says the page isn't responding; "Wait" takes the bar away and it comes back while
-//! the page stays stuck; "Stop script" ends the script and the same page takes clicks again.
+//! the page stays stuck; "Stop script" ends the script and the same page takes clicks again;
+//! F5 on a stuck page (whose keys the page never passes on) stops the script and reloads.
 //! Through MCP, the agent is told the page is not responding (its tab list says so and reads
-//! fail at once instead of waiting out a timeout), and a reload stops the script and loads
-//! the page again.
+//! fail at once instead of waiting out a timeout), and a reload (or any navigation) stops the
+//! script and loads the page.
 
 #[path = "support/window.rs"]
 mod window;
@@ -32,16 +33,7 @@ fn inked(app: &App, layout: &Layout) -> usize {
         .chrome
         .control_rect(controls::UNRESPONSIVE)
         .expect("the layout drew the bar");
-    let img = app.capture();
-    let mut n = 0;
-    for y in r.min.y as u32..(r.max.y as u32).min(img.height()) {
-        for x in r.min.x as u32..(r.max.x as u32).min(img.width()) {
-            if img.get_pixel(x, y).0.iter().all(|c| *c < 120) {
-                n += 1;
-            }
-        }
-    }
-    n
+    window::dark_pixels(&app.capture(), r)
 }
 
 fn bar(app: &App, layout: &Layout, shown: bool, within: Duration, what: &str) {
@@ -118,11 +110,28 @@ fn the_window_offers_to_wait_for_a_stuck_page_or_stop_its_script() {
     );
     app.click(at(550.0), 1);
     app.wait_for(CYAN, "unresponsive-page-answers");
-    assert_eq!(
-        server.requests().iter().filter(|p| *p == "/").count(),
-        1,
-        "the page was not loaded again"
+    let loads = || server.requests().iter().filter(|p| *p == "/").count();
+    assert_eq!(loads(), 1, "the page was not loaded again");
+
+    // Stuck again, F5 (the page would never pass the key on) stops the script and reloads.
+    app.click(at(190.0), 1);
+    bar(
+        &app,
+        &layout,
+        true,
+        Duration::from_secs(40),
+        "the bar, stuck again",
     );
+    app.key("F5");
+    aperture_testkit::eventually_blocking(Duration::from_secs(20), "the reload", || (loads() == 2, loads()));
+    bar(
+        &app,
+        &layout,
+        false,
+        Duration::from_secs(10),
+        "the bar gone with the reload",
+    );
+    app.wait_for(MAGENTA, "unresponsive-reloaded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -164,8 +173,21 @@ async fn the_agent_is_told_a_page_is_not_responding_and_a_reload_stops_it() {
     let (err, t) = tool(&c, "browser_navigate", json!({"action": "reload"})).await;
     assert!(!err, "{t}");
     let paint = role_ref(&t, "button", "Paint");
+    let freeze = role_ref(&t, "button", "Freeze");
     let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": paint})).await;
     assert!(!err, "{t}");
     let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
     assert!(!list.contains("not responding"), "{list}");
+
+    // Stuck again, going elsewhere on the same site (the same renderer) stops it too.
+    let (err, t) = tool(&c, "browser_act", json!({"action": "click", "ref": freeze})).await;
+    assert!(err && t.contains("the page is not responding"), "{t}");
+    let (err, t) = tool(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": server.url("/?again")}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("?again"), "{t}");
 }

@@ -939,8 +939,11 @@ impl Chrome {
         // Keys go to the page only while it has focus and nothing drawn over
         // it (a context menu) is taking them.
         let to_page = self.page_focused && active.is_some() && !self.menu_open(model);
-        // A page whose renderer is gone never answers for a key: its shortcuts act at once.
-        let page_answers = model.active_tab().is_some_and(|t| !t.renderer_gone);
+        // A page whose renderer is gone, or whose script never returns, never answers for a
+        // key: its shortcuts (F5, Ctrl+R, Alt+Left) act at once.
+        let page_answers = model
+            .active_tab()
+            .is_some_and(|t| !t.renderer_gone && !t.unresponsive);
         let page_first = |key: Key, m: egui::Modifiers| to_page && page_answers && page_goes_first(key, m);
         let events = std::mem::take(&mut raw.events);
         // The text a shortcut's key typed: with Alt held the window system still types the

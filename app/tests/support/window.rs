@@ -702,6 +702,20 @@ pub async fn wait_spell_marks(w: &str, page: Pos2, words: &[Rect], want: &[bool]
     .unwrap();
 }
 
+/// How many pixels inside `r` are dark (every channel under 120): the words and buttons of a
+/// bar drawn there, or none when it is not.
+pub fn dark_pixels(img: &image::RgbImage, r: Rect) -> usize {
+    let mut n = 0;
+    for y in r.min.y.max(0.0) as u32..(r.max.y as u32).min(img.height()) {
+        for x in r.min.x.max(0.0) as u32..(r.max.x as u32).min(img.width()) {
+            if img.get_pixel(x, y).0.iter().all(|c| *c < 120) {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 /// How many pixels inside `r` clearly differ between two captures of a window.
 pub fn changed_pixels(a: &image::RgbImage, b: &image::RgbImage, r: Rect) -> usize {
     let (w, h) = (a.width().min(b.width()), a.height().min(b.height()));
