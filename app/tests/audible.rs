@@ -157,3 +157,65 @@ async fn a_running_web_audio_context_is_sound_too() {
         .await;
     }
 }
+
+/// A player with the browser's controls is listed with its state, and a click on it is a press
+/// of its play button: the tone plays (the tab says so), and a second click pauses it where it
+/// was. The real browser, headless, through MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_with_controls_is_listed_and_a_click_plays_it() {
+    use aperture_testkit::mcp::{role_ref, tool};
+    const PLAYER: &str = r#"<!doctype html><html><head><title>Player</title></head><body>
+<h1>Episode 1</h1><audio controls loop src="/tone.wav" style="width:300px"></audio>
+</body></html>"#;
+    let server = Server::spawn(aperture_testkit::Spec {
+        routes: HashMap::from([("/".to_string(), PLAYER.to_string())]),
+        typed: HashMap::from([("/tone.wav".to_string(), ("audio/wav".to_string(), tone()))]),
+        ..Default::default()
+    });
+    let b = aperture_testkit::Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .start()
+        .await;
+    let c = b.connect().await;
+    let (err, snap) = tool(
+        &c,
+        "browser_navigate",
+        serde_json::json!({"action": "goto", "url": server.url("/")}),
+    )
+    .await;
+    assert!(!err, "{snap}");
+    // The tone is two seconds long; its length arrives with its metadata.
+    let mut snap = snap;
+    for _ in 0..20 {
+        if snap.contains("audio value=\"paused at 0:00 of 0:02\"") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        snap = tool(&c, "browser_snapshot", serde_json::json!({"full": true}))
+            .await
+            .1;
+    }
+    assert!(snap.contains("audio value=\"paused at 0:00 of 0:02\""), "{snap}");
+    let player = role_ref(&snap, "audio", "");
+
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        serde_json::json!({"action": "click", "ref": player}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("audio value=\"playing (0:02)\""), "{t}");
+    tabs_until(&c, "the player to sound", |t| t.contains("playing sound")).await;
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        serde_json::json!({"action": "click", "ref": player}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(t.contains("audio value=\"paused at 0:0"), "{t}");
+    tabs_until(&c, "the player to stop sounding", |t| {
+        !t.contains("playing sound")
+    })
+    .await;
+}

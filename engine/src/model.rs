@@ -24,6 +24,7 @@ const ROLES: &[&str] = &[
     "alertdialog",
     "application",
     "article",
+    "audio",
     "banner",
     "blockquote",
     "button",
@@ -85,6 +86,7 @@ const ROLES: &[&str] = &[
     "tree",
     "treegrid",
     "treeitem",
+    "video",
 ];
 
 /// Roles worth a line of their own even without a name, when they contain something rendered:

@@ -340,6 +340,7 @@
   const med = {
     paused: getter(MediaP, 'paused'), ended: getter(MediaP, 'ended'),
     muted: getter(MediaP, 'muted'), volume: getter(MediaP, 'volume'),
+    duration: getter(MediaP, 'duration'), time: getter(MediaP, 'currentTime'),
   };
   const SetCtor = G.Set, setAdd = G.Set.prototype.add, setDel = G.Set.prototype.delete;
   const setForEach = G.Set.prototype.forEach;
@@ -571,7 +572,7 @@
   const WIDGET = obj();
   for (const r of ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
     'menuitemradio', 'option', 'switch', 'combobox', 'textbox', 'searchbox', 'slider',
-    'spinbutton', 'treeitem', 'gridcell', 'listbox', 'scrollbar']) WIDGET[r] = true;
+    'spinbutton', 'treeitem', 'gridcell', 'listbox', 'scrollbar', 'audio', 'video']) WIDGET[r] = true;
   // Roles named from their content (ARIA 1.2, as Chromium applies it). A list item or a label
   // is not: its words are its text and its children's, said once.
   const NAME_FROM_CONTENT = obj();
@@ -689,6 +690,25 @@
   }
   function px(cs, prop) { return +apply(strSlice, apply(m.getPropertyValue, cs, [prop]), [0, -2]) || 0; }
 
+  // A player's state as its controls show it: playing or paused, where a paused one stands,
+  // how long it is, muted. A playing one's position is left out: it changes every second.
+  function mediaClock(s) {
+    s = s < 0 || s !== s ? 0 : s;
+    const h = (s / 3600) | 0, mi = ((s % 3600) / 60) | 0, se = (s % 60) | 0;
+    const two = (v) => (v < 10 ? '0' : '') + v;
+    return h > 0 ? h + ':' + two(mi) + ':' + two(se) : mi + ':' + two(se);
+  }
+  function playerState(el) {
+    const d = apply(med.duration, el, []);
+    const long = d > 0 && d !== Infinity ? mediaClock(d) : d === Infinity ? 'live' : '';
+    let s;
+    if (apply(med.ended, el, [])) s = 'ended' + (long ? ' (' + long + ')' : '');
+    else if (!apply(med.paused, el, [])) s = 'playing' + (long ? ' (' + long + ')' : '');
+    else s = 'paused at ' + mediaClock(apply(med.time, el, [])) + (long ? ' of ' + long : '');
+    if (apply(med.muted, el, []) || apply(med.volume, el, []) === 0) s += ', muted';
+    return s;
+  }
+
   function roleOf(el, tag) {
     const explicit = attr(el, 'role');
     if (explicit) {
@@ -707,6 +727,9 @@
       return (attr(el, 'aria-label') || attr(el, 'aria-labelledby')) ? IMPLICIT[tag] : (tag === 'form' ? 'form' : null);
     }
     if (tag === 'img') return attr(el, 'alt') === '' ? 'presentation' : 'img';
+    // An <audio> or <video> with the browser's controls is a player a person works (play,
+    // pause, seek, mute); without them it is the page's picture or nothing.
+    if (tag === 'audio' || tag === 'video') return apply(m.hasAttribute, el, ['controls']) ? tag : null;
     return IMPLICIT[tag] || null;
   }
 
@@ -1681,7 +1704,7 @@
           !apply(m.hasAttribute, el, ['readonly']));
       const ti = safe(g.tabIndex, el, -1);
       const hasTabindex = apply(m.hasAttribute, el, ['tabindex']);
-      const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe') || editable);
+      const focusable = !dis && (ti >= 0 && (hasTabindex || tag === 'a' || tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea' || tag === 'summary' || tag === 'iframe' || role === 'audio' || role === 'video') || editable);
       // A disabled control is still one (Chromium's accessibility tree has it, marked
       // disabled): it keeps its ref, and the `disabled` flag says it does nothing now.
       const native = (tag === 'a' && apply(m.hasAttribute, el, ['href'])) || tag === 'button' ||
@@ -1847,6 +1870,8 @@
         } else if (editable) {
           // As rendered: paragraphs apart, not run together as textContent has them.
           st.value = collapse(safe(g.innerText, el, ''), TEXT_CAP);
+        } else if (role === 'audio' || role === 'video') {
+          st.value = playerState(el);
         } else if (RANGE_ROLE[role] === true) {
           // A script-made range widget (a div with role=slider) says its value only in ARIA:
           // without it the agent saw `slider "Volume"` and no key it pressed changed a thing.

@@ -724,6 +724,27 @@ impl Aperture {
                     2 => "double-",
                     _ => "triple-",
                 };
+                // A player with the browser's own controls (`audio`, `video`): its play button
+                // is drawn inside Chromium's closed controls, which take a click without the
+                // page seeing one, at a place that depends on its size (the middle of an audio
+                // bar seeks). A person presses play; the same press is Space on the player.
+                if s.x.is_none() && button == MouseButton::Left && count == 1 {
+                    let (_, rec) = resolve(st, &r).map_err(StepFail::Refused)?;
+                    if matches!(rec.role.as_deref(), Some("audio" | "video"))
+                        && rec.tag == rec.role.as_deref().unwrap_or("")
+                    {
+                        self.focus(id, st, &r).await?;
+                        let d = call(be.key_repeat(id, "Space", 1), CALL_TIMEOUT)
+                            .await
+                            .map_err(after_send)?;
+                        return delivered(
+                            d,
+                            "key press",
+                            &r,
+                            format!("clicked {r}'s play/pause (Space on the player)"),
+                        );
+                    }
+                }
                 let ((x, y), at) = match (s.x, s.y) {
                     (None, None) => (self.aim_click(id, st, &r).await?, String::new()),
                     (Some(ox), Some(oy)) => (
