@@ -101,6 +101,21 @@ impl ActAction {
     }
 }
 
+/// `values` as a list, or one string (`"value": "Red"`, as agents often write it for a single
+/// option): the same choice either way.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(Option::<OneOrMany>::deserialize(d)?.map(|v| match v {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    }))
+}
+
 /// Mouse button for `click`.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
@@ -133,6 +148,7 @@ pub struct Step {
     /// Key for `key`, e.g. "Enter", "Tab", "ArrowDown", "Control+a".
     pub key: Option<String>,
     /// Option values or labels for `select`.
+    #[serde(default, alias = "value", deserialize_with = "one_or_many")]
     pub values: Option<Vec<String>>,
     /// For `scroll`: horizontal scroll in CSS pixels (positive = right); for `drag` without
     /// `to`: how far right to move the element (negative = left).
@@ -193,6 +209,7 @@ pub struct ActArgs {
     /// Key for `key`, e.g. "Enter", "Tab", "ArrowDown", "Control+a".
     pub key: Option<String>,
     /// Option values or labels for `select`.
+    #[serde(default, alias = "value", deserialize_with = "one_or_many")]
     pub values: Option<Vec<String>>,
     /// For `scroll`: horizontal scroll in CSS pixels (positive = right); for `drag` without
     /// `to`: how far right to move the element (negative = left).
@@ -1821,6 +1838,31 @@ mod tests {
 
     fn args(json: serde_json::Value) -> ActArgs {
         serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn select_takes_one_value_or_a_list() {
+        for v in [
+            serde_json::json!({"action": "select", "ref": "e2", "values": ["Red", "Blue"]}),
+            serde_json::json!({"action": "select", "ref": "e2", "value": ["Red", "Blue"]}),
+        ] {
+            let s = args(v).into_steps().unwrap();
+            assert_eq!(
+                s[0].values.as_deref(),
+                Some(&["Red".to_string(), "Blue".to_string()][..])
+            );
+        }
+        for v in [
+            serde_json::json!({"action": "select", "ref": "e2", "values": "Red"}),
+            serde_json::json!({"action": "select", "ref": "e2", "value": "Red"}),
+        ] {
+            let s = args(v).into_steps().unwrap();
+            assert_eq!(s[0].values.as_deref(), Some(&["Red".to_string()][..]));
+        }
+        let none = args(serde_json::json!({"action": "click", "ref": "e2"}))
+            .into_steps()
+            .unwrap();
+        assert_eq!(none[0].values, None);
     }
 
     #[test]
