@@ -443,8 +443,30 @@ pub mod controls {
     pub const SUGGESTIONS: &str = "suggestions";
     /// The main menu's button (the strip's right end).
     pub const MAIN_MENU: &str = "main_menu";
+    /// Main menu: "New tab".
+    pub const MAIN_MENU_NEW_TAB: &str = "main_menu:new_tab";
     /// Main menu: "New private tab".
     pub const MAIN_MENU_PRIVATE: &str = "main_menu:private";
+    /// Main menu: "Reopen closed tab".
+    pub const MAIN_MENU_REOPEN: &str = "main_menu:reopen";
+    /// Main menu: "Downloads".
+    pub const MAIN_MENU_DOWNLOADS: &str = "main_menu:downloads";
+    /// Main menu: "Show / Hide bookmarks bar".
+    pub const MAIN_MENU_BOOKMARKS_BAR: &str = "main_menu:bookmarks_bar";
+    /// Main menu: the zoom row's "−".
+    pub const MAIN_MENU_ZOOM_OUT: &str = "main_menu:zoom_out";
+    /// Main menu: the zoom row's level, which sets it back to 100 %.
+    pub const MAIN_MENU_ZOOM_RESET: &str = "main_menu:zoom_reset";
+    /// Main menu: the zoom row's "+".
+    pub const MAIN_MENU_ZOOM_IN: &str = "main_menu:zoom_in";
+    /// Main menu: "Find in page…".
+    pub const MAIN_MENU_FIND: &str = "main_menu:find";
+    /// Main menu: "Print…".
+    pub const MAIN_MENU_PRINT: &str = "main_menu:print";
+    /// Main menu: "Save page as…".
+    pub const MAIN_MENU_SAVE: &str = "main_menu:save";
+    /// Main menu: "Developer tools".
+    pub const MAIN_MENU_DEVTOOLS: &str = "main_menu:devtools";
     /// Main menu: "History".
     pub const MAIN_MENU_HISTORY: &str = "main_menu:history";
     /// Main menu: "Settings".
@@ -1508,41 +1530,188 @@ impl Chrome {
                     });
                 });
             self.new_tab_button(ui, model);
-            ui.with_layout(Layout::right_to_left(Align::Center), |ui| self.main_menu(ui));
+            ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                self.main_menu(ui, model)
+            });
         });
     }
 
-    /// The main menu (☰ at the strip's right end): private tab, history, settings.
-    fn main_menu(&mut self, ui: &mut Ui) {
-        let menu = ui.menu_button(RichText::new(" ☰ ").size(16.0), |ui| {
-            let private = ui.button("🕶 New private tab    Ctrl+Shift+N");
-            let history = ui.button("🕘 History    Ctrl+H");
-            ui.separator();
-            let settings = ui.button("⚙ Settings    Ctrl+,");
-            self.rects
-                .insert(controls::MAIN_MENU_PRIVATE.to_string(), private.rect);
-            self.rects
-                .insert(controls::MAIN_MENU_HISTORY.to_string(), history.rect);
-            self.rects
-                .insert(controls::MAIN_MENU_SETTINGS.to_string(), settings.rect);
-            if private.clicked() {
-                self.emit(UiCommand::NewPrivateTab);
-                self.focus_omnibox = true;
-                self.page_focused = false;
-                ui.close();
-            } else if history.clicked() {
-                self.toggle_history(ui.ctx());
-                ui.close();
-            } else if settings.clicked() {
-                if self.settings.is_none() {
-                    self.toggle_settings(ui.ctx());
+    /// The main menu (☰ at the strip's right end), as Chrome's and Firefox's: every item is a
+    /// browser shortcut, run as if its keys were pressed, so the menu and the keys can never
+    /// do different things, and each item shows its keys.
+    fn main_menu(&mut self, ui: &mut Ui, model: &ChromeModel) {
+        use egui::Modifiers as M;
+        const MENU_WIDTH: f32 = 260.0;
+        /// A line of the menu.
+        enum Item {
+            /// A shortcut: its control, label, keys as shown, key, modifiers, and whether it
+            /// needs a tab.
+            Keys(&'static str, &'static str, &'static str, Key, M, bool),
+            /// Zoom out, the level (back to 100 %), zoom in.
+            Zoom,
+            Separator,
+        }
+        let cs = M::COMMAND | M::SHIFT;
+        let bar = if model.show_bookmarks_bar {
+            "☆ Hide bookmarks bar"
+        } else {
+            "☆ Show bookmarks bar"
+        };
+        let items = [
+            Item::Keys(
+                controls::MAIN_MENU_NEW_TAB,
+                "+  New tab",
+                "Ctrl+T",
+                Key::T,
+                M::COMMAND,
+                false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_PRIVATE,
+                "🕶 New private tab",
+                "Ctrl+Shift+N",
+                Key::N,
+                cs,
+                false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_REOPEN,
+                "↺ Reopen closed tab",
+                "Ctrl+Shift+T",
+                Key::T,
+                cs,
+                false,
+            ),
+            Item::Separator,
+            Item::Keys(
+                controls::MAIN_MENU_HISTORY,
+                "🕘 History",
+                "Ctrl+H",
+                Key::H,
+                M::COMMAND,
+                false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_DOWNLOADS,
+                "⬇ Downloads",
+                "Ctrl+J",
+                Key::J,
+                M::COMMAND,
+                false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_BOOKMARKS_BAR,
+                bar,
+                "Ctrl+Shift+B",
+                Key::B,
+                cs,
+                false,
+            ),
+            Item::Separator,
+            Item::Zoom,
+            Item::Keys(
+                controls::MAIN_MENU_FIND,
+                "🔍 Find in page…",
+                "Ctrl+F",
+                Key::F,
+                M::COMMAND,
+                true,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_PRINT,
+                "🖶 Print…",
+                "Ctrl+P",
+                Key::P,
+                M::COMMAND,
+                true,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_SAVE,
+                "💾 Save page as…",
+                "Ctrl+S",
+                Key::S,
+                M::COMMAND,
+                true,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_DEVTOOLS,
+                "🛠 Developer tools",
+                "F12",
+                Key::F12,
+                M::NONE,
+                true,
+            ),
+            Item::Separator,
+            Item::Keys(
+                controls::MAIN_MENU_SETTINGS,
+                "⚙ Settings",
+                "Ctrl+,",
+                Key::Comma,
+                M::COMMAND,
+                false,
+            ),
+        ];
+        let tab = model.active.is_some();
+        // The shortcut chosen, and whether the menu stays open (the zoom row's buttons).
+        let mut chosen: Option<(Key, M, bool)> = None;
+        // Clicks inside do not close it by themselves: the zoom row keeps it open while the
+        // level is set, as Chrome's does; every other item closes it.
+        let config = egui::containers::menu::MenuConfig::new()
+            .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+        let (button, _) = egui::containers::menu::MenuButton::new(RichText::new(" ☰ ").size(16.0))
+            .config(config)
+            .ui(ui, |ui| {
+                // As wide as its widest item: the zoom row's right-to-left layout would
+                // otherwise take all the width there is.
+                ui.set_max_width(MENU_WIDTH);
+                for item in &items {
+                    match *item {
+                        Item::Separator => {
+                            ui.separator();
+                        }
+                        Item::Keys(name, label, keys, key, m, needs_tab) => {
+                            let b = egui::Button::new(label)
+                                .shortcut_text(keys)
+                                .min_size(vec2(MENU_WIDTH, 0.0));
+                            let r = ui.add_enabled(tab || !needs_tab, b);
+                            self.rects.insert(name.to_string(), r.rect);
+                            if r.clicked() {
+                                chosen = Some((key, m, false));
+                            }
+                        }
+                        Item::Zoom => {
+                            ui.horizontal(|ui| {
+                                ui.label("    Zoom");
+                                ui.with_layout(Layout::right_to_left(Align::Center), |ui| {
+                                    let level = model.active_tab().map_or(100, |t| t.zoom_percent.max(1));
+                                    let zoom_in = ui.add_enabled(tab, egui::Button::new(" + "));
+                                    let reset = ui.add_enabled(tab, egui::Button::new(format!("{level} %")));
+                                    let zoom_out = ui.add_enabled(tab, egui::Button::new(" − "));
+                                    for (r, name, key) in [
+                                        (zoom_in, controls::MAIN_MENU_ZOOM_IN, Key::Plus),
+                                        (reset, controls::MAIN_MENU_ZOOM_RESET, Key::Num0),
+                                        (zoom_out, controls::MAIN_MENU_ZOOM_OUT, Key::Minus),
+                                    ] {
+                                        self.rects.insert(name.to_string(), r.rect);
+                                        if r.clicked() {
+                                            chosen = Some((key, M::COMMAND, true));
+                                        }
+                                    }
+                                });
+                            });
+                        }
+                    }
                 }
-                ui.close();
-            }
-        });
-        self.rects
-            .insert(controls::MAIN_MENU.to_string(), menu.response.rect);
-        menu.response.on_hover_text("Menu");
+                if chosen.is_some_and(|(_, _, stay)| !stay) {
+                    ui.close();
+                }
+            });
+        self.rects.insert(controls::MAIN_MENU.to_string(), button.rect);
+        button.on_hover_text("Menu");
+        if let Some((key, m, _)) = chosen {
+            let ctx = ui.ctx().clone();
+            self.shortcut(&ctx, key, m, model);
+        }
     }
 
     /// Where a dragged tab would land: its index once moved, from the pointer's x among the

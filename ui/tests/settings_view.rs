@@ -16,7 +16,7 @@ use aperture_ui::chrome::{
 use aperture_ui::dark::{ColorScheme, FilterOptions, ThemeMode};
 use aperture_ui::egui::{Key, Modifiers, PointerButton};
 use aperture_ui::omnibox::SearchEngine;
-use aperture_ui::{ClearData, PageInput, SitePermission, UiCommand};
+use aperture_ui::{ClearData, PageInput, SitePermission, TabId, UiCommand, ZoomStep};
 use harness::*;
 
 fn settle(h: &mut Harness) -> Vec<UiCommand> {
@@ -120,6 +120,49 @@ fn ctrl_comma_and_the_main_menu_open_the_view_beside_the_page() {
         without_noise(h.click(controls::MAIN_MENU_HISTORY)),
         vec![UiCommand::HistoryQuery { text: String::new() }]
     );
+    // Each of the rest is its shortcut, run as if its keys were pressed.
+    let tab = TabId(1);
+    for (item, want) in [
+        (controls::MAIN_MENU_REOPEN, UiCommand::ReopenClosedTab),
+        (controls::MAIN_MENU_DOWNLOADS, UiCommand::OpenDownloadsFolder),
+        (
+            controls::MAIN_MENU_BOOKMARKS_BAR,
+            UiCommand::SetBookmarksBar(true),
+        ),
+        (controls::MAIN_MENU_PRINT, UiCommand::Print { tab }),
+        (controls::MAIN_MENU_SAVE, UiCommand::SavePage { tab }),
+        (controls::MAIN_MENU_DEVTOOLS, UiCommand::DevTools { tab }),
+    ] {
+        h.click(controls::MAIN_MENU);
+        assert_eq!(without_noise(h.click(item)), vec![want], "{item}");
+        settle(&mut h);
+    }
+    // The zoom row keeps the menu open while the level is set.
+    h.click(controls::MAIN_MENU);
+    for (item, step) in [
+        (controls::MAIN_MENU_ZOOM_IN, ZoomStep::In),
+        (controls::MAIN_MENU_ZOOM_IN, ZoomStep::In),
+        (controls::MAIN_MENU_ZOOM_RESET, ZoomStep::Reset),
+        (controls::MAIN_MENU_ZOOM_OUT, ZoomStep::Out),
+    ] {
+        assert_eq!(
+            without_noise(h.click(item)),
+            vec![UiCommand::Zoom { tab, step }],
+            "{item}"
+        );
+    }
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    settle(&mut h);
+    // Find opens the find bar; a new tab asks for one in the default container.
+    h.click(controls::MAIN_MENU);
+    h.click(controls::MAIN_MENU_FIND);
+    settle(&mut h);
+    assert!(h.has(controls::FIND), "the find bar opened");
+    h.frame(press(Key::Escape, Modifiers::NONE));
+    settle(&mut h);
+    h.click(controls::MAIN_MENU);
+    let cmds = without_noise(h.click(controls::MAIN_MENU_NEW_TAB));
+    assert!(matches!(cmds.as_slice(), [UiCommand::NewTab { .. }]), "{cmds:?}");
 }
 
 #[test]
