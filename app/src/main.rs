@@ -315,10 +315,11 @@ fn run(cli: Cli) -> Result<i32> {
     }
     // The port is taken before Chromium starts, so a busy one is a single clear message and
     // not a browser running without its agent.
-    let listener = if one_shot || cli.mcp_stdio || cli.mcp_port == Some(0) {
-        None
+    let (listener, moved) = if one_shot || cli.mcp_stdio || cli.mcp_port == Some(0) {
+        (None, false)
     } else {
-        Some(mcp_listener(&profile, cli.mcp_port)?)
+        let (l, moved) = mcp_listener(&profile, cli.mcp_port)?;
+        (Some(l), moved)
     };
     let blocker = if cli.no_block {
         tracing::info!("tracker blocking off (--no-block)");
@@ -489,7 +490,9 @@ fn run(cli: Cli) -> Result<i32> {
         // the agent out.
         {
             let (done, code, stdio) = (done.clone(), code.clone(), cli.mcp_stdio);
-            let (profile, new_token) = (profile.clone(), cli.mcp_new_token);
+            // A listener that had to move gets a new token: hosts still holding the old
+            // address would hand the old one to whoever took the port.
+            let (profile, new_token) = (profile.clone(), cli.mcp_new_token || moved);
             rt.spawn(async move {
                 let r = serve_mcp(backend, listener, stdio, &profile, new_token).await;
                 finish(&code, r.map(|()| 0));
@@ -641,11 +644,14 @@ async fn open_handed_over(h: &browser::Handle, containers: &privacy::Containers,
 }
 
 /// Binds the profile's MCP port: the one asked for (a busy one is an error), else the one
-/// the profile used last or 8817, falling back to a free port that is then remembered.
-fn mcp_listener(profile: &std::path::Path, asked: Option<u16>) -> Result<std::net::TcpListener> {
+/// the profile used last or 8817, falling back to a free port that is then remembered. True
+/// with it when the profile's remembered port was taken and the listener moved: whatever holds
+/// that port now (another program, or one waiting for an agent host's bearer token) is not
+/// this browser, so the token moves too.
+fn mcp_listener(profile: &std::path::Path, asked: Option<u16>) -> Result<(std::net::TcpListener, bool)> {
     let bind = |port: u16| std::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, port));
     if let Some(port) = asked {
-        return bind(port).map_err(|e| {
+        return bind(port).map(|l| (l, false)).map_err(|e| {
             anyhow::anyhow!(
                 "the MCP port 127.0.0.1:{port} is not available ({e}); another browser may be \
                  serving there: pick another with --mcp-port, or 0 for none"
@@ -660,14 +666,21 @@ fn mcp_listener(profile: &std::path::Path, asked: Option<u16>) -> Result<std::ne
         .map(|e| e.port);
     let want = remembered.unwrap_or(aperture_mcp::DEFAULT_PORT);
     match bind(want) {
-        Ok(l) => Ok(l),
+        Ok(l) => Ok((l, false)),
         Err(e) => {
             let l = bind(0).context("binding a loopback port for MCP")?;
             let got = l.local_addr()?.port();
+            let token = if remembered.is_some() {
+                "; its bearer token is new too (hosts with the old address would send the old \
+                 one to whatever holds that port), so agent hosts must take the new address and \
+                 token"
+            } else {
+                ""
+            };
             eprintln!(
-                "aperture: 127.0.0.1:{want} is taken ({e}); this profile's MCP listener moves to port {got}"
+                "aperture: 127.0.0.1:{want} is taken ({e}); this profile's MCP listener moves to port {got}{token}"
             );
-            Ok(l)
+            Ok((l, remembered.is_some()))
         }
     }
 }

@@ -235,3 +235,55 @@ async fn the_profile_keeps_its_token_across_a_restart() {
             .is_err()
     );
 }
+
+/// The port a profile remembers is taken when it starts (another program, or one waiting on it
+/// for an agent host's bearer token): the listener moves, and its token changes with it, so
+/// hosts still holding the old address hand the squatter a token that opens nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_listener_that_had_to_move_gets_a_new_token() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let first = launch(&profile, &[]).await;
+    let (old_url, token) = (first.url().to_string(), first.token().to_string());
+    let port = old_url
+        .trim_start_matches("http://127.0.0.1:")
+        .split('/')
+        .next()
+        .and_then(|p| p.parse::<u16>().ok())
+        .unwrap_or_else(|| panic!("a port in {old_url}"));
+    drop(first);
+    // Its own run again, on the port it remembers: the same address and token.
+    let again = Launch::new(bin())
+        .profile(&profile)
+        .remembered_port()
+        .start()
+        .await;
+    assert_eq!((again.url(), again.token()), (old_url.as_str(), token.as_str()));
+    drop(again);
+    // Someone else holds the port now.
+    let squatter = std::net::TcpListener::bind(("127.0.0.1", port)).expect("the old port, free again");
+    let moved = Launch::new(bin())
+        .profile(&profile)
+        .remembered_port()
+        .start()
+        .await;
+    assert_ne!(moved.url(), old_url);
+    assert_ne!(
+        moved.token(),
+        token,
+        "the old token would open the moved listener"
+    );
+    assert!(
+        aperture_testkit::mcp::try_connect(moved.url(), Some(&token))
+            .await
+            .is_err()
+    );
+    assert!(
+        aperture_testkit::mcp::try_connect(moved.url(), Some(moved.token()))
+            .await
+            .is_ok()
+    );
+    let said = moved.stderr();
+    assert!(said.contains("its bearer token is new too"), "{said}");
+    drop(squatter);
+}

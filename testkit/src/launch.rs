@@ -96,6 +96,8 @@ pub struct Launch {
     timeout: Duration,
     windowed: bool,
     allow_hosts: Vec<String>,
+    /// Leave out `--mcp-port`: the browser takes the port its profile remembers.
+    remembered_port: bool,
 }
 
 impl Launch {
@@ -110,6 +112,7 @@ impl Launch {
             timeout: Duration::from_secs(120),
             windowed: false,
             allow_hosts: vec!["127.0.0.1".into()],
+            remembered_port: false,
         }
     }
 
@@ -117,6 +120,13 @@ impl Launch {
     /// of headless, with its settings in the test's own config directory.
     pub fn windowed(mut self) -> Launch {
         self.windowed = true;
+        self
+    }
+
+    /// Starts without `--mcp-port`, so the browser listens where its profile last did (the
+    /// profile must have run before, or it takes the default port).
+    pub fn remembered_port(mut self) -> Launch {
+        self.remembered_port = true;
         self
     }
 
@@ -197,7 +207,9 @@ impl Launch {
                     .env_remove("DISPLAY")
                     .env_remove("WAYLAND_DISPLAY");
             }
-            cmd.args(["--mcp-port", &port.to_string()]);
+            if !self.remembered_port {
+                cmd.args(["--mcp-port", &port.to_string()]);
+            }
             for h in &self.allow_hosts {
                 cmd.args(["--allow-host", h]);
             }
