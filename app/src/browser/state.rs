@@ -450,6 +450,7 @@ impl State {
             // A new document: its renderer is answering (and a probe sent to the one it
             // replaced may never be).
             t.hang = Default::default();
+            self.probes.retain(|_, tab| *tab != id);
             // "Stop this page from opening more dialogs" lasts for one document.
             t.asks.dialogs_suppressed = false;
             t.asks.dialog_history.clear();
