@@ -1066,6 +1066,15 @@ impl Host for Headed {
                 }
             }
             UiCommand::SelectTab { tab } => self.select(tab),
+            // A file the human picked (Ctrl+O) loads as its address typed would.
+            UiCommand::OpenFile { tab, path } => match url::Url::from_file_path(&path) {
+                Ok(url) => self.apply(UiCommand::Navigate {
+                    tab,
+                    input: path.display().to_string(),
+                    url: url.to_string(),
+                }),
+                Err(()) => tracing::warn!(path = %path.display(), "not a file path that has a URL"),
+            },
             UiCommand::Navigate { tab, url, .. } => {
                 let id = tab;
                 let Some(b) = self.actor.browser(id) else { return };

@@ -449,6 +449,8 @@ pub mod controls {
     pub const MAIN_MENU_PRIVATE: &str = "main_menu:private";
     /// Main menu: "Reopen closed tab".
     pub const MAIN_MENU_REOPEN: &str = "main_menu:reopen";
+    /// Main menu: "Open file…".
+    pub const MAIN_MENU_OPEN_FILE: &str = "main_menu:open_file";
     /// Main menu: "Downloads".
     pub const MAIN_MENU_DOWNLOADS: &str = "main_menu:downloads";
     /// Main menu: "Show / Hide bookmarks bar".
@@ -762,6 +764,9 @@ pub struct Chrome {
     answered_save_login: Option<u64>,
     /// The file chooser on screen.
     file_picker: Option<file_picker::FilePicker>,
+    /// The picker Ctrl+O opened ("Open file…"), for the tab it was opened over: the browser's
+    /// own request, not a page's.
+    open_file: Option<file_picker::FilePicker>,
     /// The file chooser last answered (hidden until the app clears it).
     answered_chooser: Option<(TabId, u64)>,
     /// The notice the human closed (hidden until the app changes it).
@@ -858,6 +863,7 @@ impl Chrome {
             logins_open: None,
             answered_save_login: None,
             file_picker: None,
+            open_file: None,
             answered_chooser: None,
             dismissed_notice: None,
             find_bars: HashMap::new(),
@@ -1325,6 +1331,19 @@ impl Chrome {
             }
             Key::B if ctrl_shift => self.emit(UiCommand::SetBookmarksBar(!model.show_bookmarks_bar)),
             Key::H if ctrl_only => self.toggle_history(ctx),
+            Key::O if ctrl_only => {
+                if let Some(tab) = active {
+                    self.open_file = Some(file_picker::FilePicker::new(&crate::model::FileChooserView {
+                        tab,
+                        id: 0,
+                        mode: crate::model::FileChooserMode::Open,
+                        title: "Open file".into(),
+                        accept: Vec::new(),
+                        default_path: None,
+                    }));
+                    self.set_page_focus(false);
+                }
+            }
             Key::Comma if ctrl_only => self.toggle_settings(ctx),
             _ => return false,
         }
@@ -1581,6 +1600,14 @@ impl Chrome {
                 Key::T,
                 cs,
                 false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_OPEN_FILE,
+                "📂 Open file…",
+                "Ctrl+O",
+                Key::O,
+                M::COMMAND,
+                true,
             ),
             Item::Separator,
             Item::Keys(

@@ -37,6 +37,14 @@ pub enum UiCommand {
         /// The URL to load.
         url: String,
     },
+    /// Open a file of the computer in `tab` (Ctrl+O, "Open file…"): the app loads its
+    /// `file://` URL, as if typed.
+    OpenFile {
+        /// The tab to show it in.
+        tab: TabId,
+        /// The file the human picked.
+        path: std::path::PathBuf,
+    },
     /// History back in a tab.
     Back {
         /// The tab.

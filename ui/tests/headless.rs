@@ -1939,6 +1939,51 @@ fn file_chooser_multiple_show_all_and_folders() {
     assert!(h.has(&file_entry_control("a.png")));
 }
 
+/// Ctrl+O (and the menu's "Open file…") opens the browser's own picker over the page: a file
+/// typed into its path field loads in the tab; a folder opens in the picker; Cancel closes it
+/// and loads nothing. Keys meanwhile go to the picker, not the page.
+#[test]
+fn ctrl_o_opens_a_file_of_the_computer_in_the_tab() {
+    let t = chooser_dir();
+    let mut h = Harness::new();
+    assert!(without_noise(shortcut(&mut h, Key::O, Modifiers::COMMAND)).is_empty());
+    h.frame(vec![]);
+    assert!(h.has(controls::FILE_CHOOSER), "Ctrl+O shows a picker");
+    assert!(h.shows("Open file"));
+    h.click(controls::FILE_CANCEL);
+    h.frame(vec![]);
+    assert!(!h.has(controls::FILE_CHOOSER), "Cancel closes it");
+
+    h.click(controls::MAIN_MENU);
+    assert!(without_noise(h.click(controls::MAIN_MENU_OPEN_FILE)).is_empty());
+    h.frame(vec![]);
+    assert!(h.has(controls::FILE_CHOOSER), "the menu's item shows it too");
+    h.click(controls::FILE_PATH);
+    h.frame(press(Key::A, Modifiers::COMMAND));
+    let typed = h.type_text(&t.path().display().to_string());
+    assert!(
+        !typed.iter().any(|c| matches!(c, UiCommand::Page { .. })),
+        "the page got the keys: {typed:?}"
+    );
+    h.frame(press(Key::Enter, Modifiers::NONE));
+    h.frame(vec![]);
+    assert!(
+        h.has(&file_entry_control("a.png")),
+        "a folder opens in the picker"
+    );
+    h.click(&file_entry_control("b.txt"));
+    let cmds = without_noise(h.click(controls::FILE_OK));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::OpenFile {
+            tab: TabId(1),
+            path: t.path().join("b.txt")
+        }]
+    );
+    h.frame(vec![]);
+    assert!(!h.has(controls::FILE_CHOOSER), "gone once a file is picked");
+}
+
 #[test]
 fn folder_mode_selects_the_folder_shown() {
     let t = chooser_dir();

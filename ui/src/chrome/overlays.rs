@@ -126,7 +126,18 @@ impl Chrome {
 
     /// Whether a tab-modal sheet covers the page: it then gets no input.
     pub(super) fn page_modal(&self, model: &ChromeModel) -> bool {
-        self.shown_dialog(model).is_some() || self.shown_chooser(model).is_some()
+        self.shown_dialog(model).is_some()
+            || self.shown_chooser(model).is_some()
+            || self.shown_open_file(model)
+    }
+
+    /// The "Open file…" picker shows over the tab it was opened for, while no page's own
+    /// chooser is up there.
+    fn shown_open_file(&self, model: &ChromeModel) -> bool {
+        self.open_file
+            .as_ref()
+            .is_some_and(|p| Some(p.key.0) == model.active)
+            && self.shown_chooser(model).is_none()
     }
 
     fn shown_chooser<'m>(&self, model: &'m ChromeModel) -> Option<&'m FileChooserView> {
@@ -269,6 +280,8 @@ impl Chrome {
         }
         if let Some(f) = self.shown_chooser(model).cloned() {
             self.file_chooser(&ctx, &f);
+        } else if self.shown_open_file(model) {
+            self.open_file_sheet(&ctx);
         }
         if let Some(m) = self.shown_menu(model).cloned() {
             self.context_menu(ui, &m, model);
@@ -904,10 +917,39 @@ impl Chrome {
     }
 
     fn file_chooser(&mut self, ctx: &Context, f: &FileChooserView) {
-        let Some(page) = self.page_rect else { return };
         let Some(mut picker) = self.file_picker.take() else {
             return;
         };
+        let outcome = self.picker_sheet(ctx, &mut picker);
+        self.file_picker = Some(picker);
+        if let Some(Outcome::Done(paths)) = outcome {
+            self.finish_chooser(ctx, f, paths);
+        }
+    }
+
+    /// Ctrl+O's picker: a file picked loads in its tab; cancelling just closes it.
+    fn open_file_sheet(&mut self, ctx: &Context) {
+        let Some(mut picker) = self.open_file.take() else {
+            return;
+        };
+        match self.picker_sheet(ctx, &mut picker) {
+            Some(Outcome::Done(paths)) => {
+                if let Some(path) = paths.into_iter().next() {
+                    self.emit(UiCommand::OpenFile {
+                        tab: picker.key.0,
+                        path,
+                    });
+                }
+                self.return_focus_to_page(ctx);
+            }
+            None => self.open_file = Some(picker),
+        }
+    }
+
+    /// A file picker in a sheet hanging from the top of the page; what the human decided, once
+    /// they did.
+    fn picker_sheet(&mut self, ctx: &Context, picker: &mut FilePicker) -> Option<Outcome> {
+        let page = self.page_rect?;
         let width = (page.width() - 40.0).clamp(280.0, 640.0);
         let max_height = page.height() - 20.0;
         let mut outcome = None;
@@ -926,10 +968,7 @@ impl Chrome {
             });
         self.rects
             .insert(controls::FILE_CHOOSER.to_string(), area.response.rect);
-        self.file_picker = Some(picker);
-        if let Some(Outcome::Done(paths)) = outcome {
-            self.finish_chooser(ctx, f, paths);
-        }
+        outcome
     }
 
     fn dialog_sheet(&mut self, ctx: &Context, d: &DialogView) {
