@@ -285,6 +285,50 @@ async fn a_digest_sign_in_is_answered_too() {
     .await;
 }
 
+/// `browser_tabs open` on a page a sign-in holds: the tab opens and is the agent's current
+/// one (the answer gives its id and says the page cannot be observed yet, naming the sign-in),
+/// so the sign-in is answered in that tab and its page read there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tab_opened_on_a_sign_in_is_the_agents_to_answer_it_in() {
+    let server = staff_server();
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+    let (_, t) = tool(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": server.url("/staff")}),
+    )
+    .await;
+    assert!(
+        t.contains("asks for a sign-in") && t.contains("Staff area"),
+        "{t}"
+    );
+    let id: u64 = t
+        .split("tab ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in {t}"));
+    let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
+    let line = list
+        .lines()
+        .find(|l| l.starts_with(&format!("tab {id} ")))
+        .unwrap_or_else(|| panic!("tab {id} not listed: {list}"));
+    assert!(line.contains("yours") && line.contains("current"), "{list}");
+    let (err, t) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "dialog", "accept": true, "username": "ada", "password": PASSWORD}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    aperture_testkit::eventually(Duration::from_secs(20), "the staff page", async || {
+        let (_, t) = tool(&c, "browser_snapshot", json!({"full": true})).await;
+        (t.contains("Welcome, staff"), t)
+    })
+    .await;
+}
+
 /// A proxy that wants a login (`407` with `Proxy-Authenticate: Basic`) before it serves
 /// anything, and then answers every request itself with a page naming the URL asked for.
 /// Answers the logins it was given, in order.
