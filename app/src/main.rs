@@ -338,7 +338,11 @@ fn run(cli: Cli) -> Result<i32> {
             }
         }
     };
-    let registry = privacy::registry(&profile).map_err(|e| anyhow::anyhow!("containers: {e}"))?;
+    let (registry, registry_repaired) =
+        privacy::registry(&profile).map_err(|e| anyhow::anyhow!("containers: {e}"))?;
+    if let Some(said) = &registry_repaired {
+        eprintln!("aperture: {said}");
+    }
     // Before Chromium starts, so a wrong passphrase fails fast and loudly.
     let vault = vault::load(
         &profile,
@@ -420,6 +424,10 @@ fn run(cli: Cli) -> Result<i32> {
         actor.with(|st| st.permission_memory = saved);
     }
     let h = actor.handle();
+    // What start-up had to repair is the human's to know: in the window's notice bar too.
+    if let Some(said) = registry_repaired {
+        actor.with(|st| st.notices.push(said));
+    }
     let containers = privacy::Containers::new(registry, h.clone(), prefs);
     // History and bookmarks: every navigation of a non-private tab, the agent's included.
     let places = if one_shot {
@@ -428,7 +436,9 @@ fn run(cli: Cli) -> Result<i32> {
         match aperture_places::Places::open(&profile) {
             Ok(p) => {
                 if let Some(r) = p.recovery() {
-                    eprintln!("aperture: the history database was damaged and a new one was started: {r}");
+                    let said = format!("The history database was damaged and a new one was started: {r}");
+                    eprintln!("aperture: {said}");
+                    actor.with(|st| st.notices.push(said));
                 }
                 memory::record_history(&actor, p.clone());
                 Some(p)

@@ -164,11 +164,21 @@ pub fn load_blocker(user_lists: &[PathBuf]) -> Result<(Arc<BlockFilter>, String)
     Ok((Arc::new(BlockFilter::new(blocker)), status))
 }
 
-/// The container registry of this profile.
-pub fn registry(profile: &Path) -> Result<Arc<Mutex<ContainerRegistry>>, String> {
-    ContainerRegistry::open(profile)
-        .map(|r| Arc::new(Mutex::new(r)))
-        .map_err(|e| e.to_string())
+/// The container registry of this profile, and what it says to the human when an unreadable
+/// one had to be rebuilt (see [`ContainerRegistry::open_or_recover`]).
+pub fn registry(profile: &Path) -> Result<(Arc<Mutex<ContainerRegistry>>, Option<String>), String> {
+    let (r, recovered) = ContainerRegistry::open_or_recover(profile).map_err(|e| e.to_string())?;
+    let said = recovered.map(|rec| {
+        format!(
+            "The container list could not be read ({}) and was kept as {}; {} container(s) were \
+             rebuilt from their saved data, logins included (their names, colours and site \
+             bindings were only in the list)",
+            rec.reason,
+            rec.moved_to.display(),
+            rec.containers
+        )
+    });
+    Ok((Arc::new(Mutex::new(r)), said))
 }
 
 /// The private container's key and the name its tabs carry (never a registry id: those are

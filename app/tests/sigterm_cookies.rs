@@ -40,6 +40,12 @@ async fn title(c: &aperture_testkit::mcp::Client, prefix: &str) -> String {
 /// Sets a cookie in a browser (windowed or headless), SIGTERMs it at once, and reads the cookie
 /// back in a fresh headless browser on the same profile.
 async fn cookie_survives_sigterm(windowed: bool) {
+    cookie_survives(windowed, |_| {}).await;
+}
+
+/// [`cookie_survives_sigterm`], with `between` done to the profile while no browser runs; what
+/// the second browser said on stderr.
+async fn cookie_survives(windowed: bool, between: impl FnOnce(&std::path::Path)) -> String {
     let server = Server::start(
         [
             ("/set".to_string(), SET.to_string()),
@@ -72,6 +78,7 @@ async fn cookie_survives_sigterm(windowed: bool) {
         b.stderr()
     );
     drop(b);
+    between(&profile);
 
     let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
         .profile(&profile)
@@ -86,6 +93,19 @@ async fn cookie_survives_sigterm(windowed: bool) {
     .await;
     let shown = title(&c, "cookies: ").await;
     assert!(shown.contains("session=alive-42"), "the cookie was lost: {shown}");
+    b.stderr()
+}
+
+/// The container list torn while the browser was down (a crash mid-write by another tool, a
+/// hand edit): the browser still starts, says so, keeps the broken file aside, and the
+/// container's logins are still there, found by its data on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_container_list_loses_no_login() {
+    let said = cookie_survives(false, |profile| {
+        std::fs::write(profile.join("containers.json"), b"{\"version\": 1, \"defa").unwrap();
+    })
+    .await;
+    assert!(said.contains("The container list could not be read"), "{said}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -232,8 +232,9 @@ pub enum ContainerError {
         /// The container the agent asked for.
         requested: ContainerId,
     },
-    /// The store file exists but cannot be read as a registry. Not replaced automatically:
-    /// replacing it would mint new seeds for containers that still hold cookies.
+    /// The store file exists but cannot be read as a registry. [`ContainerRegistry::open`]
+    /// never replaces it; [`ContainerRegistry::open_or_recover`] moves it aside and rebuilds
+    /// the registry from the containers' directories (new seeds, the same cookies).
     #[error("container store {path} is unreadable ({reason}); fix or move it aside")]
     Corrupt {
         /// The store file.
@@ -263,6 +264,17 @@ struct Store {
     sites: BTreeMap<String, ContainerId>,
 }
 
+/// What [`ContainerRegistry::open_or_recover`] repaired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recovered {
+    /// Where the unreadable store now is.
+    pub moved_to: PathBuf,
+    /// Why it could not be read.
+    pub reason: String,
+    /// How many containers the rebuilt registry has.
+    pub containers: usize,
+}
+
 /// The human-side container registry, persisted as JSON (atomically, after every change).
 #[derive(Debug)]
 pub struct ContainerRegistry {
@@ -280,6 +292,46 @@ impl ContainerRegistry {
     /// silently keep the container in memory, so logins vanish on quit.
     pub fn open(profile_dir: &Path) -> Result<Self, ContainerError> {
         Self::open_at(&profile_dir.join("containers.json"), profile_dir)
+    }
+
+    /// [`ContainerRegistry::open`], and when the store is unreadable (a torn or hand-broken
+    /// file), the browser still starts and no login is lost: the file is moved aside (kept, for
+    /// repair by hand) and the registry is rebuilt from the containers' cache directories, which
+    /// hold their cookies and storage under their ids. What the file alone knew is gone: the
+    /// names (the recovered containers are "Personal" when there is one, else "Recovered N",
+    /// most recently used first and the default), colours, site bindings and fingerprint seeds
+    /// (new ones: a site that saw the old one sees a new device with the same cookies, which is
+    /// the lesser harm than a browser that will not start or logins that seem gone).
+    pub fn open_or_recover(profile_dir: &Path) -> Result<(Self, Option<Recovered>), ContainerError> {
+        let store_path = profile_dir.join("containers.json");
+        let reason = match Self::open_at(&store_path, profile_dir) {
+            Err(ContainerError::Corrupt { reason, .. }) => reason,
+            other => return other.map(|r| (r, None)),
+        };
+        let secs = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let moved_to = profile_dir.join(format!("containers.json.unreadable-{secs}"));
+        fs::rename(&store_path, &moved_to).map_err(|source| ContainerError::Io {
+            op: "move aside",
+            path: store_path.clone(),
+            source,
+        })?;
+        let store = rebuild(profile_dir)?;
+        save(&store_path, &store)?;
+        let recovered = Recovered {
+            moved_to,
+            reason,
+            containers: store.containers.len(),
+        };
+        Ok((
+            Self {
+                store_path,
+                cache_root: profile_dir.to_path_buf(),
+                store,
+            },
+            Some(recovered),
+        ))
     }
 
     /// Like [`ContainerRegistry::open`] with explicit store file and cache root.
@@ -538,6 +590,71 @@ impl AgentContainers {
             (None, None) => Ok(reg.default_container().id.clone()),
         }
     }
+}
+
+/// The registry's containers as their cache directories show them (`c-` and 16 hex digits, the
+/// ids [`ContainerId::generate`] makes), most recently used first; one fresh "Personal" when
+/// there are none.
+fn rebuild(cache_root: &Path) -> Result<Store, ContainerError> {
+    let io = |source| ContainerError::Io {
+        op: "list",
+        path: cache_root.to_path_buf(),
+        source,
+    };
+    let mut found: Vec<(SystemTime, ContainerId)> = Vec::new();
+    for entry in fs::read_dir(cache_root).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let ours = name.len() == 18
+            && name.starts_with("c-")
+            && name[2..]
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let Ok(meta) = entry.metadata() else { continue };
+        if ours && meta.is_dir() {
+            let used = meta.modified().unwrap_or(UNIX_EPOCH);
+            found.push((used, ContainerId::parse(&name)?));
+        }
+    }
+    found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    const COLOURS: [Colour; 9] = [
+        Colour::Blue,
+        Colour::Orange,
+        Colour::Green,
+        Colour::Pink,
+        Colour::Turquoise,
+        Colour::Yellow,
+        Colour::Red,
+        Colour::Purple,
+        Colour::Grey,
+    ];
+    let one = found.len() == 1;
+    let containers: Vec<Container> = found
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, id))| {
+            let name = if one {
+                "Personal".to_string()
+            } else {
+                format!("Recovered {}", i + 1)
+            };
+            Container {
+                id,
+                ..new_container(&name, COLOURS[i % COLOURS.len()])
+            }
+        })
+        .collect();
+    let containers = if containers.is_empty() {
+        vec![new_container("Personal", Colour::Blue)]
+    } else {
+        containers
+    };
+    Ok(Store {
+        version: STORE_VERSION,
+        default: containers[0].id.clone(),
+        containers,
+        sites: BTreeMap::new(),
+    })
 }
 
 fn new_container(name: &str, colour: Colour) -> Container {
@@ -848,6 +965,54 @@ mod tests {
         fs::write(&store, evil).unwrap();
         let e = ContainerRegistry::open(d.path()).unwrap_err();
         assert!(matches!(e, ContainerError::Corrupt { .. }), "{e}");
+    }
+
+    /// An unreadable store is moved aside and the registry rebuilt from the containers'
+    /// directories, which keep their cookies: the same ids, the most recently used first and
+    /// the default; a readable store is opened as it is.
+    #[test]
+    fn an_unreadable_store_is_moved_aside_and_rebuilt_from_the_containers_directories() {
+        let d = tempfile::tempdir().unwrap();
+        let mut r = open(d.path());
+        let personal = r.default_container().id.clone();
+        let work = r.create("Work", Colour::Red).unwrap();
+        for id in [&personal, &work] {
+            fs::create_dir_all(d.path().join(id.as_str()).join("Cookies-dir")).unwrap();
+        }
+        // Work was used last.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        fs::write(d.path().join(work.as_str()).join("Cookies"), b"x").unwrap();
+        drop(r);
+        let (_, none) = ContainerRegistry::open_or_recover(d.path()).unwrap();
+        assert_eq!(none, None, "a readable store is not touched");
+
+        let store = d.path().join("containers.json");
+        fs::write(&store, b"{ half a file").unwrap();
+        // Not a container's directory: Chromium's own, and a name that only looks close.
+        fs::create_dir_all(d.path().join("Default")).unwrap();
+        fs::create_dir_all(d.path().join("c-xyz")).unwrap();
+        let (r, rec) = ContainerRegistry::open_or_recover(d.path()).unwrap();
+        let rec = rec.expect("a repair");
+        assert_eq!(fs::read(&rec.moved_to).unwrap(), b"{ half a file", "kept aside");
+        assert_eq!(rec.containers, 2);
+        let ids: Vec<_> = r.containers().iter().map(|c| c.id.clone()).collect();
+        assert_eq!(ids, vec![work.clone(), personal.clone()]);
+        assert_eq!(r.default_container().id, work);
+        assert_eq!(r.containers()[0].name, "Recovered 1");
+        // Saved: the next start opens it as it is.
+        let (again, rec) = ContainerRegistry::open_or_recover(d.path()).unwrap();
+        assert_eq!(rec, None);
+        assert_eq!(again.containers().len(), 2);
+
+        // One directory: it is Personal.
+        let d = tempfile::tempdir().unwrap();
+        let id = open(d.path()).default_container().id.clone();
+        fs::create_dir_all(d.path().join(id.as_str())).unwrap();
+        fs::write(d.path().join("containers.json"), b"[]").unwrap();
+        let (r, rec) = ContainerRegistry::open_or_recover(d.path()).unwrap();
+        assert!(rec.is_some());
+        assert_eq!(r.default_container().id, id);
+        assert_eq!(r.containers()[0].name, "Personal");
     }
 
     #[test]
