@@ -79,7 +79,8 @@ struct Cli {
     allow_host: Vec<String>,
     /// Pass an extra Chromium switch, `NAME` or `NAME=VALUE` (e.g.
     /// `host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1` for offline use). Repeatable.
-    /// Switches that would re-enable phone-home features are refused.
+    /// Switches that would re-enable phone-home features, open a DevTools port or weaken the
+    /// sandbox or site isolation are refused.
     #[arg(long, value_name = "SWITCH")]
     chromium_switch: Vec<String>,
     /// Give pages WebGL through software GL (SwiftShader). Chromium then cannot sandbox the
@@ -577,6 +578,9 @@ fn run(cli: Cli) -> Result<i32> {
 fn chromium_switches(extra: &[String]) -> Result<Vec<(String, Option<String>)>> {
     if let Some(bad) = aperture_privacy::switches::find_forbidden_switch(extra) {
         anyhow::bail!("--chromium-switch {bad} is refused: it would turn a phone-home feature back on");
+    }
+    if let Some((bad, why)) = aperture_privacy::switches::find_unsafe_switch(extra) {
+        anyhow::bail!("--chromium-switch {bad} is refused: {why}");
     }
     // Chromium keeps only the last --disable-features/--enable-features: a second one would
     // silently undo the privacy list.

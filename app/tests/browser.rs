@@ -414,8 +414,13 @@ fn a_navigation_answers_for_its_own_page_not_the_one_it_replaced() {
 }
 
 #[test]
-fn chromium_switches_pass_through_but_phone_home_ones_are_refused() {
-    for bad in ["variations-server-url=http://x/", "disable-features=Foo"] {
+fn chromium_switches_pass_through_but_phone_home_and_door_opening_ones_are_refused() {
+    for bad in [
+        "variations-server-url=http://x/",
+        "disable-features=Foo",
+        "remote-debugging-port=9222",
+        "no-sandbox",
+    ] {
         let out = aperture_testkit::browser_command(exe())
             .args(["--headless", "--chromium-switch", bad, "--walk", "about:blank"])
             .env(cef_sys_build::ENV_DIR, cef_dir())

@@ -243,6 +243,66 @@ pub fn chromium_switch_args() -> Vec<String> {
 }
 
 /// Returns the first forbidden switch present in `args` (`--name` or `--name=value` form).
+/// Switches a user's extra flags may not carry because they open what the browser keeps shut,
+/// with why: a DevTools listener drives every tab with no token (the MCP listener's would mean
+/// nothing), and the sandbox is off only by `--no-sandbox`, which the browser says aloud.
+pub const UNSAFE_SWITCHES: &[(&str, &str)] = &[
+    (
+        "remote-debugging-port",
+        "it opens a DevTools listener on loopback that drives every tab, the human's logged-in ones \
+         included, without the MCP listener's token",
+    ),
+    (
+        "remote-debugging-address",
+        "it moves a DevTools listener that would drive every tab",
+    ),
+    (
+        "remote-allow-origins",
+        "it lets web pages reach a DevTools listener",
+    ),
+    (
+        "no-sandbox",
+        "the sandbox is switched off only by aperture's own --no-sandbox",
+    ),
+    (
+        "disable-setuid-sandbox",
+        "the sandbox is switched off only by aperture's own --no-sandbox",
+    ),
+    (
+        "disable-seccomp-filter-sandbox",
+        "the sandbox is switched off only by aperture's own --no-sandbox",
+    ),
+    (
+        "disable-gpu-sandbox",
+        "the sandbox is switched off only by aperture's own --no-sandbox",
+    ),
+    (
+        "single-process",
+        "pages would run in the browser's own process, outside any sandbox",
+    ),
+    (
+        "disable-web-security",
+        "a page could read every other site's data",
+    ),
+    (
+        "disable-site-isolation-trials",
+        "sites would share renderer processes",
+    ),
+];
+
+/// The first of `args` (`name` or `name=value`, dashes optional) that [`UNSAFE_SWITCHES`] has,
+/// and why it is refused.
+pub fn find_unsafe_switch<S: AsRef<str>>(args: &[S]) -> Option<(&'static str, &'static str)> {
+    args.iter().find_map(|a| {
+        let name = a.as_ref().trim_start_matches('-');
+        let name = name.split_once('=').map_or(name, |(n, _)| n).trim();
+        UNSAFE_SWITCHES
+            .iter()
+            .copied()
+            .find(|(f, _)| f.eq_ignore_ascii_case(name))
+    })
+}
+
 pub fn find_forbidden_switch<S: AsRef<str>>(args: &[S]) -> Option<&'static str> {
     args.iter().find_map(|a| {
         let name = a.as_ref().trim_start_matches('-');
@@ -256,6 +316,28 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::path::PathBuf;
+
+    #[test]
+    fn switches_that_open_a_door_are_found_however_written() {
+        for a in [
+            "remote-debugging-port=9222",
+            "--remote-debugging-port=0",
+            "Remote-Debugging-Port",
+            "no-sandbox",
+            "--single-process",
+            "disable-web-security",
+        ] {
+            assert!(find_unsafe_switch(&[a]).is_some(), "{a}");
+        }
+        for a in [
+            "user-agent=X/1",
+            "remote-debugging-pipe",
+            "v=1",
+            "host-resolver-rules=MAP * ~NOTFOUND",
+        ] {
+            assert_eq!(find_unsafe_switch(&[a]), None, "{a}");
+        }
+    }
 
     #[test]
     fn features_constant_matches_documented_list() {
