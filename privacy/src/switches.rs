@@ -242,7 +242,6 @@ pub fn chromium_switch_args() -> Vec<String> {
         .collect()
 }
 
-/// Returns the first forbidden switch present in `args` (`--name` or `--name=value` form).
 /// Switches a user's extra flags may not carry because they open what the browser keeps shut,
 /// with why: a DevTools listener drives every tab with no token (the MCP listener's would mean
 /// nothing), and the sandbox is off only by `--no-sandbox`, which the browser says aloud.
@@ -303,6 +302,7 @@ pub fn find_unsafe_switch<S: AsRef<str>>(args: &[S]) -> Option<(&'static str, &'
     })
 }
 
+/// Returns the first forbidden switch present in `args` (`--name` or `--name=value` form).
 pub fn find_forbidden_switch<S: AsRef<str>>(args: &[S]) -> Option<&'static str> {
     args.iter().find_map(|a| {
         let name = a.as_ref().trim_start_matches('-');
