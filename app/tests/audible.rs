@@ -131,13 +131,7 @@ async fn a_running_web_audio_context_is_sound_too() {
         .start()
         .await;
     let c = b.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        serde_json::json!({"action": "goto", "url": server.url("/")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = aperture_testkit::mcp::goto(&c, &server.url("/")).await;
     let list = tabs_until(&c, "the tab listed", |t| t.contains("tab ")).await;
     assert!(!list.contains("playing sound"), "silent before the click: {list}");
     for (button, sounding) in [("Beep", true), ("Hush", false), ("Again", true), ("Close", false)] {
@@ -176,13 +170,7 @@ async fn a_player_with_controls_is_listed_and_a_click_plays_it() {
         .start()
         .await;
     let c = b.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        serde_json::json!({"action": "goto", "url": server.url("/")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = aperture_testkit::mcp::goto(&c, &server.url("/")).await;
     // The tone is two seconds long; its length arrives with its metadata.
     let mut snap = snap;
     for _ in 0..20 {
@@ -197,25 +185,19 @@ async fn a_player_with_controls_is_listed_and_a_click_plays_it() {
     assert!(snap.contains("audio value=\"paused at 0:00 of 0:02\""), "{snap}");
     let player = role_ref(&snap, "audio", "");
 
-    let (err, t) = tool(
-        &c,
-        "browser_act",
-        serde_json::json!({"action": "click", "ref": player}),
-    )
-    .await;
-    assert!(!err, "{t}");
-    assert!(t.contains("audio value=\"playing (0:02)\""), "{t}");
-    tabs_until(&c, "the player to sound", |t| t.contains("playing sound")).await;
-    let (err, t) = tool(
-        &c,
-        "browser_act",
-        serde_json::json!({"action": "click", "ref": player}),
-    )
-    .await;
-    assert!(!err, "{t}");
-    assert!(t.contains("audio value=\"paused at 0:0"), "{t}");
-    tabs_until(&c, "the player to stop sounding", |t| {
-        !t.contains("playing sound")
-    })
-    .await;
+    // Each click presses play or pause; the answer's diff says which it is now.
+    for (now, sounding) in [("playing (0:02)", true), ("paused at 0:0", false)] {
+        let (err, t) = tool(
+            &c,
+            "browser_act",
+            serde_json::json!({"action": "click", "ref": player}),
+        )
+        .await;
+        assert!(!err, "{t}");
+        assert!(t.contains(&format!("audio value=\"{now}")), "{t}");
+        tabs_until(&c, "the player's mark", |t| {
+            t.contains("playing sound") == sounding
+        })
+        .await;
+    }
 }

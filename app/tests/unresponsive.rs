@@ -141,13 +141,7 @@ async fn the_agent_is_told_a_page_is_not_responding_and_a_reload_stops_it() {
         .start()
         .await;
     let c = b.connect().await;
-    let (err, snap) = tool(
-        &c,
-        "browser_navigate",
-        json!({"action": "goto", "url": server.url("/")}),
-    )
-    .await;
-    assert!(!err, "{snap}");
+    let snap = aperture_testkit::mcp::goto(&c, &server.url("/")).await;
     let freeze = role_ref(&snap, "button", "Freeze");
 
     // The click's answer says what became of the page (its input was sent; the page never
