@@ -1953,6 +1953,13 @@ fn ctrl_o_opens_a_file_of_the_computer_in_the_tab() {
     h.click(controls::FILE_CANCEL);
     h.frame(vec![]);
     assert!(!h.has(controls::FILE_CHOOSER), "Cancel closes it");
+    shortcut(&mut h, Key::O, Modifiers::COMMAND);
+    h.frame(vec![]);
+    assert!(h.has(controls::FILE_CHOOSER));
+    let cmds = without_noise(h.frame(press(Key::Escape, Modifiers::NONE)));
+    h.frame(vec![]);
+    assert!(!h.has(controls::FILE_CHOOSER), "Escape closes it too");
+    assert!(cmds.is_empty(), "and sends nothing: {cmds:?}");
 
     h.click(controls::MAIN_MENU);
     assert!(without_noise(h.click(controls::MAIN_MENU_OPEN_FILE)).is_empty());

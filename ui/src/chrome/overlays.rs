@@ -216,6 +216,11 @@ impl Chrome {
                     self.finish_chooser(ctx, &f, Vec::new());
                     return true;
                 }
+                if self.shown_open_file(model) {
+                    self.open_file = None;
+                    self.return_focus_to_page(ctx);
+                    return true;
+                }
                 if let Some(d) = self.shown_dialog(model).cloned() {
                     self.answer_dialog(ctx, &d, false);
                     return true;
