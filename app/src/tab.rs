@@ -403,7 +403,7 @@ pub struct TabInfo {
     pub pinned: bool,
     /// Restored and not loaded yet (`url` is the page it will load).
     pub unloaded: bool,
-    /// The renderer has not handled input for 15 s (Chromium's hang monitor).
+    /// The page has not answered for 15 s or more (`browser::hang`).
     pub unresponsive: bool,
     pub meta: TabMeta,
 }

@@ -65,8 +65,8 @@ pub struct TabInfo {
     /// first time anyone shows, reads or acts on it.
     #[serde(default)]
     pub unloaded: bool,
-    /// The page has not handled input for 15 s or more (a script that does not return): reads
-    /// and input fail until it answers again, is reloaded, or leaves.
+    /// The page has not answered for 15 s or more (a script that does not return): reads and
+    /// input fail until it answers again, is reloaded, or leaves.
     #[serde(default)]
     pub unresponsive: bool,
 }

@@ -647,7 +647,6 @@ impl State {
         }
     }
 
-    /// What frame `frame`'s script told of as it happened (see `ClientHandler::on_page_event`).
     /// Tab `id`'s page was stopped from opening a pop-up at `url` without a click (by
     /// Chromium's blocker, or by `on_popup`): the window's bar offers it, and the agent reads
     /// it in the tab's console (its own clicks carry a gesture, so this is the page's doing).
@@ -664,6 +663,7 @@ impl State {
         self.events.push(super::Event::Refresh);
     }
 
+    /// What frame `frame`'s script told of as it happened (see `ClientHandler::on_page_event`).
     pub fn page_event(&mut self, id: TabId, frame: String, body: &str) {
         let Some(t) = self.tabs.get_mut(&id) else { return };
         let Ok(v) = serde_json::from_str::<serde_json::Value>(body) else {
