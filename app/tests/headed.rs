@@ -788,11 +788,7 @@ async fn take_over_refuses_the_agent_until_hand_back() {
     .await;
     let snap = text(&r);
     assert_ne!(r.is_error, Some(true), "{snap}");
-    let id: u64 = snap
-        .split_once("opened tab ")
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in {snap}"));
+    let id = aperture_testkit::mcp::opened_tab(&snap);
     let press = role_ref(&snap, "button", "Press me");
     let r = call(&c, "browser_tabs", json!({"action": "select", "tab": id})).await;
     assert_ne!(r.is_error, Some(true), "{}", text(&r));

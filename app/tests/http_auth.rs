@@ -303,12 +303,7 @@ async fn a_tab_opened_on_a_sign_in_is_the_agents_to_answer_it_in() {
         t.contains("asks for a sign-in") && t.contains("Staff area"),
         "{t}"
     );
-    let id: u64 = t
-        .split("tab ")
-        .nth(1)
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in {t}"));
+    let id = aperture_testkit::mcp::opened_tab(&t);
     let (_, list) = tool(&c, "browser_tabs", json!({"action": "list"})).await;
     let line = list
         .lines()

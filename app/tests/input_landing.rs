@@ -212,12 +212,7 @@ async fn a_scroll_right_after_a_tab_opens_arrives() {
         let r = call(&c, "browser_tabs", json!({"action": "open", "url": url})).await;
         let opened = text(&r);
         assert_ne!(r.is_error, Some(true), "{opened}");
-        let tab: u64 = opened
-            .split("opened tab ")
-            .nth(1)
-            .and_then(|r| r.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| panic!("no tab id in {opened}"));
+        let tab = aperture_testkit::mcp::opened_tab(&opened);
         let (err, t) = act(&c, json!({"action": "scroll", "dy": 300})).await;
         // On a starved machine the page may count the wheel after the barrier: the answer
         // then says so, and the wheel must still arrive.

@@ -41,16 +41,6 @@ async fn ok(c: &Client, tool: &str, args: serde_json::Value) -> String {
     t
 }
 
-/// The tab id in an `opened tab N` answer.
-fn opened(answer: &str) -> u64 {
-    answer
-        .split("opened tab ")
-        .nth(1)
-        .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in:\n{answer}"))
-}
-
 #[tokio::test]
 async fn two_sessions_on_one_browser_do_not_collide() {
     let browser = launch().await;
@@ -65,7 +55,7 @@ async fn two_sessions_on_one_browser_do_not_collide() {
         json!({"action": "open", "url": server.url("/")}),
     )
     .await;
-    let tab = opened(&open);
+    let tab = aperture_testkit::mcp::opened_tab(&open);
     let a1 = ok(&a, "browser_snapshot", json!({"full": true})).await;
     assert!(a1.contains("Remove bread"), "{a1}");
 
@@ -106,7 +96,7 @@ async fn two_sessions_on_one_browser_do_not_collide() {
         json!({"action": "open", "url": server.url("/")}),
     )
     .await;
-    let tab_b = opened(&open_b);
+    let tab_b = aperture_testkit::mcp::opened_tab(&open_b);
     assert_ne!(tab_b, tab);
     ok(&b, "browser_tabs", json!({"action": "select", "tab": tab_b})).await;
     let a5 = ok(&a, "browser_snapshot", json!({})).await;

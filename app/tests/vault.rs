@@ -773,12 +773,7 @@ console.log("stored " + v);
         json!({"action": "open", "url": server.url("/login")}),
     )
     .await);
-    let tab_a: u64 = opened
-        .split("opened tab ")
-        .nth(1)
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("no tab id in:\n{opened}"));
+    let tab_a = aperture_testkit::mcp::opened_tab(&opened);
     let snap = ok(&call(&cl, "browser_snapshot", json!({"full": true})).await);
     let (u, p) = (ref_on(&snap, "Username"), ref_on(&snap, "Password"));
     ok(&call(

@@ -68,6 +68,16 @@ pub async fn goto(client: &Client, url: &str) -> String {
     answer
 }
 
+/// The tab id in an `opened tab N` answer (`browser_tabs open`, a batch's `tab_open`).
+pub fn opened_tab(answer: &str) -> u64 {
+    answer
+        .split("opened tab ")
+        .nth(1)
+        .and_then(|s| s.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no tab id in:\n{answer}"))
+}
+
 /// The text blocks of a result, joined by newlines.
 pub fn text(r: &CallToolResult) -> String {
     r.content
