@@ -483,6 +483,34 @@ fn a_closed_details_body_and_unrendered_content_get_no_refs() {
         assert!(!has(id), "{id} is not rendered, so not walked: {}", short(&w));
     }
     assert_eq!(by_id(&w, "closed")["state"]["expanded"], false);
+    // The summary, which is what gets a ref and a click, says whether its details are open.
+    assert_eq!(by_id(&w, "closed-summary")["state"]["expanded"], false);
+    assert_eq!(by_id(&w, "open-summary")["state"]["expanded"], true);
+}
+
+/// A dialog that takes all input says so (`showModal()`, `aria-modal`), so the agent knows the
+/// rest of the page cannot be clicked until it closes; one opened with `show()`, or a page's
+/// plain `role=dialog`, is not marked.
+#[test]
+fn a_modal_dialog_is_marked_modal() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/modal.html"));
+    let w = walk_with(&mut b, t, "tip-ok");
+    for id in ["modal", "aria-modal"] {
+        assert_eq!(by_id(&w, id)["state"]["modal"], true, "{id}: {}", short(&w));
+    }
+    for id in ["plain", "aria-plain"] {
+        assert!(
+            by_id(&w, id)["state"].get("modal").is_none(),
+            "{id}: {}",
+            short(&w)
+        );
+    }
+    let w: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&w);
+    assert!(out.contains("dialog modal\n"), "{out}");
+    b.quit();
 }
 
 /// A menu opened by CSS alone (`li:hover > ul { display: block }`, or visibility in an

@@ -264,6 +264,7 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64
         | (s.readonly as u64) << 10
         | (s.focused as u64) << 11
         | (r.actionable as u64) << 12
+        | (s.modal as u64) << 13
         | (r.level.unwrap_or(0) as u64) << 16;
     H::new(10)
         .os(r.role.as_deref())

@@ -128,6 +128,9 @@ pub struct State {
     pub readonly: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub focused: bool,
+    /// A dialog that takes all input while open (`showModal`, or `aria-modal="true"`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub modal: bool,
     /// The control is invalid as a person sees it: `""` when the page marks it so with no
     /// message, else the message (the one `aria-errormessage` points at, or the browser's own
     /// validation message for a native field the human edited or tried to submit).

@@ -274,6 +274,7 @@ fn push_line_parts(
         out.push_str(word);
     }
     for (on, word) in [
+        (s.modal, " modal"),
         (s.disabled, " disabled"),
         (s.required, " required"),
         (s.readonly, " readonly"),

@@ -1844,6 +1844,19 @@
         else { const se = attr(el, 'aria-selected'); if (se === 'true' || se === 'false') st.selected = se === 'true'; }
         const ex = attr(el, 'aria-expanded'); if (ex === 'true' || ex === 'false') st.expanded = ex === 'true';
         if (tag === 'details') st.expanded = apply(m.hasAttribute, el, ['open']);
+        // The summary is what a person clicks, so it carries its details' state, as
+        // Chromium's accessibility tree puts it (the details itself is rarely a line).
+        if (tag === 'summary' && st.expanded === undefined) {
+          const d = apply(g.parentNode, el, []);
+          if (d !== null && apply(g.nodeType, d, []) === 1 && apply(g.localName, d, []) === 'details') {
+            st.expanded = apply(m.hasAttribute, d, ['open']);
+          }
+        }
+        // A modal dialog takes all input while it is open (showModal's top layer, or a page's
+        // aria-modal one): what is outside it cannot be clicked until it closes.
+        let modal = (role === 'dialog' || role === 'alertdialog') && attr(el, 'aria-modal') === 'true';
+        if (tag === 'dialog' && !modal) { try { modal = apply(m.matches, el, [':modal']); } catch (e) { modal = false; } }
+        if (modal) st.modal = true;
         // A sortable table's header says which way it sorts: the only sign, besides reading
         // every row, that a click on it took (Chromium exposes it on headers only).
         if (role === 'columnheader' || role === 'rowheader') {

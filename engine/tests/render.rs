@@ -797,3 +797,21 @@ fn blank_cells_keep_the_columns_after_them() {
     );
     assert!(out.ends_with(" row\n  \"30\"\n"), "{out}");
 }
+
+#[test]
+fn a_modal_dialog_says_so_and_its_closing_is_a_change() {
+    let page = |modal: bool| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, button("Delete account"));
+        let d = p.add(None, container("dialog").with(|r| r.state.modal = modal));
+        p.add(Some(d), text("Really delete?"));
+        p.add(Some(d), button("Yes"));
+        p.done()
+    };
+    let mut s = TabSession::new();
+    let o = s.observe(&page(true), false, false);
+    assert!(body(&o.text).contains("\ndialog modal\n"), "{}", o.text);
+    let o = s.observe(&page(false), false, false);
+    assert!(!o.text.starts_with("no change"), "{}", o.text);
+    assert!(!body(&o.text).contains("modal"), "{}", o.text);
+}
