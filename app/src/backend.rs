@@ -1031,6 +1031,14 @@ impl Backend for AppBackend {
             .ok_or(BackendError::NoSuchTab(id))
     }
 
+    async fn browser_notes(&self, id: TabId) -> BackendResult<(u64, Vec<String>)> {
+        self.h
+            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| (t.notes_count, t.notes.clone()))))
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))
+    }
+
     async fn vault_sign_in(&self, id: TabId, entry: &str) -> BackendResult<()> {
         let v = self.vault()?;
         // Not `agent_acts`: the open sign-in is what it refuses acts for. Its other checks hold.

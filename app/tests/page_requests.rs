@@ -226,3 +226,50 @@ async fn the_agent_answers_dialogs_and_nobody_answering_does_not_hang_the_tab() 
     assert!(console.contains("dismissed after 1 s"), "{console}");
     assert!(console.contains("suppressed"), "{console}");
 }
+
+/// What the browser decides for the page on an agent's click is in the click's answer, where
+/// the agent reads it: a file chooser cancelled (headless: nobody to choose; with the way to
+/// upload from the vault) and a permission prompt blocked. The page shows neither, so the
+/// agent would otherwise wait on a chooser that is gone. Said once, fenced; a later click that
+/// sets off nothing says nothing of it.
+#[tokio::test]
+async fn a_click_is_answered_with_what_the_browser_decided_for_the_page() {
+    let s = Server::page(
+        r#"<!doctype html><title>asks</title>
+<input type=file aria-label="Avatar">
+<button onclick="navigator.geolocation.getCurrentPosition(()=>{},e=>{o.textContent='no location'})">Find me</button>
+<button onclick="o.textContent='plain'">Plain</button><p id=o></p>"#,
+    );
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture")).start().await;
+    let c = b.connect().await;
+    let first = text(&call(&c, "browser_tabs", json!({"action": "open", "url": s.url("/")})).await);
+    let click = |r: String| {
+        let c = &c;
+        async move { text(&call(c, "browser_act", json!({"action": "click", "ref": r})).await) }
+    };
+    let fenced_after = |answer: &str, what: &str| {
+        let (head, rest) = answer
+            .split_once("meanwhile the browser answered the page itself:")
+            .unwrap_or_else(|| panic!("no browser note in {answer}"));
+        assert!(!head.contains(what), "{answer}");
+        assert!(
+            rest.trim_start().starts_with("<untrusted-page-content"),
+            "fenced: {answer}"
+        );
+        assert!(rest.contains(what), "{what:?} in {answer}");
+    };
+    let r = click(role_ref(&first, "button", "Avatar")).await;
+    fenced_after(&r, "a file chooser opened and was cancelled");
+    assert!(
+        r.contains("vault_request_fill attachment=ID file_input=REF"),
+        "{r}"
+    );
+
+    let r = click(role_ref(&first, "button", "Find me")).await;
+    fenced_after(&r, "asked to know your location; blocked");
+    assert!(!r.contains("file chooser"), "only what this click set off: {r}");
+
+    let r = click(role_ref(&first, "button", "Plain")).await;
+    assert!(r.contains("plain"), "{r}");
+    assert!(!r.contains("meanwhile the browser"), "nothing was decided: {r}");
+}

@@ -882,6 +882,13 @@ pub trait Backend: Send + Sync + 'static {
         let _ = id;
         Ok((0, Vec::new()))
     }
+    /// How many decisions the browser has made on this tab's behalf so far (a file chooser
+    /// cancelled or handed to the human, a permission prompt blocked, dialogs suppressed…),
+    /// and the latest few, oldest first (page-influenced text: fence it). Not drained.
+    async fn browser_notes(&self, id: TabId) -> BackendResult<(u64, Vec<String>)> {
+        let _ = id;
+        Ok((0, Vec::new()))
+    }
     /// Reads, and when `set` is given first changes, the dark-mode policy of a site.
     async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState>;
     /// The identity containers the human has set up.

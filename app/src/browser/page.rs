@@ -209,9 +209,16 @@ pub(super) fn console_note(a: &Actor, id: TabId, text: String) {
     console(a, id, "warning", text);
 }
 
+/// A decision the browser made on the page's behalf: into the tab's console, and into its
+/// notes, so an agent's action that set it off is answered with it.
 fn console(a: &Actor, id: TabId, level: &str, text: String) {
     a.with(|st| {
         if let Some(t) = st.tabs.get_mut(&id) {
+            t.notes_count += 1;
+            t.notes.push(text.clone());
+            if t.notes.len() > NOTES_KEPT {
+                t.notes.remove(0);
+            }
             t.console.push(ConsoleEntry {
                 level: level.into(),
                 text,
@@ -221,6 +228,13 @@ fn console(a: &Actor, id: TabId, level: &str, text: String) {
         }
     });
 }
+
+/// The agent's own way to upload, named where a file chooser was not its to answer.
+const UPLOAD_HOW: &str =
+    " (an agent uploads a file of the vault's library: vault_request_fill attachment=ID file_input=REF)";
+
+/// How many of a tab's latest browser notes are kept for an action's answer.
+const NOTES_KEPT: usize = 4;
 
 pub(super) fn js_dialog(a: &Actor, id: TabId, d: cef::JsDialog, cb: cef::JsDialogCallback) -> bool {
     let headless = a.services().page.headless;
@@ -486,10 +500,18 @@ pub(super) fn file_dialog(a: &Actor, id: TabId, d: cef::FileDialog, cb: cef::Fil
             a,
             id,
             "warning",
-            "a file chooser opened and was cancelled: files are chosen by the human in the window".into(),
+            format!(
+                "a file chooser opened and was cancelled: files are chosen by the human in the window{UPLOAD_HOW}"
+            ),
         );
         return;
     }
+    console(
+        a,
+        id,
+        "info",
+        format!("a file chooser opened in the window: the human chooses the files{UPLOAD_HOW}"),
+    );
     let chooser_id = a.next_id();
     let old = a.with(|st| {
         let t = st.tabs.get_mut(&id)?;

@@ -132,6 +132,11 @@ pub struct TabRec {
     /// the latest rules: what an agent's action set off and the page never showed.
     pub refused_navs: u64,
     pub refusals: Vec<String>,
+    /// What the browser decided on the page's behalf (a file chooser cancelled, a permission
+    /// prompt blocked, a dialog suppressed…), counted and the latest kept, as refusals are:
+    /// an agent's action that set one off is answered with it.
+    pub notes_count: u64,
+    pub notes: Vec<String>,
     /// The frames whose media is sounding now, as their script reports it (an `<audio>` or
     /// `<video>` playing, not muted, volume above zero): the tab's speaker mark.
     pub audible_frames: std::collections::HashSet<String>,
@@ -333,6 +338,8 @@ impl State {
                 tooltip: String::new(),
                 refused_navs: 0,
                 refusals: Vec::new(),
+                notes_count: 0,
+                notes: Vec::new(),
                 audible_frames: Default::default(),
                 new_tab_page: false,
                 capturing: (false, false),

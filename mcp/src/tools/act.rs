@@ -1478,6 +1478,16 @@ impl Aperture {
                 .map(|(n, _)| (h.id, n)),
             None => None,
         };
+        // What the browser decided for the page meanwhile (a file chooser a click opened,
+        // cancelled headless or handed to the human; a permission prompt blocked): the page
+        // shows none of it, so the agent would otherwise wait for a chooser that is gone.
+        let notes_before = match &held {
+            Some(h) => call(self.backend().browser_notes(h.id), CALL_TIMEOUT)
+                .await
+                .ok()
+                .map(|(n, _)| (h.id, n)),
+            None => None,
+        };
         let total = steps.len();
         let mut r = Reply::new();
         let mut failed = false;
@@ -1617,6 +1627,9 @@ impl Aperture {
         if let Some((id, before)) = refused_before {
             r = self.say_refused(r, id, before).await;
         }
+        if let Some((id, before)) = notes_before {
+            r = self.say_notes(r, id, before).await;
+        }
         if let Some(before) = tabs_before {
             r = self.say_new_tabs(r, &before).await;
         }
@@ -1638,6 +1651,32 @@ impl Aperture {
         }
         if new > shown.len() {
             r = r.say(format!("({} more refused)", new - shown.len()));
+        }
+        r
+    }
+
+    /// Says what the browser decided on tab `id`'s behalf after its count was `before`.
+    async fn say_notes(&self, mut r: Reply, id: TabId, before: u64) -> Reply {
+        let Ok((now, notes)) = call(self.backend().browser_notes(id), CALL_TIMEOUT).await else {
+            return r;
+        };
+        let new = now.saturating_sub(before) as usize;
+        if new == 0 {
+            return r;
+        }
+        let shown = &notes[notes.len().saturating_sub(new)..];
+        r = r.say("meanwhile the browser answered the page itself:");
+        let mut body = String::new();
+        for n in shown {
+            body.push_str(&clean(n, 300));
+            body.push('\n');
+        }
+        r = r.page(&body);
+        if new > shown.len() {
+            r = r.say(format!(
+                "({} more; browser_console lists them)",
+                new - shown.len()
+            ));
         }
         r
     }
