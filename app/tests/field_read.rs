@@ -20,7 +20,9 @@ async fn a_text_field_reads_as_its_value() {
     let page = format!(
         r#"<!doctype html><html><head><meta charset="utf-8"><title>Terms</title></head><body>
 <label>Terms <textarea id="ta" rows="4" cols="40" readonly>{lines}The final word is PINEAPPLE.</textarea></label>
-<label>Answer <input id="ans" value="typed before"></label>
+<label>Answer <input id="ans" value="typed before "></label>
+<label>Notes <textarea id="notes">  indented
+ends with a space </textarea></label>
 <label>Secret <input id="pw" type="password" value="hunter2"></label>
 <button onclick="const t = document.getElementById('ta');
   fetch('/at/' + (t.scrollTop + t.clientHeight >= t.scrollHeight - 2 ? 'end' : t.scrollTop), {{keepalive: true}})">Done</button>
@@ -38,13 +40,30 @@ async fn a_text_field_reads_as_its_value() {
     let answer = role_ref(&snap, "textbox", "Answer");
     let secret = role_ref(&snap, "textbox", "Secret");
     let done = role_ref(&snap, "button", "Done");
+    let notes = role_ref(&snap, "textbox", "Notes");
+    // A value is shown exactly: spaces kept, a line break written `\n`; a textarea says it
+    // takes several lines.
+    assert!(
+        snap.contains(r#"textbox "Answer" value="typed before ""#),
+        "{snap}"
+    );
+    assert!(
+        snap.contains(r#"textbox "Notes" value="  indented\nends with a space " multiline"#),
+        "{snap}"
+    );
 
     let (err, t) = tool(&c, "browser_read", json!({"refs": [terms, answer, secret]})).await;
     assert!(!err, "{t}");
     assert!(t.contains("The final word is PINEAPPLE."), "{t}");
     assert!(t.contains("Line 1 of the terms."), "{t}");
-    assert!(t.contains("typed before"), "{t}");
+    assert!(t.contains("\"typed before \"\n"), "a value is read exactly: {t}");
     assert!(!t.contains("hunter2") && t.contains("••••"), "{t}");
+    let (err, t) = tool(&c, "browser_read", json!({"refs": [notes]})).await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains("\"  indented\"\n\"ends with a space \"\n"),
+        "a quoted string per line, spaces kept: {t}"
+    );
 
     let (err, t) = tool(
         &c,

@@ -186,6 +186,8 @@ fn lex(s: &str) -> Result<Vec<Tok>, ReadError> {
                         None => return syn(format!("unterminated quote in {s:?}")),
                         Some('\\') => match it.next() {
                             Some(e @ ('"' | '\\')) => q.push(e),
+                            Some('n') => q.push('\n'),
+                            Some('t') => q.push('\t'),
                             _ => return syn(format!("bad escape in {s:?}")),
                         },
                         Some('"') => break,

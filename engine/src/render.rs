@@ -13,7 +13,7 @@
 
 use crate::model::{HIDE_NAME, Model, OPTIONS_SHOWN, SHOWN_INPUT_TYPES, role_token};
 use crate::record::{NodeRecord, Tri, Walk};
-use crate::text::{STRING_CAP, clean, has_visible, push_quoted};
+use crate::text::{STRING_CAP, clean, has_visible, push_quoted, push_quoted_exact};
 use std::fmt::Write as _;
 
 fn vis(s: &Option<String>) -> Option<&str> {
@@ -240,7 +240,8 @@ fn push_line_parts(
     });
     if values && let Some(v) = value {
         out.push_str(" value=");
-        push_quoted(out, v);
+        // Exactly: a value is what gets copied, compared and typed back.
+        push_quoted_exact(out, v, STRING_CAP);
     }
     if values && (!r.options.is_empty() || r.more_options > 0) {
         push_options(out, r);
@@ -291,6 +292,11 @@ fn push_line_parts(
             push_quoted(out, why);
         }
         None => {}
+    }
+    // A textarea takes line breaks (Enter is a new line, not a submit); a one-line field and
+    // it are both `textbox`, so an agent asked for "the text area" could not tell them apart.
+    if r.tag == "textarea" {
+        out.push_str(" multiline");
     }
     if r.tag == "input"
         && let Some(t) = r.input_type.as_deref()

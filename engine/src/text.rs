@@ -158,8 +158,45 @@ pub fn push_quoted(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// Reverses the escaping of [`push_quoted`] for a string body (without its quotes).
-/// Returns `None` on a dangling or unknown escape.
+/// Appends a control's value as a double-quoted string that keeps it exactly, up to `cap`
+/// characters (then `…`): spaces are not collapsed or trimmed (a trailing space is part of
+/// what was typed, and copying a value must copy it), a line break is written `\n` and a tab
+/// `\t`. What [`push_quoted`] drops (invisible and control characters) is dropped here too,
+/// so the string still cannot end its line or reorder text; other whitespace is a space.
+pub fn push_quoted_exact(out: &mut String, s: &str, cap: usize) {
+    out.push('"');
+    let mut n = 0usize;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if is_invisible(c) {
+            continue;
+        }
+        if n >= cap {
+            out.push('…');
+            break;
+        }
+        if is_line_break(c) {
+            if c == '\r' {
+                chars.next_if_eq(&'\n');
+            }
+            out.push_str("\\n");
+        } else if c == '\t' {
+            out.push_str("\\t");
+        } else if c.is_whitespace() {
+            out.push(' ');
+        } else {
+            if c == '"' || c == '\\' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        n += 1;
+    }
+    out.push('"');
+}
+
+/// Reverses the escaping of [`push_quoted`] and [`push_quoted_exact`] for a string body
+/// (without its quotes). Returns `None` on a dangling or unknown escape.
 pub fn unescape(body: &str) -> Option<String> {
     let mut out = String::with_capacity(body.len());
     let mut it = body.chars();
@@ -167,6 +204,8 @@ pub fn unescape(body: &str) -> Option<String> {
         if c == '\\' {
             match it.next() {
                 Some(e @ ('"' | '\\')) => out.push(e),
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
                 _ => return None,
             }
         } else {
@@ -421,6 +460,26 @@ mod tests {
         assert_eq!(q("line\u{2028}sep"), "\"line sep\"");
         assert_eq!(q("  \u{7}  "), "\"\"");
         assert_eq!(unescape(r#"say \"hi\" \\o/"#).as_deref(), Some(r#"say "hi" \o/"#));
+    }
+
+    #[test]
+    fn values_are_quoted_exactly() {
+        let e = |s: &str, cap: usize| {
+            let mut o = String::new();
+            push_quoted_exact(&mut o, s, cap);
+            o
+        };
+        assert_eq!(e("Dictum consequat. ", 200), "\"Dictum consequat. \"");
+        assert_eq!(e("  two  spaces", 200), "\"  two  spaces\"");
+        assert_eq!(e("a\r\nb\rc\u{2028}d\te", 200), r#""a\nb\nc\nd\te""#);
+        assert_eq!(e("say \"hi\" \u{202E}\u{200B}\\", 200), r#""say \"hi\" \\""#);
+        assert_eq!(e("abcdef", 3), "\"abc…\"");
+        assert_eq!(e("abc", 3), "\"abc\"");
+        let body = e("x \"y\"\n\tz ", 200);
+        assert_eq!(
+            unescape(&body[1..body.len() - 1]).as_deref(),
+            Some("x \"y\"\n\tz ")
+        );
     }
 
     #[test]

@@ -1874,7 +1874,10 @@
         if (tag === 'input' && role !== 'checkbox' && role !== 'radio') {
           const ty = lower(apply(g.inputType, el, []) || '');
           const v = apply(g.inputValue, el, []);
-          if (ty === 'password') { if (v) st.value = MASK; } else if (ty !== 'file' && (v || editable)) st.value = collapse(v, TEXT_CAP);
+          if (ty === 'password') { if (v) st.value = MASK; } else if (ty !== 'file' && (v || editable)) {
+            // As typed: a trailing or doubled space is part of the value (and of a copy of it).
+            st.value = apply(strSlice, v, [0, TEXT_CAP]);
+          }
         } else if (tag === 'textarea') {
           st.value = apply(g.textareaValue, el, []);
           if (st.value.length > 4000) st.value = apply(strSlice, st.value, [0, 4000]);

@@ -12,3 +12,16 @@ pub use aperture_engine::{Mode, Observation, RefError, TabSession};
 pub fn fence(page_text: &str) -> String {
     aperture_engine::envelope::fence_text(page_text)
 }
+
+/// Fences a field's value exactly: one quoted string per line of it, every space kept
+/// (`aperture_engine::text::push_quoted_exact`; blank lines are `""`), as the snapshot's
+/// `value=` keeps it. A value read to be copied or compared must not lose a trailing space.
+pub fn fence_value(value: &str) -> String {
+    let mut q = String::with_capacity(value.len() + 8);
+    let value = value.replace("\r\n", "\n");
+    for line in value.split(aperture_engine::text::is_line_break) {
+        aperture_engine::text::push_quoted_exact(&mut q, line, usize::MAX);
+        q.push('\n');
+    }
+    aperture_engine::envelope::fence(&q)
+}

@@ -700,6 +700,13 @@ impl Reply {
         self
     }
 
+    /// Appends a field's value, fenced as one exact quoted string (see
+    /// [`crate::engine_glue::fence_value`]).
+    pub fn value(mut self, v: &str) -> Reply {
+        self.parts.push(crate::engine_glue::fence_value(v));
+        self
+    }
+
     /// Appends an engine observation (already fenced by the engine).
     pub fn observation(mut self, o: &Observation) -> Reply {
         self.parts.push(o.text.clone());

@@ -13,7 +13,7 @@ use crate::logged_out::{blocked, mirror_refusal};
 use crate::server::{Aperture, CALL_TIMEOUT, Reply, call, resolve};
 
 const DESCRIPTION: &str = "Read rendered text. With `refs`, the text of each of those elements \
-(a form control reads as its value; a link also gives its URL); without, the text of the whole \
+(a form control reads as its value, every space kept; a link also gives its URL); without, the text of the whole \
 page. `cap` limits the characters returned per element or for the page (default 4000, at most \
 50000). Use it for content the snapshot abbreviates; it does not change your ref state. Each \
 line of text comes back as one quoted string. With `url` (no tab involved): reads that public \
@@ -118,9 +118,15 @@ impl Aperture {
                     } else {
                         String::new()
                     };
-                    r = r
-                        .say(format!("{rf}{cut}:"))
-                        .page(reply.text.as_deref().unwrap_or(""));
+                    let text = reply.text.as_deref().unwrap_or("");
+                    r = r.say(format!("{rf}{cut}:"));
+                    // A text field reads as its value exactly, a quoted string per line:
+                    // what is copied or compared must keep every space.
+                    r = if matches!(rec.tag.as_str(), "input" | "textarea") {
+                        r.value(text)
+                    } else {
+                        r.page(text)
+                    };
                     // Snapshots leave link URLs out; reading the link is how to get one.
                     if let Some(href) = rec.href.as_deref().filter(|h| !h.trim().is_empty()) {
                         r = r.say(format!("{rf} links to:")).page(href);
