@@ -14,13 +14,14 @@ use std::time::{Duration, Instant, SystemTime};
 pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   open URL                 load URL in the current tab
   snapshot [--full]        what the page shows (a diff after the first time)
-  click REF                click an element by ref (e.g. e12)
-  hover REF                rest the pointer on an element (menus, tooltips)
+  click REF [X Y]          click an element by ref (e.g. e12), or that point of it (CSS px
+                           from its top-left corner: a canvas, a map)
+  hover REF [X Y]          rest the pointer on an element (menus, tooltips), or on that point
   scroll [--in REF] [DX] DY  scroll by pixels (down/right positive): the page, or what REF is in
   drag REF TO | REF DX DY  drag an element and drop it on another, or move it by pixels
   select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
-  type REF TEXT [--submit] type into a field
-  fill REF=VALUE...        fill several fields
+  type REF TEXT [--submit] type at the field's caret (adds to what it holds; fill replaces)
+  fill REF=VALUE...        set fields to these values (replacing what they held)
   select REF VALUE...      choose options of a <select>
   key KEY [TIMES]          press a key (Enter, Tab, Control+a, …), TIMES times
   read [REF...]            the page's text, or the elements'
@@ -144,7 +145,14 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
             }
             _ => return Err("select-text takes [--in REF] [TEXT]".into()),
         },
-        "hover" => ("browser_act", json!({"action": "hover", "ref": one("ref")?})),
+        "hover" => match args {
+            [r] => ("browser_act", json!({"action": "hover", "ref": r})),
+            [r, x, y] => (
+                "browser_act",
+                json!({"action": "hover", "ref": r, "x": pixels(verb, x)?, "y": pixels(verb, y)?}),
+            ),
+            _ => return Err("hover takes REF [X Y] (a point of it, CSS px from its top-left)".into()),
+        },
         "scroll" => {
             let (target, deltas) = match args {
                 [flag, r, rest @ ..] if flag == "--in" => (Some(r), rest),
@@ -584,6 +592,11 @@ mod tests {
             tool_call("click", &v(&["e3", "120", "45"])).unwrap().1,
             json!({"action": "click", "ref": "e3", "x": 120.0, "y": 45.0})
         );
+        assert_eq!(
+            tool_call("hover", &v(&["e3", "12", "4.5"])).unwrap().1,
+            json!({"action": "hover", "ref": "e3", "x": 12.0, "y": 4.5})
+        );
+        assert!(tool_call("hover", &v(&["e3", "12"])).is_err());
         assert_eq!(
             tool_call("screenshot", &v(&["out.png", "--ref", "e3"]))
                 .unwrap()

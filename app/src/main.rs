@@ -36,7 +36,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Aperture: a browser for an AI agent and the human who owns it.
 #[derive(Parser, Debug)]
-#[command(version, about)]
+#[command(
+    version,
+    about,
+    after_help = "From a shell, the agent's tools are verbs: `aperture help` lists them."
+)]
 struct Cli {
     /// Run without a window (no display needed).
     #[arg(long)]
@@ -212,6 +216,17 @@ fn main() {
         && cli::is_verb(verb)
     {
         std::process::exit(cli::main(&args[1..], default_profile()));
+    }
+    // Not a page to open: `help` was taken for an address (and started a browser).
+    if matches!(first_word(&args[1..]), Some("help" | "verbs")) {
+        // Not println!: a closed pipe (`aperture help | head`) is no reason to panic.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stdout(),
+            "{}\nthe browser's own options: aperture --help",
+            cli::USAGE
+        );
+        std::process::exit(0);
     }
     if args.get(1).is_some_and(|a| a == "mcp") {
         args.remove(1);

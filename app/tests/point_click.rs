@@ -16,6 +16,7 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Board</title></head>
 <canvas id="c" aria-label="Board" width="300" height="200" style="display:block;margin-left:30px"></canvas>
 <div style="position:absolute;left:30px;top:40px;width:60px;height:20px;background:#888">lid</div>
 <p id="out">nothing yet</p>
+<p id="over">not over it</p>
 <script>
 const c = document.getElementById('c'), g = c.getContext('2d');
 g.fillStyle = '#fff'; g.fillRect(0, 0, 300, 200);
@@ -25,6 +26,11 @@ c.addEventListener('click', e => {
   const [r, , b] = g.getImageData(e.offsetX, e.offsetY, 1, 1).data;
   const what = r > 200 && b < 60 ? 'red' : b > 200 && r < 60 ? 'blue' : 'nothing';
   document.getElementById('out').textContent = `hit ${what} at ${e.offsetX},${e.offsetY}`;
+});
+c.addEventListener('mousemove', e => {
+  const [r, , b] = g.getImageData(e.offsetX, e.offsetY, 1, 1).data;
+  const what = r > 200 && b < 60 ? 'red' : b > 200 && r < 60 ? 'blue' : 'nothing';
+  document.getElementById('over').textContent = `over ${what} at ${e.offsetX},${e.offsetY}`;
 });
 </script></body></html>"#;
 
@@ -110,6 +116,47 @@ async fn a_point_of_a_canvas_is_seen_and_clicked() {
     assert!(err && ans.contains("covered"), "{ans}");
     let (_, read) = tool(&c, "browser_read", json!({})).await;
     assert!(read.contains("hit blue at 45,145"), "no click since: {read}");
+}
+
+/// The pointer rests on a point of an element without a click (a chart's tooltip, a hot/cold
+/// game, a map): the page sees it move there, and nothing is clicked. The view's screenshot
+/// says how it was scaled down to the image.
+#[tokio::test]
+async fn a_hover_rests_on_a_point_of_an_element() {
+    let browser = local_browser(env!("CARGO_BIN_EXE_aperture")).await;
+    let server = Server::page(PAGE);
+    let c = browser.connect().await;
+    let page = goto(&c, &server.url("/")).await;
+    let board = ref_for(&page, "Board");
+    for (x, y, what) in [(225, 75, "red"), (45, 145, "blue")] {
+        let (err, ans) = tool(
+            &c,
+            "browser_act",
+            json!({"action": "hover", "ref": board, "x": x, "y": y}),
+        )
+        .await;
+        assert!(
+            !err && ans.contains(&format!("hovering {board} at x {x}, y {y}")),
+            "{ans}"
+        );
+        assert!(ans.contains(&format!("over {what} at {x},{y}")), "{ans}");
+    }
+    let (err, ans) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "hover", "ref": board, "x": 310, "y": 20}),
+    )
+    .await;
+    assert!(err && ans.contains("is outside"), "{ans}");
+    let (_, read) = tool(&c, "browser_read", json!({})).await;
+    assert!(read.contains("nothing yet"), "nothing was clicked: {read}");
+
+    // The 1280x800 view in an image capped at 1024 px: the caption gives the scale.
+    let said = text(&call(&c, "browser_capture", json!({})).await);
+    assert!(
+        said.contains("1024x640 px: its 1280x800 CSS px view scaled by 0.80"),
+        "{said}"
+    );
 }
 
 /// A canvas wider than the view: the capture shows its visible part, scaled down, and the

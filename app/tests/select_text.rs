@@ -80,7 +80,10 @@ async fn text_is_selected_where_the_agent_says() {
     )
     .await;
     assert!(!err && ans.contains("field:world"), "{ans}");
-    assert!(ans.contains(&format!("in {field}")), "{ans}");
+    assert!(
+        ans.contains(&format!("selected \"world\" in {field}")),
+        "the answer echoes the words asked for: {ans}"
+    );
     // The field alone: all of it.
     let (err, ans) = tool(&c, "browser_act", json!({"action": "select_text", "ref": field})).await;
     assert!(!err && ans.contains("field:hello world"), "{ans}");
@@ -110,7 +113,7 @@ async fn text_is_selected_where_the_agent_says() {
     }
     let (err, ans) = tool(&c, "browser_act", json!({"action": "select_text", "ref": secret})).await;
     assert!(
-        !err && ans.contains(&format!("selected the text in {secret}")),
+        !err && ans.contains(&format!("selected all the text in {secret}")),
         "{ans}"
     );
     assert!(!ans.contains("hunter") && !ans.contains(" 7 "), "{ans}");

@@ -20,7 +20,7 @@ use aperture_engine::record::Viewport;
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
 `count: 2` double-clicks; `x`/`y`: that point of it, CSS px from its top-left, e.g. on a canvas \
-seen with browser_capture `ref`); `hover` a `ref`; `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
+seen with browser_capture `ref`); `hover` a `ref` (`x`/`y` as for click); `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given; `count` repeats it, up to 100); `select` `values` of \
@@ -158,10 +158,10 @@ pub struct Step {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// For `click`: with `y`, the point to click in CSS px from `ref`'s top-left corner (a
+    /// For `click` and `hover`: with `y`, the point in CSS px from `ref`'s top-left corner (a
     /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
     pub x: Option<f32>,
-    /// For `click`: with `x`, the point's CSS px down from `ref`'s top edge.
+    /// For `click` and `hover`: with `x`, the point's CSS px down from `ref`'s top edge.
     pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
@@ -219,10 +219,10 @@ pub struct ActArgs {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// For `click`: with `y`, the point to click in CSS px from `ref`'s top-left corner (a
+    /// For `click` and `hover`: with `y`, the point in CSS px from `ref`'s top-left corner (a
     /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
     pub x: Option<f32>,
-    /// For `click`: with `x`, the point's CSS px down from `ref`'s top edge.
+    /// For `click` and `hover`: with `x`, the point's CSS px down from `ref`'s top edge.
     pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
@@ -809,11 +809,21 @@ impl Aperture {
             }
             ActAction::Hover => {
                 let r = need_ref()?;
-                let (x, y) = self.aim_at(id, st, &r).await?;
+                // A point of it, as a click's: a page that answers where the pointer is inside
+                // one element (a hot/cold game, a chart's tooltip, a map) needs more than its
+                // middle, and a click there would end what the hover explores.
+                let ((x, y), at) = match (s.x, s.y) {
+                    (None, None) => (self.aim_at(id, st, &r).await?, String::new()),
+                    (Some(ox), Some(oy)) => (
+                        self.aim_point(id, st, &r, (ox, oy)).await?,
+                        format!(" at x {ox:.0}, y {oy:.0}"),
+                    ),
+                    _ => return Err(StepFail::Refused("`x` and `y` go together".into())),
+                };
                 let d = call(be.move_to(id, x, y), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                delivered(d, "mouse move", &r, format!("hovering {r}"))
+                delivered(d, "mouse move", &r, format!("hovering {r}{at}"))
             }
             ActAction::Drag => {
                 let r = need_ref()?;
@@ -980,7 +990,15 @@ impl Aperture {
                     }
                 };
                 // The answer says where, not how much: a count would measure what reads
-                // redact (a password's length).
+                // redact (a password's length). It echoes the agent's own words (never the
+                // page's), so "selected the text in e5" is not read as all of e5's text.
+                let what = match &text {
+                    Some(t) if t.chars().count() > 60 => {
+                        format!("{:?}", format!("{}…", t.chars().take(60).collect::<String>()))
+                    }
+                    Some(t) => format!("{t:?}"),
+                    None => "all the text".to_string(),
+                };
                 call(
                     be.element(id, walk_id, idx, ElementOp::SelectText { text, page }),
                     CALL_TIMEOUT,
@@ -988,8 +1006,8 @@ impl Aperture {
                 .await
                 .map_err(after_send)?;
                 Ok(match r {
-                    Some(r) => format!("selected the text in {r}"),
-                    None => "selected the text".to_string(),
+                    Some(r) => format!("selected {what} in {r}"),
+                    None => format!("selected {what} on the page"),
                 })
             }
             ActAction::Select => {

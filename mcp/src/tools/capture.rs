@@ -79,7 +79,21 @@ impl Aperture {
         }
         let data = base64::engine::general_purpose::STANDARD.encode(&png.bytes);
         let said = match part {
-            None => format!("screenshot of tab {id}, {}x{} px:", png.w, png.h),
+            None => {
+                // The view is larger than the image when it was scaled down to the cap: say
+                // by how much, so a point seen in the image can be found on the page.
+                let vp = self.tab_state(id).lock().await.viewport;
+                let scale = png.w as f32 / vp.w.max(1.0);
+                if vp.w > 0.0 && (scale - 1.0).abs() > 0.01 {
+                    format!(
+                        "screenshot of tab {id}, {}x{} px: its {:.0}x{:.0} CSS px view scaled by {scale:.2} \
+                         (a point of the image is that point / {scale:.2} in CSS px):",
+                        png.w, png.h, vp.w, vp.h
+                    )
+                } else {
+                    format!("screenshot of tab {id}, {}x{} px:", png.w, png.h)
+                }
+            }
             Some(p) => p.caption(id, png.w, png.h),
         };
         Reply::new()
