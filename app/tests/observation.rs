@@ -513,6 +513,29 @@ fn a_modal_dialog_is_marked_modal() {
     b.quit();
 }
 
+/// Which one of a set is current: `aria-current` (its token kept), or a pager's or tab row's
+/// item whose class alone of its row says active; a class every item has marks none.
+#[test]
+fn the_current_item_of_a_set_is_marked() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/current.html"));
+    let w = walk_with(&mut b, t, "tab2");
+    let current = |id: &str| by_id(&w, id)["state"].get("current").cloned();
+    assert_eq!(current("home"), Some(json!("page")));
+    assert_eq!(current("s2"), Some(json!("step")));
+    assert_eq!(current("p2"), Some(json!("true")));
+    assert_eq!(current("tab1"), Some(json!("true")));
+    for id in ["docs", "s1", "s3", "p1", "p3", "all1", "all2", "tab2"] {
+        assert_eq!(current(id), None, "{id}: {}", short(&w));
+    }
+    let w: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&w);
+    assert!(out.contains("link \"Home\" current=page"), "{out}");
+    assert!(out.contains("listitem current\n"), "{out}");
+    b.quit();
+}
+
 /// A menu opened by CSS alone (`li:hover > ul { display: block }`, or visibility in an
 /// @media block) has no listener, so its item becomes a control through the style sheet: it
 /// gets a ref, for the agent to hover it. A hover rule that only restyles (opacity), or one

@@ -272,6 +272,7 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64
         .os(r.text.as_deref())
         .os(s.value.as_deref())
         .os(s.sort.as_deref())
+        .os(s.current.as_deref())
         .os(s.invalid.as_deref())
         .os(r.class_name.as_deref())
         .os(crate::look::look(r).as_deref())
@@ -853,6 +854,7 @@ pub(crate) fn build(
                 && matches!(role[i], Some("listitem" | "group"))
                 && !r.actionable
                 && !opt_visible(&r.text)
+                && r.state.current.is_none()
                 && (!opt_visible(&r.name) || name_repeats_content(nodes, par, wend, show, i))
             {
                 show[i] = false;

@@ -128,6 +128,11 @@ pub struct State {
     pub readonly: bool,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub focused: bool,
+    /// The current one of a set: `aria-current`'s token (`page`, `step`, `location`, `date`,
+    /// `time`; `true` for any other), or `true` for a pager's or nav bar's item whose class
+    /// alone of its row says `active`/`current`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current: Option<String>,
     /// A dialog that takes all input while open (`showModal`, or `aria-modal="true"`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub modal: bool,

@@ -268,6 +268,14 @@ fn push_line_parts(
         Some(false) => out.push_str(" collapsed"),
         None => {}
     }
+    match s.current.as_deref() {
+        Some("true") => out.push_str(" current"),
+        Some(w @ ("page" | "step" | "location" | "date" | "time")) => {
+            out.push_str(" current=");
+            out.push_str(w);
+        }
+        _ => {}
+    }
     if let Some(so) = s.sort.as_deref()
         && let Some(word) = ["ascending", "descending", "other"].iter().find(|w| **w == so)
     {

@@ -481,6 +481,29 @@
   function safeSet(fn, el, v) { try { if (fn) apply(fn, el, [v]); } catch (e) { /* not a scroller after all */ } }
   function arr() { const a = []; setProto(a, null); return a; }
   function attr(el, n) { return apply(m.getAttribute, el, [n]); }
+  // aria-current's tokens Chromium tells apart; any other true value is plain "current".
+  const CURRENT_TOKEN = obj();
+  for (const w of ['page', 'step', 'location', 'date', 'time']) CURRENT_TOKEN[w] = true;
+  // Class words a page marks "this one" of a row with (the page of a pager, the open tab of a
+  // nav bar), which a person sees from its styling.
+  const CURRENT_CLASS = obj();
+  for (const w of ['active', 'current', 'is-active', 'is-current', 'current-page']) CURRENT_CLASS[w] = true;
+  function classSaysCurrent(el) {
+    const c = attr(el, 'class');
+    if (!c) return false;
+    const ws = apply(strSplit, c, [' ']);
+    for (let i = 0; i < ws.length; i++) if (CURRENT_CLASS[ws[i]] === true) return true;
+    return false;
+  }
+  // Marked apart from its row: a sibling of the same tag goes without the mark.
+  function oneOfItsRow(el, tag) {
+    const p = apply(g.parentNode, el, []);
+    if (p === null || apply(g.nodeType, p, []) !== 1) return false;
+    for (let c = apply(firstElChild, p, []); c !== null; c = apply(nextElSibling, c, [])) {
+      if (c !== el && apply(g.localName, c, []) === tag && !classSaysCurrent(c)) return true;
+    }
+    return false;
+  }
   function lower(x) { return apply(strToLower, x, []); }
   // An init dictionary for an Event: without a prototype, so reading its optional members
   // (cancelable, composed) never reaches a getter the page planted on Object.prototype.
@@ -1857,6 +1880,11 @@
         let modal = (role === 'dialog' || role === 'alertdialog') && attr(el, 'aria-modal') === 'true';
         if (tag === 'dialog' && !modal) { try { modal = apply(m.matches, el, [':modal']); } catch (e) { modal = false; } }
         if (modal) st.modal = true;
+        // Which one of a set is the current one: aria-current, else a pager's or a nav bar's
+        // item whose class alone (of its row) says active or current.
+        const cur = attr(el, 'aria-current');
+        if (cur !== null && cur !== '' && cur !== 'false') st.current = CURRENT_TOKEN[cur] === true ? cur : 'true';
+        else if ((tag === 'li' || tag === 'a') && classSaysCurrent(el) && oneOfItsRow(el, tag)) st.current = 'true';
         // A sortable table's header says which way it sorts: the only sign, besides reading
         // every row, that a click on it took (Chromium exposes it on headers only).
         if (role === 'columnheader' || role === 'rowheader') {

@@ -815,3 +815,38 @@ fn a_modal_dialog_says_so_and_its_closing_is_a_change() {
     assert!(!o.text.starts_with("no change"), "{}", o.text);
     assert!(!body(&o.text).contains("modal"), "{}", o.text);
 }
+
+/// The current one of a set says so (`aria-current`, or the pager's class): a pager's item
+/// that would fold into its link keeps its line for it, and moving to another page is a change.
+#[test]
+fn the_current_item_of_a_set_says_so() {
+    let page = |at: usize| {
+        let mut p = Page::new("https://a.test/", "T");
+        let list = p.add(None, container("list"));
+        for (i, n) in ["1", "2", "3"].iter().enumerate() {
+            let li = p.add(
+                Some(list),
+                container("listitem").with(|r| {
+                    r.name = Some((*n).into());
+                    r.state.current = (i == at).then(|| "true".into());
+                }),
+            );
+            p.add(Some(li), link(n, "https://a.test/p"));
+        }
+        p.add(
+            None,
+            link("Home", "https://a.test/").with(|r| r.state.current = Some("page".into())),
+        );
+        p.done()
+    };
+    let b = body(&render_full(&page(1)));
+    assert!(
+        b.contains("list\n e1 link \"1\"\n listitem current\n  e2 link \"2\"\n e3 link \"3\"\n"),
+        "{b}"
+    );
+    assert!(b.contains("e4 link \"Home\" current=page"), "{b}");
+    let mut s = TabSession::new();
+    s.observe(&page(1), false, false);
+    let o = s.observe(&page(2), false, false);
+    assert!(o.text.contains("current"), "the move is a change: {}", o.text);
+}
