@@ -55,6 +55,19 @@ async fn a_key_pressed_many_times_arrives_each_time_where_focus_is() {
     let snap = goto(&c, &server.url("/s")).await;
     let slider = role_ref(&snap, "slider", "Volume");
 
+    // It has no value to set: filling it is refused with the keys that move it, nothing sent.
+    let (err, ans) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": slider, "value": "45"}]}),
+    )
+    .await;
+    assert!(
+        err && ans.contains("is a slider the page made") && ans.contains("ArrowRight/ArrowLeft"),
+        "{ans}"
+    );
+    assert_eq!(seen(&c).await, "0", "nothing was sent");
+
     let (err, ans) = tool(
         &c,
         "browser_act",

@@ -304,6 +304,21 @@ impl Aperture {
         let (walk_id, rec) = resolve(st, &f.target).map_err(StepFail::Refused)?;
         let be = self.backend();
         match kind(&rec) {
+            // A widget the page made (a div with role=slider) has no value to set: only the
+            // keys or the pointer a person would use move it.
+            None if matches!(rec.role.as_deref(), Some("slider" | "spinbutton" | "scrollbar")) => {
+                let (role, keys) = match rec.role.as_deref() {
+                    Some("slider") => ("slider", "ArrowRight/ArrowLeft (Home, End for its ends)"),
+                    Some("spinbutton") => ("spin button", "ArrowUp/ArrowDown"),
+                    _ => ("scroll bar", "ArrowDown/ArrowUp"),
+                };
+                Err(StepFail::Refused(format!(
+                    "{} is a {role} the page made, with no value to set; move it as a person does: \
+                     browser_act key {keys} with `ref` {0} and `count` (its line's value says where it \
+                     is after), or drag it",
+                    ref_word(&f.target)
+                )))
+            }
             None => Err(StepFail::Refused(format!(
                 "{} is not a form field this tool can fill",
                 ref_word(&f.target)
