@@ -536,6 +536,30 @@ fn the_current_item_of_a_set_is_marked() {
     b.quit();
 }
 
+/// Text drawn at size zero is not what a person sees: a face-down card (font-size 0) is not
+/// named by its value, and a span of zero-size words is not in its sentence; a nav bar that
+/// sets font-size 0 only to close the gaps between its links keeps their names. Turned face
+/// up, the card is named.
+#[test]
+fn zero_size_text_names_nothing() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/zero-font.html"));
+    let w = walk_with(&mut b, t, "navlink2");
+    assert!(by_id(&w, "down").get("name").is_none(), "{}", short(&w));
+    assert_eq!(by_id(&w, "up")["name"], "7");
+    assert_eq!(by_id(&w, "navlink")["name"], "Docs");
+    let out = aperture_engine::render_full(&serde_json::from_value(w).expect("a walk"));
+    assert!(!out.contains("secret") && !out.contains("14"), "{out}");
+    b.ok(json!({"cmd": "devtools", "tab": t, "method": "Runtime.evaluate",
+        "params": {"expression": "document.getElementById('down').click()"}}));
+    eventually_blocking(Duration::from_secs(20), "the card face up", || {
+        let w = b.walk(t);
+        (by_id(&w, "down")["name"] == "14", w)
+    });
+    b.quit();
+}
+
 /// A menu opened by CSS alone (`li:hover > ul { display: block }`, or visibility in an
 /// @media block) has no listener, so its item becomes a control through the style sheet: it
 /// gets a ref, for the agent to hover it. A hover rule that only restyles (opacity), or one

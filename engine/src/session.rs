@@ -96,9 +96,10 @@ pub enum RefError {
     /// Never issued in this tab.
     #[error("{0} was never issued in this tab; refusing to act. Observe the page and use a ref from it")]
     Unknown(String),
-    /// Its element left the page.
+    /// Its element is no longer shown: removed, hidden, or moved out of sight (a walk sees no
+    /// difference between them; an element that is shown again gets its ref back).
     #[error(
-        "{r} is gone: its element left the page at {at}; refusing to act. It was:\n{}\nObserve again and use a current ref",
+        "{r} is gone: its element was no longer shown at {at} (removed, hidden, or moved out of sight); refusing to act. It was:\n{}\nObserve again and use a current ref",
         envelope::fence(.was)
     )]
     Gone {

@@ -795,6 +795,9 @@
     const view = (doc && apply(g.defaultView, doc, [])) || G;
     return apply(m.getComputedStyle, view, [el]);
   }
+  // Text drawn at size zero (a face-down card's value, whitespace between inline-blocks) is
+  // there for the accessibility tree but not for a person's eyes, so it names nothing here.
+  function zeroFont(cs) { return apply(m.getPropertyValue, cs, ['font-size']) === '0px'; }
   // Hidden from the accessibility tree: not rendered, invisible, or aria-hidden.
   function axHidden(el, cs) {
     if (attr(el, 'aria-hidden') === 'true') return true;
@@ -890,10 +893,10 @@
     return '';
   }
   // What `el` contributes to a name computed from its ancestor's content (accname's recursion).
-  function contentOf(n, c, skip, depth) {
+  function contentOf(n, c, skip, depth, zero) {
     if (c.len > NAME_CAP * 2 || depth > 40) return;
     const nt = apply(g.nodeType, n, []);
-    if (nt === 3) { put(c, apply(g.nodeValue, n, [])); return; }
+    if (nt === 3) { if (!zero) put(c, apply(g.nodeValue, n, [])); return; }
     if (nt !== 1 || n === skip) return;
     const ln = apply(g.localName, n, []), tag = kindOf(n, ln);
     if (SKIP[tag]) return;
@@ -926,12 +929,12 @@
       // legend.
       if (tag === 'fieldset') {
         for (let k = apply(firstElChild, n, []); k; k = apply(nextElSibling, k, [])) {
-          if (apply(g.localName, k, []) === 'legend') { contentOf(k, c, skip, depth + 1); break; }
+          if (apply(g.localName, k, []) === 'legend') { contentOf(k, c, skip, depth + 1, false); break; }
         }
       }
     } else {
-      const kids = flatKids(n);
-      for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1);
+      const kids = flatKids(n), z = zeroFont(cs);
+      for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, depth + 1, z);
     }
     if (c.len === before && (role !== null && role !== 'presentation' && role !== 'none' && role !== 'generic' || ln === 'svg')) {
       // Nothing inside: the tooltip names it, as in Chromium, only if it has a role of its own
@@ -944,8 +947,8 @@
   }
   function nameFromContent(el, skip) {
     const c = nameCtx();
-    const kids = flatKids(el);
-    for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, 0);
+    const kids = flatKids(el), z = zeroFont(styleOf(el));
+    for (let i = 0; i < kids.length && c.len <= NAME_CAP * 2; i++) contentOf(kids[i], c, skip, 0, z);
     return joined(c) || (c.sprite ? collapse(c.sprite, NAME_CAP) : '');
   }
   // ---- What a control with no name says otherwise ----
@@ -1086,7 +1089,7 @@
         const kid = kids[k];
         // The referenced element itself may be hidden; what is hidden inside it is not read.
         if (apply(g.nodeType, kid, []) === 1 && axHidden(kid, styleOf(kid))) continue;
-        contentOf(kid, c, null, 1);
+        contentOf(kid, c, null, 1, false);
       }
     }
     return joined(c);
@@ -1755,7 +1758,9 @@
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
       }
       const actionable = native || scripted;
-      const text = ownText(el);
+      const zf = zeroFont(cs);
+      if (zf) pads = 0;
+      const text = zf ? '' : ownText(el);
       const myMarks = text !== '' ? marks : null, myPads = pads;
       const domId = attr(el, 'id');
       const testid = attr(el, 'data-testid') || attr(el, 'data-test-id') || attr(el, 'data-test');

@@ -36,7 +36,10 @@ act on carry refs (e12); a ref names a logical element and survives re-renders. 
 the observation it applies to; a result headed FULL SNAPSHOT replaces all prior state. Focus \
 is in one place: a line a diff shows as focused took it from every line the diff does not show. A \
 line without a ref is addressed by position in the state the diff applies to: `/3` is the third \
-top-level line, `e12/2` the second line under e12. Refs listed as gone are dead (acting on them \
+top-level line, `e12/2` the second line under e12. Diff lines: `~ X LINE` X now reads LINE; \
+`+ after X`, `+ first in X`, `+ first` insert the indented lines there (`> X LINE` among them \
+is X moved there); `= X` replaces X and what it holds with the indented lines; `- X` removes \
+X and what it holds. Refs listed as gone are dead (acting on them \
 is refused, never silently rebound) until an observation lists them again. An action reported \
 as OUTCOME UNKNOWN was sent and may have taken effect: look at the page before repeating it. \
 You may act in tabs the human opened but may close only tabs you opened. ";
