@@ -246,6 +246,19 @@ pub struct Mode {
     pub max_tokens: u32,
 }
 
+/// A picture with no text alternative at all (an `<img>` without `alt`, which Chromium's
+/// accessibility tree keeps as an unnamed image), big enough to be content rather than a
+/// spacer or a tracking pixel, and not inside a control that speaks for it: a bare `img` line
+/// tells the agent there is something only a screenshot shows (a chart, a captcha-like digit).
+fn nameless_picture(r: &NodeRecord, in_control: bool) -> bool {
+    r.tag == "img"
+        && r.role.as_deref() == Some("img")
+        && !in_control
+        && !opt_visible(&r.name)
+        && r.bounds.w >= 24.0
+        && r.bounds.h >= 24.0
+}
+
 /// Line flag: the element's name is not shown (its rendered children say the same words).
 pub(crate) const HIDE_NAME: u8 = 1;
 
@@ -552,6 +565,8 @@ pub(crate) struct Scratch {
     keep: Vec<bool>,
     kept_below: Vec<bool>,
     act_below: Vec<bool>,
+    /// Inside an actionable element (a link, a button): its pictures are its business.
+    in_control: Vec<bool>,
     label: Vec<u32>,
     role: Vec<Option<&'static str>>,
     rflags: Vec<u8>,
@@ -668,6 +683,7 @@ pub(crate) fn build(
     role.clear();
     let rflags = &mut sc.rflags;
     rflags.clear();
+    let in_control = reset(&mut sc.in_control, n, false);
     // Records are large and this runs over every one of them several times: each pass reads
     // what it can while a record is in cache.
     for (i, r) in nodes.iter().enumerate() {
@@ -681,6 +697,8 @@ pub(crate) fn build(
                 }
                 if stack.last() == Some(&p) {
                     par[i] = p;
+                    let p = p as usize;
+                    in_control[i] = nodes[p].actionable || in_control[p];
                 }
             }
             None => stack.clear(),
@@ -709,6 +727,7 @@ pub(crate) fn build(
         let p = par[i];
         let content = opt_visible(&r.name)
             || own_text
+            || nameless_picture(r, in_control[i])
             || opt_visible(&r.state.value)
             || !r.options.is_empty()
             || (r.paint.is_some() && crate::look::look(r).is_some());

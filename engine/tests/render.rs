@@ -850,3 +850,32 @@ fn the_current_item_of_a_set_says_so() {
     let o = s.observe(&page(2), false, false);
     assert!(o.text.contains("current"), "the move is a change: {}", o.text);
 }
+
+/// A picture with no text alternative at all is a bare `img` line, so the agent knows there is
+/// something only a screenshot shows; a spacer, one inside a link (the link speaks for it) and
+/// a decorative one (`alt=""`, role presentation) say nothing.
+#[test]
+fn a_nameless_picture_is_a_bare_img_line() {
+    let img = |w: f32, h: f32| aperture_engine::record::NodeRecord {
+        tag: "img".into(),
+        role: Some("img".into()),
+        visible: true,
+        bounds: aperture_engine::record::Rect { x: 0.0, y: 0.0, w, h },
+        ..Default::default()
+    };
+    let mut p = Page::new("https://a.test/", "T");
+    p.add(None, text("Which digit is this?"));
+    p.add(None, img(70.0, 110.0));
+    p.add(None, img(1.0, 1.0));
+    let l = p.add(None, link("Home", "https://a.test/"));
+    p.add(Some(l), img(40.0, 40.0));
+    p.add(
+        None,
+        img(80.0, 80.0).with(|r| r.role = Some("presentation".into())),
+    );
+    let b = body(&render_full(&p.done()));
+    assert_eq!(
+        b, "url \"https://a.test/\"\ntitle \"T\"\n\"Which digit is this?\"\nimg\ne1 link \"Home\"\n",
+        "{b}"
+    );
+}
