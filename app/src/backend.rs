@@ -526,6 +526,11 @@ impl Backend for AppBackend {
                 | Err(TabError::LoadFailed { .. })
                 | Err(TabError::Timeout { .. })
                 | Err(TabError::NotArrived { .. }) => {}
+                // A tab opened for a file would stay blank: closed, as a desktop browser does.
+                Err(TabError::Download { name, .. }) => {
+                    let _ = t.close().await;
+                    return Err(err(id, TabError::Download { name, new_tab: true }));
+                }
                 Err(e) => match err(id, e) {
                     BackendError::SignInAsked { .. } | BackendError::DialogOpen { .. } => {}
                     e => return Err(e),

@@ -1061,9 +1061,7 @@ impl Host for Headed {
                     let over = self.closed_tabs.len().saturating_sub(crate::session::CLOSED_KEEP);
                     self.closed_tabs.drain(..over);
                 }
-                if let Some(h) = self.actor.host(tab) {
-                    h.close(true);
-                }
+                crate::browser::page::close_tab(&self.actor, tab);
             }
             UiCommand::SelectTab { tab } => self.select(tab),
             // A file the human picked (Ctrl+O) loads as its address typed would.

@@ -89,6 +89,15 @@ pub enum TabError {
     NotArrived { secs: u64 },
     #[error("the page's renderer crashed or was killed ({0}); reload the tab")]
     RendererGone(String),
+    /// The address was a file, not a page: the navigation became a download (it never
+    /// commits, so waiting for its load would only time out). `name` is the server's choice.
+    #[error(
+        "the address is a file to download, not a page: the browser is saving it in the download \
+         directory (browser_tabs action=downloads shows it), and {}; the file's name:{}",
+        if *.new_tab { "the tab opened for it was closed, as a desktop browser does" } else { "the tab still shows the page it showed before" },
+        Untrusted(.name)
+    )]
+    Download { name: String, new_tab: bool },
     /// The page has not answered for `secs` (`browser::hang`): a script that does not return.
     /// Asking it anything would only wait out a timeout.
     #[error(
@@ -351,7 +360,14 @@ pub async fn open(h: &Handle, url: &str, opts: TabOptions) -> Result<(Tab, LoadO
         })
         .await??;
     let t = Tab::new(h, id);
-    let outcome = wait_nav(&t, nrx, "the first page load").await?;
+    let outcome = match wait_nav(&t, nrx, "the first page load").await {
+        // A tab opened for a file would stay blank: close it, as a desktop browser does.
+        Err(TabError::Download { name, .. }) => {
+            let _ = t.close().await;
+            return Err(TabError::Download { name, new_tab: true });
+        }
+        r => r?,
+    };
     Ok((t, outcome))
 }
 
@@ -1562,12 +1578,16 @@ impl Tab {
     pub async fn close(&self) -> Result<(), TabError> {
         let id = self.id;
         self.ui(move |a| -> Result<(), TabError> {
-            host_of(a, id)?.close(true);
+            host_of(a, id)?;
+            crate::browser::page::close_tab(a, id);
             Ok(())
         })
         .await??;
         for _ in 0..200 {
-            let gone = self.ui(move |a| a.with(|st| !st.tabs.contains_key(&id))).await?;
+            // Gone, or out of sight until its downloads end (see `page::close_tab`).
+            let gone = self
+                .ui(move |a| a.with(|st| st.tabs.get(&id).is_none_or(|t| t.lingering)))
+                .await?;
             if gone {
                 return Ok(());
             }

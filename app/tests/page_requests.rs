@@ -273,3 +273,113 @@ async fn a_click_is_answered_with_what_the_browser_decided_for_the_page() {
     assert!(r.contains("plain"), "{r}");
     assert!(!r.contains("meanwhile the browser"), "nothing was decided: {r}");
 }
+
+/// A download outlives its tab, as in every desktop browser: CEF cancels the downloads of a
+/// browser that closes, so a tab closed while its download runs leaves the lists at once but
+/// its browser stays until the file is complete, and then goes (its page's pings stop). A
+/// navigation to a file is answered as soon as the download starts, not after the load
+/// timeout; a tab opened for a file is closed, and the file still arrives whole.
+#[tokio::test]
+async fn a_download_outlives_its_tab_and_a_file_address_is_answered_at_once() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dl = scratch.path().join("dl");
+    let attach = |name: &str, delay: u64| Attachment {
+        name: name.into(),
+        len: 64 * 1024 * 30,
+        delay_per_chunk: Duration::from_millis(delay),
+    };
+    let s = Server::spawn(Spec {
+        routes: HashMap::from([(
+            "/".to_string(),
+            r#"<!doctype html><title>files</title><a href="/slow">get slow file</a>
+<script>let n = 0; setInterval(() => fetch('/ping/' + (n++)), 200);</script>"#
+                .to_string(),
+        )]),
+        attachments: HashMap::from([
+            ("/slow".to_string(), attach("slow.bin", 100)),
+            ("/quick".to_string(), attach("quick.bin", 0)),
+            ("/other".to_string(), attach("other.bin", 0)),
+        ]),
+        ..Spec::default()
+    });
+    let b = Launch::new(env!("CARGO_BIN_EXE_aperture"))
+        .arg("--download-dir")
+        .arg(&dl)
+        .start()
+        .await;
+    let c = b.connect().await;
+    let size = 64 * 1024 * 30;
+
+    // Closed mid-download: gone from the list at once, the file completes, then the page
+    // (kept alive for it) stops pinging.
+    let opened = call(&c, "browser_tabs", json!({"action": "open", "url": s.url("/")})).await;
+    let first = text(&opened);
+    let tab = aperture_testkit::mcp::opened_tab(&first);
+    let r = role_ref(&first, "link", "get slow file");
+    call(&c, "browser_act", json!({"action": "click", "ref": r})).await;
+    wait_for("the download to start", 20, || {
+        files(&dl).iter().any(|n| n.starts_with("slow.bin"))
+    });
+    let closed = text(&call(&c, "browser_tabs", json!({"action": "close", "tab": tab})).await);
+    assert!(closed.contains(&format!("closed tab {tab}")), "{closed}");
+    let list = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+    assert!(!list.contains(&format!("tab {tab} ")), "{list}");
+    assert!(
+        !files(&dl).contains(&"slow.bin".to_string()),
+        "still running when its tab closed: {:?}",
+        files(&dl)
+    );
+    wait_for("the download to finish after its tab closed", 60, || {
+        files(&dl) == vec!["slow.bin".to_string()]
+    });
+    assert_eq!(std::fs::metadata(dl.join("slow.bin")).unwrap().len(), size);
+    let pings = || s.requests().iter().filter(|p| p.starts_with("/ping/")).count();
+    wait_for("the kept tab to close once its download ended", 20, || {
+        let before = pings();
+        std::thread::sleep(Duration::from_millis(1000));
+        pings() == before
+    });
+
+    // A file's address: answered at once, with the file's name; the tab stays where it was.
+    let t = Instant::now();
+    let r = call(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": s.url("/quick")}),
+    )
+    .await;
+    let said = text(&r);
+    assert!(
+        said.contains("the address is a file to download") && said.contains("quick.bin"),
+        "{said}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(15),
+        "answered after {:?}",
+        t.elapsed()
+    );
+
+    // A tab opened for a file: closed, and the file lands whole.
+    let before = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+    let r = call(
+        &c,
+        "browser_tabs",
+        json!({"action": "open", "url": s.url("/other")}),
+    )
+    .await;
+    let said = text(&r);
+    assert!(
+        said.contains("the tab opened for it was closed") && said.contains("other.bin"),
+        "{said}"
+    );
+    wait_for("the opened-for-a-file download", 30, || {
+        files(&dl).contains(&"other.bin".to_string())
+    });
+    let after = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
+    assert_eq!(
+        before.lines().filter(|l| l.starts_with("tab ")).count(),
+        after.lines().filter(|l| l.starts_with("tab ")).count(),
+        "{before}\n---\n{after}"
+    );
+    assert_eq!(std::fs::metadata(dl.join("other.bin")).unwrap().len(), size);
+}

@@ -877,6 +877,22 @@ pub(super) fn before_download(
     tracing::info!(tab = id.0, "download {} to {}", item.id, part.display());
     cb.save_to(&part);
     a.with(|st| {
+        // A navigation that became this download never commits: its waiters hear so now
+        // instead of waiting out the load timeout for a page that is not coming.
+        if let Some(t) = st.tabs.get_mut(&id)
+            && !t.nav_committed()
+        {
+            let shown = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            for w in t.nav_waiters.drain(..) {
+                let _ = w.send(Err(crate::tab::TabError::Download {
+                    name: shown.clone(),
+                    new_tab: false,
+                }));
+            }
+        }
         st.downloads.push(Download {
             id: item.id,
             tab: id,
@@ -925,6 +941,7 @@ pub(super) fn download_updated(a: &Actor, item: cef::DownloadItem, ctl: cef::Dow
             Next::Nothing
         }
     });
+    let ended = !matches!(next, Next::Nothing);
     match next {
         Next::Nothing => {}
         Next::Publish(part, path) => {
@@ -946,6 +963,27 @@ pub(super) fn download_updated(a: &Actor, item: cef::DownloadItem, ctl: cef::Dow
             // Chromium removes its own partial file on cancel; make sure nothing is left.
             let _ = std::fs::remove_file(&part);
         }
+    }
+    // A tab closed while this ran was kept alive for it: with its last download over, it goes.
+    if ended
+        && let Some(host) = a.with(|st| {
+            let tab = st.downloads.iter().find(|d| d.id == item.id)?.tab;
+            st.done_lingering(tab)
+        })
+    {
+        host.close(true);
+    }
+}
+
+/// Closes tab `id` as the human or the agent asks: at once, unless a download of its is
+/// still running, which closing its browser would cancel (CEF ties downloads to their
+/// browser); then it only leaves sight, and its browser closes when the downloads end.
+pub fn close_tab(a: &Actor, id: TabId) {
+    if a.with(|st| st.linger_for_downloads(id)) {
+        return;
+    }
+    if let Some(h) = a.host(id) {
+        h.close(true);
     }
 }
 

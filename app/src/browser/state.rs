@@ -137,6 +137,10 @@ pub struct TabRec {
     /// an agent's action that set one off is answered with it.
     pub notes_count: u64,
     pub notes: Vec<String>,
+    /// Closed while a download of its was running: out of the strip and every list, but its
+    /// browser lives on until those downloads end (CEF cancels a closed browser's downloads,
+    /// where a person expects a download to outlive its tab).
+    pub lingering: bool,
     /// The frames whose media is sounding now, as their script reports it (an `<audio>` or
     /// `<video>` playing, not muted, volume above zero): the tab's speaker mark.
     pub audible_frames: std::collections::HashSet<String>,
@@ -153,7 +157,7 @@ const REFUSALS_KEPT: usize = 4;
 
 impl TabRec {
     /// The pending navigation has produced its document, or changed the URL in place.
-    fn nav_committed(&self) -> bool {
+    pub(super) fn nav_committed(&self) -> bool {
         self.document_at.is_some() || self.nav_from_url.as_ref().is_some_and(|u| *u != self.url)
     }
 }
@@ -340,6 +344,7 @@ impl State {
                 refusals: Vec::new(),
                 notes_count: 0,
                 notes: Vec::new(),
+                lingering: false,
                 audible_frames: Default::default(),
                 new_tab_page: false,
                 capturing: (false, false),
@@ -379,8 +384,45 @@ impl State {
         self.openers.retain(|child, opener| *child == id || *opener == id);
     }
 
-    /// Removes a closed browser; the caller drops the returned record outside the borrow.
-    pub fn browser_closed(&mut self, id: TabId) -> Option<TabRec> {
+    /// Closes tab `id` as far as anyone can see when one of its downloads is still running,
+    /// keeping its browser (and so the download) alive: it leaves the strip and the lists, the
+    /// tab next to it comes to the front, whoever waited on it hears it closed. Returns false
+    /// (nothing done) when no download of its is running: close its browser then.
+    pub fn linger_for_downloads(&mut self, id: TabId) -> bool {
+        let running = self
+            .downloads
+            .iter()
+            .any(|d| d.tab == id && d.state == super::page::DownloadState::InProgress);
+        if !running || !self.tabs.contains_key(&id) {
+            return false;
+        }
+        self.take_out_of_order(id);
+        if let Some(t) = self.tabs.get_mut(&id) {
+            t.lingering = true;
+            t.host.set_audio_muted(true);
+            for w in t.nav_waiters.drain(..) {
+                let _ = w.send(Err(TabError::Closed));
+            }
+        }
+        self.fail_rpcs(id, || TabError::Closed);
+        self.probes.retain(|_, t| *t != id);
+        self.events.push(super::Event::Refresh);
+        true
+    }
+
+    /// Tab `tab`'s browser, when the tab lingers for downloads and none of them runs any more:
+    /// it can close now.
+    pub fn done_lingering(&self, tab: TabId) -> Option<cef::BrowserHost> {
+        let t = self.tabs.get(&tab).filter(|t| t.lingering)?;
+        let running = self
+            .downloads
+            .iter()
+            .any(|d| d.tab == tab && d.state == super::page::DownloadState::InProgress);
+        (!running).then(|| t.host.clone())
+    }
+
+    /// Takes `id` out of the strip's order; the front tab moves as a closed tab's does.
+    fn take_out_of_order(&mut self, id: TabId) {
         let at = self.order.iter().position(|x| *x == id);
         self.order.retain(|x| *x != id);
         let opener = self.openers.remove(&id).filter(|o| self.order.contains(o));
@@ -392,6 +434,11 @@ impl State {
                 at.and_then(|i| self.order.get(i.saturating_sub(1)).or(self.order.get(i)).copied())
             });
         }
+    }
+
+    /// Removes a closed browser; the caller drops the returned record outside the borrow.
+    pub fn browser_closed(&mut self, id: TabId) -> Option<TabRec> {
+        self.take_out_of_order(id);
         let mut rec = self.tabs.remove(&id)?;
         for w in rec.nav_waiters.drain(..) {
             let _ = w.send(Err(TabError::Closed));
