@@ -213,6 +213,7 @@ pub fn run(cfg: Config, actor: &Actor, rx: Receiver<Job>, rt: &tokio::runtime::R
         session_saved: None,
         session_due: None,
         restore_offer: None,
+        quit_asked: false,
         shot_path: std::env::var_os("APERTURE_HEADED_SHOT").map(PathBuf::from),
         vault_window: cfg
             .vault
@@ -275,6 +276,8 @@ struct Headed {
     session_due: Option<Instant>,
     /// The last session, cut short, offered until the human answers.
     restore_offer: Option<crate::session::Session>,
+    /// The human asked to quit while downloads ran, and is being asked whether to cancel them.
+    quit_asked: bool,
     model: Arc<Mutex<ChromeModel>>,
     waker: UiWaker,
     rx: Receiver<Job>,
@@ -653,6 +656,17 @@ impl Headed {
         }
         changed |= self.memory.mirror(&self.actor, &mut m);
         changed |= self.glue.mirror(&self.actor, &self.settings, &mut m);
+        // The question stands while downloads run; with none left it has no point.
+        let quitting = if self.quit_asked {
+            self.running_downloads()
+        } else {
+            0
+        };
+        self.quit_asked = quitting > 0;
+        if m.quit_with_downloads != quitting {
+            m.quit_with_downloads = quitting;
+            changed = true;
+        }
         let offer = self.restore_offer.as_ref().map(|s| s.tabs.len());
         if m.restore_offer != offer {
             m.restore_offer = offer;
@@ -700,6 +714,16 @@ impl Headed {
     fn replan_all(&mut self, site: Option<&str>) {
         let human = self.human();
         self.dark.replan_all(site, &self.settings.theme, human);
+    }
+
+    /// Downloads still running, which quitting would cancel.
+    fn running_downloads(&self) -> usize {
+        self.actor.with(|st| {
+            st.downloads
+                .iter()
+                .filter(|d| d.state == crate::browser::page::DownloadState::InProgress)
+                .count()
+        })
     }
 
     fn begin_close(&mut self) {
@@ -1158,7 +1182,19 @@ impl Host for Headed {
                 self.system_dark = dark;
                 self.replan_all(None);
             }
+            // Quitting would cancel running downloads: the human is asked first.
+            UiCommand::CloseRequested if self.running_downloads() > 0 => {
+                self.quit_asked = true;
+                self.waker.request_repaint();
+            }
             UiCommand::CloseRequested => self.begin_close(),
+            UiCommand::AnswerQuit { quit } => {
+                self.quit_asked = false;
+                if quit {
+                    self.begin_close();
+                }
+                self.waker.request_repaint();
+            }
             UiCommand::RestoreSession => self.answer_restore(true),
             UiCommand::DiscardSession => self.answer_restore(false),
             UiCommand::ReopenClosedTab => {

@@ -181,6 +181,8 @@ pub fn page_goes_first(key: Key, m: egui::Modifiers) -> bool {
     }
     let reserved = match key {
         Key::T | Key::N | Key::W | Key::F4 | Key::Tab | Key::PageUp | Key::PageDown => ctrl,
+        // Quitting, as in Chrome: no page may keep the human in the browser.
+        Key::Q => ctrl && m.shift,
         Key::F11 => true,
         _ => false,
     };
@@ -346,6 +348,12 @@ pub mod controls {
     pub const RESTORE_YES: &str = "restore:yes";
     /// The offer's Don't.
     pub const RESTORE_NO: &str = "restore:no";
+    /// The question before quitting while downloads run (while shown).
+    pub const QUIT_BAR: &str = "quit";
+    /// Its "Quit anyway" (the downloads are cancelled).
+    pub const QUIT_ANYWAY: &str = "quit:anyway";
+    /// Its "Keep downloading" (the window stays).
+    pub const QUIT_KEEP: &str = "quit:keep";
     /// The notice bar (while shown).
     pub const NOTICE: &str = "notice";
     /// The notice bar's close button.
@@ -473,6 +481,8 @@ pub mod controls {
     pub const MAIN_MENU_HISTORY: &str = "main_menu:history";
     /// Main menu: "Settings".
     pub const MAIN_MENU_SETTINGS: &str = "main_menu:settings";
+    /// The main menu's Exit (Ctrl+Shift+Q): quit, asking first while downloads run.
+    pub const MAIN_MENU_EXIT: &str = "main_menu:exit";
     /// The settings view (while open); its section tabs are
     /// [`super::settings_section_control`].
     pub const SETTINGS: &str = "settings";
@@ -1300,6 +1310,7 @@ impl Chrome {
                 }
             }
             Key::T if ctrl_shift => self.emit(UiCommand::ReopenClosedTab),
+            Key::Q if ctrl_shift => self.emit(UiCommand::CloseRequested),
             Key::N if ctrl_shift => {
                 self.emit(UiCommand::NewPrivateTab);
                 self.focus_omnibox = true;
@@ -1444,6 +1455,9 @@ impl Chrome {
         self.memory_overlays(ui, model);
         if let Some(n) = model.restore_offer {
             self.restore_bar(ui.ctx(), n);
+        }
+        if model.quit_with_downloads > 0 {
+            self.quit_bar(ui.ctx(), model.quit_with_downloads);
         }
         if let Some(s) = &model.save_login {
             self.save_login_bar(ui.ctx(), s);
@@ -1675,6 +1689,14 @@ impl Chrome {
                 "Ctrl+,",
                 Key::Comma,
                 M::COMMAND,
+                false,
+            ),
+            Item::Keys(
+                controls::MAIN_MENU_EXIT,
+                "⏻ Exit",
+                "Ctrl+Shift+Q",
+                Key::Q,
+                cs,
                 false,
             ),
         ];

@@ -378,6 +378,12 @@ pub enum UiCommand {
     },
     /// Ctrl+Shift+T: reopen the most recently closed tab.
     ReopenClosedTab,
+    /// The answer to "quit while downloads run?": `quit` true quits (cancelling them), false
+    /// keeps the window.
+    AnswerQuit {
+        /// Quit anyway.
+        quit: bool,
+    },
     /// "Restore" on the offer after an unclean exit: bring the last session's tabs back.
     RestoreSession,
     /// "Don't" on that offer: the last session's tabs are dropped and not offered again.

@@ -342,6 +342,9 @@ pub struct ChromeModel {
     /// chrome offers to restore them ([`crate::UiCommand::RestoreSession`] /
     /// [`crate::UiCommand::DiscardSession`]).
     pub restore_offer: Option<usize>,
+    /// The human asked to quit while this many downloads run (quitting cancels them): the
+    /// chrome asks first ([`crate::UiCommand::AnswerQuit`]). 0: no question.
+    pub quit_with_downloads: usize,
     /// Icons by host, for the history panel's and the bookmarks' rows.
     pub favicons: std::collections::BTreeMap<String, Favicon>,
     /// The sites the front tab's container goes to most, best first, for the new-tab page

@@ -2288,3 +2288,44 @@ fn a_new_tab_tile_can_be_taken_off_the_page() {
     h.frame(vec![]);
     assert!(!h.has(aperture_ui::chrome::SITE_UNDO) && !h.has(&tile));
 }
+
+/// Quitting while downloads run asks first, as Chrome and Firefox do: the bar says how many
+/// would be cancelled, and each answer is its command. No question, no bar.
+#[test]
+fn quitting_with_running_downloads_asks_first() {
+    let mut h = Harness::new();
+    h.frame(vec![]);
+    assert!(!h.has(controls::QUIT_BAR));
+    h.model.quit_with_downloads = 2;
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::QUIT_BAR));
+    assert!(
+        h.shows("2 downloads are still running. Quitting now cancels them."),
+        "{:?}",
+        h.texts
+    );
+    assert_eq!(
+        without_noise(h.click(controls::QUIT_KEEP)),
+        vec![UiCommand::AnswerQuit { quit: false }]
+    );
+    assert_eq!(
+        without_noise(h.click(controls::QUIT_ANYWAY)),
+        vec![UiCommand::AnswerQuit { quit: true }]
+    );
+    h.model.quit_with_downloads = 0;
+    h.frame(vec![]);
+    assert!(!h.has(controls::QUIT_BAR));
+
+    // How a person quits: Ctrl+Shift+Q, or Exit at the end of the main menu.
+    let quit = |cmds: Vec<UiCommand>| cmds.contains(&UiCommand::CloseRequested);
+    assert!(quit(
+        h.frame(press(Key::Q, Modifiers::COMMAND | Modifiers::SHIFT))
+    ));
+    assert!(
+        !quit(h.frame(press(Key::Q, Modifiers::COMMAND))),
+        "Ctrl+Q alone is not quit"
+    );
+    h.click(controls::MAIN_MENU);
+    assert!(quit(h.click(controls::MAIN_MENU_EXIT)));
+}
