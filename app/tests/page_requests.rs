@@ -324,6 +324,13 @@ async fn a_download_outlives_its_tab_and_a_file_address_is_answered_at_once() {
     assert!(closed.contains(&format!("closed tab {tab}")), "{closed}");
     let list = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
     assert!(!list.contains(&format!("tab {tab} ")), "{list}");
+    let look = call(&c, "browser_snapshot", json!({"tab": tab})).await;
+    assert_eq!(
+        look.is_error,
+        Some(true),
+        "a closed tab is not driven: {}",
+        text(&look)
+    );
     assert!(
         !files(&dl).contains(&"slow.bin".to_string()),
         "still running when its tab closed: {:?}",

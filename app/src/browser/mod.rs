@@ -225,7 +225,12 @@ impl Actor {
     }
 
     pub fn browser(&self, id: TabId) -> Option<cef::Browser> {
-        self.with(|st| st.tabs.get(&id).map(|t| t.browser.clone()))
+        self.with(|st| {
+            st.tabs
+                .get(&id)
+                .filter(|t| !t.lingering)
+                .map(|t| t.browser.clone())
+        })
     }
 
     /// The PDF tab `id` shows, as Chromium received it, if it was copied whole on its way to
@@ -235,8 +240,10 @@ impl Actor {
         self.inner.client.get()?.documents().get(browser, &url)
     }
 
+    /// The tab's browser host; none for a tab closed but lingering for its downloads, which
+    /// nobody may drive any more.
     pub fn host(&self, id: TabId) -> Option<cef::BrowserHost> {
-        self.with(|st| st.tabs.get(&id).map(|t| t.host.clone()))
+        self.with(|st| st.tabs.get(&id).filter(|t| !t.lingering).map(|t| t.host.clone()))
     }
 
     /// Observes events on the UI thread.
