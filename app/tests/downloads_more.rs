@@ -8,21 +8,9 @@ use aperture_testkit::mcp::{call, role_ref, text};
 use aperture_testkit::{Attachment, Launch, Server, Spec};
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 /// A tmpfs of `size` mounted at a fresh directory, unmounted when dropped.
 struct SmallDisk {
@@ -110,7 +98,7 @@ async fn a_full_disk_fails_the_download_with_the_reason_and_leaves_no_partial_fi
         assert!(
             t.elapsed() < Duration::from_secs(60),
             "the download never failed: {l}; files: {:?}; stderr:\n{}",
-            files(&dl),
+            aperture_testkit::file_names(&dl),
             b.stderr()
         );
         tokio::time::sleep(Duration::from_millis(300)).await;
@@ -118,11 +106,11 @@ async fn a_full_disk_fails_the_download_with_the_reason_and_leaves_no_partial_fi
     assert!(listed.contains("the disk is full"), "{listed}");
     // Nothing under the final name, and the partial file is gone too.
     let t = Instant::now();
-    while !files(&dl).is_empty() {
+    while !aperture_testkit::file_names(&dl).is_empty() {
         assert!(
             t.elapsed() < Duration::from_secs(10),
             "left behind: {:?}",
-            files(&dl)
+            aperture_testkit::file_names(&dl)
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }

@@ -7,20 +7,7 @@ use aperture_testkit::mcp::{call, role_ref, text};
 use aperture_testkit::{Attachment, Launch, Server, Spec};
 use serde_json::json;
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
 
 fn wait_for(what: &str, secs: u64, mut f: impl FnMut() -> bool) {
     let t = Instant::now();
@@ -69,10 +56,10 @@ async fn downloads_land_in_the_download_dir_under_a_safe_unique_name() {
         call(&c, "browser_act", json!({"action": "click", "ref": r})).await;
     }
     wait_for("both downloads to finish", 30, || {
-        let f = files(&dl);
+        let f = aperture_testkit::file_names(&dl);
         f.len() == 3 && !f.iter().any(|n| n.ends_with(".part"))
     });
-    let got = files(&dl);
+    let got = aperture_testkit::file_names(&dl);
     assert_eq!(
         got,
         vec!["_.._escape.sh", "report (1).txt", "report.txt"],
@@ -122,15 +109,17 @@ async fn a_download_in_progress_has_only_a_temporary_name() {
     call(&c, "browser_act", json!({"action": "click", "ref": r})).await;
     // While it streams (4 s), the final name does not exist.
     wait_for("the download to start", 20, || {
-        files(&dl).iter().any(|n| n.starts_with("big.iso"))
+        aperture_testkit::file_names(&dl)
+            .iter()
+            .any(|n| n.starts_with("big.iso"))
     });
-    let during = files(&dl);
+    let during = aperture_testkit::file_names(&dl);
     assert!(
         !during.contains(&"big.iso".to_string()),
         "final name before completion: {during:?}"
     );
     wait_for("the download to finish", 60, || {
-        files(&dl) == vec!["big.iso".to_string()]
+        aperture_testkit::file_names(&dl) == vec!["big.iso".to_string()]
     });
     assert_eq!(
         std::fs::metadata(dl.join("big.iso")).unwrap().len(),
@@ -318,7 +307,9 @@ async fn a_download_outlives_its_tab_and_a_file_address_is_answered_at_once() {
     let r = role_ref(&first, "link", "get slow file");
     call(&c, "browser_act", json!({"action": "click", "ref": r})).await;
     wait_for("the download to start", 20, || {
-        files(&dl).iter().any(|n| n.starts_with("slow.bin"))
+        aperture_testkit::file_names(&dl)
+            .iter()
+            .any(|n| n.starts_with("slow.bin"))
     });
     let closed = text(&call(&c, "browser_tabs", json!({"action": "close", "tab": tab})).await);
     assert!(closed.contains(&format!("closed tab {tab}")), "{closed}");
@@ -332,12 +323,12 @@ async fn a_download_outlives_its_tab_and_a_file_address_is_answered_at_once() {
         text(&look)
     );
     assert!(
-        !files(&dl).contains(&"slow.bin".to_string()),
+        !aperture_testkit::file_names(&dl).contains(&"slow.bin".to_string()),
         "still running when its tab closed: {:?}",
-        files(&dl)
+        aperture_testkit::file_names(&dl)
     );
     wait_for("the download to finish after its tab closed", 60, || {
-        files(&dl) == vec!["slow.bin".to_string()]
+        aperture_testkit::file_names(&dl) == vec!["slow.bin".to_string()]
     });
     assert_eq!(std::fs::metadata(dl.join("slow.bin")).unwrap().len(), size);
     let pings = || s.requests().iter().filter(|p| p.starts_with("/ping/")).count();
@@ -380,7 +371,7 @@ async fn a_download_outlives_its_tab_and_a_file_address_is_answered_at_once() {
         "{said}"
     );
     wait_for("the opened-for-a-file download", 30, || {
-        files(&dl).contains(&"other.bin".to_string())
+        aperture_testkit::file_names(&dl).contains(&"other.bin".to_string())
     });
     let after = text(&call(&c, "browser_tabs", json!({"action": "list"})).await);
     assert_eq!(

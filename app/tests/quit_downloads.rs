@@ -16,18 +16,6 @@ use window::{App, Layout, Scratch};
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
 
-fn files(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 fn wait_until(what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
     let t = Instant::now();
     while !ok() {
@@ -55,7 +43,9 @@ fn start_download(app: &App, dl: &Path) {
     let img = app.capture();
     let (x0, y0, x1, y1) = window::region(&img, MAGENTA, 20, 0..img.height()).expect("the link is drawn");
     app.click(Pos2::new((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0), 1);
-    wait_until("the download to start", 30, || !files(dl).is_empty());
+    wait_until("the download to start", 30, || {
+        !aperture_testkit::file_names(dl).is_empty()
+    });
 }
 
 #[test]
@@ -99,7 +89,7 @@ fn quitting_while_a_download_runs_asks_first() {
     let keep = layout.click(controls::QUIT_KEEP);
     app.click(keep, 1);
     wait_until("the download to complete", 60, || {
-        files(&dl) == vec!["slow.bin".to_string()]
+        aperture_testkit::file_names(&dl) == vec!["slow.bin".to_string()]
     });
     assert!(app.child.try_wait().unwrap().is_none(), "the browser was kept");
     app.key("ctrl+shift+q");
@@ -116,5 +106,9 @@ fn quitting_while_a_download_runs_asks_first() {
     let anyway = layout.click(controls::QUIT_ANYWAY);
     app.click(anyway, 1);
     assert!(exited(&mut app, 30), "Quit anyway quits");
-    assert_eq!(files(&dl), Vec::<String>::new(), "no partial file is left");
+    assert_eq!(
+        aperture_testkit::file_names(&dl),
+        Vec::<String>::new(),
+        "no partial file is left"
+    );
 }

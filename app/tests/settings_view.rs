@@ -861,19 +861,6 @@ fn a_remembered_allow_is_changed_to_block_in_the_site_permissions_view() {
     wait_for(&app, BLUE, "permissions-refused-after-restart");
 }
 
-/// Files in `dir` (names), sorted.
-fn names(dir: &Path) -> Vec<String> {
-    let mut v: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
     if !can_run("download_cancel") {
@@ -907,7 +894,7 @@ fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
         assert!(
             t.elapsed() < Duration::from_secs(60),
             "the download did not get going: {:?}; stderr:\n{}",
-            names(&dl),
+            aperture_testkit::file_names(&dl),
             app.stderr()
         );
         std::thread::sleep(Duration::from_millis(200));
@@ -944,18 +931,22 @@ fn a_gigabyte_download_cancelled_in_the_downloads_panel_leaves_no_file() {
 
     // Nothing left: not the final name, not the temporary one.
     let t = Instant::now();
-    while !names(&dl).is_empty() {
+    while !aperture_testkit::file_names(&dl).is_empty() {
         assert!(
             t.elapsed() < Duration::from_secs(20),
             "left behind after the cancel: {:?}; stderr:\n{}",
-            names(&dl),
+            aperture_testkit::file_names(&dl),
             app.stderr()
         );
         std::thread::sleep(Duration::from_millis(200));
     }
     // And nothing comes back (the transfer really stopped).
     std::thread::sleep(Duration::from_secs(3));
-    assert!(names(&dl).is_empty(), "{:?}", names(&dl));
+    assert!(
+        aperture_testkit::file_names(&dl).is_empty(),
+        "{:?}",
+        aperture_testkit::file_names(&dl)
+    );
 }
 
 /// A word to select and a field that turns the block green when "Outsider" is pasted in.
@@ -1060,14 +1051,18 @@ fn ctrl_p_saves_a_pdf_of_the_page_in_the_download_folder() {
             t.elapsed() < Duration::from_secs(30),
             "no {}: {:?}; stderr:\n{}",
             pdf.display(),
-            names(&dl),
+            aperture_testkit::file_names(&dl),
             app.stderr()
         );
         std::thread::sleep(Duration::from_millis(200));
     }
     let bytes = std::fs::read(&pdf).unwrap();
     assert!(bytes.starts_with(b"%PDF"), "not a PDF");
-    assert_eq!(names(&dl), ["Select.pdf"], "a temporary was left");
+    assert_eq!(
+        aperture_testkit::file_names(&dl),
+        ["Select.pdf"],
+        "a temporary was left"
+    );
     // The tab did not hang: a click and typing still reach the page's field (green).
     let img = capture(&app);
     keep(&img, "print-done");

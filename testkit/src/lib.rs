@@ -21,6 +21,20 @@ pub use corpus::{corpus_dir, corpus_page, repo_root};
 mod wait;
 #[cfg(feature = "browser")]
 pub use wait::eventually;
+
+/// The names of the files in `dir`, sorted (none when it cannot be read): what a download
+/// directory holds.
+pub fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
 pub use wait::eventually_blocking;
 
 #[cfg(feature = "browser")]
