@@ -499,7 +499,9 @@ impl StreamReader {
         } else if let Some(rest) = first.strip_prefix("VIEW of ") {
             self.apply_view(rest, text)
         } else if let Some(rest) = first.strip_prefix("no change since ") {
-            let s = parse_seq(rest.trim()).ok_or_else(|| ReadError::Syntax(first.to_owned()))?;
+            // The seq, then perhaps a note in parentheses (a clock ticked).
+            let seq = rest.split_whitespace().next().unwrap_or("");
+            let s = parse_seq(seq).ok_or_else(|| ReadError::Syntax(first.to_owned()))?;
             if self.seq != Some(s) {
                 return Err(ReadError::Seq(format!(
                     "no change since {s:?} but reader is at {:?}",

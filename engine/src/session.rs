@@ -200,6 +200,9 @@ pub struct TabSession {
     /// The agent's input reached the page since the last observation (see
     /// [`TabSession::after_input`]): the next observation's changes are not counted as churn.
     after_input: bool,
+    /// The last noise filter dropped a change only a clock or a countdown made (its line with
+    /// those spans masked was the same): a "no change" then says so.
+    clocks_moved: bool,
     mode: Mode,
     /// The mode changed since the last observation: the next one is a full snapshot.
     mode_changed: bool,
@@ -328,7 +331,14 @@ impl TabSession {
                 let page_changed = p.walk.url != walk.url || p.walk.title != walk.title;
                 let size = p.model.len().max(model.len()).max(1);
                 if d.ops.is_empty() && !page_changed {
-                    diff_text = Some((format!("no change since {}", self.seq()), 0, 0));
+                    // A ticking countdown is not reported (every second would be a diff), but
+                    // an agent waiting on one must not read "nothing moves": a few words say it.
+                    let note = if self.clocks_moved {
+                        " (a clock ticked)"
+                    } else {
+                        ""
+                    };
+                    diff_text = Some((format!("no change since {}{note}", self.seq()), 0, 0));
                 } else {
                     let from = self.seq();
                     let to = format!("#{}.{}", self.epoch, self.minor + 1);
@@ -688,6 +698,7 @@ impl TabSession {
     ) {
         let window = (1u16 << CHURN_WINDOW.min(8)) - 1;
         let caused = std::mem::take(&mut self.after_input);
+        self.clocks_moved = false;
         for c in self.churn.values_mut() {
             c.hist <<= 1;
         }
@@ -713,6 +724,7 @@ impl TabSession {
                 continue;
             };
             if !promoted && masked_node_hash(&p.model, &p.walk, o) == masked_node_hash(model, walk, n) {
+                self.clocks_moved = true;
                 continue;
             }
             if caused && !promoted && !self.churn.get(&key).is_some_and(|c| c.demoted) {

@@ -879,3 +879,29 @@ fn a_nameless_picture_is_a_bare_img_line() {
         "{b}"
     );
 }
+
+/// A countdown's tick is noise, but an observation with nothing else changed says one ticked
+/// (the reader takes it), and one where nothing at all moved does not.
+#[test]
+fn a_no_change_says_when_only_a_clock_ticked() {
+    let page = |t: &str| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, text(t));
+        p.add(None, button("Go"));
+        p.done()
+    };
+    let mut s = TabSession::new();
+    let mut reader = StreamReader::new();
+    reader
+        .apply(&s.observe(&page("10 / 10sec"), false, false).text)
+        .unwrap();
+    let o = s.observe(&page("9 / 10sec"), false, false);
+    assert!(
+        o.text.starts_with("no change since #1.0 (a clock ticked)"),
+        "{}",
+        o.text
+    );
+    reader.apply(&o.text).expect("the reader takes the note");
+    let o = s.observe(&page("9 / 10sec"), false, false);
+    assert_eq!(o.text, "no change since #1.0", "nothing moved at all");
+}
