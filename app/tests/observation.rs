@@ -560,6 +560,30 @@ fn zero_size_text_names_nothing() {
     b.quit();
 }
 
+/// A drawn shape that answers the pointer resting on it (a mouseenter listener: a hover
+/// target, a shape to keep the mouse in) gets a ref, as only a ref lets the agent hover it; a
+/// shape without one does not, nor does an HTML element with one (tooltips are everywhere).
+#[test]
+fn a_shape_that_answers_the_pointer_gets_a_ref() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/hover-shapes.html"));
+    let w = walk_with(&mut b, t, "out");
+    assert_eq!(by_id(&w, "hot")["actionable"], true, "{}", short(&w));
+    for id in ["cold", "tip"] {
+        assert_ne!(
+            nodes(&w)
+                .iter()
+                .find(|n| n["dom_id"] == id)
+                .map(|n| n["actionable"].clone()),
+            Some(json!(true)),
+            "{id}: {}",
+            short(&w)
+        );
+    }
+    b.quit();
+}
+
 /// A menu opened by CSS alone (`li:hover > ul { display: block }`, or visibility in an
 /// @media block) has no listener, so its item becomes a control through the style sheet: it
 /// gets a ref, for the agent to hover it. A hover rule that only restyles (opacity), or one

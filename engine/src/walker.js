@@ -1358,6 +1358,12 @@
   const KEYISH = obj();
   for (const t of ['keydown', 'keyup', 'keypress']) KEYISH[t] = true;
   const keyListened = new G.WeakSet();
+  // Pointer-enter listeners, noted for drawn shapes only: a square or circle of a drawing that
+  // answers the pointer resting on it (a hover target, a shape to keep the mouse in) is only
+  // reachable through a ref. On HTML elements they are too common (tooltips, highlights).
+  const HOVERY = obj();
+  for (const t of ['mouseenter', 'mouseover', 'pointerenter', 'pointerover']) HOVERY[t] = true;
+  const hoverListened = new G.WeakSet();
   const ProxyCtor = G.Proxy, defProp = O.defineProperty;
   function noteListener(self, set) {
     try { if (apply(g.nodeType, self, []) === 1) apply(lsAdd, set, [self]); } catch (e) { /* not a node */ }
@@ -1369,6 +1375,7 @@
       if (args.length > 1 && typeof args[0] === 'string' && args[1]) {
         if (CLICKY[args[0]] === true) noteListener(self, listened);
         else if (KEYISH[args[0]] === true) noteListener(self, keyListened);
+        else if (HOVERY[args[0]] === true) noteListener(self, hoverListened);
       }
       return apply(target, self, args);
     };
@@ -1755,6 +1762,7 @@
         else if (!parentPointer && r.w > 0 && r.h > 0 && DRAG_CURSOR[cursor] === true) { scripted = true; byPointer = true; }
         else if (focusable && hasTabindex && apply(lsHas, keyListened, [el])) scripted = true;
         else if (hovers !== null && apply(wsHas, hovers, [el])) scripted = true;
+        else if (r.w > 0 && r.h > 0 && apply(lsHas, hoverListened, [el]) && svgShape(el, tag)) scripted = true;
         else if (pointer && !parentPointer && r.w > 0 && r.h > 0) { scripted = true; byPointer = true; }
       }
       const actionable = native || scripted;
