@@ -18,7 +18,8 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
                            from its top-left corner: a canvas, a map)
   hover REF [X Y]          rest the pointer on an element (menus, tooltips), or on that point
   scroll [--in REF] [DX] DY  scroll by pixels (down/right positive): the page, or what REF is in
-  drag REF TO | REF DX DY  drag an element and drop it on another, or move it by pixels
+  drag REF [X Y] TO | REF [X Y] DX DY
+                           drag an element (pressed at its point X Y) onto another, or by pixels
   select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
   type REF TEXT [--submit] type at the field's caret (adds to what it holds; fill replaces)
   fill REF=VALUE...        set fields to these values (replacing what they held)
@@ -184,8 +185,23 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
                     json!({"action": "drag", "ref": from, "dx": px(dx)?, "dy": px(dy)?}),
                 )
             }
+            // Pressed at a point of it first (a line drawn from a dot of a drawing area).
+            [from, x, y, to] => (
+                "browser_act",
+                json!({"action": "drag", "ref": from, "x": pixels(verb, x)?, "y": pixels(verb, y)?, "to": to}),
+            ),
+            [from, x, y, dx, dy] => {
+                let px = |a: &String| pixels(verb, a);
+                (
+                    "browser_act",
+                    json!({"action": "drag", "ref": from, "x": px(x)?, "y": px(y)?, "dx": px(dx)?, "dy": px(dy)?}),
+                )
+            }
             _ => {
-                return Err("drag takes REF TO (the ref to drop on) or REF DX DY (pixels to move it)".into());
+                return Err(
+                    "drag takes REF [X Y] TO (the ref to drop on) or REF [X Y] DX DY (pixels to move it), X Y being where to press it"
+                        .into(),
+                );
             }
         },
         "type" => {
@@ -602,6 +618,14 @@ mod tests {
             json!({"action": "hover", "ref": "e3", "x": 12.0, "y": 4.5})
         );
         assert!(tool_call("hover", &v(&["e3", "12"])).is_err());
+        assert_eq!(
+            tool_call("drag", &v(&["e3", "10", "20", "0", "80"])).unwrap().1,
+            json!({"action": "drag", "ref": "e3", "x": 10.0, "y": 20.0, "dx": 0.0, "dy": 80.0})
+        );
+        assert_eq!(
+            tool_call("drag", &v(&["e3", "10", "20", "e9"])).unwrap().1,
+            json!({"action": "drag", "ref": "e3", "x": 10.0, "y": 20.0, "to": "e9"})
+        );
         assert_eq!(
             tool_call("screenshot", &v(&["out.png", "--ref", "e3"]))
                 .unwrap()

@@ -17,6 +17,7 @@ const PAGE: &str = r#"<!doctype html><html><head><title>Board</title></head>
 <div style="position:absolute;left:30px;top:40px;width:60px;height:20px;background:#888">lid</div>
 <p id="out">nothing yet</p>
 <p id="over">not over it</p>
+<p id="stroke">no stroke</p>
 <script>
 const c = document.getElementById('c'), g = c.getContext('2d');
 g.fillStyle = '#fff'; g.fillRect(0, 0, 300, 200);
@@ -26,6 +27,14 @@ c.addEventListener('click', e => {
   const [r, , b] = g.getImageData(e.offsetX, e.offsetY, 1, 1).data;
   const what = r > 200 && b < 60 ? 'red' : b > 200 && r < 60 ? 'blue' : 'nothing';
   document.getElementById('out').textContent = `hit ${what} at ${e.offsetX},${e.offsetY}`;
+});
+let down = null;
+c.addEventListener('mousedown', e => { down = `${e.offsetX},${e.offsetY}`; });
+document.addEventListener('mouseup', e => {
+  if (down === null) return;
+  const r = c.getBoundingClientRect();
+  document.getElementById('stroke').textContent = `stroke ${down} to ${Math.round(e.clientX - r.left)},${Math.round(e.clientY - r.top)}`;
+  down = null;
 });
 c.addEventListener('mousemove', e => {
   const [r, , b] = g.getImageData(e.offsetX, e.offsetY, 1, 1).data;
@@ -150,6 +159,19 @@ async fn a_hover_rests_on_a_point_of_an_element() {
     assert!(err && ans.contains("is outside"), "{ans}");
     let (_, read) = tool(&c, "browser_read", json!({})).await;
     assert!(read.contains("nothing yet"), "nothing was clicked: {read}");
+
+    // A drag pressed at a point of it (a line drawn from a dot), released that far away.
+    let (err, ans) = tool(
+        &c,
+        "browser_act",
+        json!({"action": "drag", "ref": board, "x": 100, "y": 150, "dx": 120, "dy": -60}),
+    )
+    .await;
+    assert!(
+        !err && ans.contains(&format!("dragged {board} from x 100, y 150 by (120, -60)")),
+        "{ans}"
+    );
+    assert!(ans.contains("stroke 100,150 to 220,90"), "{ans}");
 
     // The 1280x800 view in an image capped at 1024 px: the caption gives the scale.
     let said = text(&call(&c, "browser_capture", json!({})).await);

@@ -20,7 +20,8 @@ use aperture_engine::record::Viewport;
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
 what changed (a diff against your last observation). Actions: `click` a `ref` (`button`, \
 `count: 2` double-clicks; `x`/`y`: that point of it, CSS px from its top-left, e.g. on a canvas \
-seen with browser_capture `ref`); `hover` a `ref` (`x`/`y` as for click); `drag` `ref` onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
+seen with browser_capture `ref`); `hover` a `ref` (`x`/`y` as for click); `drag` `ref` (from its \
+point `x`/`y`) onto `to`, or by `dx`/`dy` pixels; `type` `text` into `ref` (or the focused element; \
 `submit: true` presses Enter after; `generate_password: true` without `text` types a new \
 vault-saved password, never shown); `clear` a field; `scroll` by `dx`/`dy` (at `ref` or the \
 viewport), or bring `ref` into view; `key` (after focusing `ref` if given; `count` repeats it, up to 100); `select` `values` of \
@@ -158,10 +159,10 @@ pub struct Step {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// For `click` and `hover`: with `y`, the point in CSS px from `ref`'s top-left corner (a
-    /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
+    /// For `click`, `hover` and where `drag` presses: with `y`, the point in CSS px from
+    /// `ref`'s top-left corner (a canvas, chart or map; browser_capture with `ref` shows it).
     pub x: Option<f32>,
-    /// For `click` and `hover`: with `x`, the point's CSS px down from `ref`'s top edge.
+    /// For `click`, `hover` and `drag`: with `x`, the point's CSS px down from `ref`'s top edge.
     pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
@@ -219,10 +220,10 @@ pub struct ActArgs {
     pub dy: Option<f32>,
     /// Mouse button for `click` (default left).
     pub button: Option<ButtonArg>,
-    /// For `click` and `hover`: with `y`, the point in CSS px from `ref`'s top-left corner (a
-    /// canvas, chart or map; browser_capture with `ref` shows it and says how to map).
+    /// For `click`, `hover` and where `drag` presses: with `y`, the point in CSS px from
+    /// `ref`'s top-left corner (a canvas, chart or map; browser_capture with `ref` shows it).
     pub x: Option<f32>,
-    /// For `click` and `hover`: with `x`, the point's CSS px down from `ref`'s top edge.
+    /// For `click`, `hover` and `drag`: with `x`, the point's CSS px down from `ref`'s top edge.
     pub y: Option<f32>,
     /// Clicks for `click`: 1 (default), 2 (double) or 3 (triple); presses for `key`: 1 to 100
     /// (a slider or a list moved by its arrow key).
@@ -503,6 +504,26 @@ impl Aperture {
     /// also arms the check of where the input's first event lands ([`Delivery::elsewhere`]).
     pub(crate) async fn aim_at(&self, id: TabId, st: &mut TabState, r: &str) -> Result<(f32, f32), StepFail> {
         self.aim_target(id, st, r).await.map(|(_, p)| p)
+    }
+
+    /// Where a drag of `r` is pressed: its middle (aimed as a click's), or with `at` that point
+    /// of it, CSS px from its top-left (a line drawn from a dot of a drawing area), refused when
+    /// outside it or covered. Also the words for the answer.
+    async fn drag_start(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        r: &str,
+        at: (Option<f32>, Option<f32>),
+    ) -> Result<((f32, f32), String), StepFail> {
+        match at {
+            (None, None) => Ok((self.aim_at(id, st, r).await?, String::new())),
+            (Some(ox), Some(oy)) => Ok((
+                self.aim_point(id, st, r, (ox, oy)).await?,
+                format!(" from x {ox:.0}, y {oy:.0}"),
+            )),
+            _ => Err(StepFail::Refused("`x` and `y` go together".into())),
+        }
     }
 
     /// [`Aperture::aim_at`], also answering the element it aimed at (walk id and index).
@@ -838,14 +859,14 @@ impl Aperture {
                         // or child is fine); it must only be on screen.
                         let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
                         self.locate(id, st, to).await?;
-                        let from = self.aim_at(id, st, &r).await?;
+                        let (from, start) = self.drag_start(id, st, &r, (s.x, s.y)).await?;
                         let b = self.box_now(id, to, walk_id, rec.idx).await?;
                         let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
                         (
                             from,
                             at,
-                            format!("to {to}"),
-                            format!("dragged {r} and dropped it on {to} (the page took the drop)"),
+                            format!("{start} to {to}").trim_start().to_string(),
+                            format!("dragged {r}{start} and dropped it on {to} (the page took the drop)"),
                         )
                     }
                     None => {
@@ -860,7 +881,7 @@ impl Aperture {
                             }
                             (dx, dy) => (dx.unwrap_or(0.0), dy.unwrap_or(0.0)),
                         };
-                        let from = self.aim_at(id, st, &r).await?;
+                        let (from, start) = self.drag_start(id, st, &r, (s.x, s.y)).await?;
                         let at = ((from.0 + dx).round(), (from.1 + dy).round());
                         let vp = &st.viewport;
                         if at.0 < 0.0
@@ -873,7 +894,7 @@ impl Aperture {
                                 at.0, at.1, vp.w, vp.h
                             )));
                         }
-                        let place = format!("by ({dx}, {dy})");
+                        let place = format!("{start} by ({dx}, {dy})").trim_start().to_string();
                         let dropped = format!("dragged {r} {place} and the page took the drop there");
                         (from, at, place, dropped)
                     }
