@@ -90,6 +90,9 @@ pub(crate) fn hint(r: &NodeRecord) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// The least width and height, CSS px, of a nameless surface whose size its line gives.
+pub(crate) const SURFACE_MIN: f32 = 48.0;
+
 /// How many words a nameless control's hint shows.
 const HINT_WORDS: usize = 3;
 
@@ -228,9 +231,24 @@ fn push_line_parts(
         out.push_str(" hint=");
         push_quoted(out, &h);
     }
-    if let Some(l) = crate::look::look(r) {
+    let look = crate::look::look(r);
+    if let Some(l) = &look {
         out.push_str(" look=");
-        push_quoted(out, &l);
+        push_quoted(out, l);
+    }
+    // A surface the agent can only aim at by a point (a drawing area, a canvas, a map): its
+    // size, so the point can be worked out (`x`, `y` of click, hover and drag are CSS px from
+    // its top-left) without a screenshot. Engine numbers, never page text.
+    if r.actionable
+        && look.is_none()
+        && vis(&r.name).is_none()
+        && text.is_none()
+        && members.is_none()
+        && matches!(role, Some("clickable" | "img" | "application") | None)
+        && r.bounds.w >= SURFACE_MIN
+        && r.bounds.h >= SURFACE_MIN
+    {
+        let _ = write!(out, " size={:.0}x{:.0}", r.bounds.w, r.bounds.h);
     }
     let s = &r.state;
     // A select's options say what is selected; a button's value is usually its name.

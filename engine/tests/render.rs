@@ -905,3 +905,33 @@ fn a_no_change_says_when_only_a_clock_ticked() {
     let o = s.observe(&page("9 / 10sec"), false, false);
     assert_eq!(o.text, "no change since #1.0", "nothing moved at all");
 }
+
+/// A nameless surface aimed at by a point (a drawing area) says its size, so the point can be
+/// worked out without a screenshot; a named control, a small icon and a drawn shape (its look
+/// says its size) do not. Its size changing is a change.
+#[test]
+fn a_nameless_surface_says_its_size() {
+    let surface = |w: f32, h: f32| {
+        button("x").with(|r| {
+            r.role = None;
+            r.name = None;
+            r.tag = "div".into();
+            r.bounds = aperture_engine::record::Rect { x: 0.0, y: 0.0, w, h };
+        })
+    };
+    let page = |w: f32| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(None, surface(w, 160.0));
+        p.add(None, surface(20.0, 20.0));
+        p.add(None, button("Submit").with(|r| r.bounds.h = 60.0));
+        p.done()
+    };
+    let b = body(&render_full(&page(160.0)));
+    assert!(b.contains("e1 clickable size=160x160\n"), "{b}");
+    assert!(b.contains("e2 clickable\n"), "{b}");
+    assert!(b.contains("e3 button \"Submit\"\n"), "{b}");
+    let mut s = TabSession::new();
+    s.observe(&page(160.0), false, false);
+    let o = s.observe(&page(200.0), false, false);
+    assert!(o.text.contains("~ e1 clickable size=200x160"), "{}", o.text);
+}
