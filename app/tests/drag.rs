@@ -94,6 +94,8 @@ async fn the_agent_drags_and_the_answer_says_how_the_page_took_it() {
         "the drop's effect is in the answer:\n{t}"
     );
     assert_eq!(wait_seen(&server, "/dropped"), 1);
+    // A snapshot has no positions: the answer says where the drag left the element.
+    assert!(t.contains(&format!("{card} is where it was")), "{t}");
 
     // Onto the wall, which takes no drops: said so, and its drop handler never ran.
     let (err, t) = act(&c, json!({"action": "drag", "ref": card, "to": wall})).await;
@@ -109,6 +111,10 @@ async fn the_agent_drags_and_the_answer_says_how_the_page_took_it() {
     assert_eq!(wait_seen(&server, "/slid"), 1);
     // Carried to the wall's middle, far past the track's end: the knob went all the way.
     assert!(t.contains("slid 100"), "the knob moved:\n{t}");
+    assert!(
+        t.contains(&format!("{knob} is now 380 px right of where it was")),
+        "{t}"
+    );
 
     // A drag needs somewhere to drop.
     let (err, t) = act(&c, json!({"action": "drag", "ref": card})).await;

@@ -899,16 +899,26 @@ impl Aperture {
                         (from, at, place, dropped)
                     }
                 };
+                // Where the element was, to say where the drag left it: a snapshot has no
+                // positions, so a shape dragged across a drawing answered "no change".
+                let (walk_id, rec) = resolve(st, &r).map_err(StepFail::Refused)?;
+                let before = self.box_now(id, &r, walk_id, rec.idx).await.ok();
                 let (d, end) = call(be.drag(id, from, at), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
-                let how = match end {
+                let mut how = match end {
                     DragEnd::Mouse => format!("dragged {r} {place} (mouse down, moves, mouse up)"),
                     DragEnd::Dropped => dropped,
                     DragEnd::Refused => format!(
                         "dragged {r} {place}, but nothing there accepted the drop (the page's drag was cancelled)"
                     ),
                 };
+                if let Some(b) = before {
+                    tokio::time::sleep(DRAG_SETTLE).await;
+                    if let Ok(a) = self.box_now(id, &r, walk_id, rec.idx).await {
+                        how.push_str(&dragged_to(&r, &b, &a));
+                    }
+                }
                 delivered(d, "drag", &r, how)
             }
             ActAction::Type => {
@@ -1910,9 +1920,74 @@ fn say_invalid(r: Reply, session: &aperture_engine::TabSession) -> Reply {
     }
 }
 
+/// How long a drag's target is given to come to rest (a page that animates the drop) before
+/// its box is read again.
+const DRAG_SETTLE: Duration = Duration::from_millis(150);
+
+/// Where a drag left `r`: how far its box moved (CSS px, right/left, down/up), and its new size
+/// when that changed (a resize grip); that it stayed put otherwise. Engine numbers only.
+fn dragged_to(r: &str, b: &Rect, a: &Rect) -> String {
+    let (dx, dy) = ((a.x - b.x).round(), (a.y - b.y).round());
+    let mut parts = Vec::new();
+    if dx != 0.0 {
+        parts.push(format!(
+            "{} px {}",
+            dx.abs(),
+            if dx > 0.0 { "right" } else { "left" }
+        ));
+    }
+    if dy != 0.0 {
+        parts.push(format!(
+            "{} px {}",
+            dy.abs(),
+            if dy > 0.0 { "down" } else { "up" }
+        ));
+    }
+    let resized = (a.w - b.w).abs() >= 1.0 || (a.h - b.h).abs() >= 1.0;
+    let mut s = if parts.is_empty() {
+        if resized {
+            String::new()
+        } else {
+            format!("; {r} is where it was")
+        }
+    } else {
+        format!("; {r} is now {} of where it was", parts.join(" and "))
+    };
+    if resized {
+        s.push_str(&format!(
+            "{} {r} is now {:.0}x{:.0} (was {:.0}x{:.0})",
+            if s.is_empty() { ";" } else { "," },
+            a.w,
+            a.h,
+            b.w,
+            b.h
+        ));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_drag_says_where_it_left_the_element() {
+        let r = |x: f32, y: f32, w: f32, h: f32| Rect { x, y, w, h };
+        let b = r(10.0, 10.0, 20.0, 20.0);
+        assert_eq!(dragged_to("e4", &b, &b), "; e4 is where it was");
+        assert_eq!(
+            dragged_to("e4", &b, &r(130.0, -30.0, 20.0, 20.0)),
+            "; e4 is now 120 px right and 40 px up of where it was"
+        );
+        assert_eq!(
+            dragged_to("e4", &b, &r(10.0, 10.0, 60.0, 20.0)),
+            "; e4 is now 60x20 (was 20x20)"
+        );
+        assert_eq!(
+            dragged_to("e4", &b, &r(5.0, 10.0, 60.0, 20.0)),
+            "; e4 is now 5 px left of where it was, e4 is now 60x20 (was 20x20)"
+        );
+    }
 
     fn args(json: serde_json::Value) -> ActArgs {
         serde_json::from_value(json).unwrap()
