@@ -1,6 +1,7 @@
 //! `browser_fill_form` echoes each filled field's label (page text, fenced) so the agent can
 //! check it filled what it meant to; a field with no label at all says so in words instead of
-//! answering with an empty fence.
+//! answering with an empty fence, and gives the caption shown just before it when there is one
+//! (a form whose captions are not `<label for>`s), unless another field comes between.
 
 use aperture_testkit::mcp::{goto, refs_for, tool};
 use aperture_testkit::{McpBrowser, Server, local_browser};
@@ -9,6 +10,8 @@ use std::collections::HashMap;
 
 const PAGE: &str = r##"<!doctype html><html><head><title>Form</title></head><body>
 <input id="t"> <input aria-label="Email">
+<p><label>Username</label><input id="u"></p>
+<p><input id="v"></p>
 </body></html>"##;
 
 async fn launch() -> McpBrowser {
@@ -22,7 +25,7 @@ async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
     let c = browser.connect().await;
     let snap = goto(&c, &server.url("/f")).await;
     let refs = refs_for(&snap, "textbox");
-    assert_eq!(refs.len(), 2, "{snap}");
+    assert_eq!(refs.len(), 4, "{snap}");
     let (err, t) = tool(
         &c,
         "browser_fill_form",
@@ -45,4 +48,27 @@ async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
         "{t}"
     );
     assert!(t.contains("value=\"one\""), "{t}");
+
+    // A caption that is not a <label for>: given, fenced; a field right after another field
+    // gets none (the caption before that one is not its own).
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": refs[2], "value": "ann"}, {"ref": refs[3], "value": "x"}]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    let (one, two) = t.split_once("\n2. ").expect("two answers");
+    assert!(
+        one.contains(&format!(
+            "1. {} filled; it has no label, and the text just before it is:",
+            refs[2]
+        )) && one.contains("<untrusted-page-content")
+            && one.contains("\"Username\""),
+        "{t}"
+    );
+    assert!(
+        two.starts_with(&format!("{} filled (it has no label)", refs[3])),
+        "{t}"
+    );
 }

@@ -559,6 +559,34 @@ impl TabSession {
         })
     }
 
+    /// The words shown just before a ref's element, when it has no label of its own: a form
+    /// whose captions are not `<label for>`s ("Username" then a bare field) still tells a
+    /// person which field is which, and an answer can say so. The nearest visible text among
+    /// the few records before it in document order, unless another control comes first (its
+    /// caption is not this one's); cleaned and capped; page text, to be fenced.
+    pub fn text_before(&self, r: &str) -> Option<String> {
+        const LOOK_BACK: usize = 12;
+        const CAP: usize = 80;
+        let n = parse_ref(r)?;
+        let w = self.reg.get(n)?.widx? as usize;
+        let nodes = &self.last.as_ref()?.walk.nodes;
+        for x in nodes[w.saturating_sub(LOOK_BACK)..w.min(nodes.len())]
+            .iter()
+            .rev()
+        {
+            if !x.visible {
+                continue;
+            }
+            if x.actionable {
+                return None;
+            }
+            if opt_visible(&x.text) {
+                return Some(clean(x.text.as_deref().unwrap_or(""), CAP));
+            }
+        }
+        None
+    }
+
     /// Every ref on the page in the last observed walk with its element's record, in ref
     /// order: for tools that look over a whole form (a profile fill plan).
     pub fn live_refs(&self) -> Vec<(String, &NodeRecord)> {

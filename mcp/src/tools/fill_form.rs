@@ -433,6 +433,7 @@ impl Aperture {
             let rest = total - (i + 1);
             // Read before filling: the label is from the observation the agent planned on.
             let lbl = resolve(&st, &f.target).ok().map(|(_, rec)| label(&rec));
+            let before = st.session.text_before(f.target.trim());
             match self.fill_one(id, &mut st, f).await {
                 // A field with no name, placeholder or name attribute has no label to echo.
                 Ok(done) => match lbl.as_deref().filter(|l| !l.is_empty()) {
@@ -440,13 +441,24 @@ impl Aperture {
                         r = r.say(format!("{}. {} {done}; its label:", i + 1, ref_word(&f.target)));
                         r = r.page(l);
                     }
-                    None => {
-                        r = r.say(format!(
-                            "{}. {} {done} (it has no label)",
-                            i + 1,
-                            ref_word(&f.target)
-                        ));
-                    }
+                    // A caption that is not a <label for> still tells which field this is.
+                    None => match before.as_deref().filter(|t| !t.is_empty()) {
+                        Some(t) => {
+                            r = r.say(format!(
+                                "{}. {} {done}; it has no label, and the text just before it is:",
+                                i + 1,
+                                ref_word(&f.target)
+                            ));
+                            r = r.page(t);
+                        }
+                        None => {
+                            r = r.say(format!(
+                                "{}. {} {done} (it has no label)",
+                                i + 1,
+                                ref_word(&f.target)
+                            ));
+                        }
+                    },
                 },
                 // Nothing reached the page: this field is reported and the others are still
                 // filled, so one option the select does not have costs one field, not the form.
