@@ -20,7 +20,7 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
   scroll [--in REF] [DX] DY  scroll by pixels (down/right positive): the page, or what REF is in
   drag REF [X Y] TO | REF [X Y] DX DY
                            drag an element (pressed at its point X Y) onto another, or by pixels
-  select-text [--in REF] [TEXT]  select TEXT on the page (or in REF; REF alone: all its text)
+  select-text [--in REF] [TEXT] | REF  select TEXT on the page (or in REF; REF alone: all its text)
   type REF TEXT [--submit] type at the field's caret (adds to what it holds; fill replaces)
   fill REF=VALUE...        set fields to these values (replacing what they held)
   select REF VALUE...      choose options of a <select>
@@ -107,6 +107,12 @@ fn parse(argv: &[String]) -> Result<Invocation, String> {
     })
 }
 
+/// Shaped like a ref (`e12`).
+fn is_ref(s: &str) -> bool {
+    s.strip_prefix('e')
+        .is_some_and(|d| !d.is_empty() && d.len() <= 9 && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// A distance in CSS pixels given to `verb`, or a usage error.
 fn pixels(verb: &str, a: &str) -> Result<f64, String> {
     a.parse::<f64>()
@@ -146,6 +152,8 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
                 "browser_act",
                 json!({"action": "select_text", "ref": r, "text": text}),
             ),
+            // A ref alone is the element's text (as `--in REF`), not the words "e38".
+            [r] if is_ref(r) => ("browser_act", json!({"action": "select_text", "ref": r})),
             [text] if !text.starts_with("--") => {
                 ("browser_act", json!({"action": "select_text", "text": text}))
             }
@@ -618,6 +626,14 @@ mod tests {
             json!({"action": "hover", "ref": "e3", "x": 12.0, "y": 4.5})
         );
         assert!(tool_call("hover", &v(&["e3", "12"])).is_err());
+        assert_eq!(
+            tool_call("select-text", &v(&["e38"])).unwrap().1,
+            json!({"action": "select_text", "ref": "e38"})
+        );
+        assert_eq!(
+            tool_call("select-text", &v(&["e38 words"])).unwrap().1,
+            json!({"action": "select_text", "text": "e38 words"})
+        );
         assert_eq!(
             tool_call("drag", &v(&["e3", "10", "20", "0", "80"])).unwrap().1,
             json!({"action": "drag", "ref": "e3", "x": 10.0, "y": 20.0, "dx": 0.0, "dy": 80.0})

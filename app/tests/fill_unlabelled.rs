@@ -12,6 +12,8 @@ const PAGE: &str = r##"<!doctype html><html><head><title>Form</title></head><bod
 <input id="t"> <input aria-label="Email">
 <p><label>Username</label><input id="u"></p>
 <p><input id="v"></p>
+<div><p>Search for the 6th result</p></div><div><input id="w"></div>
+<p>Colour: <input id="c"></p>
 </body></html>"##;
 
 async fn launch() -> McpBrowser {
@@ -25,7 +27,7 @@ async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
     let c = browser.connect().await;
     let snap = goto(&c, &server.url("/f")).await;
     let refs = refs_for(&snap, "textbox");
-    assert_eq!(refs.len(), 4, "{snap}");
+    assert_eq!(refs.len(), 6, "{snap}");
     let (err, t) = tool(
         &c,
         "browser_fill_form",
@@ -71,4 +73,25 @@ async fn a_field_without_a_label_says_so_instead_of_an_empty_fence() {
         two.starts_with(&format!("{} filled (it has no label)", refs[3])),
         "{t}"
     );
+
+    // Words elsewhere on the page (an instruction in another block) are no caption.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": refs[4], "value": "y"}]}),
+    )
+    .await;
+    assert!(!err, "{t}");
+    assert!(
+        t.contains(&format!("1. {} filled (it has no label)", refs[4])),
+        "{t}"
+    );
+    // A caption ending in a colon, in the field's own line.
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": refs[5], "value": "red"}]}),
+    )
+    .await;
+    assert!(!err && t.contains("\"Colour:\""), "{t}");
 }

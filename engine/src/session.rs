@@ -561,9 +561,11 @@ impl TabSession {
 
     /// The words shown just before a ref's element, when it has no label of its own: a form
     /// whose captions are not `<label for>`s ("Username" then a bare field) still tells a
-    /// person which field is which, and an answer can say so. The nearest visible text among
-    /// the few records before it in document order, unless another control comes first (its
-    /// caption is not this one's); cleaned and capped; page text, to be fenced.
+    /// person which field is which, and an answer can say so. The nearest caption among the
+    /// few records before it in document order: a `<label>` tied to nothing, or a short text
+    /// ending in `:` ("Last name:"), not any words (an instruction's fragment above a search
+    /// box is no caption); none when another control comes first (its caption is not this
+    /// one's). Cleaned and capped; page text, to be fenced.
     pub fn text_before(&self, r: &str) -> Option<String> {
         const LOOK_BACK: usize = 12;
         const CAP: usize = 80;
@@ -580,8 +582,12 @@ impl TabSession {
             if x.actionable {
                 return None;
             }
-            if opt_visible(&x.text) {
-                return Some(clean(x.text.as_deref().unwrap_or(""), CAP));
+            let Some(t) = x.text.as_deref().filter(|t| crate::text::has_visible(t)) else {
+                continue;
+            };
+            let t = clean(t, CAP);
+            if x.tag == "label" || (t.ends_with(':') && t.chars().count() <= 40) {
+                return Some(t);
             }
         }
         None
