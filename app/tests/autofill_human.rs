@@ -144,10 +144,7 @@ fn a_new_sign_in_is_offered_for_saving_and_saved() {
     );
     app.wait_for(YELLOW, "the sign-in form");
     let img = app.capture();
-    let centre = |c| {
-        let (x0, y0, x1, y1) = window::region(&img, c, 20, 0..img.height()).expect("the field");
-        aperture_ui::egui::pos2((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0)
-    };
+    let centre = |c| window::centre(&img, c).expect("the field");
     let (user, pw) = (centre(YELLOW), centre(CYAN));
     // Keyboard focus to the window first: xdotool types into the focused X window.
     window::xdo(&["windowfocus", "--sync", &app.window]);

@@ -6,26 +6,14 @@
 #[path = "support/window.rs"]
 mod window;
 
-use aperture_testkit::{Attachment, Server, Spec};
+use aperture_testkit::{Attachment, Server, Spec, eventually_blocking};
 use aperture_ui::chrome::controls;
-use aperture_ui::egui::Pos2;
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use window::{App, Layout, Scratch};
 
 const MAGENTA: [u8; 3] = [230, 20, 140];
-
-fn wait_until(what: &str, secs: u64, mut ok: impl FnMut() -> bool) {
-    let t = Instant::now();
-    while !ok() {
-        assert!(
-            t.elapsed() < Duration::from_secs(secs),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-}
 
 fn exited(app: &mut App, secs: u64) -> bool {
     let t = Instant::now();
@@ -41,10 +29,10 @@ fn exited(app: &mut App, secs: u64) -> bool {
 /// Clicks the magenta link block (a slow download) and waits for its partial file.
 fn start_download(app: &App, dl: &Path) {
     let img = app.capture();
-    let (x0, y0, x1, y1) = window::region(&img, MAGENTA, 20, 0..img.height()).expect("the link is drawn");
-    app.click(Pos2::new((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0), 1);
-    wait_until("the download to start", 30, || {
-        !aperture_testkit::file_names(dl).is_empty()
+    app.click(window::centre(&img, MAGENTA).expect("the link is drawn"), 1);
+    eventually_blocking(Duration::from_secs(30), "the download to start", || {
+        let f = aperture_testkit::file_names(dl);
+        (!f.is_empty(), f)
     });
 }
 
@@ -88,8 +76,9 @@ fn quitting_while_a_download_runs_asks_first() {
     layout.frames(vec![], 3);
     let keep = layout.click(controls::QUIT_KEEP);
     app.click(keep, 1);
-    wait_until("the download to complete", 60, || {
-        aperture_testkit::file_names(&dl) == vec!["slow.bin".to_string()]
+    eventually_blocking(Duration::from_secs(60), "the download to complete", || {
+        let f = aperture_testkit::file_names(&dl);
+        (f == vec!["slow.bin".to_string()], f)
     });
     assert!(app.child.try_wait().unwrap().is_none(), "the browser was kept");
     app.key("ctrl+shift+q");

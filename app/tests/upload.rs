@@ -7,7 +7,7 @@ mod window;
 
 use aperture_testkit::Server;
 use aperture_ui::chrome::controls;
-use aperture_ui::egui::{Pos2, Rect, vec2};
+use aperture_ui::egui::{Rect, vec2};
 use aperture_ui::model::{FileChooserMode, FileChooserView, TabId};
 use window::{App, Layout, Scratch};
 
@@ -57,8 +57,7 @@ fn a_page_s_file_input_gets_the_file_the_human_picks() {
     let path = layout.click(controls::FILE_PATH);
 
     let img = app.capture();
-    let (x0, y0, x1, y1) = window::region(&img, MAGENTA, 20, 0..img.height()).expect("the label is drawn");
-    app.click(Pos2::new((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0), 1);
+    app.click(window::centre(&img, MAGENTA).expect("the label is drawn"), 1);
     // The picker comes up over the page once the click has reached it (its title and Up
     // button beside the path field: the field itself is as white as the page under it).
     app.wait_changed(

@@ -289,6 +289,13 @@ fn near(p: &image::Rgb<u8>, c: [u8; 3], tol: i32) -> bool {
         .all(|(a, b)| (*a as i32 - b as i32).abs() <= tol)
 }
 
+/// The middle of the bounding box of the pixels near `c` (a page's block of that colour), in
+/// window coordinates, if any: where a real click on it goes.
+pub fn centre(img: &image::RgbImage, c: [u8; 3]) -> Option<Pos2> {
+    region(img, c, 20, 0..img.height())
+        .map(|(x0, y0, x1, y1)| Pos2::new((x0 + x1) as f32 / 2.0, (y0 + y1) as f32 / 2.0))
+}
+
 /// The size of the bounding box of the pixels near `c`, if any.
 pub fn block(img: &image::RgbImage, c: [u8; 3]) -> Option<(u32, u32)> {
     region(img, c, 20, 0..img.height()).map(|(x0, y0, x1, y1)| (x1 - x0 + 1, y1 - y0 + 1))
