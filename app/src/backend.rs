@@ -369,6 +369,26 @@ fn input_err(id: TabId, e: TabError) -> BackendError {
 }
 
 impl AppBackend {
+    /// One of tab `id`'s tallies (see `browser::state::Tally`), as its count and latest.
+    async fn tally(
+        &self,
+        id: TabId,
+        which: fn(&crate::browser::state::TabRec) -> &crate::browser::state::Tally,
+    ) -> BackendResult<(u64, Vec<String>)> {
+        self.h
+            .on_ui(move |a| {
+                a.with(|st| {
+                    st.tabs.get(&id).map(|t| {
+                        let t = which(t);
+                        (t.count, t.latest.clone())
+                    })
+                })
+            })
+            .await
+            .map_err(|e| err(id, e))?
+            .ok_or(BackendError::NoSuchTab(id))
+    }
+
     fn tab(&self, id: TabId) -> tab::Tab {
         tab::Tab::new(&self.h, id)
     }
@@ -1029,19 +1049,11 @@ impl Backend for AppBackend {
     }
 
     async fn refused_navigations(&self, id: TabId) -> BackendResult<(u64, Vec<String>)> {
-        self.h
-            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| (t.refused_navs, t.refusals.clone()))))
-            .await
-            .map_err(|e| err(id, e))?
-            .ok_or(BackendError::NoSuchTab(id))
+        self.tally(id, |t| &t.refusals).await
     }
 
     async fn browser_notes(&self, id: TabId) -> BackendResult<(u64, Vec<String>)> {
-        self.h
-            .on_ui(move |a| a.with(|st| st.tabs.get(&id).map(|t| (t.notes_count, t.notes.clone()))))
-            .await
-            .map_err(|e| err(id, e))?
-            .ok_or(BackendError::NoSuchTab(id))
+        self.tally(id, |t| &t.notes).await
     }
 
     async fn vault_sign_in(&self, id: TabId, entry: &str) -> BackendResult<()> {

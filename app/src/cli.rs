@@ -107,12 +107,6 @@ fn parse(argv: &[String]) -> Result<Invocation, String> {
     })
 }
 
-/// Shaped like a ref (`e12`).
-fn is_ref(s: &str) -> bool {
-    s.strip_prefix('e')
-        .is_some_and(|d| !d.is_empty() && d.len() <= 9 && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
 /// A distance in CSS pixels given to `verb`, or a usage error.
 fn pixels(verb: &str, a: &str) -> Result<f64, String> {
     a.parse::<f64>()
@@ -153,7 +147,9 @@ fn tool_call(verb: &str, args: &[String]) -> Result<(&'static str, Value), Strin
                 json!({"action": "select_text", "ref": r, "text": text}),
             ),
             // A ref alone is the element's text (as `--in REF`), not the words "e38".
-            [r] if is_ref(r) => ("browser_act", json!({"action": "select_text", "ref": r})),
+            [r] if aperture_engine::parse_ref(r).is_some() => {
+                ("browser_act", json!({"action": "select_text", "ref": r}))
+            }
             [text] if !text.starts_with("--") => {
                 ("browser_act", json!({"action": "select_text", "text": text}))
             }

@@ -718,12 +718,7 @@ impl Headed {
 
     /// Downloads still running, which quitting would cancel.
     fn running_downloads(&self) -> usize {
-        self.actor.with(|st| {
-            st.downloads
-                .iter()
-                .filter(|d| d.state == crate::browser::page::DownloadState::InProgress)
-                .count()
-        })
+        self.actor.with(|st| st.running_downloads(None))
     }
 
     fn begin_close(&mut self) {

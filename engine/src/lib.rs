@@ -28,7 +28,7 @@ pub use model::Mode;
 pub use session::{
     CHURN_DEMOTE_AT, CHURN_QUIET_RESTORE, CHURN_WINDOW, MAX_DIFFS_PER_SNAPSHOT, Observation, PROMOTED_CAP,
     RESET_CHANGE_FRACTION, RESET_DIFF_SHARE, RESET_MIN_ELEMENTS, RESYNC_CHAIN_FACTOR, RefError, TabSession,
-    Timing,
+    Timing, parse_ref,
 };
 
 /// The render-process walker. `app/` installs it in every V8 context at creation.

@@ -297,21 +297,10 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64
         .u(refn as u64)
         .u(flags as u64)
         .u(options_hash(r))
-        .u(surface_size(r))
+        // Only a nameless surface's size is in its line (`size=WxH`): every other box moves
+        // all the time without changing a line.
+        .u(crate::render::surface(r).map_or(0, |(w, h)| (w as u64) << 32 | h as u64))
         .f()
-}
-
-/// The size a nameless surface's line shows (`size=WxH`, see `render`), 0 for any other
-/// element: only that size may change its line, where every element's box moves all the time.
-fn surface_size(r: &NodeRecord) -> u64 {
-    if !r.actionable || crate::text::opt_visible(&r.name) || crate::text::opt_visible(&r.text) {
-        return 0;
-    }
-    let (w, h) = (r.bounds.w.round(), r.bounds.h.round());
-    if w < crate::render::SURFACE_MIN || h < crate::render::SURFACE_MIN {
-        return 0;
-    }
-    (w as u64) << 32 | h as u64
 }
 
 fn options_hash(r: &NodeRecord) -> u64 {

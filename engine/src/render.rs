@@ -91,7 +91,16 @@ pub(crate) fn hint(r: &NodeRecord) -> Option<String> {
 }
 
 /// The least width and height, CSS px, of a nameless surface whose size its line gives.
-pub(crate) const SURFACE_MIN: f32 = 48.0;
+const SURFACE_MIN: f32 = 48.0;
+
+/// The size, rounded CSS px, of a nameless control big enough to be a surface aimed at by a
+/// point (a drawing area, a canvas, a map); `None` for anything else. Its line says it when
+/// nothing else describes it (no look, not a sentence); the line hash takes it either way.
+pub(crate) fn surface(r: &NodeRecord) -> Option<(f32, f32)> {
+    let (w, h) = (r.bounds.w.round(), r.bounds.h.round());
+    (r.actionable && vis(&r.name).is_none() && vis(&r.text).is_none() && w >= SURFACE_MIN && h >= SURFACE_MIN)
+        .then_some((w, h))
+}
 
 /// How many words a nameless control's hint shows.
 const HINT_WORDS: usize = 3;
@@ -239,16 +248,12 @@ fn push_line_parts(
     // A surface the agent can only aim at by a point (a drawing area, a canvas, a map): its
     // size, so the point can be worked out (`x`, `y` of click, hover and drag are CSS px from
     // its top-left) without a screenshot. Engine numbers, never page text.
-    if r.actionable
-        && look.is_none()
-        && vis(&r.name).is_none()
-        && text.is_none()
+    if look.is_none()
         && members.is_none()
         && matches!(role, Some("clickable" | "img" | "application") | None)
-        && r.bounds.w >= SURFACE_MIN
-        && r.bounds.h >= SURFACE_MIN
+        && let Some((w, h)) = surface(r)
     {
-        let _ = write!(out, " size={:.0}x{:.0}", r.bounds.w, r.bounds.h);
+        let _ = write!(out, " size={w:.0}x{h:.0}");
     }
     let s = &r.state;
     // A select's options say what is selected; a button's value is usually its name.

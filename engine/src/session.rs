@@ -148,7 +148,9 @@ impl RefError {
     }
 }
 
-fn parse_ref(r: &str) -> Option<u32> {
+/// The number of a ref (`e12` → 12, surrounding whitespace allowed); `None` for anything not
+/// shaped like one.
+pub fn parse_ref(r: &str) -> Option<u32> {
     let d = r.trim().strip_prefix('e')?;
     if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) || d.len() > 9 {
         return None;

@@ -214,11 +214,7 @@ pub(super) fn console_note(a: &Actor, id: TabId, text: String) {
 fn console(a: &Actor, id: TabId, level: &str, text: String) {
     a.with(|st| {
         if let Some(t) = st.tabs.get_mut(&id) {
-            t.notes_count += 1;
             t.notes.push(text.clone());
-            if t.notes.len() > NOTES_KEPT {
-                t.notes.remove(0);
-            }
             t.console.push(ConsoleEntry {
                 level: level.into(),
                 text,
@@ -232,9 +228,6 @@ fn console(a: &Actor, id: TabId, level: &str, text: String) {
 /// The agent's own way to upload, named where a file chooser was not its to answer.
 const UPLOAD_HOW: &str =
     " (an agent uploads a file of the vault's library: vault_request_fill attachment=ID file_input=REF)";
-
-/// How many of a tab's latest browser notes are kept for an action's answer.
-const NOTES_KEPT: usize = 4;
 
 pub(super) fn js_dialog(a: &Actor, id: TabId, d: cef::JsDialog, cb: cef::JsDialogCallback) -> bool {
     let headless = a.services().page.headless;

@@ -128,15 +128,13 @@ pub struct TabRec {
     /// The tooltip the page gives for the element under the pointer (its `title`), for the
     /// window to draw: off-screen rendering draws none itself.
     pub tooltip: String,
-    /// Main-frame navigations (and page-opened tabs) the agent-navigation policy refused, and
+    /// Main-frame navigations (and page-opened tabs) the agent-navigation policy refused, with
     /// the latest rules: what an agent's action set off and the page never showed.
-    pub refused_navs: u64,
-    pub refusals: Vec<String>,
+    pub refusals: Tally,
     /// What the browser decided on the page's behalf (a file chooser cancelled, a permission
-    /// prompt blocked, a dialog suppressed…), counted and the latest kept, as refusals are:
-    /// an agent's action that set one off is answered with it.
-    pub notes_count: u64,
-    pub notes: Vec<String>,
+    /// prompt blocked, a dialog suppressed…): an agent's action that set one off is answered
+    /// with it.
+    pub notes: Tally,
     /// Closed while a download of its was running: out of the strip and every list, but its
     /// browser lives on until those downloads end (CEF cancels a closed browser's downloads,
     /// where a person expects a download to outlive its tab).
@@ -152,8 +150,29 @@ pub struct TabRec {
     pub capturing: (bool, bool),
 }
 
-/// The latest refusal rules a tab keeps.
-const REFUSALS_KEPT: usize = 4;
+/// A count of things that happened to a tab, with the latest few kept: an action's answer
+/// compares the count before and after it and names what came in between.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    /// How many so far.
+    pub count: u64,
+    /// The latest [`Tally::KEPT`], oldest first.
+    pub latest: Vec<String>,
+}
+
+impl Tally {
+    /// How many of the latest are kept.
+    const KEPT: usize = 4;
+
+    /// Counts `what` and keeps it among the latest.
+    pub fn push(&mut self, what: String) {
+        self.count += 1;
+        self.latest.push(what);
+        if self.latest.len() > Self::KEPT {
+            self.latest.remove(0);
+        }
+    }
+}
 
 impl TabRec {
     /// The pending navigation has produced its document, or changed the URL in place.
@@ -340,10 +359,8 @@ impl State {
                 pointer_at: None,
                 status_text: String::new(),
                 tooltip: String::new(),
-                refused_navs: 0,
-                refusals: Vec::new(),
-                notes_count: 0,
-                notes: Vec::new(),
+                refusals: Tally::default(),
+                notes: Tally::default(),
                 lingering: false,
                 audible_frames: Default::default(),
                 new_tab_page: false,
@@ -389,11 +406,7 @@ impl State {
     /// tab next to it comes to the front, whoever waited on it hears it closed. Returns false
     /// (nothing done) when no download of its is running: close its browser then.
     pub fn linger_for_downloads(&mut self, id: TabId) -> bool {
-        let running = self
-            .downloads
-            .iter()
-            .any(|d| d.tab == id && d.state == super::page::DownloadState::InProgress);
-        if !running || !self.tabs.contains_key(&id) {
+        if self.running_downloads(Some(id)) == 0 || !self.tabs.contains_key(&id) {
             return false;
         }
         self.take_out_of_order(id);
@@ -414,11 +427,15 @@ impl State {
     /// it can close now.
     pub fn done_lingering(&self, tab: TabId) -> Option<cef::BrowserHost> {
         let t = self.tabs.get(&tab).filter(|t| t.lingering)?;
-        let running = self
-            .downloads
+        (self.running_downloads(Some(tab)) == 0).then(|| t.host.clone())
+    }
+
+    /// Downloads still running: of tab `of`, or of every tab.
+    pub fn running_downloads(&self, of: Option<TabId>) -> usize {
+        self.downloads
             .iter()
-            .any(|d| d.tab == tab && d.state == super::page::DownloadState::InProgress);
-        (!running).then(|| t.host.clone())
+            .filter(|d| d.state == super::page::DownloadState::InProgress && of.is_none_or(|t| d.tab == t))
+            .count()
     }
 
     /// Takes `id` out of the strip's order; the front tab moves as a closed tab's does.
@@ -576,11 +593,7 @@ impl State {
     pub fn refuse_navigation(&mut self, id: TabId, rule: String) {
         self.refuse_subframe(id, rule.clone());
         if let Some(t) = self.tabs.get_mut(&id) {
-            t.refused_navs += 1;
             t.refusals.push(rule.clone());
-            if t.refusals.len() > REFUSALS_KEPT {
-                t.refusals.remove(0);
-            }
             for w in t.nav_waiters.drain(..) {
                 let _ = w.send(Err(TabError::Policy(rule.clone())));
             }

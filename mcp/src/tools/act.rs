@@ -506,21 +506,26 @@ impl Aperture {
         self.aim_target(id, st, r).await.map(|(_, p)| p)
     }
 
-    /// Where a drag of `r` is pressed: its middle (aimed as a click's), or with `at` that point
-    /// of it, CSS px from its top-left (a line drawn from a dot of a drawing area), refused when
-    /// outside it or covered. Also the words for the answer.
-    async fn drag_start(
+    /// Where a click, hover or drag press on `r` goes: with `at` (a step's `x`, `y`) that point
+    /// of it, CSS px from its top-left (a canvas, a dot of a drawing area), refused when outside
+    /// it or covered; else its middle, aimed as a click's (`click`: [`Aperture::aim_click`]) or
+    /// as a pointer's ([`Aperture::aim_at`]). Also the words naming the point for the answer,
+    /// after `how` (" at", " from"); none for the middle.
+    async fn aim_or_point(
         &self,
         id: TabId,
         st: &mut TabState,
         r: &str,
         at: (Option<f32>, Option<f32>),
+        click: bool,
+        how: &str,
     ) -> Result<((f32, f32), String), StepFail> {
         match at {
+            (None, None) if click => Ok((self.aim_click(id, st, r).await?, String::new())),
             (None, None) => Ok((self.aim_at(id, st, r).await?, String::new())),
             (Some(ox), Some(oy)) => Ok((
                 self.aim_point(id, st, r, (ox, oy)).await?,
-                format!(" from x {ox:.0}, y {oy:.0}"),
+                format!("{how} x {ox:.0}, y {oy:.0}"),
             )),
             _ => Err(StepFail::Refused("`x` and `y` go together".into())),
         }
@@ -783,14 +788,7 @@ impl Aperture {
                         );
                     }
                 }
-                let ((x, y), at) = match (s.x, s.y) {
-                    (None, None) => (self.aim_click(id, st, &r).await?, String::new()),
-                    (Some(ox), Some(oy)) => (
-                        self.aim_point(id, st, &r, (ox, oy)).await?,
-                        format!(" at x {ox:.0}, y {oy:.0}"),
-                    ),
-                    _ => return Err(StepFail::Refused("`x` and `y` go together".into())),
-                };
+                let ((x, y), at) = self.aim_or_point(id, st, &r, (s.x, s.y), true, " at").await?;
                 let d = call(be.click_at(id, x, y, button, count), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
@@ -833,14 +831,7 @@ impl Aperture {
                 // A point of it, as a click's: a page that answers where the pointer is inside
                 // one element (a hot/cold game, a chart's tooltip, a map) needs more than its
                 // middle, and a click there would end what the hover explores.
-                let ((x, y), at) = match (s.x, s.y) {
-                    (None, None) => (self.aim_at(id, st, &r).await?, String::new()),
-                    (Some(ox), Some(oy)) => (
-                        self.aim_point(id, st, &r, (ox, oy)).await?,
-                        format!(" at x {ox:.0}, y {oy:.0}"),
-                    ),
-                    _ => return Err(StepFail::Refused("`x` and `y` go together".into())),
-                };
+                let ((x, y), at) = self.aim_or_point(id, st, &r, (s.x, s.y), false, " at").await?;
                 let d = call(be.move_to(id, x, y), CALL_TIMEOUT)
                     .await
                     .map_err(after_send)?;
@@ -859,7 +850,7 @@ impl Aperture {
                         // or child is fine); it must only be on screen.
                         let (walk_id, rec) = resolve(st, to).map_err(StepFail::Refused)?;
                         self.locate(id, st, to).await?;
-                        let (from, start) = self.drag_start(id, st, &r, (s.x, s.y)).await?;
+                        let (from, start) = self.aim_or_point(id, st, &r, (s.x, s.y), false, " from").await?;
                         let b = self.box_now(id, to, walk_id, rec.idx).await?;
                         let at = past_middle(point_in(&b, st, to)?, from, &b, &st.viewport);
                         (
@@ -881,7 +872,7 @@ impl Aperture {
                             }
                             (dx, dy) => (dx.unwrap_or(0.0), dy.unwrap_or(0.0)),
                         };
-                        let (from, start) = self.drag_start(id, st, &r, (s.x, s.y)).await?;
+                        let (from, start) = self.aim_or_point(id, st, &r, (s.x, s.y), false, " from").await?;
                         let at = ((from.0 + dx).round(), (from.1 + dy).round());
                         let vp = &st.viewport;
                         if at.0 < 0.0
@@ -1690,16 +1681,12 @@ impl Aperture {
         let Ok((now, rules)) = call(self.backend().refused_navigations(id), CALL_TIMEOUT).await else {
             return r;
         };
-        let new = now.saturating_sub(before) as usize;
-        if new == 0 {
-            return r;
-        }
-        let shown = &rules[rules.len().saturating_sub(new)..];
+        let (shown, more) = since(before, now, &rules);
         for rule in shown {
             r = r.say(format!("the page stayed where it was: {rule}"));
         }
-        if new > shown.len() {
-            r = r.say(format!("({} more refused)", new - shown.len()));
+        if more > 0 {
+            r = r.say(format!("({more} more refused)"));
         }
         r
     }
@@ -1709,11 +1696,10 @@ impl Aperture {
         let Ok((now, notes)) = call(self.backend().browser_notes(id), CALL_TIMEOUT).await else {
             return r;
         };
-        let new = now.saturating_sub(before) as usize;
-        if new == 0 {
+        let (shown, more) = since(before, now, &notes);
+        if shown.is_empty() {
             return r;
         }
-        let shown = &notes[notes.len().saturating_sub(new)..];
         r = r.say("meanwhile the browser answered the page itself:");
         let mut body = String::new();
         for n in shown {
@@ -1721,11 +1707,8 @@ impl Aperture {
             body.push('\n');
         }
         r = r.page(&body);
-        if new > shown.len() {
-            r = r.say(format!(
-                "({} more; browser_console lists them)",
-                new - shown.len()
-            ));
+        if more > 0 {
+            r = r.say(format!("({more} more; browser_console lists them)"));
         }
         r
     }
@@ -1920,6 +1903,14 @@ fn say_invalid(r: Reply, session: &aperture_engine::TabSession) -> Reply {
     }
 }
 
+/// What a tab's tally (count `now`, its `latest`) gained since its count was `before`: the
+/// ones it still keeps, and how many more came that it no longer does.
+fn since(before: u64, now: u64, latest: &[String]) -> (&[String], usize) {
+    let new = now.saturating_sub(before) as usize;
+    let shown = &latest[latest.len().saturating_sub(new)..];
+    (shown, new - shown.len())
+}
+
 /// How long a drag's target is given to come to rest (a page that animates the drop) before
 /// its box is read again.
 const DRAG_SETTLE: Duration = Duration::from_millis(150);
@@ -1969,6 +1960,14 @@ fn dragged_to(r: &str, b: &Rect, a: &Rect) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tally_since_a_count_is_what_it_still_keeps_and_how_many_more() {
+        let latest: Vec<String> = ["a", "b", "c", "d"].map(String::from).into();
+        assert_eq!(since(7, 7, &latest), (&[][..], 0));
+        assert_eq!(since(5, 7, &latest), (&latest[2..], 0));
+        assert_eq!(since(1, 7, &latest), (&latest[..], 2));
+    }
 
     #[test]
     fn a_drag_says_where_it_left_the_element() {
