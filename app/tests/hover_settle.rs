@@ -119,3 +119,51 @@ async fn a_form_fill_checks_a_box_once_its_hover_settles() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(got(&server), ["/got/agree-true"], "the row was not pressed");
 }
+
+/// A page that draws a control again when the pointer moves onto it (a list re-rendered on
+/// hover, a handler rebuilding what is under the pointer): the node aimed at leaves the page
+/// but the control lives on, so the click goes to the new node. One the hover replaces with
+/// something else is refused, with nothing pressed.
+const REDRAWN: &str = r##"<!doctype html><html><head><title>Slots</title>
+<style>button{margin:20px;padding:10px}</style></head><body>
+<div id="slot"></div><div id="other"></div>
+<script>
+function draw(where, label, got, onHover) {
+  const b = document.createElement('button');
+  b.textContent = label;
+  b.onclick = () => fetch(got);
+  b.addEventListener('mouseenter', () => onHover(b));
+  document.getElementById(where).replaceChildren(b);
+}
+let redraws = 0;
+const again = () => { redraws++; draw('slot', 'Book 9:30', '/got/book-' + redraws, () => {}); };
+draw('slot', 'Book 9:30', '/got/book-0', again);
+draw('other', 'Cancel', '/got/cancel', b => {
+  const s = document.createElement('span'); s.textContent = 'Cancelled'; b.replaceWith(s);
+});
+</script></body></html>"##;
+
+#[tokio::test]
+async fn a_click_follows_a_control_the_hover_drew_again() {
+    let browser = launch().await;
+    let server = Server::start(HashMap::from([("/r".to_string(), REDRAWN.to_string())]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/r")).await;
+    let book = ref_for(&snap, "button \"Book 9:30\"");
+    let cancel = ref_for(&snap, "button \"Cancel\"");
+
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": book})).await;
+    assert!(!err, "{ans}");
+    assert!(ans.starts_with(&format!("clicked {book}")), "{ans}");
+    eventually(Duration::from_secs(5), "the redrawn button's click", async || {
+        let g = got(&server);
+        (g == ["/got/book-1"], g)
+    })
+    .await;
+
+    let (err, ans) = tool(&c, "browser_act", json!({"action": "click", "ref": cancel})).await;
+    assert!(err, "{ans}");
+    assert!(ans.contains("no click was sent"), "{ans}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(got(&server), ["/got/book-1"]);
+}

@@ -15,6 +15,7 @@ use crate::engine_glue::{Observation, clean};
 use crate::server::{
     Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
 };
+use aperture_engine::protocol::WalkerError;
 use aperture_engine::record::Viewport;
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
@@ -552,7 +553,46 @@ impl Aperture {
         r: &str,
     ) -> Result<(f32, f32), StepFail> {
         let (target, p) = self.aim_target(id, st, r).await?;
-        self.rest_on(id, st, r, target, p).await
+        match self.rest_on(id, st, r, target, p).await {
+            Err(StepFail::Partial(why)) if self.redrawn(id, st, r, target).await? => {
+                // The hover made the page draw the element again (a re-render, or a handler
+                // that rebuilds what the pointer is over): the ref lives on in the new node,
+                // which is what the agent aimed at. It is aimed afresh, once; the pointer is
+                // already on it, so a page that redraws on every move does not loop.
+                tracing::debug!(tab = id.0, r, "redrawn on hover; aiming at the new node");
+                let (target, p) = self
+                    .aim_target(id, st, r)
+                    .await
+                    .map_err(|_| StepFail::Partial(why))?;
+                self.rest_on(id, st, r, target, p).await
+            }
+            other => other,
+        }
+    }
+
+    /// Whether `r`'s node, as aimed at (`target`), has left the page while the logical element
+    /// lives on: the page is observed again (that observation joins the agent's state, as any
+    /// other of the batch's) and the ref still resolves, now to another node.
+    async fn redrawn(
+        &self,
+        id: TabId,
+        st: &mut TabState,
+        r: &str,
+        (walk_id, idx): (u64, u32),
+    ) -> Result<bool, StepFail> {
+        match call(
+            self.backend().element(id, walk_id, idx, ElementOp::Bounds),
+            CALL_TIMEOUT,
+        )
+        .await
+        {
+            Err(BackendError::StaleWalk { .. }) => {}
+            Err(BackendError::ElementRefused(why)) if why == WalkerError::Detached.to_string() => {}
+            _ => return Ok(false),
+        }
+        let obs = self.observe(id, st, false, false).await.map_err(before_send)?;
+        st.pending.push(obs);
+        Ok(resolve(st, r).is_ok_and(|(w, rec)| (w, rec.idx) != (walk_id, idx)))
     }
 
     /// Aims a click at the point `(ox, oy)` (CSS px from the element's top-left corner) of
