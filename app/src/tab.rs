@@ -321,7 +321,11 @@ pub fn parse_url(url: &str) -> Result<url::Url, TabError> {
         url: url.to_string(),
         why: e.to_string(),
     })?;
-    if u.cannot_be_a_base() && u.scheme() != "about" && u.scheme() != "data" {
+    // `view-source:` wraps another URL (Ctrl+U, the page menu's View page source); the agent's
+    // navigation policy refuses the scheme before this check is reached.
+    let source_of_page = u.scheme() == "view-source"
+        && url::Url::parse(u.path()).is_ok_and(|inner| matches!(inner.scheme(), "http" | "https" | "file"));
+    if u.cannot_be_a_base() && u.scheme() != "about" && u.scheme() != "data" && !source_of_page {
         return Err(TabError::BadUrl {
             url: url.into(),
             why: "not a hierarchical URL".into(),

@@ -136,9 +136,19 @@ async fn a_page_takes_the_shortcuts_it_handles_and_the_browser_acts_on_the_rest(
     let list = tabs_until(&c, "the tab list", |_| true).await;
     assert_eq!(tab_lines(&list).len(), 1, "Ctrl+U opened the source: {list}");
 
+    // On the page itself, which leaves Ctrl+U alone, it opens the page's source in a new tab.
+    let block = aperture_ui::egui::pos2(page.min.x + 190.0, page.min.y + 195.0);
+    window::click(&w, block, 1);
+    window::xdo(&["key", "--clearmodifiers", "ctrl+u"]);
+    tabs_until(&c, "Ctrl+U to open the page's source", |t| {
+        // Chromium titles the tab "view-source:" and the host, and reports the page's URL.
+        tab_lines(t).len() == 2 && t.contains("\"view-source:127.0.0.1")
+    })
+    .await;
+
     // Ctrl+T opens a tab and never reaches the page, whatever the page would do with it.
     window::xdo(&["key", "--clearmodifiers", "ctrl+t"]);
-    tabs_until(&c, "Ctrl+T to open a tab", |t| tab_lines(t).len() == 2).await;
+    tabs_until(&c, "Ctrl+T to open a tab", |t| tab_lines(t).len() == 3).await;
     let win = w.clone();
     tokio::task::spawn_blocking(move || window::keep(&window::capture(&win), "page-keys-end"))
         .await
@@ -146,7 +156,7 @@ async fn a_page_takes_the_shortcuts_it_handles_and_the_browser_acts_on_the_rest(
     let (err, t) = tool(&c, "browser_tabs", json!({"action": "select", "tab": first})).await;
     assert!(!err, "{t}");
     let snap = page_until(&c, "the first tab's page", |s| s.contains("seen:")).await;
-    assert_eq!(seen(&snap), ["m", "f", "m"], "Ctrl+T reached the page");
+    assert_eq!(seen(&snap), ["m", "f", "m", "u"], "Ctrl+T reached the page");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
