@@ -371,9 +371,12 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::AnswerPermission { id, allow } => {
-            if let Some(link) = page::answer_permission(a, *id, *allow) {
+            if let Some(link) = page::answer_permission(a, *id, *allow, true) {
                 desktop_open(link);
             }
+        }
+        UiCommand::DismissPermission { id } => {
+            page::answer_permission(a, *id, false, false);
         }
         UiCommand::FileChooserDone { id, paths } => page::answer_file_dialog(a, *id, paths),
         UiCommand::ToggleFullscreen => mx.window_fullscreen = !mx.window_fullscreen,

@@ -1070,6 +1070,25 @@ fn a_permission_answer_is_remembered_for_the_site_across_a_restart() {
         bbox(&still, MAGENTA, 30, top..still.height()).is_some(),
         "nobody answered yet, so the page must still be waiting"
     );
+    // Escape dismisses the bubble: the page is refused, and nothing is remembered, so after
+    // a reload the site asks again.
+    xdo(&["windowfocus", "--sync", &app.window]);
+    std::thread::sleep(Duration::from_millis(300));
+    xdo(&["key", "Escape"]);
+    wait_for(&app, BLUE, top, "the page told Escape refused the location");
+    let saved = std::fs::read_to_string(dir.join("profile/permissions.json")).unwrap_or_default();
+    assert!(
+        !saved.contains("know your location"),
+        "a dismissal was remembered: {saved}"
+    );
+    xdo(&["key", "F5"]);
+    wait_for(&app, MAGENTA, top, "asking again after a reload");
+    std::thread::sleep(Duration::from_millis(1500));
+    let still = capture(&app);
+    assert!(
+        bbox(&still, MAGENTA, 30, top..still.height()).is_some(),
+        "the site was answered without asking after a dismissal"
+    );
     // The bubble hangs under the omnibox: Block is its left button.
     click_at(&app, 328, top + 67);
     wait_for(&app, BLUE, top, "the page told the location was refused");

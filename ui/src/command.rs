@@ -325,12 +325,18 @@ pub enum UiCommand {
         /// Allowed from now on.
         allow: bool,
     },
-    /// The human answered a permission prompt. Escape sends `allow: false`.
+    /// The human answered a permission prompt: Allow or Block, remembered for the site.
     AnswerPermission {
         /// [`crate::model::PermissionView::id`].
         id: u64,
         /// Allow or Block.
         allow: bool,
+    },
+    /// The human dismissed a permission prompt (Escape): this request is refused, and
+    /// nothing is remembered, so the site may ask again, as in Chrome.
+    DismissPermission {
+        /// [`crate::model::PermissionView::id`].
+        id: u64,
     },
     /// The file chooser is done; empty `paths` means cancelled.
     FileChooserDone {

@@ -122,7 +122,7 @@
 //!     unseen finished ones) and its panel: `CancelDownload`,
 //!     `OpenDownloadsFolder`, `OpenDownload`, `RemoveDownload`.
 //!   - [`ChromeModel::permission`] → a bubble under the omnibox:
-//!     `AnswerPermission`; Escape sends `allow: false`. Not modal.
+//!     `AnswerPermission`; Escape sends `DismissPermission` (refused, not remembered). Not modal.
 //!   - [`ChromeModel::popup`] → CEF's `PET_POPUP` pixels drawn over the page
 //!     at `rect` (DIP) at the page's scale; input there is ordinary page
 //!     input.

@@ -1758,7 +1758,7 @@ fn permission_bubble_hangs_under_the_omnibox_and_answers() {
 }
 
 #[test]
-fn escape_blocks_and_the_page_stays_usable_under_the_bubble() {
+fn escape_dismisses_and_the_page_stays_usable_under_the_bubble() {
     let mut h = Harness::new();
     h.model.permission = Some(permission(1));
     h.frame(vec![]);
@@ -1775,7 +1775,7 @@ fn escape_blocks_and_the_page_stays_usable_under_the_bubble() {
     let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
     assert_eq!(
         without_noise(cmds.clone()),
-        vec![UiCommand::AnswerPermission { id: 42, allow: false }]
+        vec![UiCommand::DismissPermission { id: 42 }]
     );
     assert!(
         page_inputs(&cmds).is_empty(),

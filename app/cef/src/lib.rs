@@ -49,7 +49,7 @@ pub use input::{
 pub use page::{
     AuthCallback, AuthChallenge, BeforeDownloadCallback, ContextMenu, Disposition, DownloadControl,
     DownloadItem, FileDialog, FileDialogCallback, FileDialogMode, JsDialog, JsDialogCallback, JsDialogKind,
-    PermissionCallback, PermissionRequest, PrintDialogCallback, PrintEvent,
+    PermissionAnswer, PermissionCallback, PermissionRequest, PrintDialogCallback, PrintEvent,
 };
 pub use runtime::{
     App, AppConfig, ProcessHandler, Settings, do_message_loop_work, execute_process, initialize, load,

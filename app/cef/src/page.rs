@@ -231,18 +231,36 @@ pub(crate) enum PermissionCb {
     Media(Ref<cef_media_access_callback_t>, u32),
 }
 
+/// How the human answered a permission prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PermissionAnswer {
+    /// Allow.
+    Allow,
+    /// Block: Chromium keeps the site blocked for the session.
+    Block,
+    /// Dismissed (Escape): this request is refused, and Chromium lets the site ask again.
+    Dismiss,
+}
+
 impl PermissionCallback {
-    pub fn answer(self, allow: bool) {
+    pub fn answer(self, answer: PermissionAnswer) {
         debug_assert_ui();
         use PermissionCb as PermissionCallback;
+        let allow = answer == PermissionAnswer::Allow;
         // SAFETY: live callbacks.
         unsafe {
             match self.0 {
                 PermissionCallback::Prompt(cb) => {
-                    let r = if allow {
-                        cef_permission_request_result_t::CEF_PERMISSION_RESULT_ACCEPT
-                    } else {
-                        cef_permission_request_result_t::CEF_PERMISSION_RESULT_DENY
+                    let r = match answer {
+                        PermissionAnswer::Allow => {
+                            cef_permission_request_result_t::CEF_PERMISSION_RESULT_ACCEPT
+                        }
+                        PermissionAnswer::Block => {
+                            cef_permission_request_result_t::CEF_PERMISSION_RESULT_DENY
+                        }
+                        PermissionAnswer::Dismiss => {
+                            cef_permission_request_result_t::CEF_PERMISSION_RESULT_DISMISS
+                        }
                     };
                     call!(cb.cont(r));
                 }

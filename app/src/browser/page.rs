@@ -8,6 +8,7 @@
 use super::state::{ConsoleEntry, Frame};
 use super::{Actor, Event};
 use aperture_mcp::backend::TabId;
+use cef::PermissionAnswer;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -548,7 +549,7 @@ pub fn answer_file_dialog(a: &Actor, chooser: u64, paths: &[PathBuf]) {
 pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: cef::PermissionCallback) {
     let what = req.kinds.join(", ");
     if a.services().page.headless {
-        cb.answer(false);
+        cb.answer(PermissionAnswer::Block);
         console(
             a,
             id,
@@ -566,11 +567,12 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
             kinds_key(&req.kinds),
         );
         if let Some(allow) = st.permission_memory.get(&key) {
-            return Some(Some(*allow));
+            return Some(Some(block_or_allow(*allow)));
         }
         if t.asks.permission.is_some() {
-            // One prompt at a time per tab: no prompt storm.
-            return Some(Some(false));
+            // One prompt at a time per tab: no prompt storm. Refused, not blocked: the site
+            // may ask again once the human has answered.
+            return Some(Some(PermissionAnswer::Dismiss));
         }
         t.asks.permission = Some(OpenPermission {
             id: prompt_id,
@@ -582,7 +584,7 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
         Some(None)
     });
     match decision {
-        Some(Some(allow)) => cb.answer(allow),
+        Some(Some(answer)) => cb.answer(answer),
         Some(None) => {
             a.with(|st| {
                 if let Some(p) = st.tabs.get_mut(&id).and_then(|t| t.asks.permission.as_mut()) {
@@ -599,7 +601,15 @@ pub(super) fn permission(a: &Actor, id: TabId, req: cef::PermissionRequest, cb: 
                 );
             }
         }
-        None => cb.answer(false),
+        None => cb.answer(PermissionAnswer::Dismiss),
+    }
+}
+
+fn block_or_allow(allow: bool) -> PermissionAnswer {
+    if allow {
+        PermissionAnswer::Allow
+    } else {
+        PermissionAnswer::Block
     }
 }
 
@@ -712,9 +722,10 @@ pub fn external_kinds(url: &str) -> Vec<String> {
     )]
 }
 
-/// Answers a permission prompt (the human), remembering it for the site and container; for an
+/// Answers a permission prompt (the human), remembering it for the site and container when
+/// `remember` (Allow, Block; not a dismissal, after which the site may ask again); for an
 /// external link, the link to hand to the desktop when allowed (never remembered).
-pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) -> Option<String> {
+pub fn answer_permission(a: &Actor, prompt: u64, allow: bool, remember: bool) -> Option<String> {
     let open = a.with(|st| {
         st.events.push(Event::Refresh);
         let (container, open) = st.tabs.values_mut().find_map(|t| {
@@ -724,7 +735,7 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) -> Option<String> 
                 None
             }
         })?;
-        if open.external.is_some() {
+        if open.external.is_some() || !remember {
             return Some(open);
         }
         st.permission_memory.insert(
@@ -738,7 +749,11 @@ pub fn answer_permission(a: &Actor, prompt: u64, allow: bool) -> Option<String> 
     });
     let mut o = open?;
     if let Some(cb) = o.cb.take() {
-        cb.answer(allow);
+        cb.answer(if remember {
+            block_or_allow(allow)
+        } else {
+            PermissionAnswer::Dismiss
+        });
     }
     o.external.filter(|_| allow)
 }

@@ -229,10 +229,11 @@ impl Chrome {
                     self.downloads_open = false;
                     return true;
                 }
-                // Escape dismisses the bubble, which counts as Block: the
-                // site asked and the human said no to this request.
+                // Escape dismisses the bubble: this request is refused, but
+                // nothing is remembered, so the site may ask again.
                 if let Some(p) = self.shown_permission(model).cloned() {
-                    self.answer_permission(&p, false);
+                    self.emit(UiCommand::DismissPermission { id: p.id });
+                    self.answered_permission = Some(p.id);
                     return true;
                 }
                 // Escape leaves fullscreen and isn't the page's: the way out
