@@ -1356,6 +1356,15 @@ impl VaultWiring {
             if let Err(e) = focus(&tab, id, target).await {
                 return Err(self.redact_focus(h, id, e).await);
             }
+            // The consent and the allowlist were for the page's origin: a file input in a
+            // frame of another origin (an embedded widget) would hand the file to a site the
+            // human never approved.
+            let frame = frame_url(h, id, WhichFrame::Focused).await?;
+            if origin_of(&frame).as_ref() != Some(&origin) {
+                return Err(refused(
+                    "that file input is in a frame of another site than the page's, which the human                      did not approve uploads to; nothing was attached",
+                ));
+            }
             tab.key("Enter").await.map_err(|e| tab_err(id, e))?;
             // The chooser opens as the key lands; the actor answers it and clears the slot.
             for _ in 0..50 {

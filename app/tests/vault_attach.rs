@@ -142,3 +142,81 @@ async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
     .await;
     assert_eq!(r.is_error, Some(true), "{}", text(&r));
 }
+
+/// A file input inside an embedded frame of another site: uploads were allowed for the page's
+/// origin, not the frame's, so nothing is attached and the frame's site receives nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_input_in_a_frame_of_another_site_gets_nothing() {
+    const INNER: &str = r#"<!doctype html><html><body>
+<label>Upload <input id="f" type="file"></label>
+<script>
+document.getElementById("f").addEventListener("change", async ev => {
+  fetch("/got?" + encodeURIComponent(await ev.target.files[0].text()));
+});
+</script></body></html>"#;
+    let widget = Server::page(INNER);
+    let outer = format!(
+        r#"<!doctype html><html><head><title>Apply</title></head><body><h1>Apply</h1>
+<iframe src="{}" width="400" height="120"></iframe></body></html>"#,
+        widget.url("/")
+    );
+    let server = Server::page(&outer);
+    let url = server.url("/");
+    let origin = url.trim_end_matches('/').to_string();
+    let scratch = tempfile::tempdir().unwrap();
+    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
+    std::fs::write(&pass, "a long test passphrase\n").unwrap();
+    let source = scratch.path().join("ada-cv.txt");
+    std::fs::write(&source, CONTENT).unwrap();
+    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
+    let id = vault_cli::run(
+        &profile,
+        &pass,
+        &["attach", source.to_str().unwrap(), "--label", "CV"],
+        "",
+    );
+
+    let b = Launch::new(exe())
+        .args(["--vault-allow-fill", &origin])
+        .arg("--vault-passphrase-file")
+        .arg(&pass)
+        .profile(&profile)
+        .start()
+        .await;
+    let c = b.connect().await;
+    ok(&call(&c, "browser_tabs", json!({"action": "open", "url": url})).await);
+    let snap = aperture_testkit::eventually(
+        std::time::Duration::from_secs(20),
+        "the frame's file input",
+        async || {
+            let s = ok(&call(&c, "browser_snapshot", json!({"full": true})).await);
+            (s.contains("Upload"), s)
+        },
+    )
+    .await;
+    let file = snap
+        .lines()
+        .find(|l| l.contains("Upload"))
+        .and_then(|l| {
+            l.split_whitespace()
+                .find(|w| aperture_testkit::mcp::is_ref(w.trim_start_matches('[')))
+        })
+        .map(|w| w.trim_start_matches('[').to_string())
+        .unwrap_or_else(|| panic!("no file input in:\n{snap}"));
+
+    let r = call(
+        &c,
+        "vault_request_fill",
+        json!({"attachment": id, "file_input": file}),
+    )
+    .await;
+    let t = text(&r);
+    assert_eq!(r.is_error, Some(true), "{t}");
+    assert!(t.contains("frame of another site"), "{t}");
+    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+    assert!(
+        !widget.requests().iter().any(|p| p.starts_with("/got")),
+        "{:?}",
+        widget.requests()
+    );
+}
