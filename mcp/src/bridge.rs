@@ -74,6 +74,8 @@ where
         // Loopback only, so no proxy: a proxy from the environment would see the token.
         http: reqwest::Client::builder()
             .no_proxy()
+            // Retired before the listener closes an idle connection (its header timeout).
+            .pool_idle_timeout(std::time::Duration::from_secs(5))
             .build()
             .map_err(std::io::Error::other)?,
         session: Mutex::new(Session::default()),

@@ -69,6 +69,8 @@ impl CliClient {
             // Loopback only: a proxy from the environment must never see the token.
             http: reqwest::Client::builder()
                 .no_proxy()
+                // Retired before the listener closes an idle connection (its header timeout).
+                .pool_idle_timeout(std::time::Duration::from_secs(5))
                 .build()
                 .expect("a plain HTTP client"),
             session,

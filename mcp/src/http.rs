@@ -244,12 +244,7 @@ async fn serve_listener(
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(pool.clone(), shape))
         .layer(axum::middleware::from_fn_with_state(gate_state, gate));
-    let stop = shutdown.clone();
-    let task = tokio::spawn(async move {
-        axum::serve(listener, router)
-            .with_graceful_shutdown(stop.cancelled_owned())
-            .await
-    });
+    let task = tokio::spawn(accept_loop(listener, router, shutdown.clone()));
     tracing::info!(%addr, "MCP listener ready");
     Ok(HttpServer {
         addr,
@@ -259,6 +254,78 @@ async fn serve_listener(
         pool,
         hub,
     })
+}
+
+/// How many connections may be open at once. MCP clients hold a few each (a POST per call,
+/// a GET stream); anything on the machine can connect without the token, so without a cap a
+/// local process opening connections by the thousand exhausts the browser's file descriptors
+/// and with them its tabs. Past the cap a new connection is closed at once.
+const MAX_CONNECTIONS: usize = 256;
+
+/// How long a client may take to send a request's headers (a "slowloris" holding connections
+/// open by trickling them); real clients send them in one write. Hyper counts an idle
+/// keep-alive connection's wait for its next request too, so this also closes those: longer
+/// than the pool idle time of common clients (undici 4 s, httpx 5 s, Aperture's own 5 s), so
+/// they retire a connection before the server does.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Serves HTTP/1.1 on `listener` until `stop`: axum's `serve` with a connection cap and a
+/// header-read timeout, which it does not offer. On stop, accepting ends, each connection
+/// finishes its request in flight, and the loop waits (briefly) for them to close.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    stop: CancellationToken,
+) -> io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let stream = tokio::select! {
+            () = stop.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before it was taken: the
+                    // listener itself is fine, so it goes on after a breath.
+                    tracing::debug!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tracing::warn!("MCP listener: {MAX_CONNECTIONS} connections open; closing a new one");
+            drop(stream);
+            continue;
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                r = conn.as_mut() => {
+                    if let Err(e) = r {
+                        tracing::trace!(error = %e, "MCP connection ended");
+                    }
+                }
+                () = stop.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    // Every slot back means every connection closed; streams end with the shutdown token.
+    let _ = tokio::time::timeout(Duration::from_secs(5), slots.acquire_many(MAX_CONNECTIONS as u32)).await;
+    Ok(())
 }
 
 /// JSON-RPC 2.0: the body is not JSON.

@@ -402,3 +402,50 @@ async fn idle_sessions_expire_and_used_ones_do_not() {
     assert_eq!(server.session_count(), 1);
     server.shutdown();
 }
+
+/// Whether the server closed `s` (EOF or reset) within `within`.
+async fn closed_within(s: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    let mut buf = [0u8; 256];
+    matches!(
+        tokio::time::timeout(within, s.read(&mut buf)).await,
+        Ok(Ok(0)) | Ok(Err(_))
+    )
+}
+
+/// Anything on the machine can connect without the token. Connections that trickle their
+/// headers ("slowloris") are closed after the header timeout, and past the connection cap a
+/// new one is closed at once, so such a process cannot take the browser's file descriptors;
+/// once it stops, a real client connects as before.
+#[tokio::test]
+async fn slow_and_surplus_connections_are_closed_and_the_listener_recovers() {
+    let server = start().await;
+    let addr = server.addr();
+    let partial = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        s.write_all(partial.as_bytes()).await.unwrap();
+        held.push(s);
+    }
+    // The last ones are past the cap of 256: closed without waiting for anything.
+    let mut surplus = 0;
+    for s in held.iter_mut().rev().take(30) {
+        if closed_within(s, Duration::from_secs(2)).await {
+            surplus += 1;
+        }
+    }
+    assert!(
+        surplus >= 30,
+        "only {surplus} of the 30 surplus connections were closed"
+    );
+    // The first is within the cap, and is closed for never finishing its headers.
+    let first = &mut held[0];
+    assert!(
+        closed_within(first, Duration::from_secs(20)).await,
+        "a connection trickling its headers was kept open"
+    );
+    drop(held);
+    let client = connect(&server.url(), server.token().expose()).await;
+    let tools = client.list_all_tools().await.expect("tools/list after the flood");
+    assert!(!tools.is_empty());
+}
