@@ -899,7 +899,7 @@ impl Backend for AppBackend {
     async fn theme(&self, target: ThemeTarget, set: Option<ThemeMode>) -> BackendResult<ThemeState> {
         use aperture_ui::dark::{self, ThemeMode as Ui};
         let site = match target {
-            ThemeTarget::Host(h) => dark::site_key(&format!("https://{h}/")).unwrap_or(h),
+            ThemeTarget::Host(h) => theme_site(&h)?,
             ThemeTarget::Tab(id) => {
                 let url = self
                     .tabs()
@@ -1105,5 +1105,48 @@ impl Backend for AppBackend {
         let v = self.vault()?;
         self.agent_acts(id).await?;
         v.generate(&self.h, id, username, targets).await
+    }
+}
+
+/// The site key for a `host` the agent named: a host name as a URL carries it (no path, port,
+/// user or spaces), at most 253 characters; the human's settings file is keyed by it.
+fn theme_site(host: &str) -> BackendResult<String> {
+    let bad = || {
+        BackendError::InvalidInput(
+            "`host` must be a site's host name, like example.com (no scheme, port or path)".into(),
+        )
+    };
+    if host.is_empty()
+        || host.len() > 253
+        || host
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || "/?#@\\:%[]".contains(c))
+    {
+        return Err(bad());
+    }
+    aperture_ui::dark::site_key(&format!("https://{host}/")).ok_or_else(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_theme_host_is_a_host_name_and_nothing_else() {
+        assert_eq!(
+            super::theme_site("Example.COM").unwrap(),
+            aperture_ui::dark::site_key("https://example.com/").unwrap()
+        );
+        for bad in [
+            "",
+            "../../etc/passwd",
+            "a.com\nb",
+            "a b",
+            "a.com:80",
+            "a.com/x",
+            "u@a.com",
+            "%41.com",
+        ] {
+            assert!(super::theme_site(bad).is_err(), "{bad:?}");
+        }
+        assert!(super::theme_site(&"a".repeat(100_000)).is_err());
     }
 }

@@ -582,7 +582,7 @@ fn run(cli: Cli) -> Result<i32> {
         eprintln!("aperture: the last history entries were not saved: {e}");
     }
     drop(actor);
-    runtime::shutdown(&pump);
+    runtime::shutdown(&pump, &profile);
     drop(lock);
     rt.shutdown_timeout(std::time::Duration::from_millis(200));
     Ok(code.load(Ordering::SeqCst))

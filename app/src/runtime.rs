@@ -164,6 +164,11 @@ pub fn init(dir: &Path, opts: &Options) -> Result<(Arc<Pump>, Receiver<Job>)> {
         );
     }
     tracing::info!(ms = t.elapsed().as_millis() as u64, "CEF initialized");
+    // The log Chromium just created with the umask's mode: it names the sites visited.
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let _ = std::fs::set_permissions(root.join("cef.log"), std::fs::Permissions::from_mode(0o600));
+    }
     // Wait for the global context (on_context_initialized) while pumping.
     let deadline = Instant::now() + Duration::from_secs(30);
     while !pump.is_initialized() {
@@ -215,12 +220,19 @@ pub fn run_loop(actor: &Actor, rx: &Receiver<Job>, mut done: impl FnMut() -> boo
     }
 }
 
-/// Shuts CEF down. Every browser must be closed and every CEF object released.
-pub fn shutdown(pump: &Pump) {
+/// Shuts CEF down. Every browser must be closed and every CEF object released. Then the
+/// profile at `root` is made the owner's alone.
+pub fn shutdown(pump: &Pump, root: &std::path::Path) {
     // Let CEF finish closing work it queued.
     for _ in 0..20 {
         pump.work(true);
         std::thread::sleep(Duration::from_millis(5));
     }
     cef::shutdown();
+    // Chromium creates some files with the umask's mode (0644) while it runs: `Visited
+    // Links`, `Variations`, its logs. The directory is 0700, so nobody else could reach them;
+    // this keeps each file private on its own too (a copied profile), as start-up does.
+    if let Err(e) = aperture_common::fs::tighten_tree(root) {
+        tracing::warn!("could not make the profile private: {e}");
+    }
 }

@@ -387,3 +387,57 @@ fn a_killed_browsers_directory_in_tmp_goes_when_the_profile_is_used_again() {
     // Dropping `second` kills it and removes its directory.
     drop(second);
 }
+
+/// Every file the browser and Chromium leave in the profile is the owner's alone, including
+/// those Chromium creates with the umask's mode while it runs (its log, `Visited Links`).
+#[test]
+fn a_profile_is_private_while_running_and_after_a_clean_exit() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let scratch = tmp("private");
+    let dir = scratch.path();
+    let (port, paths) = page_server();
+    let url = format!("http://127.0.0.1:{port}/visited");
+    let mcp = free_port().to_string();
+    let mut b = start(dir, &["--mcp-port", &mcp, &url]);
+    b.token(Duration::from_secs(60));
+    paths
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the start page was requested");
+    let log = dir.join("cef.log");
+    let mode = |p: &Path| p.symlink_metadata().unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&log), 0o600, "cef.log while running");
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = b.child.id().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let end = Instant::now() + Duration::from_secs(30);
+    while b.alive() && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!b.alive(), "the browser did not exit on SIGTERM");
+    let mut open = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let m = e.path().symlink_metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            } else if !m.is_file() {
+                continue;
+            }
+            if m.permissions().mode() & 0o077 != 0 {
+                open.push(format!(
+                    "{:o} {}",
+                    m.permissions().mode() & 0o777,
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    assert!(open.is_empty(), "readable by others:\n{}", open.join("\n"));
+}
