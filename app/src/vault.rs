@@ -980,12 +980,8 @@ impl VaultWiring {
         let (user, password) = values?;
         let container = container_of(h, id).await?;
         // A page that shows the signed-in username shows it redacted, as after a form fill.
-        self.taint_values(
-            id,
-            &container,
-            [user.as_str(), password.as_str()].into_iter(),
-            &origin,
-        );
+        self.taint_values(id, &container, std::iter::once(user.as_str()), &origin, false);
+        self.taint_values(id, &container, std::iter::once(password.as_str()), &origin, true);
         let answered = h
             .on_ui(move |a| {
                 // Only to the sign-in whose site was checked: another asked meanwhile gets
@@ -1112,7 +1108,13 @@ impl VaultWiring {
                 // covered. Both scopes: this tab wherever it goes, and every tab of this site
                 // in this container (the page can store what it was given and show it in
                 // another tab).
-                self.taint_values(id, &container, std::iter::once(v.as_str()), frame);
+                self.taint_values(
+                    id,
+                    &container,
+                    std::iter::once(v.as_str()),
+                    frame,
+                    part != LoginPart::Username,
+                );
                 element(tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await?;
                 Ok(v)
             };
@@ -1581,7 +1583,7 @@ impl VaultWiring {
                 let r = r.clone();
                 async move {
                     let v = self.call(move |x| x.profile_value(fill, &frame, &r)).await?;
-                    self.taint_values(id, container, std::iter::once(v.as_str()), origin);
+                    self.taint_values(id, container, std::iter::once(v.as_str()), origin, false);
                     Ok::<_, BackendError>(v)
                 }
             };
@@ -1674,17 +1676,25 @@ impl VaultWiring {
 
     /// Records `values`, about to be typed into tab `id` (in `container`) on a frame of
     /// `frame`, for redaction: in the tab's own set and in its container's set for the site.
+    /// A `secret` (a password, a one-time code) is recorded with its prefixes too, which a
+    /// page echoing each keystroke shows.
     fn taint_values<'a>(
         &self,
         id: TabId,
         container: &str,
         values: impl Iterator<Item = &'a str>,
         frame: &Origin,
+        secret: bool,
     ) {
         let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
         for v in values {
-            g.tabs.entry(id.0).or_default().add(v, frame);
-            g.sites.add(container, v, frame);
+            if secret {
+                g.tabs.entry(id.0).or_default().add_secret(v, frame);
+                g.sites.add_secret(container, v, frame);
+            } else {
+                g.tabs.entry(id.0).or_default().add(v, frame);
+                g.sites.add(container, v, frame);
+            }
         }
     }
 
@@ -1930,7 +1940,8 @@ mod tests {
         let pass = v.fill_value(fill, &origin, LoginPart::Password).unwrap();
         assert!(!w.tainted(TabId(1), ""));
         // What `fill` records for a fill into tab 1, in the default container.
-        w.taint_values(TabId(1), "", [user.as_str(), pass.as_str()].into_iter(), &origin);
+        w.taint_values(TabId(1), "", std::iter::once(user.as_str()), &origin, false);
+        w.taint_values(TabId(1), "", std::iter::once(pass.as_str()), &origin, true);
         let mut walk = Walk {
             url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
             title: "Welcome ada.lovelace".into(),

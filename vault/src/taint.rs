@@ -49,6 +49,30 @@ pub const REDACTION_MARKER: &str = "[redacted:vault]";
 pub const MIN_TAINT_LEN: usize = 3;
 /// Longest all-digit value treated as "short numeric" (site-scoped).
 pub const SHORT_NUMERIC_MAX: usize = 8;
+/// Shortest prefix of a secret recorded ([`TaintSet::add_secret`]).
+pub const MIN_SECRET_PREFIX: usize = 4;
+
+/// `s` percent-encoded as `encodeURIComponent` does, or (`form`) as a form's
+/// `application/x-www-form-urlencoded` body and query do (space as `+`).
+fn url_encode(s: &str, form: bool) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for b in s.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || if form {
+                b"*-._".contains(&b)
+            } else {
+                b"-_.!~*'()".contains(&b)
+            };
+        if keep {
+            out.push(b as char);
+        } else if form && b == b' ' {
+            out.push('+');
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
 
 /// One tracked value, without the value: its length, a salted SHA-256 of it, and 16 bits of a
 /// rolling hash that pick the few places in a text worth hashing.
@@ -126,32 +150,61 @@ impl TaintSet {
     }
 
     /// Records that `value` was filled into a frame of `origin`. Also records the trimmed form
-    /// when it differs, since pages commonly trim input. Only digests are kept (see the type).
+    /// when it differs, since pages commonly trim input, and its URL-encoded forms (as
+    /// `encodeURIComponent` and a GET form write it into an address). Only digests are kept
+    /// (see the type).
     pub fn add(&mut self, value: &str, origin: &Origin) {
-        for v in [value, value.trim()] {
-            if v.chars().count() < MIN_TAINT_LEN {
-                continue;
-            }
-            let digest = self.digest(v.as_bytes());
-            if self.values.iter().any(|t| t.len == v.len() && t.digest == digest) {
-                continue;
-            }
-            let site_scoped = v.len() <= SHORT_NUMERIC_MAX && v.bytes().all(|b| b.is_ascii_digit());
-            let prefilter = (self.roll(v.as_bytes()) >> 48) as u16;
-            self.values.push(Tainted {
-                len: v.len(),
-                digest,
-                prefilter,
-                filled_on: origin.site(),
-                site_scoped,
-            });
+        let t = value.trim();
+        let (component, form) = (
+            Zeroizing::new(url_encode(t, false)),
+            Zeroizing::new(url_encode(t, true)),
+        );
+        for v in [value, t, component.as_str(), form.as_str()] {
+            self.add_exact(v, origin);
         }
     }
 
-    /// Records every value of a redeemed fill.
+    /// [`TaintSet::add`] for a secret (a password, a one-time code), which a page that logs or
+    /// reflects each keystroke shows growing: its prefixes are recorded too, from half its
+    /// length (and at least [`MIN_SECRET_PREFIX`] characters) on, so the echo of the
+    /// second-to-last keystroke does not give away all but one character.
+    pub fn add_secret(&mut self, value: &str, origin: &Origin) {
+        self.add(value, origin);
+        let t = value.trim();
+        let n = t.chars().count();
+        for k in MIN_SECRET_PREFIX.max(n.div_ceil(2))..n {
+            let end = t.char_indices().nth(k).map_or(t.len(), |(i, _)| i);
+            self.add_exact(&t[..end], origin);
+        }
+    }
+
+    /// Records exactly `v` (when long enough and not yet recorded).
+    fn add_exact(&mut self, v: &str, origin: &Origin) {
+        if v.chars().count() < MIN_TAINT_LEN {
+            return;
+        }
+        let digest = self.digest(v.as_bytes());
+        if self.values.iter().any(|t| t.len == v.len() && t.digest == digest) {
+            return;
+        }
+        let site_scoped = v.len() <= SHORT_NUMERIC_MAX && v.bytes().all(|b| b.is_ascii_digit());
+        let prefilter = (self.roll(v.as_bytes()) >> 48) as u16;
+        self.values.push(Tainted {
+            len: v.len(),
+            digest,
+            prefilter,
+            filled_on: origin.site(),
+            site_scoped,
+        });
+    }
+
+    /// Records every value of a redeemed fill (the password and code as secrets).
     pub fn add_fill(&mut self, fill: &crate::FillSecret, origin: &Origin) {
-        for v in fill.values() {
-            self.add(v, origin);
+        if let Some(u) = fill.username() {
+            self.add(u, origin);
+        }
+        for v in [fill.password(), fill.one_time_code()].into_iter().flatten() {
+            self.add_secret(v, origin);
         }
     }
 
@@ -307,6 +360,12 @@ impl SiteTaint {
     /// Records one value filled into a frame of `origin`, in `container`.
     pub fn add(&mut self, container: &str, value: &str, origin: &Origin) {
         self.set_for(container, origin).add(value, origin);
+    }
+
+    /// Records one secret filled into a frame of `origin`, in `container`
+    /// ([`TaintSet::add_secret`]).
+    pub fn add_secret(&mut self, container: &str, value: &str, origin: &Origin) {
+        self.set_for(container, origin).add_secret(value, origin);
     }
 
     /// The values to redact from a page on `page`'s site in `container`, if any.
@@ -537,6 +596,32 @@ mod tests {
                 "values {values:?} in {text:?}"
             );
         }
+    }
+
+    #[test]
+    fn encoded_forms_and_a_secrets_growing_prefixes_are_redacted() {
+        let p = o("https://example.com");
+        let mut t = TaintSet::new();
+        t.add_secret("k9Ci+Igx4$hm?$.iQi?l", &p);
+        t.add_secret("111336", &p);
+        t.add("ada lovelace@x.org", &p);
+        let m = REDACTION_MARKER;
+        // As a URL and a form carry them.
+        assert_eq!(
+            t.redact("/f?pw=k9Ci%2BIgx4%24hm%3F%24.iQi%3Fl&x", &p),
+            format!("/f?pw={m}&x")
+        );
+        assert_eq!(t.redact("u=ada+lovelace%40x.org", &p), format!("u={m}"));
+        assert_eq!(t.redact("u=ada%20lovelace%40x.org", &p), format!("u={m}"));
+        // A keystroke logger's echo: every prefix from half the secret on.
+        assert_eq!(
+            t.redact("pw=k9Ci+Igx4$hm?$.iQi? otp=11133", &p),
+            format!("pw={m} otp={m}")
+        );
+        assert_eq!(t.redact("pw=k9Ci+Igx4$", &p), format!("pw={m}"));
+        // Shorter prefixes stay (they would mark ordinary words), and so do a plain value's.
+        assert_eq!(t.redact("pw=k9Ci otp=111", &p), "pw=k9Ci otp=111");
+        assert_eq!(t.redact("ada lovelace", &p), "ada lovelace");
     }
 
     #[test]
