@@ -2273,8 +2273,7 @@ impl Chrome {
                 .set_char_range(Some(CCursorRange::two(CCursor::new(0), CCursor::new(len))));
             egui::TextEdit::store_state(ctx, id, state);
         };
-        // Kept while no tab is shown (the field is disabled then): the new tab it was asked
-        // for takes it when it shows.
+        // Kept while no tab is shown: the new tab it was asked for takes it when it shows.
         if self.focus_omnibox && tab.is_some() {
             self.focus_omnibox = false;
             ctx.memory_mut(|m| m.request_focus(id));
@@ -2331,16 +2330,15 @@ impl Chrome {
             top: 5,
             bottom: 5,
         };
-        let out = ui.add_enabled_ui(tab.is_some(), |ui| {
-            egui::TextEdit::singleline(&mut self.omnibox_text)
-                .id(id)
-                .hint_text("Search or enter address")
-                .font(FontId::proportional(14.0))
-                .margin(margin)
-                .desired_width(ui.available_width())
-                .show(ui)
-        });
-        let resp = out.inner.response;
+        // Usable with every tab closed too: what is typed then opens in a new tab.
+        let out = egui::TextEdit::singleline(&mut self.omnibox_text)
+            .id(id)
+            .hint_text("Search or enter address")
+            .font(FontId::proportional(14.0))
+            .margin(margin)
+            .desired_width(ui.available_width())
+            .show(ui);
+        let resp = out.response;
         self.rects.insert(controls::OMNIBOX.to_string(), resp.rect);
         if let Some(t) = active {
             self.omnibox_chips(ui, resp.rect, t, &left, zoom, chip_font);
@@ -2394,12 +2392,18 @@ impl Chrome {
         } else if resp.lost_focus() {
             let enter = ui.input(|i| i.key_pressed(Key::Enter));
             let template = model.settings.values.search_template();
-            if enter && let (Some(tab), Some(url)) = (tab, resolve_input_with(&self.omnibox_text, &template))
-            {
-                self.emit(UiCommand::Navigate {
-                    tab,
-                    input: self.omnibox_text.trim().to_string(),
-                    url: url.clone(),
+            if enter && let Some(url) = resolve_input_with(&self.omnibox_text, &template) {
+                self.emit(match tab {
+                    Some(tab) => UiCommand::Navigate {
+                        tab,
+                        input: self.omnibox_text.trim().to_string(),
+                        url: url.clone(),
+                    },
+                    // With every tab closed, what is typed opens in a new one.
+                    None => UiCommand::OpenUrl {
+                        url: url.clone(),
+                        new_tab: false,
+                    },
                 });
                 self.omnibox_text = url;
                 // After Enter the human reads the page; keys go there, except

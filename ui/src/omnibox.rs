@@ -131,6 +131,17 @@ pub fn resolve_input(input: &str) -> Option<String> {
 /// literals, which rarely have certificates), anything else becomes a search.
 pub fn resolve_input_with(input: &str, search_template: &str) -> Option<String> {
     let text = input.trim();
+    let url = resolve_raw(text, search_template)?;
+    // What only looks like an address (`http://[::1`, a port past 65535, `exa mple..com`) is
+    // searched for, as Chrome does, rather than dropped with the typing lost.
+    Some(if url::Url::parse(&url).is_ok() {
+        url
+    } else {
+        search_url(text, search_template)
+    })
+}
+
+fn resolve_raw(text: &str, search_template: &str) -> Option<String> {
     if text.is_empty() {
         return None;
     }
@@ -329,6 +340,16 @@ mod tests {
 
     #[test]
     fn blank_is_none() {
+        // Malformed addresses are searched for, never dropped.
+        for bad in [
+            "http://exa mple..com:99999/%%",
+            "http://[::1",
+            "example.com:99999",
+        ] {
+            let u = resolve_input(bad).unwrap();
+            assert!(u.starts_with("https://duckduckgo.com/"), "{bad} → {u}");
+            assert!(url::Url::parse(&u).is_ok(), "{u}");
+        }
         assert_eq!(resolve_input("   "), None);
         assert_eq!(resolve_input(""), None);
     }

@@ -54,6 +54,24 @@ fn ctrl_l_typing_and_enter_navigates() {
 }
 
 #[test]
+fn with_every_tab_closed_the_omnibox_opens_what_is_typed_in_a_new_tab() {
+    let mut h = Harness::new();
+    h.model.tabs.clear();
+    h.model.active = None;
+    h.frame(vec![]);
+    h.click(controls::OMNIBOX);
+    h.type_text("example.org");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::OpenUrl {
+            url: "https://example.org".into(),
+            new_tab: false
+        }]
+    );
+}
+
+#[test]
 fn clicking_the_omnibox_and_searching() {
     let mut h = Harness::new();
     // A click selects the whole URL, so typing replaces it.
