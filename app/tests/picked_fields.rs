@@ -266,3 +266,30 @@ for (const el of document.querySelectorAll('input, select')) {
     let line = read.lines().find(|l| l.contains(&size)).unwrap_or_default();
     assert!(line.contains("*\"Small\""), "{read}");
 }
+
+/// A read-only text field (a date field the page fills from its own calendar) is refused with
+/// what to do instead: click it, and pick in what opens.
+#[tokio::test]
+async fn a_read_only_field_is_refused_with_the_way_a_person_sets_it() {
+    let browser = launch().await;
+    let server = Server::start(
+        HashMap::from([(
+            "/r".to_string(),
+            r#"<!doctype html><html><head><title>Trip</title></head><body>
+<label>Departure <input id=dep readonly placeholder="mm/dd/yyyy"></label></body></html>"#
+                .to_string(),
+        )]),
+        None,
+    );
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/r")).await;
+    let dep = role_ref(&snap, "textbox", "Departure");
+    let (err, t) = tool(
+        &c,
+        "browser_fill_form",
+        json!({"fields": [{"ref": dep, "value": "01/05/2016"}]}),
+    )
+    .await;
+    assert!(err, "{t}");
+    assert!(t.contains("is read-only") && t.contains("click"), "{t}");
+}

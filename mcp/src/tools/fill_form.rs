@@ -218,8 +218,8 @@ fn words(v: &str) -> Vec<&str> {
         .collect()
 }
 
-/// `2026/12/25`, `2026.12.25`, `Dec 25, 2026`, `25 December 2026`, `Friday, December 25, 2026`
-/// as `YYYY-MM-DD`.
+/// `2026/12/25`, `2026.12.25`, `Dec 25, 2026`, `25 December 2026`, `Friday, December 25, 2026`,
+/// `07/20/2026` (a day past 12 tells the order) as `YYYY-MM-DD`.
 fn calendar_day(v: &str) -> Option<String> {
     let words = words(v);
     let (y, m, d) = match words.as_slice() {
@@ -227,6 +227,13 @@ fn calendar_day(v: &str) -> Option<String> {
             let p: Vec<&str> = one.split(['/', '.', '-']).collect();
             match p.as_slice() {
                 [y, m, d] if y.len() == 4 => (year(y)?, day_of(m).filter(|m| *m <= 12)?, day_of(d)?),
+                // Day and month first: only when one of them cannot be a month (`07/20/2026`,
+                // `20/07/2026`); `12/05/2026` reads both ways and is left to be refused.
+                [a, b, y] if y.len() == 4 => match (day_of(a)?, day_of(b)?) {
+                    (m, d) if m <= 12 && d > 12 => (year(y)?, m, d),
+                    (d, m) if m <= 12 && d > 12 => (year(y)?, m, d),
+                    _ => return None,
+                },
                 _ => return None,
             }
         }
@@ -319,6 +326,12 @@ impl Aperture {
                     ref_word(&f.target)
                 )))
             }
+            // A read-only field is set by the page itself, most often from a picker that opens
+            // on a click (a date field with a calendar).
+            None if rec.state.readonly => Err(StepFail::Refused(format!(
+                "{} is read-only: a person cannot type into it; the page sets it, often from a                  picker that opens when it is clicked (browser_act click on it, then pick in the                  answer)",
+                ref_word(&f.target)
+            ))),
             None => Err(StepFail::Refused(format!(
                 "{} is not a form field this tool can fill",
                 ref_word(&f.target)
@@ -532,6 +545,8 @@ mod tests {
             ("date", "25 December 2026", "2026-12-25"),
             ("date", "Friday, December 25th, 2026", "2026-12-25"),
             ("date", "Sept 3 2026", "2026-09-03"),
+            ("date", "07/20/2013", "2013-07-20"),
+            ("date", "20.07.2013", "2013-07-20"),
             ("month", "December 2026", "2026-12"),
             ("month", "2026/3", "2026-03"),
             ("datetime-local", "2026-12-25 4:30 pm", "2026-12-25T16:30"),
