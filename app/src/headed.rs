@@ -1001,6 +1001,7 @@ fn saved_tab(t: &crate::browser::state::TabRec) -> crate::session::SavedTab {
         back,
         forward,
         pinned: t.pinned,
+        index: None,
     }
 }
 
@@ -1072,8 +1073,15 @@ impl Host for Headed {
             }
             UiCommand::CloseTab { tab } => {
                 let saved = self.actor.with(|st| {
-                    // Its back/forward lists go with it, as in the saved session.
-                    st.tabs.get(&tab).filter(|t| !t.meta.private()).map(saved_tab)
+                    // Its back/forward lists go with it, as in the saved session, and its place.
+                    let index = st.order.iter().position(|t| *t == tab);
+                    st.tabs
+                        .get(&tab)
+                        .filter(|t| !t.meta.private())
+                        .map(|t| crate::session::SavedTab {
+                            index,
+                            ..saved_tab(t)
+                        })
                 });
                 if let Some(s) = saved.filter(|s| !s.url.is_empty() && s.url != "about:blank") {
                     self.closed_tabs.push(s);

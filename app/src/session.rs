@@ -42,6 +42,10 @@ pub struct SavedTab {
     /// Pinned in the strip; left out when not, like the lists above.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pinned: bool,
+    /// For a closed tab, where it stood in the strip: reopened, it goes back there, as in
+    /// Chrome. Left out for a session's tabs, which are restored in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -194,6 +198,10 @@ pub fn spawn_restore(
                             rec.can_back = !t.back.is_empty();
                             rec.can_forward = !t.forward.is_empty();
                             rec.pinned = t.pinned;
+                        }
+                        if let Some(at) = t.index {
+                            st.order.retain(|o| *o != id);
+                            st.order.insert(at.min(st.order.len()), id);
                         }
                         if !front && let Some(rec) = st.tabs.get_mut(&id) {
                             rec.pending_url = Some(t.url.clone());

@@ -90,6 +90,11 @@ fn ctrl_shift_t_reopens_the_tab_ctrl_w_closed() {
     app.never(MAGENTA, 2, "the closed tab's page is gone");
     app.key("ctrl+shift+t");
     app.wait_for(MAGENTA, "Ctrl+Shift+T brought the tab back");
+    // In its old place, first in the strip, before the blank tab.
+    app.key("ctrl+2");
+    app.never(MAGENTA, 2, "the second tab is the blank one");
+    app.key("ctrl+1");
+    app.wait_for(MAGENTA, "the reopened tab is first again");
 }
 
 const GREEN: [u8; 3] = [20, 200, 60];
