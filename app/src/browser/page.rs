@@ -426,6 +426,9 @@ pub(super) fn void_page_asks(a: &Actor, id: TabId) {
 pub fn tick(a: &Actor) {
     let p = &a.services().page;
     if !p.headless {
+        if a.with(|st| st.expire_notice()) {
+            a.with(|st| st.events.push(Event::Refresh));
+        }
         return;
     }
     let expired: Vec<TabId> = a.with(|st| {
@@ -958,9 +961,10 @@ pub(super) fn download_updated(a: &Actor, item: cef::DownloadItem, ctl: cef::Dow
                 if let Some(d) = st.downloads.iter_mut().find(|d| d.id == item.id) {
                     match r {
                         Ok(p) => {
-                            st.notices.push(format!("Downloaded {}", p.display()));
+                            let said = format!("Downloaded {}", p.display());
                             d.path = p;
                             d.state = DownloadState::Complete;
+                            st.notice_briefly(said);
                         }
                         Err(e) => d.state = DownloadState::Failed(format!("could not finish the file: {e}")),
                     }
@@ -1089,10 +1093,11 @@ pub fn local_file_done(a: &Actor, dl: u32, r: &Result<PathBuf, String>, saved: &
                 Err(e) => d.state = DownloadState::Failed(e.clone()),
             }
         }
-        st.notices.push(match r {
-            Ok(p) => format!("{saved} to {}", p.display()),
-            Err(e) => format!("{failed}: {e}"),
-        });
+        match r {
+            Ok(p) => st.notice_briefly(format!("{saved} to {}", p.display())),
+            // A failure stays until the human has seen it and closed it.
+            Err(e) => st.notices.push(format!("{failed}: {e}")),
+        }
         st.events.push(Event::Refresh);
     });
 }

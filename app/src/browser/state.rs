@@ -250,6 +250,10 @@ pub struct State {
     pub permission_memory: HashMap<(String, String, Vec<String>), bool>,
     /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
     pub notices: Vec<String>,
+    /// When the last notice is one that says something finished (a download, a saved page),
+    /// how many notices there were then and when it goes by itself, as Chrome's download
+    /// bubble does: a notice that stayed until dismissed took the page's bottom for good.
+    pub brief_notice: Option<(usize, std::time::Instant)>,
     /// Origins whose pages may open pop-ups without a click: the human's choice, from the
     /// settings (the contexts' pop-up content setting says the same to Chromium).
     pub popup_origins: std::collections::HashSet<String>,
@@ -274,7 +278,32 @@ pub struct PendingPopup {
     pub meta: TabMeta,
 }
 
+/// How long a notice that something finished stays up.
+pub const BRIEF_NOTICE: std::time::Duration = std::time::Duration::from_secs(8);
+
 impl State {
+    /// Shows `text` as a notice that goes by itself after [`BRIEF_NOTICE`] (a download done, a
+    /// page saved), unless another notice came after it.
+    pub fn notice_briefly(&mut self, text: String) {
+        self.notices.push(text);
+        self.brief_notice = Some((self.notices.len(), std::time::Instant::now() + BRIEF_NOTICE));
+    }
+
+    /// Takes down a brief notice whose time is up. Whether the window must be drawn again.
+    pub fn expire_notice(&mut self) -> bool {
+        match self.brief_notice {
+            Some((n, until)) if std::time::Instant::now() >= until => {
+                self.brief_notice = None;
+                if self.notices.len() == n {
+                    self.notices.pop();
+                    return true;
+                }
+                false
+            }
+            _ => false,
+        }
+    }
+
     pub fn prepare_create(&mut self, size: (i32, i32), scale: f32, meta: TabMeta) {
         self.next_create = Some((size, scale, meta));
     }
@@ -820,5 +849,35 @@ impl State {
         if let Some(tx) = self.devtools.remove(&(tab, mid)) {
             let _ = tx.send(r.map_err(TabError::DevTools));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::State;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn a_brief_notice_goes_by_itself_and_a_later_one_stays() {
+        let mut st = State::default();
+        st.notice_briefly("Downloaded /tmp/a.zip".into());
+        assert!(!st.expire_notice(), "not before its time");
+        assert_eq!(st.notices.len(), 1);
+        st.brief_notice = st
+            .brief_notice
+            .map(|(n, _)| (n, Instant::now() - Duration::from_millis(1)));
+        assert!(st.expire_notice());
+        assert!(st.notices.is_empty());
+        // A notice that came after it is not taken down with it.
+        st.notice_briefly("Saved the page to /tmp/p.html".into());
+        st.notices.push("Cannot print: no printer".into());
+        st.brief_notice = st
+            .brief_notice
+            .map(|(n, _)| (n, Instant::now() - Duration::from_millis(1)));
+        assert!(!st.expire_notice());
+        assert_eq!(
+            st.notices,
+            ["Saved the page to /tmp/p.html", "Cannot print: no printer"]
+        );
     }
 }
