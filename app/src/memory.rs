@@ -69,10 +69,15 @@ pub fn record_history(actor: &Actor, places: Places) {
             last.borrow_mut().insert(*id, url.clone());
             places.record_visit(&container, url, typed, aperture_places::now_ms());
         }
-        Event::Title { id, title } => {
+        Event::Title { id, title, url: of } => {
             let Some(url) = last.borrow().get(id).cloned() else {
                 return;
             };
+            // The title of another document than the visit's (an error page's, whose address
+            // comes after its title) is not this page's.
+            if of.as_ref().is_some_and(|of| *of != url) {
+                return;
+            }
             let Some(container) = a.with(|st| {
                 st.tabs
                     .get(id)

@@ -175,3 +175,42 @@ async fn a_private_tab_leaves_nothing_on_disk() {
         "the private tab left traces on disk: {leaked:?}"
     );
 }
+
+/// A page that fails to load shows Chromium's error page, whose title (the host) arrives before
+/// its address: it was taken for the page before it, renaming that page in history.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_error_page_does_not_rename_the_page_before_it_in_history() {
+    let scratch = tempfile::tempdir().unwrap();
+    let profile = scratch.path().join("profile");
+    let server = pages();
+    let browser = Launch::new(bin())
+        .profile(&profile)
+        .arg(server.url("/first"))
+        .start()
+        .await;
+    let c = browser.connect().await;
+    let places = aperture_places::Places::open(&profile).expect("open places.sqlite");
+    let titled = async || {
+        let t = Instant::now();
+        loop {
+            let e = places.search("first", None, 10, 0).unwrap();
+            if e.first().is_some_and(|e| !e.title.is_empty()) || t.elapsed() > Duration::from_secs(20) {
+                break e;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    assert_eq!(titled().await[0].title, "First page");
+    // Nothing listens on port 1: the load fails and the error page shows.
+    let r = call(
+        &c,
+        "browser_navigate",
+        json!({"action": "goto", "url": "http://127.0.0.1:1/"}),
+    )
+    .await;
+    let said = text(&r);
+    assert!(said.contains("127.0.0.1:1"), "{said}");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let e = titled().await;
+    assert_eq!(e[0].title, "First page", "{e:?}");
+}

@@ -201,7 +201,14 @@ impl cef::ClientHandler for Handler {
     }
 
     fn on_title_change(&self, id: BrowserId, title: String) {
-        self.0.with(|st| st.title(tab_id(id), title));
+        // Whose title: an error page's title ("nosuch.invalid") arrives before its address,
+        // and was taken for the page before it.
+        let url = self
+            .0
+            .browser(tab_id(id))
+            .and_then(|b| b.main_frame())
+            .map(|f| f.url());
+        self.0.with(|st| st.title(tab_id(id), title, url));
         // The entry's title is part of the saved back/forward list.
         let id = tab_id(id);
         self.0.defer(move |a| super::history::refresh(a, id));

@@ -49,8 +49,13 @@ pub enum Event {
     /// A tab's main frame shows a new address (a committed navigation, or a same-document
     /// one such as `history.pushState`).
     Address { id: TabId, url: String },
-    /// A tab's page has a new title.
-    Title { id: TabId, title: String },
+    /// A tab's page has a new title; `url` is the address of the document that set it, as
+    /// Chromium had committed it then (the address event may come after).
+    Title {
+        id: TabId,
+        title: String,
+        url: Option<String>,
+    },
     /// A tab's page declared its icons (best first; empty when it declares none).
     Favicon { id: TabId, urls: Vec<String> },
     /// Text was selected in a tab's page (what X11's PRIMARY selection should hold while that

@@ -715,14 +715,14 @@ impl State {
         }
     }
 
-    pub fn title(&mut self, id: TabId, title: String) {
+    pub fn title(&mut self, id: TabId, title: String, url: Option<String>) {
         // A restored tab waiting to load shows a blank placeholder whose title is not the
         // page's: it keeps the saved one.
         if let Some(t) = self.tabs.get_mut(&id)
             && t.pending_url.is_none()
         {
             t.title = title.clone();
-            self.events.push(super::Event::Title { id, title });
+            self.events.push(super::Event::Title { id, title, url });
         }
         self.events.push(super::Event::Refresh);
     }
