@@ -1693,7 +1693,7 @@ impl Chrome {
             ),
             Item::Keys(
                 controls::MAIN_MENU_EXIT,
-                "⏻ Exit",
+                "🚪 Exit",
                 "Ctrl+Shift+Q",
                 Key::Q,
                 cs,
@@ -2004,17 +2004,7 @@ impl Chrome {
         let close_size = 18.0;
         let text_right = rect.max.x - close_size - 6.0;
         let text_clip = Rect::from_min_max(pos2(x, rect.min.y), pos2(text_right, rect.max.y));
-        // A blank new tab is "New tab", as in every browser, not Chromium's "about:blank".
-        let blank = tab.url == BLANK;
-        let title = if tab.title.is_empty() || (blank && tab.title == BLANK) {
-            if tab.url.is_empty() || blank {
-                "New tab"
-            } else {
-                tab.url.as_str()
-            }
-        } else {
-            tab.title.as_str()
-        };
+        let title = tab.shown_title();
         let text_color = text_colour(private, active, &visuals);
         let clipped = painter.with_clip_rect(text_clip);
         clipped.text(

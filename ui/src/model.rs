@@ -97,6 +97,26 @@ pub struct TabView {
     pub unresponsive: bool,
 }
 
+impl TabView {
+    /// What the tab is called in the strip and the window's title: its page's title; a blank
+    /// new tab is "New tab", as in every browser, not Chromium's "about:blank"; a page with
+    /// no title is its address.
+    pub fn shown_title(&self) -> &str {
+        const BLANK: &str = "about:blank";
+        let blank = self.url == BLANK;
+        let title = self.title.trim();
+        if title.is_empty() || (blank && title == BLANK) {
+            if self.url.is_empty() || blank {
+                "New tab"
+            } else {
+                self.url.as_str()
+            }
+        } else {
+            title
+        }
+    }
+}
+
 /// Every field has a neutral value so the app can build a view with `..Default::default()`;
 /// the id is `TabId(0)` only as a placeholder and must be set.
 impl Default for TabView {

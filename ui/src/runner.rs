@@ -440,11 +440,10 @@ impl<H: Host> App<H> {
                 // The window manager decides; under X this asks it with _NET_ACTIVE_WINDOW.
                 gfx.main.window().focus_window();
             }
-            let title = model
-                .active_tab()
-                .map(|t| t.title.trim())
-                .filter(|t| !t.is_empty())
-                .map_or_else(|| self.options.title.clone(), |t| format!("{t} — Aperture"));
+            let title = model.active_tab().map_or_else(
+                || self.options.title.clone(),
+                |t| format!("{} — Aperture", t.shown_title()),
+            );
             (output, commands, title)
         };
         if title != self.title {

@@ -2347,3 +2347,36 @@ fn quitting_with_running_downloads_asks_first() {
     h.click(controls::MAIN_MENU);
     assert!(quit(h.click(controls::MAIN_MENU_EXIT)));
 }
+
+/// Every character of the main menu is one the window's fonts can draw: a missing glyph shows
+/// as a box (the Exit item's power sign did).
+#[test]
+fn the_main_menu_has_no_character_the_fonts_lack() {
+    let mut h = Harness::new();
+    h.click(controls::MAIN_MENU);
+    h.frame(vec![]);
+    assert!(h.shows("Exit"), "{:?}", h.texts);
+    let font = egui::FontId::proportional(14.0);
+    let missing: Vec<String> = h
+        .texts
+        .clone()
+        .into_iter()
+        .filter(|t| !h.ctx.fonts_mut(|f| f.has_glyphs(&font, t)))
+        .collect();
+    assert!(missing.is_empty(), "{missing:?}");
+}
+
+/// A blank new tab is "New tab" in the strip and in the window's title, not "about:blank"; a
+/// page with no title is its address.
+#[test]
+fn a_tab_is_called_by_its_title_or_new_tab() {
+    let mut t = tab(1, "about:blank");
+    t.title = "about:blank".into();
+    assert_eq!(t.shown_title(), "New tab");
+    t.title.clear();
+    assert_eq!(t.shown_title(), "New tab");
+    t.url = "https://example.com/x".into();
+    assert_eq!(t.shown_title(), "https://example.com/x");
+    t.title = " Example ".into();
+    assert_eq!(t.shown_title(), "Example");
+}
