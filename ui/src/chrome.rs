@@ -976,7 +976,10 @@ impl Chrome {
         let active = model.active;
         // Keys go to the page only while it has focus and nothing drawn over
         // it (a context menu) is taking them.
-        let to_page = self.page_focused && active.is_some() && !self.menu_open(model);
+        // The main menu, a container or theme menu open over a focused page takes them too:
+        // Escape closes it, as in Chrome.
+        let to_page =
+            self.page_focused && active.is_some() && !self.menu_open(model) && !egui::Popup::is_any_open(ctx);
         // A page whose renderer is gone, or whose script never returns, never answers for a
         // key: its shortcuts (F5, Ctrl+R, Alt+Left) act at once.
         let page_answers = model

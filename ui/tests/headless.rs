@@ -2380,3 +2380,20 @@ fn a_tab_is_called_by_its_title_or_new_tab() {
     t.title = " Example ".into();
     assert_eq!(t.shown_title(), "Example");
 }
+
+/// Escape closes the main menu even while the page has the keyboard, and the page does not
+/// get it.
+#[test]
+fn escape_closes_the_main_menu_over_a_focused_page() {
+    let mut h = Harness::new();
+    let page = h.rect(controls::PAGE);
+    h.click_at(page.center(), PointerButton::Primary);
+    assert!(h.chrome.page_focused());
+    h.click(controls::MAIN_MENU);
+    h.frame(vec![]);
+    assert!(h.has(controls::MAIN_MENU_EXIT), "the menu is open");
+    let cmds = h.frame(press(Key::Escape, Modifiers::NONE));
+    h.frame(vec![]);
+    assert!(!h.has(controls::MAIN_MENU_EXIT), "Escape closed the menu");
+    assert!(page_inputs(&cmds).is_empty(), "the page got Escape: {cmds:?}");
+}
