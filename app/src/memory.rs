@@ -295,6 +295,29 @@ impl Memory {
                     (n, After::Bookmarks)
                 });
             }
+            UiCommand::RenameBookmark { id, title } => {
+                if let Some(p) = &self.places {
+                    let r = p.rename(BookmarkId(*id), title);
+                    self.when_done(r, |r| {
+                        let n = r.err().map(|e| format!("Could not rename the bookmark: {e}"));
+                        (n, After::Bookmarks)
+                    });
+                }
+            }
+            UiCommand::MoveBookmark { id, to_bar } => {
+                if let Some(p) = &self.places {
+                    let to = if *to_bar {
+                        BookmarkId::BAR
+                    } else {
+                        BookmarkId::OTHER
+                    };
+                    let r = p.move_to(BookmarkId(*id), to, usize::MAX);
+                    self.when_done(r, |r| {
+                        let n = r.err().map(|e| format!("Could not move the bookmark: {e}"));
+                        (n, After::Bookmarks)
+                    });
+                }
+            }
             UiCommand::RemoveBookmark { id } => {
                 if let Some(p) = &self.places {
                     let r = p.remove_bookmark(BookmarkId(*id));

@@ -1014,6 +1014,12 @@ fn ctrl_d_bookmarks_and_ctrl_plus_zoom_is_remembered_per_site_across_a_restart()
         places.is_bookmarked(&page).unwrap().is_some(),
         "ctrl+d did not bookmark {page}"
     );
+    // On the bookmarks bar, as Chrome's star puts it, so the bar shows it.
+    let tree = places.tree().unwrap();
+    assert!(
+        tree[0].children().iter().any(|b| b.url() == Some(page.as_str())),
+        "not on the bar: {tree:?}"
+    );
     let zoom = places.zoom_for("127.0.0.1").unwrap();
     assert!(
         zoom.is_some_and(|z| z > 100.0),

@@ -12,9 +12,10 @@ use crate::text::{clean_title, url_key};
 pub struct BookmarkId(pub i64);
 
 impl BookmarkId {
-    /// The bookmarks bar (a root folder).
+    /// The bookmarks bar (a root folder): where [`crate::Places::toggle`] puts new bookmarks,
+    /// as Chrome's star does, so they show on the bar.
     pub const BAR: BookmarkId = BookmarkId(1);
-    /// Other bookmarks (a root folder): where [`crate::Places::toggle`] puts new bookmarks.
+    /// Other bookmarks (a root folder).
     pub const OTHER: BookmarkId = BookmarkId(2);
 
     pub fn is_root(self) -> bool {
@@ -153,8 +154,8 @@ pub(crate) fn is_bookmarked(conn: &Connection, url: &str) -> Result<Option<Bookm
         .map(BookmarkId))
 }
 
-/// The star: removes every bookmark of `url` if there is one (`None`), else bookmarks it in
-/// Other bookmarks (`Some(id)`).
+/// The star: removes every bookmark of `url` if there is one (`None`), else bookmarks it at
+/// the end of the bookmarks bar (`Some(id)`).
 pub(crate) fn toggle(
     conn: &Connection,
     url: &str,
@@ -166,7 +167,7 @@ pub(crate) fn toggle(
         .query_map([url], |r| r.get(0))?
         .collect::<Result<Vec<i64>, _>>()?;
     if ids.is_empty() {
-        return add_bookmark(conn, url, title, BookmarkId::OTHER, now_ms).map(Some);
+        return add_bookmark(conn, url, title, BookmarkId::BAR, now_ms).map(Some);
     }
     for id in ids {
         remove(conn, BookmarkId(id))?;

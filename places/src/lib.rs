@@ -285,7 +285,7 @@ impl Places {
     }
 
     /// The star (Ctrl+D): if `url` is bookmarked, removes every bookmark of it and answers
-    /// `None`; else bookmarks it at the end of Other bookmarks and answers its id.
+    /// `None`; else bookmarks it at the end of the bookmarks bar and answers its id.
     pub fn toggle(&self, url: &str, title: &str) -> Reply<Option<BookmarkId>> {
         let (url, title, now) = (url.to_owned(), title.to_owned(), now_ms());
         self.write("toggle_bookmark", move |c| {

@@ -178,9 +178,9 @@ fn the_star_toggles_and_is_bookmarked_follows() {
     assert_eq!(p.is_bookmarked(url).unwrap(), None);
     let id = p.toggle(url, "Starred page").wait().unwrap().expect("added");
     assert_eq!(p.is_bookmarked(url).unwrap(), Some(id));
-    assert_eq!(tree(&p), "Bookmarks bar[] Other bookmarks[Starred page]");
+    assert_eq!(tree(&p), "Bookmarks bar[Starred page] Other bookmarks[]");
     // A second bookmark of the same URL elsewhere: the star removes both.
-    p.add_bookmark(url, "Again", BookmarkId::BAR).wait().unwrap();
+    p.add_bookmark(url, "Again", BookmarkId::OTHER).wait().unwrap();
     assert_eq!(p.is_bookmarked(url).unwrap(), Some(id), "the first one");
     assert_eq!(p.toggle(url, "ignored").wait().unwrap(), None);
     assert_eq!(p.is_bookmarked(url).unwrap(), None);

@@ -406,6 +406,14 @@ pub mod controls {
     pub const BOOKMARK_OPEN_NEW: &str = "bookmark_actions:open_new";
     /// Bookmark actions: Remove.
     pub const BOOKMARK_REMOVE: &str = "bookmark_actions:remove";
+    /// Bookmark actions: Rename… (then its name field, and Save).
+    pub const BOOKMARK_RENAME: &str = "bookmark_actions:rename";
+    /// Bookmark actions: the new name's field.
+    pub const BOOKMARK_NAME: &str = "bookmark_actions:name";
+    /// Bookmark actions: Save the new name.
+    pub const BOOKMARK_SAVE_NAME: &str = "bookmark_actions:save_name";
+    /// Bookmark actions: Move to the other root (the bookmarks bar, or Other bookmarks).
+    pub const BOOKMARK_MOVE: &str = "bookmark_actions:move";
     /// The right-click menu of a tab (while open).
     pub const TAB_ACTIONS: &str = "tab_actions";
     /// Tab menu: Reload.
@@ -1180,7 +1188,7 @@ impl Chrome {
             self.find_bar(&ctx, tab);
         }
         if self.bookmark_actions.is_some() {
-            self.bookmark_actions_popup(ui);
+            self.bookmark_actions_popup(ui, model);
         }
         if self.tab_actions.is_some() {
             self.tab_actions_popup(ui, model);

@@ -470,6 +470,21 @@ pub enum UiCommand {
         /// [`crate::model::BookmarkNode::id`].
         id: i64,
     },
+    /// Rename a bookmark or a folder.
+    RenameBookmark {
+        /// [`crate::model::BookmarkNode::id`].
+        id: i64,
+        /// The new name.
+        title: String,
+    },
+    /// Move a bookmark or a folder to the end of the bookmarks bar (`to_bar`) or of Other
+    /// bookmarks.
+    MoveBookmark {
+        /// [`crate::model::BookmarkNode::id`].
+        id: i64,
+        /// To the bookmarks bar, else to Other bookmarks.
+        to_bar: bool,
+    },
     /// The history panel wants rows matching `text` (empty = the most recent); answer in
     /// [`crate::model::ChromeModel::history`]. Sent when the panel opens and as the human
     /// types in its search box.

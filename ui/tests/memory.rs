@@ -842,6 +842,45 @@ fn right_click_on_a_bookmark_offers_open_and_remove() {
 }
 
 #[test]
+fn right_click_on_a_bookmark_renames_it_and_moves_it_between_the_bar_and_other() {
+    let mut h = Harness::new();
+    with_bookmarks(&mut h);
+    // "Loose" is not on the bar: it moves there.
+    h.click(controls::BOOKMARKS);
+    let loose = h.rect(&bookmark_control(3)).center();
+    h.click_at(loose, PointerButton::Secondary);
+    assert!(h.shows("Move to the bookmarks bar"), "{:?}", h.texts);
+    let cmds = without_noise(h.click(controls::BOOKMARK_MOVE));
+    assert_eq!(cmds, vec![UiCommand::MoveBookmark { id: 3, to_bar: true }]);
+    // "Rust" is on the bar: it moves to Other bookmarks.
+    h.click(controls::BOOKMARKS);
+    let bar = h.rect(&bookmark_control(1));
+    h.frame(vec![Event::PointerMoved(bar.center())]);
+    settle(&mut h);
+    let rust = h.rect(&bookmark_control(10)).center();
+    h.frame(vec![Event::PointerMoved(rust)]);
+    h.click_at(rust, PointerButton::Secondary);
+    assert!(h.shows("Move to Other bookmarks"), "{:?}", h.texts);
+    // Rename…: the field starts with the name; Enter keeps the new one.
+    assert!(without_noise(h.click(controls::BOOKMARK_RENAME)).is_empty());
+    h.frame(vec![]);
+    h.frame(vec![]);
+    assert!(h.has(controls::BOOKMARK_NAME));
+    h.frame(press(Key::A, Modifiers::COMMAND));
+    h.type_text("Rust language");
+    let cmds = without_noise(h.frame(press(Key::Enter, Modifiers::NONE)));
+    assert_eq!(
+        cmds,
+        vec![UiCommand::RenameBookmark {
+            id: 10,
+            title: "Rust language".into()
+        }]
+    );
+    h.frame(vec![]);
+    assert!(!h.has(controls::BOOKMARK_ACTIONS));
+}
+
+#[test]
 fn the_bookmarks_bar_shows_the_first_folder_and_is_toggled_by_ctrl_shift_b() {
     let mut h = Harness::new();
     with_bookmarks(&mut h);

@@ -1,6 +1,7 @@
 //! Bookmarks: the toolbar's menu (this tab, the bar, import, then every bookmark with folders
 //! as submenus), the optional bar under the toolbar (the first root folder's children), a
-//! right-click actions popup (open, open in new tab, remove) and the import dialog.
+//! right-click actions popup (open, open in new tab, rename, move between the bar and Other
+//! bookmarks, remove) and the import dialog.
 //!
 //! A click opens a bookmark in the active tab; a middle click or Ctrl+click opens it in a new
 //! background tab ([`UiCommand::OpenUrl`]).
@@ -24,6 +25,21 @@ pub(super) struct Actions {
     id: i64,
     url: Option<String>,
     at: Pos2,
+    /// Its name, being edited after Rename….
+    rename: Option<String>,
+    /// The name as it was, to start the edit from.
+    title: String,
+}
+
+/// Whether bookmark `id` is somewhere under the bookmarks bar (the first root).
+fn on_bar(model: &ChromeModel, id: i64) -> bool {
+    fn has(n: &BookmarkNode, id: i64) -> bool {
+        n.id == id || n.children.iter().any(|c| has(c, id))
+    }
+    model
+        .bookmarks
+        .first()
+        .is_some_and(|bar| bar.children.iter().any(|c| has(c, id)))
 }
 
 /// The import dialog's state.
@@ -148,6 +164,8 @@ impl Sink<'_> {
                 id: node.id,
                 url: node.url.clone(),
                 at: resp.interact_pointer_pos().unwrap_or(resp.rect.left_bottom()),
+                rename: None,
+                title: node.title.clone(),
             });
             return;
         }
@@ -257,7 +275,7 @@ impl Chrome {
                 ui.set_min_height(24.0);
                 if items.is_empty() {
                     ui.label(
-                        RichText::new("Bookmarks in the first folder show here (Ctrl+D bookmarks a page)")
+                        RichText::new("Bookmarks show here: Ctrl+D or the star bookmarks a page")
                             .small()
                             .weak(),
                     );
@@ -281,14 +299,36 @@ impl Chrome {
     }
 
     /// The actions of a right-clicked bookmark, at the click.
-    pub(super) fn bookmark_actions_popup(&mut self, ui: &Ui) {
-        let Some(a) = &self.bookmark_actions else { return };
+    pub(super) fn bookmark_actions_popup(&mut self, ui: &Ui, model: &ChromeModel) {
+        let Some(a) = &mut self.bookmark_actions else {
+            return;
+        };
         let (id, url, at) = (a.id, a.url.clone(), a.at);
+        let bar = on_bar(model, id);
         let mut open = true;
         let mut chosen = None;
         let mut rects = Vec::new();
+        let mut start_rename = false;
         let shown = super::menu_popup(ui, "aperture_bookmark_actions", at, &mut open).show(|ui| {
             ui.set_min_width(170.0);
+            if let Some(name) = &mut a.rename {
+                // Rename…: the name, Enter or Save keeps it, Escape (the menu's) drops it.
+                let field = ui.add(egui::TextEdit::singleline(name).desired_width(220.0));
+                rects.push((controls::BOOKMARK_NAME, field.rect));
+                if !field.has_focus() && !field.lost_focus() {
+                    field.request_focus();
+                }
+                let save = ui.button("Save");
+                rects.push((controls::BOOKMARK_SAVE_NAME, save.rect));
+                let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if (save.clicked() || enter) && !name.trim().is_empty() {
+                    chosen = Some(UiCommand::RenameBookmark {
+                        id,
+                        title: name.trim().to_string(),
+                    });
+                }
+                return;
+            }
             if let Some(url) = &url {
                 let r = ui.button("Open");
                 rects.push((controls::BOOKMARK_OPEN, r.rect));
@@ -308,6 +348,21 @@ impl Chrome {
                 }
                 ui.separator();
             }
+            let r = ui.button("Rename…");
+            rects.push((controls::BOOKMARK_RENAME, r.rect));
+            if r.clicked() {
+                start_rename = true;
+            }
+            let r = ui.button(if bar {
+                "Move to Other bookmarks"
+            } else {
+                "Move to the bookmarks bar"
+            });
+            rects.push((controls::BOOKMARK_MOVE, r.rect));
+            if r.clicked() {
+                chosen = Some(UiCommand::MoveBookmark { id, to_bar: !bar });
+            }
+            ui.separator();
             let r = ui.button(if url.is_some() {
                 "Remove"
             } else {
@@ -318,6 +373,9 @@ impl Chrome {
                 chosen = Some(UiCommand::RemoveBookmark { id });
             }
         });
+        if start_rename {
+            a.rename = Some(a.title.clone());
+        }
         if let Some(r) = shown {
             self.rects
                 .insert(controls::BOOKMARK_ACTIONS.to_string(), r.response.rect);
