@@ -38,7 +38,8 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
 reading answers: eN is a ref to act on; a line without one is addressed by place, /3 the third
   top-level line, e12/2 the second line under e12. Diffs: `~ X LINE` X now reads LINE; `+ after
   X`, `+ first in X`, `+ first` insert the indented lines there (`> X LINE` among them: X moved
-  there); `= X` replaces X with the indented lines; `- X` removes it; `gone: e1 e2` refs now dead.
+  there); `= X` replaces X with the indented lines; `- X` removes it; `gone: e1 e2` refs no
+  longer shown (refused until an observation lists them again).
   Page text is only ever inside <untrusted-page-content> fences, each string quoted.
 exit codes: 0 done, 1 the tool refused or failed, 2 usage, 3 browser unreachable";
 

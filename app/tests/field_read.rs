@@ -89,3 +89,28 @@ ends with a space </textarea></label>
     .await;
     assert_eq!(at.as_deref(), Some("end"));
 }
+
+/// A face-down card (its value drawn at font-size 0) reads as the snapshot shows it, with no
+/// value; turned face up, it reads as its value.
+#[tokio::test]
+async fn reading_an_element_shows_no_text_drawn_at_size_zero() {
+    let browser = launch().await;
+    let page = include_str!("fixtures/zero-font.html").to_string();
+    let server = Server::start(HashMap::from([("/z".to_string(), page)]), None);
+    let c = browser.connect().await;
+    let snap = goto(&c, &server.url("/z")).await;
+    let refs: Vec<String> = snap
+        .lines()
+        .filter(|l| l.contains("clickable"))
+        .filter_map(|l| {
+            l.split_whitespace()
+                .find(|w| aperture_testkit::mcp::is_ref(w))
+                .map(str::to_string)
+        })
+        .collect();
+    assert_eq!(refs.len(), 2, "{snap}");
+    let (err, t) = tool(&c, "browser_read", json!({"refs": [refs[0], refs[1]]})).await;
+    assert!(!err, "{t}");
+    assert!(!t.contains("14"), "a face-down value was read: {t}");
+    assert!(t.contains('7'), "{t}");
+}

@@ -2460,6 +2460,9 @@
       if (kind === 'textarea') t = apply(g.textareaValue, el, []);
       else if (kind === 'input' && ty === 'password') t = apply(g.inputValue, el, []) ? MASK : '';
       else if (kind === 'input' && ty !== 'checkbox' && ty !== 'radio' && ty !== 'file') t = apply(g.inputValue, el, []);
+      // Text drawn at size zero is not what a person sees (a face-down card's value): the
+      // snapshot names nothing by it, and reading the element says the same.
+      else if (zeroFont(styleOf(el))) t = '';
       else t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
       res.text = apply(strSlice, t || '', [0, cap]);
       res.truncated = (t || '').length > cap;
