@@ -56,6 +56,11 @@ impl AppBackend {
     }
 
     async fn check_nav(&self, url: &str) -> BackendResult<String> {
+        // A blank page fetches nothing: the way to leave a page for nothing, as the tools
+        // document (and the gate lets a gated tab show it).
+        if url.trim().eq_ignore_ascii_case("about:blank") {
+            return Ok("about:blank".into());
+        }
         let refused = |e: aperture_privacy::PolicyError| BackendError::PolicyRefused { rule: e.to_string() };
         let checked = self.policy.check_destination(url).map_err(refused)?;
         // A name that resolves to a private address is refused before we go (a blocking

@@ -211,6 +211,15 @@ async fn every_navigation_path_of_an_agent_tab_meets_the_policy() {
         .await;
         assert!(text(&r).contains("refused"), "{label} goto: {}", text(&r));
         refused.assert_untouched(&format!("{label} goto"));
+        // about:blank fetches nothing, and is the documented way to leave a page.
+        let r = call(
+            &c,
+            "browser_navigate",
+            json!({"tab": tab, "action": "goto", "url": "about:blank"}),
+        )
+        .await;
+        assert_ne!(r.is_error, Some(true), "{label} about:blank: {}", text(&r));
+        assert!(snapshot(&c, tab).await.contains("url \"about:blank\""), "{label}");
         drop(c);
         drop(b);
     }
