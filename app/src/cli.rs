@@ -32,7 +32,9 @@ pub const USAGE: &str = "usage: aperture [--profile DIR] [--json] VERB [ARGS]
                            contain PART, the network to be idle MS, or a plain delay (≤ 20 s)
   tabs                     list tabs
   back | forward | reload  history navigation
-  screenshot OUT.png       save a screenshot of the visible page
+  screenshot OUT.png [--ref REF]
+                           save a screenshot of the visible page, or of element REF only
+                           (its answer says how image points map to REF's x y for click)
   console                  the page's console messages
   quit                     stop the browser running on the profile
 reading answers: eN is a ref to act on; a line without one is addressed by place, /3 the third
