@@ -29,16 +29,22 @@ fn pages() -> Server {
     Server::start(routes, None)
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn history_records_human_and_agent_navigations_but_never_private_tabs() {
+/// A browser on a scratch profile (`<scratch>/profile`) whose first tab shows `/first`.
+async fn on_first_page() -> (tempfile::TempDir, Server, aperture_testkit::McpBrowser) {
     let scratch = tempfile::tempdir().unwrap();
-    let profile = scratch.path().join("profile");
     let server = pages();
     let browser = Launch::new(bin())
-        .profile(&profile)
+        .profile(scratch.path().join("profile"))
         .arg(server.url("/first"))
         .start()
         .await;
+    (scratch, server, browser)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn history_records_human_and_agent_navigations_but_never_private_tabs() {
+    let (scratch, server, browser) = on_first_page().await;
+    let profile = scratch.path().join("profile");
     let c = browser.connect().await;
     // The agent opens a tab of its own, and a private one.
     let r = call(
@@ -180,14 +186,8 @@ async fn a_private_tab_leaves_nothing_on_disk() {
 /// its address: it was taken for the page before it, renaming that page in history.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_error_page_does_not_rename_the_page_before_it_in_history() {
-    let scratch = tempfile::tempdir().unwrap();
+    let (scratch, server, browser) = on_first_page().await;
     let profile = scratch.path().join("profile");
-    let server = pages();
-    let browser = Launch::new(bin())
-        .profile(&profile)
-        .arg(server.url("/first"))
-        .start()
-        .await;
     let c = browser.connect().await;
     let places = aperture_places::Places::open(&profile).expect("open places.sqlite");
     let titled = async || {

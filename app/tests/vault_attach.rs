@@ -44,11 +44,13 @@ fn js_hash(s: &str) -> u32 {
         .fold(0u32, |h, c| h.wrapping_mul(31).wrapping_add(c as u32))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
-    let server = Server::page(UPLOAD);
-    let url = server.url("/");
-    let origin = url.trim_end_matches('/').to_string();
+/// A vault in a scratch profile holding the CV as a library file labelled `label`, and a
+/// browser on it that may fill on `origin` (`--vault-allow-fill`). The scratch directory, the
+/// browser and the file's id.
+async fn browser_with_cv(
+    origin: &str,
+    label: &str,
+) -> (tempfile::TempDir, aperture_testkit::McpBrowser, String) {
     let scratch = tempfile::tempdir().unwrap();
     let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
     std::fs::write(&pass, "a long test passphrase\n").unwrap();
@@ -58,7 +60,7 @@ async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
     let id = vault_cli::run(
         &profile,
         &pass,
-        &["attach", source.to_str().unwrap(), "--label", "CV 2026"],
+        &["attach", source.to_str().unwrap(), "--label", label],
         "",
     );
     let listed = vault_cli::run(&profile, &pass, &["attachments"], "");
@@ -66,14 +68,23 @@ async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
         listed.starts_with(&id) && listed.contains("ada-cv.txt\ttext/plain"),
         "{listed}"
     );
-
     let b = Launch::new(exe())
-        .args(["--vault-allow-fill", &origin])
+        .args(["--vault-allow-fill", origin])
         .arg("--vault-passphrase-file")
         .arg(&pass)
         .profile(&profile)
         .start()
         .await;
+    (scratch, b, id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_library_file_is_uploaded_by_id_and_the_page_gets_its_bytes() {
+    let server = Server::page(UPLOAD);
+    let url = server.url("/");
+    let origin = url.trim_end_matches('/').to_string();
+    let (scratch, b, id) = browser_with_cv(&origin, "CV 2026").await;
+    let profile = scratch.path().join("profile");
     let c = b.connect().await;
     ok(&call(&c, "browser_tabs", json!({"action": "open", "url": url})).await);
     let snap = ok(&call(&c, "browser_snapshot", json!({"full": true})).await);
@@ -163,26 +174,7 @@ document.getElementById("f").addEventListener("change", async ev => {
     let server = Server::page(&outer);
     let url = server.url("/");
     let origin = url.trim_end_matches('/').to_string();
-    let scratch = tempfile::tempdir().unwrap();
-    let (profile, pass) = (scratch.path().join("profile"), scratch.path().join("pass"));
-    std::fs::write(&pass, "a long test passphrase\n").unwrap();
-    let source = scratch.path().join("ada-cv.txt");
-    std::fs::write(&source, CONTENT).unwrap();
-    vault_cli::run(&profile, &pass, &["init", "--insecure-fast-kdf"], "");
-    let id = vault_cli::run(
-        &profile,
-        &pass,
-        &["attach", source.to_str().unwrap(), "--label", "CV"],
-        "",
-    );
-
-    let b = Launch::new(exe())
-        .args(["--vault-allow-fill", &origin])
-        .arg("--vault-passphrase-file")
-        .arg(&pass)
-        .profile(&profile)
-        .start()
-        .await;
+    let (_scratch, b, id) = browser_with_cv(&origin, "CV").await;
     let c = b.connect().await;
     ok(&call(&c, "browser_tabs", json!({"action": "open", "url": url})).await);
     let snap = aperture_testkit::eventually(
