@@ -186,7 +186,7 @@ async fn a_private_tab_leaves_nothing_on_disk() {
 /// its address: it was taken for the page before it, renaming that page in history.
 #[tokio::test(flavor = "multi_thread")]
 async fn an_error_page_does_not_rename_the_page_before_it_in_history() {
-    let (scratch, server, browser) = on_first_page().await;
+    let (scratch, _server, browser) = on_first_page().await;
     let profile = scratch.path().join("profile");
     let c = browser.connect().await;
     let places = aperture_places::Places::open(&profile).expect("open places.sqlite");
