@@ -639,3 +639,26 @@ fn an_item_that_opens_a_css_hover_menu_gets_a_ref() {
         short(&w2)
     );
 }
+
+/// A control says what a press opens (`aria-haspopup`): a menu item with a submenu reads
+/// `popup=menu` before it is opened; one that says `collapsed` needs no more; an unknown kind
+/// is not shown.
+#[test]
+fn a_control_with_a_popup_says_what_it_opens() {
+    let s = fixtures();
+    let mut b = Browser::start();
+    let t = b.open(&s.url("/popups.html"));
+    let w = walk_with(&mut b, t, "odd");
+    let popup = |id: &str| by_id(&w, id)["state"].get("popup").cloned();
+    assert_eq!(popup("loree"), Some(json!("menu")));
+    assert_eq!(popup("pick"), Some(json!("listbox")));
+    assert_eq!(popup("open"), Some(json!("dialog")));
+    assert_eq!(popup("plain"), None);
+    assert_eq!(popup("odd"), None);
+    let w: aperture_engine::record::Walk = serde_json::from_value(w).expect("a walk");
+    let out = aperture_engine::render_full(&w);
+    assert!(out.contains("menuitem \"Loree\" popup=menu"), "{out}");
+    assert!(out.contains("button \"Pick a size\" popup=listbox"), "{out}");
+    assert!(out.contains("button \"Share\" collapsed\n"), "{out}");
+    b.quit();
+}

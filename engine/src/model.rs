@@ -286,6 +286,7 @@ pub(crate) fn line_hash(r: &NodeRecord, refn: u32, urls: bool, flags: u8) -> u64
         .os(s.value.as_deref())
         .os(s.sort.as_deref())
         .os(s.current.as_deref())
+        .os(s.popup.as_deref())
         .os(s.invalid.as_deref())
         .os(r.class_name.as_deref())
         .os(crate::look::look(r).as_deref())

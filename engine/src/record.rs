@@ -133,6 +133,10 @@ pub struct State {
     /// alone of its row says `active`/`current`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub current: Option<String>,
+    /// What pressing the control opens, from `aria-haspopup`: `menu` (also for `true`),
+    /// `listbox`, `tree`, `grid` or `dialog`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub popup: Option<String>,
     /// A dialog that takes all input while open (`showModal`, or `aria-modal="true"`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub modal: bool,

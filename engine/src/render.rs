@@ -289,7 +289,19 @@ fn push_line_parts(
     match s.expanded {
         Some(true) => out.push_str(" expanded"),
         Some(false) => out.push_str(" collapsed"),
-        None => {}
+        // `collapsed`/`expanded` already say a press opens something; without them, a
+        // control's `popup=` says what (a menu item with a submenu).
+        None => {
+            if r.actionable
+                && let Some(p) = s.popup.as_deref()
+                && let Some(word) = ["menu", "listbox", "tree", "grid", "dialog"]
+                    .iter()
+                    .find(|w| **w == p)
+            {
+                out.push_str(" popup=");
+                out.push_str(word);
+            }
+        }
     }
     match s.current.as_deref() {
         Some("true") => out.push_str(" current"),

@@ -809,6 +809,8 @@
   // Whether Chromium puts a space around an element's words in a name: around everything but
   // plain inline content; an image, SVG or form control is a box of its own even when laid out
   // inline, and so is an inline-block ("Buy" + <img alt="now"> reads "Buy now").
+  const POPUP_KIND = obj();
+  for (const t of ['listbox', 'tree', 'grid', 'dialog']) POPUP_KIND[t] = true;
   const REPLACED = obj();
   for (const t of ['img', 'svg', 'input', 'button', 'select', 'textarea', 'video', 'audio', 'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']) REPLACED[t] = true;
   function isBlock(cs, ln) {
@@ -1879,6 +1881,11 @@
         if (tag === 'option') st.selected = !!apply(g.optionSelected, el, []);
         else { const se = attr(el, 'aria-selected'); if (se === 'true' || se === 'false') st.selected = se === 'true'; }
         const ex = attr(el, 'aria-expanded'); if (ex === 'true' || ex === 'false') st.expanded = ex === 'true';
+        // What a press opens (a menu item with a submenu, a button for a listbox): the sign,
+        // before it is opened, that there is more behind it.
+        const hp = lower(attr(el, 'aria-haspopup') || '');
+        if (hp === 'true' || hp === 'menu') st.popup = 'menu';
+        else if (POPUP_KIND[hp] === true) st.popup = hp;
         if (tag === 'details') st.expanded = apply(m.hasAttribute, el, ['open']);
         // The summary is what a person clicks, so it carries its details' state, as
         // Chromium's accessibility tree puts it (the details itself is rarely a line).

@@ -935,3 +935,38 @@ fn a_nameless_surface_says_its_size() {
     let o = s.observe(&page(200.0), false, false);
     assert!(o.text.contains("~ e1 clickable size=200x160"), "{}", o.text);
 }
+
+/// A control that opens a menu or a list (`aria-haspopup`) says what, unless `expanded` or
+/// `collapsed` already says a press opens something; opening its submenu is a change.
+#[test]
+fn a_control_says_what_a_press_opens() {
+    let page = |popup: Option<&str>, expanded: Option<bool>| {
+        let mut p = Page::new("https://a.test/", "T");
+        p.add(
+            None,
+            link("Loree", "https://a.test/l").with(|r| {
+                r.state.popup = popup.map(Into::into);
+                r.state.expanded = expanded;
+            }),
+        );
+        p.add(
+            None,
+            container("paragraph").with(|r| r.state.popup = Some("menu".into())),
+        );
+        p.done()
+    };
+    let b = body(&render_full(&page(Some("menu"), None)));
+    assert!(b.contains("e1 link \"Loree\" popup=menu\n"), "{b}");
+    assert!(
+        !b.contains("paragraph popup"),
+        "not on what is not a control: {b}"
+    );
+    let b = body(&render_full(&page(Some("listbox"), Some(false))));
+    assert!(b.contains("e1 link \"Loree\" collapsed\n"), "{b}");
+    let b = body(&render_full(&page(Some("evil words"), None)));
+    assert!(b.contains("e1 link \"Loree\"\n"), "only the known kinds: {b}");
+    let mut s = TabSession::new();
+    s.observe(&page(Some("menu"), None), false, false);
+    let o = s.observe(&page(Some("dialog"), None), false, false);
+    assert!(o.text.contains("~ e1 link \"Loree\" popup=dialog"), "{}", o.text);
+}
