@@ -980,8 +980,12 @@ impl VaultWiring {
         let (user, password) = values?;
         let container = container_of(h, id).await?;
         // A page that shows the signed-in username shows it redacted, as after a form fill.
-        self.taint_values(id, &container, std::iter::once(user.as_str()), &origin, false);
-        self.taint_values(id, &container, std::iter::once(password.as_str()), &origin, true);
+        self.taint_values(
+            id,
+            &container,
+            [user.as_str(), password.as_str()].into_iter(),
+            &origin,
+        );
         let answered = h
             .on_ui(move |a| {
                 // Only to the sign-in whose site was checked: another asked meanwhile gets
@@ -1108,13 +1112,7 @@ impl VaultWiring {
                 // covered. Both scopes: this tab wherever it goes, and every tab of this site
                 // in this container (the page can store what it was given and show it in
                 // another tab).
-                self.taint_values(
-                    id,
-                    &container,
-                    std::iter::once(v.as_str()),
-                    frame,
-                    part != LoginPart::Username,
-                );
+                self.taint_values(id, &container, std::iter::once(v.as_str()), frame);
                 element(tab, id, *t, aperture_engine::protocol::ElementOp::Clear).await?;
                 Ok(v)
             };
@@ -1344,15 +1342,6 @@ impl VaultWiring {
             })
             .await?;
         let staged = data.path.clone();
-        h.on_ui(move |a| {
-            a.with(|st| {
-                if let Some(t) = st.tabs.get_mut(&id) {
-                    t.asks.upload = Some(staged);
-                }
-            })
-        })
-        .await
-        .map_err(|e| tab_err(id, e))?;
         let tab = crate::tab::Tab::new(h, id);
         let opened = async {
             if let Err(e) = focus(&tab, id, target).await {
@@ -1360,11 +1349,29 @@ impl VaultWiring {
             }
             // The consent and the allowlist were for the page's origin: a file input in a
             // frame of another origin (an embedded widget) would hand the file to a site the
-            // human never approved.
-            let frame = frame_url(h, id, WhichFrame::Focused).await?;
-            if origin_of(&frame).as_ref() != Some(&origin) {
+            // human never approved. Checked on the UI thread in the same step that arms the
+            // chooser's answer, so focus cannot move in between; no focused frame is no
+            // answer.
+            let want = origin.clone();
+            let armed = h
+                .on_ui(move |a| {
+                    let at = a.browser(id).and_then(|b| b.focused_frame()).map(|f| f.url());
+                    if at.as_deref().and_then(origin_of) != Some(want) {
+                        return false;
+                    }
+                    a.with(|st| {
+                        if let Some(t) = st.tabs.get_mut(&id) {
+                            t.asks.upload = Some(staged);
+                        }
+                    });
+                    true
+                })
+                .await
+                .map_err(|e| tab_err(id, e))?;
+            if !armed {
                 return Err(refused(
-                    "that file input is in a frame of another site than the page's, which the human                      did not approve uploads to; nothing was attached",
+                    "that file input is not in a frame of the page's own origin, which the human \
+                     approved uploads to; nothing was attached",
                 ));
             }
             tab.key("Enter").await.map_err(|e| tab_err(id, e))?;
@@ -1583,7 +1590,7 @@ impl VaultWiring {
                 let r = r.clone();
                 async move {
                     let v = self.call(move |x| x.profile_value(fill, &frame, &r)).await?;
-                    self.taint_values(id, container, std::iter::once(v.as_str()), origin, false);
+                    self.taint_values(id, container, std::iter::once(v.as_str()), origin);
                     Ok::<_, BackendError>(v)
                 }
             };
@@ -1676,25 +1683,17 @@ impl VaultWiring {
 
     /// Records `values`, about to be typed into tab `id` (in `container`) on a frame of
     /// `frame`, for redaction: in the tab's own set and in its container's set for the site.
-    /// A `secret` (a password, a one-time code) is recorded with its prefixes too, which a
-    /// page echoing each keystroke shows.
     fn taint_values<'a>(
         &self,
         id: TabId,
         container: &str,
         values: impl Iterator<Item = &'a str>,
         frame: &Origin,
-        secret: bool,
     ) {
         let mut g = self.taint.lock().unwrap_or_else(|e| e.into_inner());
         for v in values {
-            if secret {
-                g.tabs.entry(id.0).or_default().add_secret(v, frame);
-                g.sites.add_secret(container, v, frame);
-            } else {
-                g.tabs.entry(id.0).or_default().add(v, frame);
-                g.sites.add(container, v, frame);
-            }
+            g.tabs.entry(id.0).or_default().add(v, frame);
+            g.sites.add(container, v, frame);
         }
     }
 
@@ -1940,8 +1939,7 @@ mod tests {
         let pass = v.fill_value(fill, &origin, LoginPart::Password).unwrap();
         assert!(!w.tainted(TabId(1), ""));
         // What `fill` records for a fill into tab 1, in the default container.
-        w.taint_values(TabId(1), "", std::iter::once(user.as_str()), &origin, false);
-        w.taint_values(TabId(1), "", std::iter::once(pass.as_str()), &origin, true);
+        w.taint_values(TabId(1), "", [user.as_str(), pass.as_str()].into_iter(), &origin);
         let mut walk = Walk {
             url: "http://127.0.0.1:9/hi?u=ada.lovelace".into(),
             title: "Welcome ada.lovelace".into(),

@@ -204,7 +204,7 @@ document.getElementById("f").addEventListener("change", async ev => {
     .await;
     let t = text(&r);
     assert_eq!(r.is_error, Some(true), "{t}");
-    assert!(t.contains("frame of another site"), "{t}");
+    assert!(t.contains("not in a frame of the page's own origin"), "{t}");
     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
     assert!(
         !widget.requests().iter().any(|p| p.starts_with("/got")),

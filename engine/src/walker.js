@@ -798,6 +798,18 @@
   // Text drawn at size zero (a face-down card's value, whitespace between inline-blocks) is
   // there for the accessibility tree but not for a person's eyes, so it names nothing here.
   function zeroFont(cs) { return apply(m.getPropertyValue, cs, ['font-size']) === '0px'; }
+  // Whether any words under element `n` are drawn at a size above zero (bounded: a huge
+  // subtree is taken to have some).
+  function sizedText(n, seen, depth) {
+    if (depth > 40 || ++seen.n > 2000) return true;
+    for (let c = apply(g.firstChild, n, []); c; c = apply(g.nextSibling, c, [])) {
+      const nt = apply(g.nodeType, c, []);
+      if (nt === 3) {
+        if (collapse(apply(g.nodeValue, c, []) || '', 8) && !zeroFont(styleOf(n))) return true;
+      } else if (nt === 1 && sizedText(c, seen, depth + 1)) return true;
+    }
+    return false;
+  }
   // Hidden from the accessibility tree: not rendered, invisible, or aria-hidden.
   function axHidden(el, cs) {
     if (attr(el, 'aria-hidden') === 'true') return true;
@@ -2468,8 +2480,10 @@
       else if (kind === 'input' && ty === 'password') t = apply(g.inputValue, el, []) ? MASK : '';
       else if (kind === 'input' && ty !== 'checkbox' && ty !== 'radio' && ty !== 'file') t = apply(g.inputValue, el, []);
       // Text drawn at size zero is not what a person sees (a face-down card's value): the
-      // snapshot names nothing by it, and reading the element says the same.
-      else if (zeroFont(styleOf(el))) t = '';
+      // snapshot names nothing by it, and reading the element says the same. A container
+      // that sets size zero only to close the gaps between children of their own size (a nav
+      // bar's links) reads as usual.
+      else if (zeroFont(styleOf(el)) && !sizedText(el, { n: 0 }, 0)) t = '';
       else t = safe(g.innerText, el, null) ?? apply(g.textContent, el, []);
       res.text = apply(strSlice, t || '', [0, cap]);
       res.truncated = (t || '').length > cap;

@@ -49,12 +49,13 @@ pub const REDACTION_MARKER: &str = "[redacted:vault]";
 pub const MIN_TAINT_LEN: usize = 3;
 /// Longest all-digit value treated as "short numeric" (site-scoped).
 pub const SHORT_NUMERIC_MAX: usize = 8;
-/// Shortest prefix of a secret recorded ([`TaintSet::add_secret`]).
-pub const MIN_SECRET_PREFIX: usize = 4;
 
 /// `s` percent-encoded as `encodeURIComponent` does, or (`form`) as a form's
 /// `application/x-www-form-urlencoded` body and query do (space as `+`).
 fn url_encode(s: &str, form: bool) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    // Capacity set once, and digits pushed straight in: no copy of the value is left behind
+    // in a reallocated or temporary buffer (the caller wipes this one).
     let mut out = String::with_capacity(s.len() * 3);
     for b in s.bytes() {
         let keep = b.is_ascii_alphanumeric()
@@ -68,7 +69,9 @@ fn url_encode(s: &str, form: bool) -> String {
         } else if form && b == b' ' {
             out.push('+');
         } else {
-            out.push_str(&format!("%{b:02X}"));
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
         }
     }
     out
@@ -164,20 +167,6 @@ impl TaintSet {
         }
     }
 
-    /// [`TaintSet::add`] for a secret (a password, a one-time code), which a page that logs or
-    /// reflects each keystroke shows growing: its prefixes are recorded too, from half its
-    /// length (and at least [`MIN_SECRET_PREFIX`] characters) on, so the echo of the
-    /// second-to-last keystroke does not give away all but one character.
-    pub fn add_secret(&mut self, value: &str, origin: &Origin) {
-        self.add(value, origin);
-        let t = value.trim();
-        let n = t.chars().count();
-        for k in MIN_SECRET_PREFIX.max(n.div_ceil(2))..n {
-            let end = t.char_indices().nth(k).map_or(t.len(), |(i, _)| i);
-            self.add_exact(&t[..end], origin);
-        }
-    }
-
     /// Records exactly `v` (when long enough and not yet recorded).
     fn add_exact(&mut self, v: &str, origin: &Origin) {
         if v.chars().count() < MIN_TAINT_LEN {
@@ -198,13 +187,10 @@ impl TaintSet {
         });
     }
 
-    /// Records every value of a redeemed fill (the password and code as secrets).
+    /// Records every value of a redeemed fill.
     pub fn add_fill(&mut self, fill: &crate::FillSecret, origin: &Origin) {
-        if let Some(u) = fill.username() {
-            self.add(u, origin);
-        }
-        for v in [fill.password(), fill.one_time_code()].into_iter().flatten() {
-            self.add_secret(v, origin);
+        for v in fill.values() {
+            self.add(v, origin);
         }
     }
 
@@ -360,12 +346,6 @@ impl SiteTaint {
     /// Records one value filled into a frame of `origin`, in `container`.
     pub fn add(&mut self, container: &str, value: &str, origin: &Origin) {
         self.set_for(container, origin).add(value, origin);
-    }
-
-    /// Records one secret filled into a frame of `origin`, in `container`
-    /// ([`TaintSet::add_secret`]).
-    pub fn add_secret(&mut self, container: &str, value: &str, origin: &Origin) {
-        self.set_for(container, origin).add_secret(value, origin);
     }
 
     /// The values to redact from a page on `page`'s site in `container`, if any.
@@ -599,12 +579,12 @@ mod tests {
     }
 
     #[test]
-    fn encoded_forms_and_a_secrets_growing_prefixes_are_redacted() {
+    fn encoded_forms_are_redacted_and_prefixes_are_not() {
         let p = o("https://example.com");
         let mut t = TaintSet::new();
-        t.add_secret("k9Ci+Igx4$hm?$.iQi?l", &p);
-        t.add_secret("111336", &p);
+        t.add("k9Ci+Igx4$hm?$.iQi?l", &p);
         t.add("ada lovelace@x.org", &p);
+        t.add("Zoë Ünal", &p);
         let m = REDACTION_MARKER;
         // As a URL and a form carry them.
         assert_eq!(
@@ -613,15 +593,10 @@ mod tests {
         );
         assert_eq!(t.redact("u=ada+lovelace%40x.org", &p), format!("u={m}"));
         assert_eq!(t.redact("u=ada%20lovelace%40x.org", &p), format!("u={m}"));
-        // A keystroke logger's echo: every prefix from half the secret on.
-        assert_eq!(
-            t.redact("pw=k9Ci+Igx4$hm?$.iQi? otp=11133", &p),
-            format!("pw={m} otp={m}")
-        );
-        assert_eq!(t.redact("pw=k9Ci+Igx4$", &p), format!("pw={m}"));
-        // Shorter prefixes stay (they would mark ordinary words), and so do a plain value's.
-        assert_eq!(t.redact("pw=k9Ci otp=111", &p), "pw=k9Ci otp=111");
-        assert_eq!(t.redact("ada lovelace", &p), "ada lovelace");
+        assert_eq!(t.redact("n=Zo%C3%AB%20%C3%9Cnal", &p), format!("n={m}"));
+        // A prefix is not redacted: that would answer, a character at a time, whether a
+        // guess shown on a page is the start of the password.
+        assert_eq!(t.redact("pw=k9Ci+Igx4$hm?$.iQi?", &p), "pw=k9Ci+Igx4$hm?$.iQi?");
     }
 
     #[test]

@@ -329,7 +329,9 @@ impl Aperture {
             // A read-only field is set by the page itself, most often from a picker that opens
             // on a click (a date field with a calendar).
             None if rec.state.readonly => Err(StepFail::Refused(format!(
-                "{} is read-only: a person cannot type into it; the page sets it, often from a                  picker that opens when it is clicked (browser_act click on it, then pick in the                  answer)",
+                "{} is read-only: a person cannot type into it; the page sets it, often from a \
+                 picker that opens when it is clicked (browser_act click on it, then pick in the \
+                 answer)",
                 ref_word(&f.target)
             ))),
             None => Err(StepFail::Refused(format!(
