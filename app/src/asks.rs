@@ -387,7 +387,7 @@ pub fn apply(cx: &Ctx, mx: &mut Mirror, cmd: &UiCommand) -> bool {
             }
         }
         UiCommand::Print { tab } => print_to_pdf(cx, *tab),
-        UiCommand::DismissNotice => a.with(|st| st.notices.clear()),
+        UiCommand::DismissNotice => a.with(|st| st.dismiss_notices()),
         _ => return false,
     }
     true

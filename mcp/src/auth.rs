@@ -170,7 +170,14 @@ pub(crate) async fn gate(State(gate): State<Gate>, req: Request, next: Next) -> 
         Ok(()) => next.run(req).await,
         Err(refusal) => {
             tracing::warn!(?refusal, "refused MCP request");
-            refusal.into_response()
+            // Nothing more is taken on a connection that came without the token: it gives
+            // its slot back (the listener's connection cap) at once.
+            let mut r = refusal.into_response();
+            r.headers_mut().insert(
+                axum::http::header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
+            r
         }
     }
 }

@@ -242,6 +242,7 @@ async fn serve_listener(
     // request's shape is answered to a caller without the token), then `shape`, then rmcp.
     let router = Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn(mark_served))
         .layer(axum::middleware::from_fn_with_state(pool.clone(), shape))
         .layer(axum::middleware::from_fn_with_state(gate_state, gate));
     let task = tokio::spawn(accept_loop(listener, router, shutdown.clone()));
@@ -259,7 +260,7 @@ async fn serve_listener(
 /// How many connections may be open at once. MCP clients hold a few each (a POST per call,
 /// a GET stream); anything on the machine can connect without the token, so without a cap a
 /// local process opening connections by the thousand exhausts the browser's file descriptors
-/// and with them its tabs. Past the cap a new connection is closed at once.
+/// and with them its tabs.
 const MAX_CONNECTIONS: usize = 256;
 
 /// How long a client may take to send a request's headers (a "slowloris" holding connections
@@ -269,9 +270,33 @@ const MAX_CONNECTIONS: usize = 256;
 /// they retire a connection before the server does.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(15);
 
+/// A connection's flag: set once a request of it has passed the gate.
+#[derive(Clone)]
+struct Served(Arc<std::sync::atomic::AtomicBool>);
+
+/// Behind the gate: the request's connection is a client's (it had the token).
+async fn mark_served(req: Request, next: Next) -> Response {
+    if let Some(Served(f)) = req.extensions().get::<Served>() {
+        f.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    next.run(req).await
+}
+
+/// An open connection, in accept order: whether a request of it has passed the gate (so it
+/// is a client's, not one holding a slot with half a request or without the token), and how
+/// to close it.
+struct Conn {
+    id: u64,
+    served: Arc<std::sync::atomic::AtomicBool>,
+    close: CancellationToken,
+}
+
 /// Serves HTTP/1.1 on `listener` until `stop`: axum's `serve` with a connection cap and a
-/// header-read timeout, which it does not offer. On stop, accepting ends, each connection
-/// finishes its request in flight, and the loop waits (briefly) for them to close.
+/// header-read timeout, which it does not offer. At the cap, the oldest connection none of
+/// whose requests has passed the gate is closed to make room, so connections that trickle
+/// half a request, or come without the token, cannot keep a client out; when every one is a client's, the new one is closed. On
+/// stop, accepting ends, each connection finishes its request in flight, and the loop waits
+/// (briefly) for them to close.
 async fn accept_loop(
     listener: tokio::net::TcpListener,
     router: Router,
@@ -279,7 +304,11 @@ async fn accept_loop(
 ) -> io::Result<()> {
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use tower::ServiceExt as _;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let open: Arc<std::sync::Mutex<std::collections::VecDeque<Conn>>> = Arc::default();
+    let mut next_id = 0u64;
     loop {
         let stream = tokio::select! {
             () = stop.cancelled() => break,
@@ -294,13 +323,49 @@ async fn accept_loop(
                 }
             },
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
-            tracing::warn!("MCP listener: {MAX_CONNECTIONS} connections open; closing a new one");
-            drop(stream);
-            continue;
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(s) => s,
+            Err(_) => {
+                let evicted = {
+                    let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
+                    let at = open.iter().position(|c| !c.served.load(Ordering::Relaxed));
+                    at.and_then(|i| open.remove(i))
+                };
+                let Some(old) = evicted else {
+                    tracing::warn!(
+                        "MCP listener: {MAX_CONNECTIONS} client connections open; closing a new one"
+                    );
+                    drop(stream);
+                    continue;
+                };
+                old.close.cancel();
+                // Its task gives the slot back as it ends.
+                match tokio::time::timeout(Duration::from_secs(1), slots.clone().acquire_owned()).await {
+                    Ok(Ok(s)) => s,
+                    _ => {
+                        drop(stream);
+                        continue;
+                    }
+                }
+            }
         };
-        let service = TowerToHyperService::new(router.clone());
-        let stop = stop.clone();
+        next_id += 1;
+        let id = next_id;
+        let served = Arc::new(AtomicBool::new(false));
+        let close = CancellationToken::new();
+        open.lock().unwrap_or_else(|e| e.into_inner()).push_back(Conn {
+            id,
+            served: served.clone(),
+            close: close.clone(),
+        });
+        // The flag rides on each request; `mark_served`, behind the gate, sets it.
+        let service = TowerToHyperService::new(router.clone().map_request(
+            move |mut req: axum::http::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(Served(served.clone()));
+                req
+            },
+        ));
+        let (stop, open) = (stop.clone(), open.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
@@ -314,11 +379,16 @@ async fn accept_loop(
                         tracing::trace!(error = %e, "MCP connection ended");
                     }
                 }
+                // Evicted to make room: dropped, which closes the socket.
+                () = close.cancelled() => {}
                 () = stop.cancelled() => {
                     conn.as_mut().graceful_shutdown();
                     let _ = conn.await;
                 }
             }
+            open.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .retain(|c| c.id != id);
             drop(slot);
         });
     }

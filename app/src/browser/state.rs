@@ -250,10 +250,10 @@ pub struct State {
     pub permission_memory: HashMap<(String, String, Vec<String>), bool>,
     /// One-line notices for the window ("Saved PDF to …", "Popup blocked").
     pub notices: Vec<String>,
-    /// When the last notice is one that says something finished (a download, a saved page),
-    /// how many notices there were then and when it goes by itself, as Chrome's download
-    /// bubble does: a notice that stayed until dismissed took the page's bottom for good.
-    pub brief_notice: Option<(usize, std::time::Instant)>,
+    /// The notices that say something finished (a download, a saved page) and when each goes
+    /// by itself, as Chrome's download bubble does: a notice that stayed until dismissed took
+    /// the page's bottom for good.
+    pub brief_notices: Vec<(String, std::time::Instant)>,
     /// Origins whose pages may open pop-ups without a click: the human's choice, from the
     /// settings (the contexts' pop-up content setting says the same to Chromium).
     pub popup_origins: std::collections::HashSet<String>,
@@ -283,25 +283,35 @@ pub const BRIEF_NOTICE: std::time::Duration = std::time::Duration::from_secs(8);
 
 impl State {
     /// Shows `text` as a notice that goes by itself after [`BRIEF_NOTICE`] (a download done, a
-    /// page saved), unless another notice came after it.
+    /// page saved); the notices around it stay.
     pub fn notice_briefly(&mut self, text: String) {
-        self.notices.push(text);
-        self.brief_notice = Some((self.notices.len(), std::time::Instant::now() + BRIEF_NOTICE));
+        self.notices.push(text.clone());
+        self.brief_notices
+            .push((text, std::time::Instant::now() + BRIEF_NOTICE));
     }
 
-    /// Takes down a brief notice whose time is up. Whether the window must be drawn again.
+    /// Takes down the brief notices whose time is up. Whether the window must be drawn again.
     pub fn expire_notice(&mut self) -> bool {
-        match self.brief_notice {
-            Some((n, until)) if std::time::Instant::now() >= until => {
-                self.brief_notice = None;
-                if self.notices.len() == n {
-                    self.notices.pop();
-                    return true;
-                }
-                false
+        let now = std::time::Instant::now();
+        let (notices, brief) = (&mut self.notices, &mut self.brief_notices);
+        let mut changed = false;
+        brief.retain(|(text, until)| {
+            if *until > now {
+                return true;
             }
-            _ => false,
-        }
+            if let Some(i) = notices.iter().rposition(|n| n == text) {
+                notices.remove(i);
+                changed = true;
+            }
+            false
+        });
+        changed
+    }
+
+    /// The human closed the notices: all of them go, brief ones with their timers.
+    pub fn dismiss_notices(&mut self) {
+        self.notices.clear();
+        self.brief_notices.clear();
     }
 
     pub fn prepare_create(&mut self, size: (i32, i32), scale: f32, meta: TabMeta) {
@@ -858,26 +868,34 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
-    fn a_brief_notice_goes_by_itself_and_a_later_one_stays() {
+    fn brief_notices_go_by_themselves_and_the_others_stay() {
         let mut st = State::default();
+        let past = |st: &mut State| {
+            for b in &mut st.brief_notices {
+                b.1 = Instant::now() - Duration::from_millis(1);
+            }
+        };
         st.notice_briefly("Downloaded /tmp/a.zip".into());
         assert!(!st.expire_notice(), "not before its time");
         assert_eq!(st.notices.len(), 1);
-        st.brief_notice = st
-            .brief_notice
-            .map(|(n, _)| (n, Instant::now() - Duration::from_millis(1)));
+        // Two downloads done in a row: both go.
+        st.notice_briefly("Downloaded /tmp/b.zip".into());
+        past(&mut st);
         assert!(st.expire_notice());
-        assert!(st.notices.is_empty());
-        // A notice that came after it is not taken down with it.
+        assert!(st.notices.is_empty(), "{:?}", st.notices);
+        // A failure after a brief one stays when the brief one goes.
         st.notice_briefly("Saved the page to /tmp/p.html".into());
         st.notices.push("Cannot print: no printer".into());
-        st.brief_notice = st
-            .brief_notice
-            .map(|(n, _)| (n, Instant::now() - Duration::from_millis(1)));
+        past(&mut st);
+        assert!(st.expire_notice());
+        assert_eq!(st.notices, ["Cannot print: no printer"]);
+        // Dismissed, its timer goes too: a later failure is not taken down by it.
+        st.dismiss_notices();
+        st.notice_briefly("Downloaded /tmp/c.zip".into());
+        st.dismiss_notices();
+        st.notices.push("Cannot print: no printer".into());
+        past(&mut st);
         assert!(!st.expire_notice());
-        assert_eq!(
-            st.notices,
-            ["Saved the page to /tmp/p.html", "Cannot print: no printer"]
-        );
+        assert_eq!(st.notices, ["Cannot print: no printer"]);
     }
 }
