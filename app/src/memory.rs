@@ -228,6 +228,15 @@ impl Memory {
         }));
     }
 
+    /// Once write `reply` to the bookmarks is done, the window's bookmarks are read again;
+    /// a failure is said ("Could not `verb` the bookmark: …").
+    fn bookmarks_written<T: 'static>(&mut self, reply: Reply<T>, verb: &'static str) {
+        self.when_done(reply, move |r| {
+            let n = r.err().map(|e| format!("Could not {verb} the bookmark: {e}"));
+            (n, After::Bookmarks)
+        });
+    }
+
     fn bookmarks_changed(&mut self) {
         self.bookmarks_stale = true;
         self.starred.borrow_mut().clear();
@@ -290,18 +299,12 @@ impl Memory {
                     return true;
                 }
                 let r = p.toggle(&url, &title);
-                self.when_done(r, |r| {
-                    let n = r.err().map(|e| format!("Could not change the bookmark: {e}"));
-                    (n, After::Bookmarks)
-                });
+                self.bookmarks_written(r, "change");
             }
             UiCommand::RenameBookmark { id, title } => {
                 if let Some(p) = &self.places {
                     let r = p.rename(BookmarkId(*id), title);
-                    self.when_done(r, |r| {
-                        let n = r.err().map(|e| format!("Could not rename the bookmark: {e}"));
-                        (n, After::Bookmarks)
-                    });
+                    self.bookmarks_written(r, "rename");
                 }
             }
             UiCommand::MoveBookmark { id, to_bar } => {
@@ -312,19 +315,13 @@ impl Memory {
                         BookmarkId::OTHER
                     };
                     let r = p.move_to(BookmarkId(*id), to, usize::MAX);
-                    self.when_done(r, |r| {
-                        let n = r.err().map(|e| format!("Could not move the bookmark: {e}"));
-                        (n, After::Bookmarks)
-                    });
+                    self.bookmarks_written(r, "move");
                 }
             }
             UiCommand::RemoveBookmark { id } => {
                 if let Some(p) = &self.places {
                     let r = p.remove_bookmark(BookmarkId(*id));
-                    self.when_done(r, |r| {
-                        let n = r.err().map(|e| format!("Could not remove the bookmark: {e}"));
-                        (n, After::Bookmarks)
-                    });
+                    self.bookmarks_written(r, "remove");
                 }
             }
             UiCommand::ImportBookmarks { path } => {

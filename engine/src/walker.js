@@ -484,6 +484,9 @@
   // aria-current's tokens Chromium tells apart; any other true value is plain "current".
   const CURRENT_TOKEN = obj();
   for (const w of ['page', 'step', 'location', 'date', 'time']) CURRENT_TOKEN[w] = true;
+  // aria-haspopup's kinds besides a menu (`true` is a menu too).
+  const POPUP_KIND = obj();
+  for (const t of ['listbox', 'tree', 'grid', 'dialog']) POPUP_KIND[t] = true;
   // Class words a page marks "this one" of a row with (the page of a pager, the open tab of a
   // nav bar), which a person sees from its styling.
   const CURRENT_CLASS = obj();
@@ -821,8 +824,6 @@
   // Whether Chromium puts a space around an element's words in a name: around everything but
   // plain inline content; an image, SVG or form control is a box of its own even when laid out
   // inline, and so is an inline-block ("Buy" + <img alt="now"> reads "Buy now").
-  const POPUP_KIND = obj();
-  for (const t of ['listbox', 'tree', 'grid', 'dialog']) POPUP_KIND[t] = true;
   const REPLACED = obj();
   for (const t of ['img', 'svg', 'input', 'button', 'select', 'textarea', 'video', 'audio', 'canvas', 'iframe', 'object', 'embed', 'meter', 'progress']) REPLACED[t] = true;
   function isBlock(cs, ln) {

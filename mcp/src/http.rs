@@ -294,9 +294,9 @@ struct Conn {
 /// Serves HTTP/1.1 on `listener` until `stop`: axum's `serve` with a connection cap and a
 /// header-read timeout, which it does not offer. At the cap, the oldest connection none of
 /// whose requests has passed the gate is closed to make room, so connections that trickle
-/// half a request, or come without the token, cannot keep a client out; when every one is a client's, the new one is closed. On
-/// stop, accepting ends, each connection finishes its request in flight, and the loop waits
-/// (briefly) for them to close.
+/// half a request, or come without the token, cannot keep a client out; when every one is a
+/// client's, the new one is closed. On stop, accepting ends, each connection finishes its
+/// request in flight, and the loop waits (briefly) for them to close.
 async fn accept_loop(
     listener: tokio::net::TcpListener,
     router: Router,

@@ -426,9 +426,11 @@ pub(super) fn void_page_asks(a: &Actor, id: TabId) {
 pub fn tick(a: &Actor) {
     let p = &a.services().page;
     if !p.headless {
-        if a.with(|st| st.expire_notice()) {
-            a.with(|st| st.events.push(Event::Refresh));
-        }
+        a.with(|st| {
+            if st.expire_notice() {
+                st.events.push(Event::Refresh);
+            }
+        });
         return;
     }
     let expired: Vec<TabId> = a.with(|st| {

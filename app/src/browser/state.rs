@@ -292,6 +292,10 @@ impl State {
 
     /// Takes down the brief notices whose time is up. Whether the window must be drawn again.
     pub fn expire_notice(&mut self) -> bool {
+        // Asked on every turn of the browser's loop: nothing to do is the common case.
+        if self.brief_notices.is_empty() {
+            return false;
+        }
         let now = std::time::Instant::now();
         let (notices, brief) = (&mut self.notices, &mut self.brief_notices);
         let mut changed = false;

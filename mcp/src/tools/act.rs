@@ -15,7 +15,6 @@ use crate::engine_glue::{Observation, clean};
 use crate::server::{
     Aperture, CALL_TIMEOUT, NAV_TIMEOUT, Reply, TabGuard, TabState, aim, call, push_obs, resolve, with_trail,
 };
-use aperture_engine::protocol::WalkerError;
 use aperture_engine::record::Viewport;
 
 const DESCRIPTION: &str = "Act on a page with trusted mouse and keyboard input, then answer with \
@@ -586,8 +585,9 @@ impl Aperture {
         )
         .await
         {
-            Err(BackendError::StaleWalk { .. }) => {}
-            Err(BackendError::ElementRefused(why)) if why == WalkerError::Detached.to_string() => {}
+            // Walked again since, or its node left the page (the only refusal of a box read
+            // of a node the walk had), as `ref_visible` reads it.
+            Err(BackendError::StaleWalk { .. } | BackendError::ElementRefused(_)) => {}
             _ => return Ok(false),
         }
         let obs = self.observe(id, st, false, false).await.map_err(before_send)?;
